@@ -1,0 +1,76 @@
+// Composes one API process: database, Redis, services, GraphQL and the HTTP server.
+import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
+import type { Config } from './config.ts';
+import { createDatabase } from './db/client.ts';
+import { checkPostgres, checkRedis } from './db/reachability.ts';
+import { SecretBox } from './domain/secret-box.ts';
+import { createGraphQLServer } from './graphql/yoga.ts';
+import { createMetrics } from './http/metrics.ts';
+import { createHttpServer } from './http/server.ts';
+import type { Logger } from './logger.ts';
+import { StartupError } from './startup-error.ts';
+import type { ServiceContext } from './services/context.ts';
+import { createServices, type Services } from './services/create-services.ts';
+
+export interface ApiApp {
+  url: string;
+  services: Services;
+  context: ServiceContext;
+  close: () => Promise<void>;
+}
+
+/** The parts every process role shares: a database pool, the secret box and the services. */
+export function createServiceContext(config: Config, logger: Logger): ServiceContext {
+  return {
+    db: createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE),
+    secretBox: new SecretBox(config.encryptionKey),
+    config,
+    logger,
+  };
+}
+
+export async function startApi(config: Config, logger: Logger): Promise<ApiApp> {
+  await checkPostgres(config.DATABASE_URL);
+  await checkRedis(config.REDIS_URL);
+  const context = createServiceContext(config, logger);
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
+  const services = createServices(context);
+  const metrics = createMetrics();
+  const yoga = createGraphQLServer({ config, services, logger, db: context.db });
+  const server = createHttpServer({
+    config,
+    logger,
+    metrics,
+    yoga,
+    readiness: async () => {
+      await context.db.$queryRaw`SELECT 1`;
+      await redis.ping();
+    },
+  });
+  server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new StartupError(`port ${config.PORT} is already in use; stop the other process or set PORT`) : error),
+    );
+    server.listen(config.PORT, config.HOST, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  return {
+    url: `http://${host}:${port}`,
+    services,
+    context,
+    close: async () => {
+      // Stop accepting, let in-flight requests finish (bounded), then release connections.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const deadline = setTimeout(() => server.closeAllConnections(), 10_000).unref();
+      await closed;
+      clearTimeout(deadline);
+      await context.db.$disconnect();
+      redis.disconnect();
+    },
+  };
+}

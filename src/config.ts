@@ -1,0 +1,66 @@
+// Configuration from the environment, validated once at start. Every variable is in the README's
+// configuration table; a bad value stops the process with one line naming the variable and the rule.
+import { z } from 'zod';
+import { StartupError } from './startup-error.ts';
+
+const booleanFromString = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1');
+
+const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/payments'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+  /** Namespaces every Redis key and channel, so several deployments (or test runs) can share one Redis. */
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).default('pay'),
+  HOST: z.string().default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  /** The URL merchants and processors reach this service at (redirects and callback URLs are built from it). */
+  PUBLIC_URL: z.url().optional(),
+  /** Creates merchant accounts. Unset: the admin operations refuse every caller. */
+  ADMIN_API_KEY: z.string().min(24, 'must be at least 24 characters').optional(),
+  /** 32 bytes, hex or base64: encrypts secrets at rest (webhook signing keys, connector credentials). */
+  ENCRYPTION_KEY: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Largest request body accepted, in bytes. */
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(50).default(12),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(100).default(5000),
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(5000),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).default(30),
+  GRAPHIQL: booleanFromString.optional(),
+  WEBHOOK_RETRY_DELAY_SCALE: z.coerce.number().positive().max(1000).default(1),
+});
+
+export type Config = z.infer<typeof configSchema> & { encryptionKey: Buffer; graphiql: boolean };
+
+/** A development-only key so the demo runs without setup; production refuses to start without its own. */
+const DEVELOPMENT_ENCRYPTION_KEY = Buffer.from('6465762d6f6e6c792d6b65792d646f2d6e6f742d7573652d696e2d70726f6421', 'hex');
+
+export class ConfigError extends StartupError {}
+
+function decodeKey(raw: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new ConfigError('ENCRYPTION_KEY: must be 32 bytes, as 64 hex characters or base64');
+  return key;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings mean "unset", as shells and .env files produce them.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = configSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`${issue.path.join('.')}: ${issue.message}`);
+  }
+  const values = parsed.data;
+  if (values.NODE_ENV === 'production' && !values.ENCRYPTION_KEY) {
+    throw new ConfigError('ENCRYPTION_KEY: required when NODE_ENV=production (32 bytes, hex or base64)');
+  }
+  return {
+    ...values,
+    encryptionKey: values.ENCRYPTION_KEY ? decodeKey(values.ENCRYPTION_KEY) : DEVELOPMENT_ENCRYPTION_KEY,
+    graphiql: values.GRAPHIQL ?? values.NODE_ENV !== 'production',
+  };
+}

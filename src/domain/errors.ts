@@ -1,0 +1,44 @@
+// The error catalog of the public API (shared/API.md, "Errors"). Services throw AppError; the GraphQL and
+// REST layers turn it into `extensions.code` / an HTTP status. Anything else that escapes is INTERNAL and masked.
+
+export const ERROR_CODES = {
+  UNAUTHENTICATED: { httpStatus: 401, description: 'No key, an unknown key, or a revoked key.' },
+  FORBIDDEN: { httpStatus: 403, description: 'The key is valid but may not do this.' },
+  NOT_FOUND: { httpStatus: 404, description: 'No such resource for this merchant and mode.' },
+  INVALID_INPUT: { httpStatus: 400, description: 'A field breaks a rule; `extensions.field` names it.' },
+  INVALID_STATE: { httpStatus: 409, description: 'The resource is in a state that forbids the operation; `extensions.status` names it.' },
+  CONFLICT: { httpStatus: 409, description: 'A concurrent request holds the resource (or the same idempotency key); retry.' },
+  IDEMPOTENCY_MISMATCH: { httpStatus: 422, description: 'The Idempotency-Key was used with a different request.' },
+  RATE_LIMITED: { httpStatus: 429, description: 'Too many requests; retry after the indicated time.' },
+  CONNECTOR_ERROR: { httpStatus: 502, description: 'The processor failed or could not be reached.' },
+  PAYMENT_DECLINED: { httpStatus: 402, description: "The processor declined; `extensions.declineCode` and `declineMessage` carry its answer." },
+  PAYLOAD_TOO_LARGE: { httpStatus: 413, description: 'The request body is larger than MAX_BODY_BYTES.' },
+  QUERY_TOO_COMPLEX: { httpStatus: 400, description: 'The operation is deeper, costlier or longer than the limits.' },
+  SERVICE_UNAVAILABLE: { httpStatus: 503, description: 'PostgreSQL or Redis cannot be reached; retry later.' },
+  INTERNAL: { httpStatus: 500, description: 'An unexpected error; it is logged with the request id, never shown.' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorDetails {
+  /** The input field that broke a rule, dotted from the input object ("webhookUrl", "card.number"). */
+  field?: string;
+  /** The resource's current status, for INVALID_STATE. */
+  status?: string;
+  [key: string]: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export const invalidInput = (field: string, message: string) => new AppError('INVALID_INPUT', `${field}: ${message}`, { field });
+export const notFound = (what: string, id: string) => new AppError('NOT_FOUND', `No ${what} with id ${JSON.stringify(id)} exists for this merchant.`);

@@ -1,0 +1,46 @@
+// Public identifiers: a type prefix and 24 random base62 characters (~143 bits), opaque to callers.
+import { randomBytes } from 'node:crypto';
+
+export const ID_PREFIXES = {
+  merchant: 'mer',
+  businessProfile: 'pro',
+  apiKey: 'key',
+  connectorAccount: 'mca',
+  customer: 'cus',
+  payment: 'pay',
+  attempt: 'att',
+  refund: 'ref',
+  dispute: 'dis',
+  mandate: 'man',
+  payout: 'po',
+  event: 'evt',
+  deliveryAttempt: 'dlv',
+  paymentLink: 'plink',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Uniform base62 text from a CSPRNG (rejection sampling keeps every character equally likely). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIXES[kind]}_${randomBase62(24)}`;
+}
+
+const ID_PATTERN = /^[a-z]+_[0-9A-Za-z]{24}$/;
+
+/** True when `value` has the shape of an id of `kind` (it may still not exist). */
+export function isId(kind: IdKind, value: string): boolean {
+  return ID_PATTERN.test(value) && value.startsWith(`${ID_PREFIXES[kind]}_`);
+}

@@ -1,0 +1,14 @@
+// The per-request GraphQL context: who is calling and the services to act through.
+import type { Database } from '../db/client.ts';
+import type { Logger } from '../logger.ts';
+import type { Services } from '../services/create-services.ts';
+import type { Principal } from '../services/principal.ts';
+
+export interface GraphQLContext {
+  principal: Principal;
+  services: Services;
+  logger: Logger;
+  /** For @pothos/plugin-prisma's relation loading only: resolvers go through services. */
+  db: Database;
+  requestId: string;
+}

@@ -1,0 +1,49 @@
+// Turns whatever a resolver or the GraphQL machinery raised into an error with `extensions.code` from the
+// catalog (src/domain/errors.ts). AppErrors keep their message; anything unexpected is logged and masked.
+import { GraphQLError } from 'graphql';
+import { AppError, ERROR_CODES, type ErrorCode } from '../domain/errors.ts';
+
+const ARMOR_LIMIT = /^Syntax Error: (Query depth|Query Cost|Token|Aliases) limit/i;
+const VARIABLE_FIELD = /at "([^"]+)"/;
+const UNDEFINED_FIELD = /Field "([^"]+)" is not defined by type/;
+
+export function appErrorToGraphQL(error: AppError, original?: GraphQLError): GraphQLError {
+  return new GraphQLError(error.message, {
+    nodes: original?.nodes,
+    path: original?.path,
+    extensions: { code: error.code, ...error.details, http: { status: ERROR_CODES[error.code].httpStatus } },
+  });
+}
+
+/** The input field a variable-coercion message points at, relative to the `input` argument. */
+function fieldOf(message: string): string | undefined {
+  const at = VARIABLE_FIELD.exec(message)?.[1] ?? UNDEFINED_FIELD.exec(message)?.[1];
+  return at?.replace(/^input\./, '');
+}
+
+/**
+ * A GraphQLError produced before execution (parse, validation, variable coercion, armor limits, Yoga's
+ * request parsing) gets a catalog code. Errors that already carry a code are returned as they are.
+ */
+export function withErrorCode(error: GraphQLError): GraphQLError {
+  if (typeof error.extensions?.code === 'string' && error.extensions.code in ERROR_CODES) return error;
+  const status = (error.extensions?.http as { status?: number } | undefined)?.status;
+  let code: ErrorCode = 'INVALID_INPUT';
+  if (ARMOR_LIMIT.test(error.message)) code = 'QUERY_TOO_COMPLEX';
+  else if (status === 413) code = 'PAYLOAD_TOO_LARGE';
+  else if (status !== undefined && status >= 500) code = 'INTERNAL';
+  const field = code === 'INVALID_INPUT' ? fieldOf(error.message) : undefined;
+  const { originalError: _internal, ...extensions } = error.extensions ?? {};
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions: {
+      ...extensions,
+      code,
+      ...(field ? { field } : {}),
+      http: { status: status ?? ERROR_CODES[code].httpStatus },
+    },
+  });
+}

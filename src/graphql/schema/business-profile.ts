@@ -1,0 +1,70 @@
+import { requireMerchant } from '../../services/principal.ts';
+import { builder } from '../builder.ts';
+import { ModeEnum } from './scalars.ts';
+
+export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
+  description: 'Where webhooks go (one URL per mode) and the key that signs them.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    isDefault: t.exposeBoolean('isDefault'),
+    testWebhookUrl: t.exposeString('testWebhookUrl', { nullable: true }),
+    liveWebhookUrl: t.exposeString('liveWebhookUrl', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.queryField('businessProfiles', (t) =>
+  t.prismaField({
+    type: [BusinessProfileRef],
+    authScopes: { secretKey: true },
+    resolve: (query, _root, _args, { principal, services }) => services.businessProfiles.list(requireMerchant(principal).merchantId, query),
+  }),
+);
+
+const CreateBusinessProfileInput = builder.inputType('CreateBusinessProfileInput', {
+  fields: (t) => ({ name: t.string({ required: true }) }),
+});
+
+const BusinessProfilePayload = builder.simpleObject('BusinessProfilePayload', {
+  fields: (t) => ({
+    businessProfile: t.field({ type: BusinessProfileRef }),
+    paymentResponseHashKey: t.string({
+      nullable: true,
+      description: 'The webhook signing key, present only when the service generated it in this call: store it now.',
+    }),
+  }),
+});
+
+builder.mutationField('createBusinessProfile', (t) =>
+  t.field({
+    type: BusinessProfilePayload,
+    authScopes: { secretKey: true },
+    args: { input: t.arg({ type: CreateBusinessProfileInput, required: true }) },
+    resolve: (_root, { input }, { principal, services }) => services.businessProfiles.create(requireMerchant(principal), input),
+  }),
+);
+
+const UpdateBusinessProfileInput = builder.inputType('UpdateBusinessProfileInput', {
+  fields: (t) => ({
+    profileId: t.string({ required: true }),
+    name: t.string(),
+    mode: t.field({ type: ModeEnum, description: "Which mode's webhook URL to set; defaults to the key's mode. LIVE needs a live key." }),
+    webhookUrl: t.string({ description: 'The URL for `mode`; null or empty clears it. Live URLs must be https and allowlisted.' }),
+    paymentResponseHashKey: t.string({ description: 'Your own signing key (32 to 256 printable characters).' }),
+    generatePaymentResponseHashKey: t.boolean({ description: 'Generate a new signing key and return it once.' }),
+  }),
+});
+
+builder.mutationField('updateBusinessProfile', (t) =>
+  t.field({
+    type: BusinessProfilePayload,
+    authScopes: { secretKey: true },
+    args: { input: t.arg({ type: UpdateBusinessProfileInput, required: true }) },
+    resolve: async (_root, { input }, { principal, services }) => {
+      const updated = await services.businessProfiles.update(requireMerchant(principal), input);
+      return { businessProfile: updated.businessProfile, paymentResponseHashKey: updated.generatedPaymentResponseHashKey };
+    },
+  }),
+);

@@ -1,0 +1,8 @@
+// Imports every domain's types, then builds the schema. Exports nothing but the schema.
+import './scalars.ts';
+import './api-key.ts';
+import './business-profile.ts';
+import './merchant.ts';
+import { builder } from '../builder.ts';
+
+export const schema = builder.toSchema();

@@ -1,0 +1,98 @@
+// The API's one HTTP server: GraphQL (HTTP and SSE) at /graphql, operational routes, and (in later
+// modules) the REST sidecar. Every request gets an id, a bounded body, a log line and metrics.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { YogaServerInstance } from 'graphql-yoga';
+import type { Config } from '../config.ts';
+import { ERROR_CODES } from '../domain/errors.ts';
+import type { GraphQLContext } from '../graphql/context.ts';
+import type { ServerContext } from '../graphql/yoga.ts';
+import type { Logger } from '../logger.ts';
+import type { Metrics } from './metrics.ts';
+import { BodyTooLargeError, readBody, sendJson, sendResponse, toFetchHeaders } from './node-bridge.ts';
+
+export interface HttpServerDeps {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  yoga: YogaServerInstance<ServerContext, GraphQLContext>;
+  /** Resolves when PostgreSQL and Redis answer; rejects with the reason otherwise. */
+  readiness: () => Promise<void>;
+}
+
+const OPERATIONAL_ROUTES = new Set(['/health', '/ready', '/metrics']);
+
+function routeLabel(pathname: string): string {
+  if (pathname === '/graphql' || OPERATIONAL_ROUTES.has(pathname)) return pathname;
+  return 'other';
+}
+
+export function createHttpServer(deps: HttpServerDeps): Server {
+  const { config, logger, metrics, yoga, readiness } = deps;
+
+  async function handleGraphQL(request: IncomingMessage, reply: ServerResponse, url: URL, requestId: string): Promise<void> {
+    const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
+    let body: Buffer | undefined;
+    if (hasBody) {
+      try {
+        body = await readBody(request, config.MAX_BODY_BYTES);
+      } catch (error) {
+        if (!(error instanceof BodyTooLargeError)) throw error;
+        const message = `The request body is larger than ${config.MAX_BODY_BYTES} bytes.`;
+        sendJson(reply, 413, { errors: [{ message, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] }, { connection: 'close' });
+        return;
+      }
+    }
+    const abort = new AbortController();
+    reply.on('close', () => abort.abort());
+    const response = await yoga.fetch(
+      url,
+      { method: request.method, headers: toFetchHeaders(request), body: body?.length ? (body as unknown as BodyInit) : undefined, signal: abort.signal },
+      { requestId },
+    );
+    await sendResponse(response, reply);
+  }
+
+  async function route(request: IncomingMessage, reply: ServerResponse, url: URL, requestId: string): Promise<void> {
+    switch (url.pathname) {
+      case '/graphql':
+        return handleGraphQL(request, reply, url, requestId);
+      case '/health':
+        return sendJson(reply, 200, { status: 'ok' });
+      case '/ready':
+        try {
+          await readiness();
+          return sendJson(reply, 200, { status: 'ready' });
+        } catch (error) {
+          return sendJson(reply, 503, { status: 'unavailable', reason: (error as Error).message });
+        }
+      case '/metrics':
+        reply.writeHead(200, { 'content-type': metrics.registry.contentType });
+        reply.end(await metrics.registry.metrics());
+        return;
+      default:
+        return sendJson(reply, 404, { error: { code: 'NOT_FOUND', message: `No route ${request.method} ${url.pathname}.` } });
+    }
+  }
+
+  return createServer((request, reply) => {
+    const started = process.hrtime.bigint();
+    const requestId = (request.headers['x-request-id'] as string | undefined)?.slice(0, 64) || randomUUID();
+    reply.setHeader('x-request-id', requestId);
+    const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
+    const label = routeLabel(url.pathname);
+    reply.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      metrics.httpRequests.inc({ route: label, method: request.method ?? '', status: String(reply.statusCode) });
+      metrics.httpDuration.observe({ route: label }, seconds);
+      if (label !== '/health' && label !== '/metrics') {
+        logger.info({ requestId, method: request.method, path: url.pathname, status: reply.statusCode, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+      }
+    });
+    route(request, reply, url, requestId).catch((error: unknown) => {
+      logger.error({ err: error, requestId }, 'unhandled error in HTTP handler');
+      if (!reply.headersSent) sendJson(reply, 500, { error: { code: 'INTERNAL', message: ERROR_CODES.INTERNAL.description } });
+      else reply.destroy();
+    });
+  });
+}

@@ -1,0 +1,13 @@
+// Entry point of the API role (production): serves HTTP; expects the database to be migrated.
+import { startApi } from '../app.ts';
+import { loadConfig } from '../config.ts';
+import { createLogger } from '../logger.ts';
+import { run } from './run.ts';
+
+run('api', async () => {
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL);
+  const api = await startApi(config, logger);
+  logger.info({ url: api.url }, 'api listening');
+  return api.close;
+});

@@ -1,0 +1,12 @@
+// `npm run db:migrate`: creates the database if needed and applies pending migrations.
+import { loadConfig } from '../config.ts';
+import { migrate } from '../db/migrate.ts';
+import { ensureDatabase } from '../db/reachability.ts';
+import { run } from './run.ts';
+
+run('migrate', async () => {
+  const config = loadConfig();
+  await ensureDatabase(config.DATABASE_URL);
+  const applied = await migrate(config.DATABASE_URL);
+  process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+});

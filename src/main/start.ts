@@ -1,0 +1,48 @@
+// `npm start`: the whole product on one machine for a demo or local development. Creates and migrates the
+// database, ensures the demo merchant, starts every role in this process, and prints what to do next.
+import { randomBytes } from 'node:crypto';
+import { startApi } from '../app.ts';
+import { loadConfig } from '../config.ts';
+import { migrate } from '../db/migrate.ts';
+import { ensureDatabase } from '../db/reachability.ts';
+import { createLogger } from '../logger.ts';
+import { ensureDemoMerchant } from '../services/demo-merchant.ts';
+import { run } from './run.ts';
+
+run('start', async () => {
+  // An admin key for this run when none is configured; production sets ADMIN_API_KEY and runs the roles apart.
+  const generatedAdminKey = process.env.ADMIN_API_KEY ? null : `admin_${randomBytes(24).toString('hex')}`;
+  const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env, ...(generatedAdminKey ? { ADMIN_API_KEY: generatedAdminKey } : {}) });
+  const logger = createLogger(config.LOG_LEVEL);
+  await ensureDatabase(config.DATABASE_URL);
+  await migrate(config.DATABASE_URL);
+  const api = await startApi(config, logger);
+  const demo = await ensureDemoMerchant(api.context);
+  const graphql = `${api.url}/graphql`;
+  process.stdout.write(
+    [
+      '',
+      'Payments service is running.',
+      '',
+      `  GraphQL API + GraphiQL   ${graphql}`,
+      `  Health / ready / metrics ${api.url}/health  ${api.url}/ready  ${api.url}/metrics`,
+      '',
+      'Demo merchant (test mode):',
+      `  merchant id              ${demo.merchantId}`,
+      `  business profile id      ${demo.profileId}`,
+      `  secret key               ${demo.secretKey}`,
+      `  publishable key          ${demo.publishableKey}`,
+      `  webhook signing key      ${demo.paymentResponseHashKey}`,
+      `  admin key                ${generatedAdminKey ? `${generatedAdminKey}  (generated for this run; set ADMIN_API_KEY to keep one)` : '(from ADMIN_API_KEY)'}`,
+      '',
+      'Try it:',
+      `  curl -s ${graphql} -H 'content-type: application/json' -H 'api-key: ${demo.secretKey}' \\`,
+      `    -d '{"query":"{ merchant { id name businessProfiles { id name } apiKeys { redacted type mode } } }"}'`,
+      '',
+      `Open ${graphql} in a browser for GraphiQL (add the header {"api-key": "<secret key>"}).`,
+      'Stop with Ctrl+C.',
+      '',
+    ].join('\n'),
+  );
+  return api.close;
+});

@@ -1,0 +1,115 @@
+// Business profiles: where a merchant's webhooks go (one URL per mode) and the key that signs them.
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { AppError, invalidInput, notFound } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
+import { webhookUrlProblem } from '../domain/webhook-url.ts';
+import type { BusinessProfile, Prisma } from '../generated/prisma/client.ts';
+import type { ServiceContext } from './context.ts';
+import type { MerchantPrincipal } from './principal.ts';
+import { parseInput } from './validation.ts';
+
+/** 64 hex characters (256 bits), the signing key of outgoing webhooks. */
+export function generatePaymentResponseHashKey(): string {
+  return randomBytes(32).toString('hex');
+}
+
+const profileName = z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters');
+
+const createProfileInput = z.object({ name: profileName });
+
+const updateProfileInput = z
+  .object({
+    profileId: z.string(),
+    name: profileName.nullish(),
+    mode: z.enum(['TEST', 'LIVE']).nullish(),
+    webhookUrl: z.string().trim().nullish(),
+    paymentResponseHashKey: z
+      .string()
+      .min(32, 'must be at least 32 characters')
+      .max(256, 'must be at most 256 characters')
+      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+      .nullish(),
+    generatePaymentResponseHashKey: z.boolean().nullish(),
+  })
+  .refine((input) => !(input.paymentResponseHashKey && input.generatePaymentResponseHashKey), {
+    path: ['generatePaymentResponseHashKey'],
+    message: 'cannot be combined with paymentResponseHashKey',
+  });
+
+export interface UpdatedProfile {
+  businessProfile: BusinessProfile;
+  /** Set only when the service generated a new key: shown this once. */
+  generatedPaymentResponseHashKey: string | null;
+}
+
+export class BusinessProfileService {
+  constructor(private readonly context: ServiceContext) {}
+
+  async list<Query extends Omit<Prisma.BusinessProfileFindManyArgs, 'where' | 'orderBy'>>(merchantId: string, query?: Query) {
+    return this.context.db.businessProfile.findMany({ ...query, where: { merchantId }, orderBy: { createdAt: 'asc' } });
+  }
+
+  async get(principal: MerchantPrincipal, profileId: string): Promise<BusinessProfile> {
+    const profile = await this.context.db.businessProfile.findUnique({ where: { id: profileId } });
+    if (profile === null || profile.merchantId !== principal.merchantId) throw notFound('business profile', profileId);
+    return profile;
+  }
+
+  async create(principal: MerchantPrincipal, rawInput: unknown): Promise<{ businessProfile: BusinessProfile; paymentResponseHashKey: string }> {
+    const input = parseInput(createProfileInput, rawInput);
+    const paymentResponseHashKey = generatePaymentResponseHashKey();
+    await this.assertNameFree(principal.merchantId, input.name);
+    const businessProfile = await this.context.db.businessProfile.create({
+      data: {
+        id: newId('businessProfile'),
+        merchantId: principal.merchantId,
+        name: input.name,
+        paymentResponseHashKeyEncrypted: this.context.secretBox.seal(paymentResponseHashKey),
+      },
+    });
+    return { businessProfile, paymentResponseHashKey };
+  }
+
+  /** Sets the webhook URL of one mode (the key's, unless `mode` says otherwise) and/or the signing key. */
+  async update(principal: MerchantPrincipal, rawInput: unknown): Promise<UpdatedProfile> {
+    const input = parseInput(updateProfileInput, rawInput);
+    const profile = await this.get(principal, input.profileId);
+    const mode = input.mode ?? principal.mode;
+    if (mode === 'LIVE' && principal.mode !== 'LIVE') {
+      throw new AppError('FORBIDDEN', 'A test key cannot change live-mode settings; use a live secret key.');
+    }
+    const data: Prisma.BusinessProfileUpdateInput = {};
+    if (input.name != null) data.name = input.name;
+    if (input.webhookUrl !== undefined) {
+      const url = input.webhookUrl === null || input.webhookUrl === '' ? null : input.webhookUrl;
+      if (url !== null) {
+        const merchant = await this.context.db.merchantAccount.findUniqueOrThrow({ where: { id: principal.merchantId } });
+        const problem = webhookUrlProblem(url, mode, merchant.liveWebhookHosts);
+        if (problem !== null) throw invalidInput('webhookUrl', problem);
+      }
+      data[mode === 'LIVE' ? 'liveWebhookUrl' : 'testWebhookUrl'] = url;
+    }
+    let generatedPaymentResponseHashKey: string | null = null;
+    if (input.generatePaymentResponseHashKey) generatedPaymentResponseHashKey = generatePaymentResponseHashKey();
+    const newKey = input.paymentResponseHashKey ?? generatedPaymentResponseHashKey;
+    if (newKey !== null) data.paymentResponseHashKeyEncrypted = this.context.secretBox.seal(newKey);
+    if (input.name != null && input.name !== profile.name) await this.assertNameFree(principal.merchantId, input.name);
+    const businessProfile = await this.context.db.businessProfile.update({ where: { id: profile.id }, data });
+    return { businessProfile, generatedPaymentResponseHashKey };
+  }
+
+  private async assertNameFree(merchantId: string, name: string): Promise<void> {
+    const existing = await this.context.db.businessProfile.findUnique({
+      where: { merchantId_name: { merchantId, name } },
+      select: { id: true },
+    });
+    if (existing !== null) throw invalidInput('name', `a business profile named ${JSON.stringify(name)} already exists`);
+  }
+
+  /** The key that signs this profile's webhooks, decrypted (for the delivery worker only). */
+  async signingKey(profileId: string): Promise<string> {
+    const profile = await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: profileId } });
+    return this.context.secretBox.open(profile.paymentResponseHashKeyEncrypted);
+  }
+}

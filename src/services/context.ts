@@ -1,0 +1,12 @@
+// What every service is built from. One instance per process.
+import type { Config } from '../config.ts';
+import type { Database } from '../db/client.ts';
+import type { SecretBox } from '../domain/secret-box.ts';
+import type { Logger } from '../logger.ts';
+
+export interface ServiceContext {
+  db: Database;
+  secretBox: SecretBox;
+  config: Config;
+  logger: Logger;
+}

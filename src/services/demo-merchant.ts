@@ -1,0 +1,55 @@
+// The demo merchant of `npm start`: created on first start, the same keys printed on every start.
+// Its keys are derived from ENCRYPTION_KEY (HMAC), so they can be shown again without ever being stored.
+import { createHmac } from 'node:crypto';
+import { hashApiKey, redactApiKey } from '../domain/api-keys.ts';
+import type { ServiceContext } from './context.ts';
+
+export const DEMO_MERCHANT_ID = 'mer_DemoMerchant000000000000';
+const DEMO_PROFILE_ID = 'pro_DemoProfile0000000000000';
+
+function derive(key: Buffer, label: string): string {
+  return createHmac('sha256', key).update(`demo:${label}`).digest('hex');
+}
+
+export interface DemoCredentials {
+  merchantId: string;
+  profileId: string;
+  secretKey: string;
+  publishableKey: string;
+  paymentResponseHashKey: string;
+}
+
+export async function ensureDemoMerchant(context: ServiceContext): Promise<DemoCredentials> {
+  const { db, secretBox, config } = context;
+  const credentials: DemoCredentials = {
+    merchantId: DEMO_MERCHANT_ID,
+    profileId: DEMO_PROFILE_ID,
+    secretKey: `sk_test_${derive(config.encryptionKey, 'secret').slice(0, 32)}`,
+    publishableKey: `pk_test_${derive(config.encryptionKey, 'publishable').slice(0, 32)}`,
+    paymentResponseHashKey: derive(config.encryptionKey, 'payment_response_hash_key'),
+  };
+  const keys = [
+    { id: 'key_DemoSecretKey00000000000', type: 'SECRET' as const, key: credentials.secretKey, name: 'demo secret key' },
+    { id: 'key_DemoPublishableKey000000', type: 'PUBLISHABLE' as const, key: credentials.publishableKey, name: 'demo publishable key' },
+  ];
+  await db.$transaction(async (tx) => {
+    await tx.merchantAccount.upsert({ where: { id: DEMO_MERCHANT_ID }, create: { id: DEMO_MERCHANT_ID, name: 'Demo Merchant' }, update: {} });
+    await tx.businessProfile.upsert({
+      where: { id: DEMO_PROFILE_ID },
+      create: {
+        id: DEMO_PROFILE_ID,
+        merchantId: DEMO_MERCHANT_ID,
+        name: 'default',
+        isDefault: true,
+        paymentResponseHashKeyEncrypted: secretBox.seal(credentials.paymentResponseHashKey),
+      },
+      update: {},
+    });
+    for (const { id, type, key, name } of keys) {
+      // Re-enable the demo keys if someone revoked them while trying the API.
+      const fields = { keyHash: hashApiKey(key), redacted: redactApiKey(key), revokedAt: null };
+      await tx.apiKey.upsert({ where: { id }, create: { id, merchantId: DEMO_MERCHANT_ID, name, type, mode: 'TEST', ...fields }, update: fields });
+    }
+  });
+  return credentials;
+}

@@ -1,0 +1,50 @@
+// Starts the real API (HTTP server on a free port) against this run's database.
+import { inject } from 'vitest';
+import { startApi, type ApiApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { CreateMerchantAccountDocument } from '../gql/graphql.ts';
+import { dataOf, graphqlClient, type Execute } from './graphql-client.ts';
+
+export const TEST_ADMIN_KEY = 'admin_test_key_0123456789abcdef';
+
+export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    DATABASE_URL: inject('databaseUrl'),
+    REDIS_PREFIX: inject('redisPrefix'),
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ADMIN_API_KEY: TEST_ADMIN_KEY,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...overrides,
+  };
+}
+
+export interface TestApi extends ApiApp {
+  /** A client with `key` (or no key). */
+  as: (key?: string) => Execute;
+  admin: Execute;
+}
+
+export async function startTestApi(overrides: Record<string, string> = {}): Promise<TestApi> {
+  const config = loadConfig(testEnv(overrides));
+  const api = await startApi(config, createLogger(config.LOG_LEVEL));
+  return { ...api, as: (key) => graphqlClient(api.url, key), admin: graphqlClient(api.url, TEST_ADMIN_KEY) };
+}
+
+let merchantCounter = 0;
+
+/** A new merchant through the public API, as an operator would create it. */
+export async function createMerchant(api: TestApi, name = `Merchant ${++merchantCounter}`) {
+  const { createMerchantAccount } = dataOf(await api.admin(CreateMerchantAccountDocument, { input: { name } }));
+  return {
+    merchantId: createMerchantAccount.merchant.id,
+    profileId: createMerchantAccount.businessProfile.id,
+    secretKey: createMerchantAccount.secretKey,
+    publishableKey: createMerchantAccount.publishableKey,
+    paymentResponseHashKey: createMerchantAccount.paymentResponseHashKey,
+    secret: api.as(createMerchantAccount.secretKey),
+    publishable: api.as(createMerchantAccount.publishableKey),
+  };
+}
