@@ -1,27 +1,45 @@
-// Structured JSON logs. Redaction is by path, so a key, secret or card number that reaches a log call by
-// mistake is replaced before it is written.
+// Structured JSON logs. Secrets are removed by key name at any depth before a line is written, so a key,
+// secret or card number that reaches a log call by mistake never reaches the log.
 import { pino, type Logger } from 'pino';
 
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers["api-key"]',
-  'req.headers.cookie',
-  'headers.authorization',
-  'headers["api-key"]',
-  '*.apiKey',
-  '*.secretKey',
-  '*.publishableKey',
-  '*.clientSecret',
-  '*.paymentResponseHashKey',
-  '*.password',
-  '*.credentials',
-  '*.card.number',
-  '*.card.cvc',
-  '*.number',
-  '*.cvc',
-  'variables.input.paymentMethodData.card.number',
-  'variables.input.paymentMethodData.card.cvc',
-];
+/** Keys whose values are never logged, compared case-insensitively and ignoring "-" and "_". */
+const SECRET_KEYS = new Set([
+  'apikey',
+  'authorization',
+  'cookie',
+  'setcookie',
+  'secretkey',
+  'publishablekey',
+  'adminapikey',
+  'clientsecret',
+  'paymentresponsehashkey',
+  'webhooksecret',
+  'password',
+  'credentials',
+  'encryptionkey',
+  'cvc',
+  'cvv',
+]);
+/** Keys that are secret only inside a card object ("number" elsewhere is harmless). */
+const CARD_KEYS = new Set(['number', 'cardnumber', 'pan']);
+const REDACTED = '[redacted]';
+const MAX_DEPTH = 8;
+
+const normalise = (key: string) => key.toLowerCase().replace(/[-_]/g, '');
+
+/** A copy of `value` with every secret replaced; Errors are left to pino's serializer. */
+export function scrubSecrets(value: unknown, parentKey = '', depth = 0): unknown {
+  if (value === null || typeof value !== 'object' || value instanceof Error || value instanceof Date) return value;
+  if (depth >= MAX_DEPTH) return '[depth limit]';
+  if (Array.isArray(value)) return value.map((item) => scrubSecrets(item, parentKey, depth + 1));
+  const insideCard = normalise(parentKey) === 'card';
+  const copy: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    const name = normalise(key);
+    copy[key] = SECRET_KEYS.has(name) || (insideCard && CARD_KEYS.has(name)) ? REDACTED : scrubSecrets(inner, key, depth + 1);
+  }
+  return copy;
+}
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -29,7 +47,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       level,
       base: { service: 'payments' },
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      formatters: { log: (object) => scrubSecrets(object) as Record<string, unknown> },
     },
     destination,
   );

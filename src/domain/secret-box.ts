@@ -18,11 +18,13 @@ export class SecretBox {
   }
 
   open(sealed: string): string {
-    const [version, iv, tag, ciphertext] = sealed.split('.');
-    if (version !== 'v1' || iv === undefined || tag === undefined || ciphertext === undefined) {
+    const parts = sealed.split('.');
+    const [version, iv, tag, ciphertext] = parts;
+    if (parts.length !== 4 || version !== 'v1' || iv === undefined || tag === undefined || ciphertext === undefined) {
       throw new Error('not a sealed secret');
     }
-    const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64url'));
+    // A fixed 16-byte tag: GCM would otherwise accept a truncated tag, which makes forgery far easier.
+    const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64url'), { authTagLength: 16 });
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
   }

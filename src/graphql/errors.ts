@@ -15,10 +15,11 @@ export function appErrorToGraphQL(error: AppError, original?: GraphQLError): Gra
   });
 }
 
-/** The input field a variable-coercion message points at, relative to the `input` argument. */
+/** The input field a variable-coercion message points at, relative to the input object (the variable's name dropped). */
 function fieldOf(message: string): string | undefined {
-  const at = VARIABLE_FIELD.exec(message)?.[1] ?? UNDEFINED_FIELD.exec(message)?.[1];
-  return at?.replace(/^input\./, '');
+  const at = VARIABLE_FIELD.exec(message)?.[1];
+  if (at !== undefined) return at.includes('.') ? at.slice(at.indexOf('.') + 1) : at;
+  return UNDEFINED_FIELD.exec(message)?.[1];
 }
 
 /**

@@ -10,19 +10,6 @@ export type Principal =
 
 export type MerchantPrincipal = Extract<Principal, { merchantId: string }>;
 
-/** The merchant a secret key acts for; anything else is refused. */
-export function requireSecretKey(principal: Principal): Extract<Principal, { kind: 'secretKey' }> {
-  if (principal.kind === 'secretKey') return principal;
-  if (principal.kind === 'anonymous') throw new AppError('UNAUTHENTICATED', 'A secret API key is required (header "api-key" or "Authorization: Bearer").');
-  throw new AppError('FORBIDDEN', 'This operation needs a secret API key.');
-}
-
-export function requireAdmin(principal: Principal): void {
-  if (principal.kind === 'admin') return;
-  if (principal.kind === 'anonymous') throw new AppError('UNAUTHENTICATED', 'The admin API key is required.');
-  throw new AppError('FORBIDDEN', 'This operation needs the admin API key.');
-}
-
 /** Narrows to a principal that acts for a merchant (scope-auth has already checked which kind). */
 export function requireMerchant(principal: Principal): MerchantPrincipal {
   if (principal.kind === 'secretKey' || principal.kind === 'publishableKey') return principal;

@@ -1,0 +1,165 @@
+// The HTTP surface around GraphQL: operational routes, body limits, malformed requests and query limits.
+// Every rejection carries a catalog code and an HTTP 4xx, exposes no internals, and writes nothing.
+import { request as httpRequest } from 'node:http';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { TEST_ADMIN_KEY, startTestApi, type TestApi } from '../support/api.ts';
+
+let api: TestApi;
+let sql: pg.Client;
+
+beforeAll(async () => {
+  api = await startTestApi({ MAX_BODY_BYTES: '4096', GRAPHQL_MAX_ALIASES: '5' });
+  sql = new pg.Client({ connectionString: inject('databaseUrl') });
+  await sql.connect();
+});
+afterAll(async () => {
+  await sql.end();
+  await api.close();
+});
+
+const merchantCount = async () => (await sql.query('SELECT count(*)::int AS n FROM merchant_accounts')).rows[0].n as number;
+
+async function post(body: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`${api.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'api-key': TEST_ADMIN_KEY, ...headers },
+    body,
+  });
+  const text = await response.text();
+  return { status: response.status, text, json: JSON.parse(text) as { errors?: { message: string; extensions: Record<string, unknown> }[] } };
+}
+
+/** Sends a body with chunked transfer encoding (no Content-Length), as a streaming client would. */
+function postChunked(chunks: string[]): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${api.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'api-key': TEST_ADMIN_KEY },
+    });
+    request.on('response', (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    request.on('error', reject);
+    for (const chunk of chunks) request.write(chunk);
+    request.end();
+  });
+}
+
+const createMerchant = (name: string) => JSON.stringify({ query: `mutation { createMerchantAccount(input: { name: ${JSON.stringify(name)} }) { merchant { id } } }` });
+
+describe('operational routes', () => {
+  it('GET /health answers while the process is up', async () => {
+    const response = await fetch(`${api.url}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+  });
+
+  it('GET /ready answers when PostgreSQL and Redis are reachable', async () => {
+    const response = await fetch(`${api.url}/ready`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ready' });
+  });
+
+  it('GET /metrics serves Prometheus text with request counts', async () => {
+    await fetch(`${api.url}/health`);
+    const response = await fetch(`${api.url}/metrics`);
+    expect(response.headers.get('content-type')).toContain('text/plain');
+    const text = await response.text();
+    expect(text).toMatch(/http_requests_total\{route="\/health",method="GET",status="200"\} \d+/);
+    expect(text).toContain('process_cpu_user_seconds_total');
+  });
+
+  it('an unknown route is a JSON 404 with a code', async () => {
+    const response = await fetch(`${api.url}/nope`);
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+  });
+
+  it('echoes a request id, or makes one', async () => {
+    const given = await fetch(`${api.url}/health`, { headers: { 'x-request-id': 'abc-123' } });
+    expect(given.headers.get('x-request-id')).toBe('abc-123');
+    const made = await fetch(`${api.url}/health`);
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('serves GraphiQL to a browser at /graphql', async () => {
+    const response = await fetch(`${api.url}/graphql`, { headers: { accept: 'text/html' } });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('GraphiQL');
+  });
+});
+
+describe('bad requests', () => {
+  it('rejects an oversized body with 413 PAYLOAD_TOO_LARGE and writes nothing', async () => {
+    const before = await merchantCount();
+    const response = await post(createMerchant('x'.repeat(5000)));
+    expect(response.status).toBe(413);
+    expect(response.json.errors?.[0]?.extensions.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(await merchantCount()).toBe(before);
+  });
+
+  it('rejects an oversized chunked body (no Content-Length) the same way', async () => {
+    const before = await merchantCount();
+    const body = createMerchant('y'.repeat(6000));
+    const response = await postChunked([body.slice(0, 3000), body.slice(3000)]);
+    expect(response.status).toBe(413);
+    expect(JSON.parse(response.body).errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(await merchantCount()).toBe(before);
+  });
+
+  it.each([
+    ['malformed JSON', '{"query": "{ merchant { id '],
+    ['a JSON array of garbage', '[1, 2, 3]'],
+    ['no query', '{"variables": {}}'],
+    ['a syntax error', '{"query": "mutation { createMerchantAccount(input: { name: } }"}'],
+    ['an unknown field', '{"query": "{ merchant { idx } }"}'],
+    ['a wrong argument type', '{"query": "mutation { createMerchantAccount(input: { name: 5 }) { merchant { id } } }"}'],
+    ['an unknown input field', '{"query": "mutation($i: CreateMerchantAccountInput!) { createMerchantAccount(input: $i) { merchant { id } } }", "variables": {"i": {"name": "a", "evil": true}}}'],
+    ['a missing required variable', '{"query": "mutation($i: CreateMerchantAccountInput!) { createMerchantAccount(input: $i) { merchant { id } } }"}'],
+  ])('rejects %s with 400 INVALID_INPUT, no internals, and writes nothing', async (_label, body) => {
+    const before = await merchantCount();
+    const response = await post(body);
+    expect(response.status).toBe(400);
+    expect(response.json.errors?.length).toBeGreaterThan(0);
+    for (const error of response.json.errors!) {
+      expect(error.extensions.code).toBe('INVALID_INPUT');
+      expect(error.message.length).toBeGreaterThan(0);
+    }
+    expect(response.text).not.toMatch(/originalError|stack|\.ts:\d+|node_modules/);
+    expect(await merchantCount()).toBe(before);
+  });
+
+  it('names the input field that has the wrong type', async () => {
+    const response = await post(
+      JSON.stringify({
+        query: 'mutation($i: CreateMerchantAccountInput!) { createMerchantAccount(input: $i) { merchant { id } } }',
+        variables: { i: { name: 42 } },
+      }),
+    );
+    expect(response.json.errors?.[0]?.extensions).toMatchObject({ code: 'INVALID_INPUT', field: 'name' });
+  });
+
+  it('rejects a query deeper than GRAPHQL_MAX_DEPTH with QUERY_TOO_COMPLEX', async () => {
+    const shallow = await startTestApi({ GRAPHQL_MAX_DEPTH: '2' });
+    try {
+      const response = await fetch(`${shallow.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'api-key': TEST_ADMIN_KEY },
+        body: JSON.stringify({ query: '{ merchant { businessProfiles { id } } }' }),
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('QUERY_TOO_COMPLEX');
+    } finally {
+      await shallow.close();
+    }
+  });
+
+  it('rejects more aliases than GRAPHQL_MAX_ALIASES with QUERY_TOO_COMPLEX', async () => {
+    const aliases = Array.from({ length: 8 }, (_, index) => `a${index}: merchant { id }`).join(' ');
+    const response = await post(JSON.stringify({ query: `{ ${aliases} }` }));
+    expect(response.json.errors?.[0]?.extensions.code).toBe('QUERY_TOO_COMPLEX');
+  });
+});

@@ -1,0 +1,124 @@
+// The entry points as an operator runs them: one clear line and exit code 1 when a dependency is missing
+// or configuration is wrong; a clean exit on SIGTERM; and the demo command creating, migrating and
+// printing the same demo keys on every start.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, describe, expect, it, inject } from 'vitest';
+import { testEnv } from '../support/api.ts';
+
+/** Runs `src/main/<entry>.ts` as its own process; `waitFor` resolves once stdout matches. */
+function runEntry(entry: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', `src/main/${entry}.ts`], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  const listeners = new Set<() => void>();
+  child.stdout.on('data', (chunk: Buffer) => ((output.stdout += chunk), listeners.forEach((listener) => listener())));
+  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return {
+    output,
+    exited,
+    waitFor: (pattern: RegExp) =>
+      new Promise<RegExpExecArray>((resolve, reject) => {
+        const check = () => {
+          const match = pattern.exec(output.stdout);
+          if (match) (listeners.delete(check), resolve(match));
+        };
+        listeners.add(check);
+        exited.then(() => reject(new Error(`exited before ${pattern}: ${output.stderr}`)));
+        check();
+      }),
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+describe('start-up failures print one actionable line and exit 1', () => {
+  it.each([
+    [
+      'PostgreSQL is unreachable',
+      { DATABASE_URL: 'postgresql://postgres:hunter2@127.0.0.1:1/nowhere' },
+      /^api: error: cannot reach PostgreSQL at postgresql:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nowhere \(ECONNREFUSED\); start it with: pg_ctlcluster/,
+    ],
+    ['Redis is unreachable', { REDIS_URL: 'redis://127.0.0.1:1' }, /^api: error: cannot reach Redis at redis:\/\/127\.0\.0\.1:1 \(.+\); start it with: redis-server/],
+    ['PORT is not a number', { PORT: 'abc' }, /^api: error: PORT: /],
+    [
+      'the database does not exist',
+      { DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/payments_absent_db' },
+      /^api: error: the database of .* does not exist; create and migrate it with: npm run db:migrate/,
+    ],
+  ])('%s', async (_label, overrides, expected) => {
+    const run = runEntry('api', testEnv(overrides));
+    expect(await run.exited).toBe(1);
+    const lines = run.output.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(expected);
+    expect(run.output.stderr).not.toContain('hunter2');
+  });
+});
+
+it('the API role serves until SIGTERM, then exits 0', async () => {
+  const run = runEntry('api', testEnv({ LOG_LEVEL: 'info' }));
+  const [, url] = await run.waitFor(/"url":"([^"]+)".*"msg":"api listening"/);
+  expect((await fetch(`${url}/health`)).status).toBe(200);
+  expect(await run.stop()).toBe(0);
+  expect(run.output.stderr).toContain('SIGTERM received, shutting down');
+});
+
+describe('the demo command (npm start)', () => {
+  const databaseUrl = new URL(inject('databaseUrl'));
+  databaseUrl.pathname = `${databaseUrl.pathname}_demo${randomBytes(2).toString('hex')}`;
+
+  afterAll(async () => {
+    const server = new URL(databaseUrl);
+    server.pathname = '/postgres';
+    const client = new pg.Client({ connectionString: server.toString() });
+    await client.connect();
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(databaseUrl.pathname.slice(1))} WITH (FORCE)`);
+    await client.end();
+  });
+
+  async function startDemo() {
+    const env = testEnv({ DATABASE_URL: databaseUrl.toString() });
+    delete env.ADMIN_API_KEY; // as a newcomer runs it
+    const run = runEntry('start', env);
+    await run.waitFor(/Stop with Ctrl\+C\./);
+    const printed = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(run.output.stdout)?.[1];
+    return { run, graphqlUrl: printed('GraphQL API \\+ GraphiQL')!, secretKey: printed('secret key')!, publishableKey: printed('publishable key')!, adminKey: printed('admin key')! };
+  }
+
+  it('creates the database, migrates, creates the demo merchant once and prints the same keys on every start', async () => {
+    const first = await startDemo();
+    expect(first.graphqlUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/graphql$/);
+    expect(first.secretKey).toMatch(/^sk_test_[0-9a-f]{32}$/);
+    expect(first.publishableKey).toMatch(/^pk_test_[0-9a-f]{32}$/);
+    expect(first.adminKey).toMatch(/^admin_[0-9a-f]{48}$/);
+    // The printed admin key creates merchants, as the README's curl line shows.
+    const created = await fetch(first.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${first.adminKey}` },
+      body: JSON.stringify({ query: 'mutation { createMerchantAccount(input: { name: "Readme" }) { merchant { id } } }' }),
+    });
+    expect(((await created.json()) as { data: { createMerchantAccount: { merchant: { id: string } } } }).data.createMerchantAccount.merchant.id).toMatch(/^mer_/);
+    expect(await first.run.stop()).toBe(0);
+
+    const second = await startDemo();
+    try {
+      expect(second.secretKey).toBe(first.secretKey);
+      expect(second.publishableKey).toBe(first.publishableKey);
+      const response = await fetch(second.graphqlUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'api-key': first.secretKey },
+        body: JSON.stringify({ query: '{ merchant { id name } }' }),
+      });
+      expect(await response.json()).toEqual({ data: { merchant: { id: 'mer_DemoMerchant000000000000', name: 'Demo Merchant' } } });
+    } finally {
+      expect(await second.run.stop()).toBe(0);
+    }
+  });
+});

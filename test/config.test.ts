@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { StartupError } from '../src/startup-error.ts';
+
+const HEX_KEY = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f';
+const KEY_BYTES = Buffer.from(HEX_KEY, 'hex');
+
+/** The ConfigError that loading `env` throws (fails the test when it throws nothing or something else). */
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig(${JSON.stringify(env)}) did not throw`);
+}
+
+describe('loadConfig', () => {
+  it('gives the defaults of the public contract for an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.DATABASE_URL).toBe('postgresql://postgres@127.0.0.1:5432/payments');
+    expect(config.REDIS_URL).toBe('redis://127.0.0.1:6379');
+    expect(config.PORT).toBe(4000);
+    expect(config.WEBHOOK_RETRY_DELAY_SCALE).toBe(1);
+    expect(config.ADMIN_API_KEY).toBeUndefined();
+    expect(config.encryptionKey).toHaveLength(32);
+  });
+
+  it('treats empty strings as unset', () => {
+    const config = loadConfig({
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      PORT: '',
+      WEBHOOK_RETRY_DELAY_SCALE: '',
+      ADMIN_API_KEY: '',
+      ENCRYPTION_KEY: '',
+      LOG_LEVEL: '',
+      GRAPHIQL: '',
+    });
+    expect(config).toEqual(loadConfig({}));
+  });
+
+  it('reads values that are set', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://db.internal:5433/pay',
+      REDIS_URL: 'rediss://cache.internal:6380',
+      PORT: '8080',
+      ADMIN_API_KEY: 'a'.repeat(24),
+    });
+    expect(config.DATABASE_URL).toBe('postgres://db.internal:5433/pay');
+    expect(config.REDIS_URL).toBe('rediss://cache.internal:6380');
+    expect(config.PORT).toBe(8080);
+    expect(config.ADMIN_API_KEY).toBe('a'.repeat(24));
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '80.5'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'not a url'],
+    ['REDIS_URL', 'http://x'],
+    ['WEBHOOK_RETRY_DELAY_SCALE', '0'],
+    ['WEBHOOK_RETRY_DELAY_SCALE', '-1'],
+    ['WEBHOOK_RETRY_DELAY_SCALE', 'fast'],
+    ['ADMIN_API_KEY', 'short'],
+    ['ENCRYPTION_KEY', 'abcd'],
+    ['LOG_LEVEL', 'loud'],
+    ['GRAPHIQL', 'yes'],
+  ])('rejects %s=%j with a message naming the variable', (name, value) => {
+    const error = configError({ [name]: value });
+    expect(error).toBeInstanceOf(StartupError);
+    expect(error.message.startsWith(`${name}:`)).toBe(true);
+  });
+
+  it('says an encryption key must be 32 bytes', () => {
+    expect(configError({ ENCRYPTION_KEY: 'abcd' }).message).toContain('32 bytes');
+    // 31 bytes as hex is not 64 hex characters, so it is read as base64 and still rejected.
+    expect(configError({ ENCRYPTION_KEY: HEX_KEY.slice(2) }).message).toContain('32 bytes');
+  });
+
+  it('requires ENCRYPTION_KEY in production', () => {
+    expect(configError({ NODE_ENV: 'production' }).message.startsWith('ENCRYPTION_KEY')).toBe(true);
+    expect(configError({ NODE_ENV: 'production', ENCRYPTION_KEY: '' }).message.startsWith('ENCRYPTION_KEY')).toBe(true);
+  });
+
+  it('decodes a hex and a base64 encryption key to the same 32 bytes', () => {
+    const fromHex = loadConfig({ ENCRYPTION_KEY: HEX_KEY }).encryptionKey;
+    const fromBase64 = loadConfig({ ENCRYPTION_KEY: KEY_BYTES.toString('base64') }).encryptionKey;
+    expect(fromHex).toEqual(KEY_BYTES);
+    expect(fromBase64).toEqual(KEY_BYTES);
+  });
+
+  it('accepts an upper-case hex encryption key', () => {
+    expect(loadConfig({ ENCRYPTION_KEY: HEX_KEY.toUpperCase() }).encryptionKey).toEqual(KEY_BYTES);
+  });
+
+  it('parses a fractional WEBHOOK_RETRY_DELAY_SCALE', () => {
+    expect(loadConfig({ WEBHOOK_RETRY_DELAY_SCALE: '0.001' }).WEBHOOK_RETRY_DELAY_SCALE).toBe(0.001);
+  });
+
+  describe('graphiql', () => {
+    it('is on by default in development', () => {
+      expect(loadConfig({}).graphiql).toBe(true);
+      expect(loadConfig({ NODE_ENV: 'development' }).graphiql).toBe(true);
+    });
+
+    it('is off by default in production', () => {
+      expect(loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: HEX_KEY }).graphiql).toBe(false);
+    });
+
+    it.each([
+      [{ GRAPHIQL: 'false' }, false],
+      [{ GRAPHIQL: '0' }, false],
+      [{ NODE_ENV: 'production', ENCRYPTION_KEY: HEX_KEY, GRAPHIQL: 'true' }, true],
+      [{ NODE_ENV: 'production', ENCRYPTION_KEY: HEX_KEY, GRAPHIQL: '1' }, true],
+    ])('follows GRAPHIQL when it is set: %j', (env, expected) => {
+      expect(loadConfig(env).graphiql).toBe(expected);
+    });
+  });
+});

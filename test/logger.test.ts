@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../src/logger.ts';
+
+/** A logger at `info` writing into an array, one JSON line per call. */
+function capture() {
+  const lines: string[] = [];
+  const logger = createLogger('info', { write: (line: string) => void lines.push(line) });
+  return { logger, output: () => lines.join('') };
+}
+
+// Every value is unique, so finding it anywhere in the output means it leaked.
+const secrets = {
+  apiKey: 'sk_test_APIKEYSECRETVALUE0000000000',
+  secretKey: 'sk_live_SECRETKEYVALUE000000000000',
+  clientSecret: 'pay_x_secret_CLIENTSECRETVALUE',
+  paymentResponseHashKey: 'HASHKEYSECRETVALUE',
+  credentials: { apiKey: 'CONNECTORCREDVALUE', merchantId: 'CONNECTORMERCHANTVALUE' },
+};
+const card = { number: '4242424242424242', cvc: '987', expiryMonth: '12' };
+const leakedValues = [
+  'APIKEYSECRETVALUE',
+  'SECRETKEYVALUE',
+  'CLIENTSECRETVALUE',
+  'HASHKEYSECRETVALUE',
+  'CONNECTORCREDVALUE',
+  'CONNECTORMERCHANTVALUE',
+  '4242424242424242',
+  '987',
+  'HEADERBEARERVALUE',
+  'HEADERAPIKEYVALUE',
+  'REQBEARERVALUE',
+];
+
+function expectNoSecrets(output: string) {
+  for (const value of leakedValues) expect(output, `${value} leaked`).not.toContain(value);
+  expect(output).toContain('[redacted]');
+}
+
+describe('createLogger', () => {
+  it('redacts secret fields at the top level of a log object', () => {
+    const { logger, output } = capture();
+    logger.info(
+      {
+        paymentId: 'pay_VISIBLEPAYMENTID',
+        ...secrets,
+        card,
+        headers: { authorization: 'Bearer HEADERBEARERVALUE', 'api-key': 'HEADERAPIKEYVALUE', 'user-agent': 'curl/8' },
+        req: { headers: { authorization: 'Bearer REQBEARERVALUE' } },
+      },
+      'payment created',
+    );
+    const text = output();
+    expectNoSecrets(text);
+    expect(text).toContain('pay_VISIBLEPAYMENTID');
+    expect(text).toContain('payment created');
+    expect(text).toContain('curl/8');
+  });
+
+  it('redacts secret fields nested one level down', () => {
+    const { logger, output } = capture();
+    logger.info({ paymentId: 'pay_VISIBLEPAYMENTID', merchant: { ...secrets, card } }, 'nested');
+    const text = output();
+    expectNoSecrets(text);
+    expect(text).toContain('pay_VISIBLEPAYMENTID');
+    expect(JSON.parse(text).merchant.card.expiryMonth).toBe('12');
+  });
+
+  it.each(Object.keys(secrets))('redacts %s when it is the only field', (field) => {
+    const { logger, output } = capture();
+    logger.info({ [field]: secrets[field as keyof typeof secrets] }, 'one field');
+    const logged = JSON.parse(output());
+    expect(logged[field]).toBe('[redacted]');
+  });
+
+  it('writes one JSON line with the level, service and message', () => {
+    const { logger, output } = capture();
+    logger.info({ paymentId: 'pay_1' }, 'hello');
+    const text = output();
+    expect(text.endsWith('\n')).toBe(true);
+    expect(JSON.parse(text)).toMatchObject({ level: 30, service: 'payments', paymentId: 'pay_1', msg: 'hello' });
+  });
+
+  it('drops messages below its level', () => {
+    const { logger, output } = capture();
+    logger.debug({ paymentId: 'pay_1' }, 'too detailed');
+    expect(output()).toBe('');
+  });
+});
+
+describe('deep and card-scoped redaction', () => {
+  it('redacts secrets at any depth and inside arrays', () => {
+    const { logger, output } = capture();
+    logger.info({ a: { b: { c: { d: [{ clientSecret: 'DEEPSECRETVALUE', 'api-key': 'DEEPAPIKEYVALUE' }] } } } }, 'deep');
+    expect(output()).not.toMatch(/DEEPSECRETVALUE|DEEPAPIKEYVALUE/);
+  });
+
+  it('keeps a "number" that is not a card number', () => {
+    const { logger, output } = capture();
+    logger.info({ invoice: { number: 'INV-42' }, card: { number: '4000000000000002' } }, 'numbers');
+    const logged = JSON.parse(output());
+    expect(logged.invoice.number).toBe('INV-42');
+    expect(logged.card.number).toBe('[redacted]');
+  });
+});
