@@ -18,7 +18,10 @@ afterAll(async () => {
   await api.close();
 });
 
-const merchantCount = async () => (await sql.query('SELECT count(*)::int AS n FROM merchant_accounts')).rows[0].n as number;
+// Other test files create merchants in parallel, so "nothing written" counts only the names these requests use.
+const PROBE = 'http-probe';
+const merchantCount = async () =>
+  (await sql.query("SELECT count(*)::int AS n FROM merchant_accounts WHERE name LIKE $1", [`${PROBE}%`])).rows[0].n as number;
 
 async function post(body: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${api.url}/graphql`, {
@@ -95,7 +98,7 @@ describe('operational routes', () => {
 describe('bad requests', () => {
   it('rejects an oversized body with 413 PAYLOAD_TOO_LARGE and writes nothing', async () => {
     const before = await merchantCount();
-    const response = await post(createMerchant('x'.repeat(5000)));
+    const response = await post(createMerchant(PROBE + 'x'.repeat(5000)));
     expect(response.status).toBe(413);
     expect(response.json.errors?.[0]?.extensions.code).toBe('PAYLOAD_TOO_LARGE');
     expect(await merchantCount()).toBe(before);
@@ -103,7 +106,7 @@ describe('bad requests', () => {
 
   it('rejects an oversized chunked body (no Content-Length) the same way', async () => {
     const before = await merchantCount();
-    const body = createMerchant('y'.repeat(6000));
+    const body = createMerchant(PROBE + 'y'.repeat(6000));
     const response = await postChunked([body.slice(0, 3000), body.slice(3000)]);
     expect(response.status).toBe(413);
     expect(JSON.parse(response.body).errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
@@ -111,13 +114,13 @@ describe('bad requests', () => {
   });
 
   it.each([
-    ['malformed JSON', '{"query": "{ merchant { id '],
+    ['malformed JSON', '{"query": "mutation { createMerchantAccount(input: { name: \\"http-probe\\" }) { merchant { id '],
     ['a JSON array of garbage', '[1, 2, 3]'],
     ['no query', '{"variables": {}}'],
-    ['a syntax error', '{"query": "mutation { createMerchantAccount(input: { name: } }"}'],
+    ['a syntax error', '{"query": "mutation { createMerchantAccount(input: { name: \\"http-probe\\" } }"}'],
     ['an unknown field', '{"query": "{ merchant { idx } }"}'],
-    ['a wrong argument type', '{"query": "mutation { createMerchantAccount(input: { name: 5 }) { merchant { id } } }"}'],
-    ['an unknown input field', '{"query": "mutation($i: CreateMerchantAccountInput!) { createMerchantAccount(input: $i) { merchant { id } } }", "variables": {"i": {"name": "a", "evil": true}}}'],
+    ['a wrong argument type', '{"query": "mutation { createMerchantAccount(input: { name: 5, x: \\"http-probe\\" }) { merchant { id } } }"}'],
+    ['an unknown input field', '{"query": "mutation($i: CreateMerchantAccountInput!) { createMerchantAccount(input: $i) { merchant { id } } }", "variables": {"i": {"name": "http-probe", "evil": true}}}'],
     ['a missing required variable', '{"query": "mutation($i: CreateMerchantAccountInput!) { createMerchantAccount(input: $i) { merchant { id } } }"}'],
   ])('rejects %s with 400 INVALID_INPUT, no internals, and writes nothing', async (_label, body) => {
     const before = await merchantCount();

@@ -83,12 +83,11 @@ describe('createMerchantAccount', () => {
     ['   ', 'must not be empty'],
     ['x'.repeat(101), 'at most 100'],
   ])('rejects the name %j, naming the field, and writes nothing', async (name, rule) => {
-    const before = await sql.query('SELECT count(*)::int AS n FROM merchant_accounts');
     const error = errorOf(await api.admin(CreateMerchantAccountDocument, { input: { name } }), 'INVALID_INPUT');
     expect(error.extensions?.field).toBe('name');
     expect(error.message).toContain(rule);
-    const after = await sql.query('SELECT count(*)::int AS n FROM merchant_accounts');
-    expect(after.rows[0].n).toBe(before.rows[0].n);
+    const written = await sql.query('SELECT count(*)::int AS n FROM merchant_accounts WHERE name = $1 OR name = trim($1)', [name]);
+    expect(written.rows[0].n).toBe(0);
   });
 });
 
