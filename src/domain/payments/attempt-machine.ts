@@ -1,0 +1,161 @@
+// The PaymentAttempt state machine as data. Rows marked `seed` are the seed's table, letter for letter;
+// rows marked `anchor` complete it as Hyperswitch does (cancel before confirm, void at the processor,
+// partial capture). The service asks `transitionAttempt` for every move; the tests enumerate the rows and
+// their complement. `planProcessorUpdate` finds, in the same rows, how a status the processor reports is
+// reached, so a callback or a sync can never take a path the table does not allow.
+import { AppError } from '../errors.ts';
+import type { AttemptStatus, CaptureMethod } from './statuses.ts';
+
+export type AttemptTrigger =
+  | 'payment_method_supplied'
+  | 'confirm'
+  | 'processor_call'
+  | 'collect_device_data'
+  | 'authenticate'
+  | 'capture_method_selection'
+  | 'capture'
+  | 'capture_at_processor'
+  | 'void'
+  | 'void_at_processor';
+
+/** What a row's condition can depend on. */
+export interface AttemptConditions {
+  result?: 'success' | 'failure';
+  threeDs?: boolean;
+  captureMethod?: CaptureMethod;
+  captured?: 'full' | 'partial';
+}
+
+/** Work the service must do after committing the move, outside the transaction. */
+export type AttemptEffect = 'authorize_at_processor' | 'capture_at_processor' | 'void_at_processor';
+
+export interface AttemptTransition {
+  from: AttemptStatus;
+  trigger: AttemptTrigger;
+  when?: AttemptConditions;
+  to: AttemptStatus;
+  effect?: AttemptEffect;
+  source: 'seed' | 'anchor';
+}
+
+export const ATTEMPT_TRANSITIONS: readonly AttemptTransition[] = [
+  { from: 'PAYMENT_METHOD_AWAITED', trigger: 'payment_method_supplied', to: 'CONFIRMATION_AWAITED', source: 'seed' },
+  { from: 'CONFIRMATION_AWAITED', trigger: 'confirm', to: 'PENDING', effect: 'authorize_at_processor', source: 'seed' },
+  { from: 'PENDING', trigger: 'processor_call', when: { result: 'failure' }, to: 'AUTHORIZATION_FAILED', source: 'seed' },
+  { from: 'PENDING', trigger: 'processor_call', when: { result: 'success', threeDs: false, captureMethod: 'AUTOMATIC' }, to: 'CHARGED', source: 'seed' },
+  { from: 'PENDING', trigger: 'processor_call', when: { result: 'success', threeDs: false, captureMethod: 'MANUAL' }, to: 'AUTHORIZED', source: 'seed' },
+  { from: 'PENDING', trigger: 'processor_call', when: { result: 'success', threeDs: true }, to: 'DEVICE_DATA_COLLECTION_PENDING', source: 'seed' },
+  { from: 'DEVICE_DATA_COLLECTION_PENDING', trigger: 'collect_device_data', to: 'AUTHENTICATION_PENDING', source: 'seed' },
+  { from: 'AUTHENTICATION_PENDING', trigger: 'authenticate', when: { result: 'success' }, to: 'AUTHENTICATION_SUCCESSFUL', source: 'seed' },
+  { from: 'AUTHENTICATION_PENDING', trigger: 'authenticate', when: { result: 'failure' }, to: 'AUTHENTICATION_FAILED', source: 'seed' },
+  { from: 'AUTHENTICATION_SUCCESSFUL', trigger: 'capture_method_selection', when: { captureMethod: 'AUTOMATIC' }, to: 'CHARGED', source: 'seed' },
+  { from: 'AUTHENTICATION_SUCCESSFUL', trigger: 'capture_method_selection', when: { captureMethod: 'MANUAL' }, to: 'AUTHORIZED', source: 'seed' },
+  { from: 'AUTHORIZED', trigger: 'capture', to: 'CAPTURE_INITIATED', effect: 'capture_at_processor', source: 'seed' },
+  { from: 'CAPTURE_INITIATED', trigger: 'capture_at_processor', when: { result: 'success', captured: 'full' }, to: 'CHARGED', source: 'seed' },
+  { from: 'CAPTURE_INITIATED', trigger: 'capture_at_processor', when: { result: 'failure' }, to: 'CAPTURE_FAILED', source: 'seed' },
+  // The seed: "the payment is not voided at the processor" in these two states.
+  { from: 'DEVICE_DATA_COLLECTION_PENDING', trigger: 'void', to: 'VOIDED', source: 'seed' },
+  { from: 'AUTHENTICATION_PENDING', trigger: 'void', to: 'VOIDED', source: 'seed' },
+  // Completions from the anchors.
+  { from: 'CONFIRMATION_AWAITED', trigger: 'payment_method_supplied', to: 'CONFIRMATION_AWAITED', source: 'anchor' },
+  { from: 'CAPTURE_INITIATED', trigger: 'capture_at_processor', when: { result: 'success', captured: 'partial' }, to: 'PARTIAL_CHARGED', source: 'anchor' },
+  { from: 'PAYMENT_METHOD_AWAITED', trigger: 'void', to: 'VOIDED', source: 'anchor' },
+  { from: 'CONFIRMATION_AWAITED', trigger: 'void', to: 'VOIDED', source: 'anchor' },
+  { from: 'AUTHORIZED', trigger: 'void', to: 'VOID_INITIATED', effect: 'void_at_processor', source: 'anchor' },
+  { from: 'VOID_INITIATED', trigger: 'void_at_processor', when: { result: 'success' }, to: 'VOIDED', source: 'anchor' },
+  { from: 'VOID_INITIATED', trigger: 'void_at_processor', when: { result: 'failure' }, to: 'VOID_FAILED', source: 'anchor' },
+];
+
+/** Operation names as a merchant reads them in an INVALID_STATE message. */
+const OPERATION_NAMES: Record<AttemptTrigger, string> = {
+  payment_method_supplied: 'update the payment method of',
+  confirm: 'confirm',
+  processor_call: 'apply a processor response to',
+  collect_device_data: 'collect device data for',
+  authenticate: 'authenticate',
+  capture_method_selection: 'select the capture method of',
+  capture: 'capture',
+  capture_at_processor: 'apply a capture result to',
+  void: 'cancel',
+  void_at_processor: 'apply a void result to',
+};
+
+function matches(row: AttemptTransition, conditions: AttemptConditions): boolean {
+  return Object.entries(row.when ?? {}).every(([key, value]) => conditions[key as keyof AttemptConditions] === value);
+}
+
+/** The move `trigger` makes from `from`, or INVALID_STATE naming the state and the operation. */
+export function transitionAttempt(from: AttemptStatus, trigger: AttemptTrigger, conditions: AttemptConditions = {}): AttemptTransition {
+  const rows = ATTEMPT_TRANSITIONS.filter((row) => row.from === from && row.trigger === trigger);
+  if (rows.length === 0) {
+    throw new AppError('INVALID_STATE', `Cannot ${OPERATION_NAMES[trigger]} a payment attempt in status ${from}.`, { status: from });
+  }
+  const row = rows.find((candidate) => matches(candidate, conditions));
+  // A pair in the table without a matching condition means the caller did not say enough: a bug, not bad input.
+  if (!row) throw new Error(`attempt transition ${from} --${trigger}--> needs conditions ${JSON.stringify(rows.map((r) => r.when))}`);
+  return row;
+}
+
+/** Triggers that only a processor's answer (response, callback or sync) may fire. */
+export const PROCESSOR_TRIGGERS: ReadonlySet<AttemptTrigger> = new Set([
+  'processor_call',
+  'collect_device_data',
+  'authenticate',
+  'capture_method_selection',
+  'capture_at_processor',
+  'void_at_processor',
+]);
+
+/**
+ * The rows that take an attempt from `from` to one of `targets` using processor triggers only, shortest
+ * first; [] when it is already there; null when no such path exists (a stale or out-of-order answer, which
+ * the caller ignores). `fixed` holds what the processor cannot change (the capture method).
+ */
+export function planProcessorUpdate(
+  from: AttemptStatus,
+  targets: ReadonlySet<AttemptStatus>,
+  fixed: AttemptConditions,
+): AttemptTransition[] | null {
+  if (targets.has(from)) return [];
+  const queue: { status: AttemptStatus; path: AttemptTransition[] }[] = [{ status: from, path: [] }];
+  const seen = new Set<AttemptStatus>([from]);
+  while (queue.length > 0) {
+    const { status, path } = queue.shift()!;
+    for (const row of ATTEMPT_TRANSITIONS) {
+      if (row.from !== status || !PROCESSOR_TRIGGERS.has(row.trigger) || seen.has(row.to)) continue;
+      const compatible = Object.entries(fixed).every(([key, value]) => row.when?.[key as keyof AttemptConditions] === undefined || row.when[key as keyof AttemptConditions] === value);
+      if (!compatible) continue;
+      const next = [...path, row];
+      if (targets.has(row.to)) return next;
+      seen.add(row.to);
+      queue.push({ status: row.to, path: next });
+    }
+  }
+  return null;
+}
+
+/** A processor's answer, normalised by its connector. */
+export type ProcessorPaymentStatus =
+  | 'pending'
+  | 'requires_device_data'
+  | 'requires_authentication'
+  | 'authorized'
+  | 'captured'
+  | 'partially_captured'
+  | 'failed'
+  | 'authentication_failed'
+  | 'voided';
+
+/** The attempt statuses each processor answer may land on (the planner picks the reachable one). */
+export const ATTEMPT_TARGETS: Record<ProcessorPaymentStatus, ReadonlySet<AttemptStatus>> = {
+  pending: new Set(),
+  requires_device_data: new Set(['DEVICE_DATA_COLLECTION_PENDING']),
+  requires_authentication: new Set(['AUTHENTICATION_PENDING']),
+  authorized: new Set(['AUTHORIZED']),
+  captured: new Set(['CHARGED']),
+  partially_captured: new Set(['PARTIAL_CHARGED']),
+  // A plain failure during 3DS (a decline after authentication) can only end the authentication.
+  failed: new Set(['AUTHORIZATION_FAILED', 'CAPTURE_FAILED', 'VOID_FAILED', 'AUTHENTICATION_FAILED']),
+  authentication_failed: new Set(['AUTHENTICATION_FAILED']),
+  voided: new Set(['VOIDED']),
+};
