@@ -14,18 +14,8 @@ import {
   type CardBrand,
   type CardInput,
 } from '../../src/domain/cards.ts';
+import { prng } from '../support/prng.ts';
 
-// A small seeded PRNG (mulberry32), so property-test failures reproduce.
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // An independent Luhn check digit (table lookup for the doubled digits), to build valid numbers for the properties.
 const DOUBLED = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9];

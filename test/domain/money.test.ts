@@ -8,18 +8,8 @@ import {
   minorUnitExponent,
   parseMajor,
 } from '../../src/domain/money.ts';
+import { prng } from '../support/prng.ts';
 
-// A small seeded PRNG (mulberry32), so property-test failures reproduce.
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Amounts of every magnitude from 0 to 15 digits, so short ones (fewer digits than the exponent) are covered too.
 function randomAmount(random: () => number): number {

@@ -26,6 +26,7 @@ import {
   type CaptureMethod,
   type IntentStatus,
 } from '../../src/domain/payments/statuses.ts';
+import { prng } from '../support/prng.ts';
 
 // ---------------------------------------------------------------------------------------------------------
 // Runtime lists of the union types. A Record forces the compiler to check that each list is exhaustive:
@@ -89,17 +90,6 @@ function replay(from: AttemptStatus, path: readonly AttemptTransition[]): Attemp
   return visited;
 }
 
-/** Deterministic PRNG (mulberry32): the same seed gives the same sequences on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pick<T>(random: () => number, items: readonly T[]): T {
   const item = items[Math.floor(random() * items.length)];
@@ -718,7 +708,7 @@ describe('random sequences of processor answers', () => {
   }
 
   it(`${SEQUENCES} sequences from PENDING: a terminal status, once reached, is never left`, () => {
-    const random = mulberry32(0x5eed_2026);
+    const random = prng(0x5eed_2026);
     const visited = new Set<AttemptStatus>();
     let reachedTerminal = 0;
     for (let sequence = 0; sequence < SEQUENCES; sequence++) {
@@ -761,7 +751,7 @@ describe('random sequences of processor answers', () => {
   });
 
   it(`${SEQUENCES} sequences with merchant capture and void requests interleaved: terminal statuses are never left`, () => {
-    const random = mulberry32(0xc0ffee);
+    const random = prng(0xc0ffee);
     const visited = new Set<AttemptStatus>();
     const MERCHANT_TRIGGERS: AttemptTrigger[] = ['capture', 'void'];
     for (let sequence = 0; sequence < SEQUENCES; sequence++) {
