@@ -14,7 +14,7 @@ const config: CodegenConfig = {
         useTypeImports: true,
         enumsAsTypes: true,
         strictScalars: true,
-        scalars: { DateTime: 'string' },
+        scalars: { DateTime: 'string', JSON: 'unknown' },
         importExtension: '.ts',
       },
     },

@@ -27,6 +27,7 @@ export function createServiceContext(config: Config, logger: Logger): ServiceCon
     secretBox: new SecretBox(config.encryptionKey),
     config,
     logger,
+    publicUrl: config.PUBLIC_URL ?? `http://127.0.0.1:${config.PORT}`,
   };
 }
 
@@ -44,6 +45,7 @@ export async function startApi(config: Config, logger: Logger): Promise<ApiApp> 
     logger,
     metrics,
     yoga,
+    services,
     readiness: async () => {
       await context.db.$queryRaw`SELECT 1`;
       await redis.ping();
@@ -58,8 +60,10 @@ export async function startApi(config: Config, logger: Logger): Promise<ApiApp> 
   });
   const { port } = server.address() as AddressInfo;
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  const url = `http://${host}:${port}`;
+  context.publicUrl = config.PUBLIC_URL ?? url;
   return {
-    url: `http://${host}:${port}`,
+    url,
     services,
     context,
     close: async () => {

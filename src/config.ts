@@ -30,6 +30,10 @@ const configSchema = z.object({
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(5000),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).default(30),
   GRAPHIQL: booleanFromString.optional(),
+  /** Where the sandbox processor listens (the sandbox connector calls it there). */
+  SANDBOX_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:4100'),
+  /** How long a processor call may take before its outcome is treated as unknown (the payment stays PROCESSING). */
+  CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   WEBHOOK_RETRY_DELAY_SCALE: z.coerce.number().positive().max(1000).default(1),
 });
 

@@ -11,8 +11,8 @@ import type { GraphQLContext } from './context.ts';
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   PrismaTypes: PrismaTypes;
-  AuthScopes: { admin: boolean; secretKey: boolean };
-  Scalars: { DateTime: { Input: Date; Output: Date } };
+  AuthScopes: { admin: boolean; secretKey: boolean; publishableKey: boolean };
+  Scalars: { DateTime: { Input: Date; Output: Date }; JSON: { Input: unknown; Output: unknown } };
   DefaultFieldNullability: false;
 }>({
   defaultFieldNullability: false,
@@ -22,6 +22,8 @@ export const builder = new SchemaBuilder<{
     authScopes: ({ principal }) => ({
       admin: principal.kind === 'admin',
       secretKey: principal.kind === 'secretKey',
+      // The SDK's key; each SDK operation also checks the payment's client secret.
+      publishableKey: principal.kind === 'publishableKey',
     }),
     unauthorizedError: (_parent, context) =>
       context.principal.kind === 'anonymous'

@@ -8,14 +8,18 @@ import { ERROR_CODES } from '../domain/errors.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import type { ServerContext } from '../graphql/yoga.ts';
 import type { Logger } from '../logger.ts';
+import type { Services } from '../services/create-services.ts';
 import type { Metrics } from './metrics.ts';
 import { BodyTooLargeError, readBody, sendJson, sendResponse, toFetchHeaders } from './node-bridge.ts';
+import { mutationHash, runIdempotently } from './idempotent-graphql.ts';
+import { handleRedirectResponse, REDIRECT_RESPONSE_ROUTE } from './redirect-response.ts';
 
 export interface HttpServerDeps {
   config: Config;
   logger: Logger;
   metrics: Metrics;
   yoga: YogaServerInstance<ServerContext, GraphQLContext>;
+  services: Services;
   /** Resolves when PostgreSQL and Redis answer; rejects with the reason otherwise. */
   readiness: () => Promise<void>;
 }
@@ -24,11 +28,12 @@ const OPERATIONAL_ROUTES = new Set(['/health', '/ready', '/metrics']);
 
 function routeLabel(pathname: string): string {
   if (pathname === '/graphql' || OPERATIONAL_ROUTES.has(pathname)) return pathname;
+  if (REDIRECT_RESPONSE_ROUTE.test(pathname)) return '/payments/:id/redirect/response/:connector';
   return 'other';
 }
 
 export function createHttpServer(deps: HttpServerDeps): Server {
-  const { config, logger, metrics, yoga, readiness } = deps;
+  const { config, logger, metrics, yoga, readiness, services } = deps;
 
   async function handleGraphQL(request: IncomingMessage, reply: ServerResponse, url: URL, requestId: string): Promise<void> {
     const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
@@ -45,12 +50,22 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     }
     const abort = new AbortController();
     reply.on('close', () => abort.abort());
-    const response = await yoga.fetch(
-      url,
-      { method: request.method, headers: toFetchHeaders(request), body: body?.length ? (body as unknown as BodyInit) : undefined, signal: abort.signal },
-      { requestId },
-    );
-    await sendResponse(response, reply);
+    const headers = toFetchHeaders(request);
+    const execute = () =>
+      yoga.fetch(url, { method: request.method, headers, body: body?.length ? (body as unknown as BodyInit) : undefined, signal: abort.signal }, { requestId });
+    const idempotencyKey = headers.get('idempotency-key');
+    const requestHash = idempotencyKey !== null && body ? mutationHash(body) : null;
+    if (idempotencyKey === null || requestHash === null) {
+      await sendResponse(await execute(), reply);
+      return;
+    }
+    const credential = headers.get('api-key') ?? headers.get('authorization') ?? '';
+    const answer = await runIdempotently(services.idempotency, credential, idempotencyKey, requestHash, async () => {
+      const response = await execute();
+      return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
+    });
+    reply.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
+    reply.end(answer.body);
   }
 
   async function route(request: IncomingMessage, reply: ServerResponse, url: URL, requestId: string): Promise<void> {
@@ -70,8 +85,11 @@ export function createHttpServer(deps: HttpServerDeps): Server {
         reply.writeHead(200, { 'content-type': metrics.registry.contentType });
         reply.end(await metrics.registry.metrics());
         return;
-      default:
+      default: {
+        const redirect = request.method === 'GET' ? REDIRECT_RESPONSE_ROUTE.exec(url.pathname) : null;
+        if (redirect) return handleRedirectResponse(services, redirect, reply);
         return sendJson(reply, 404, { error: { code: 'NOT_FOUND', message: `No route ${request.method} ${url.pathname}.` } });
+      }
     }
   }
 

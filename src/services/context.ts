@@ -9,4 +9,6 @@ export interface ServiceContext {
   secretBox: SecretBox;
   config: Config;
   logger: Logger;
+  /** Where processors and browsers reach this service: PUBLIC_URL, or the address the API listens on. */
+  publicUrl: string;
 }

@@ -15,3 +15,11 @@ export function requireMerchant(principal: Principal): MerchantPrincipal {
   if (principal.kind === 'secretKey' || principal.kind === 'publishableKey') return principal;
   throw new AppError(principal.kind === 'anonymous' ? 'UNAUTHENTICATED' : 'FORBIDDEN', 'This operation needs a merchant API key.');
 }
+
+export type SecretKeyPrincipal = Extract<Principal, { kind: 'secretKey' }>;
+
+/** Narrows to a secret key (scope-auth has already checked it; this keeps the types honest). */
+export function requireSecretKey(principal: Principal): SecretKeyPrincipal {
+  if (principal.kind === 'secretKey') return principal;
+  throw new AppError(principal.kind === 'anonymous' ? 'UNAUTHENTICATED' : 'FORBIDDEN', 'This operation needs a secret API key.');
+}

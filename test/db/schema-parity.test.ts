@@ -19,7 +19,7 @@ interface FieldModel {
   relationFromFields?: string[];
 }
 
-const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: FieldModel[] }>;
+const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: FieldModel[]; primaryKey: { name: string | null; fields: string[] } | null }>;
 let db: Database;
 let sql: pg.Client;
 let sequence = 0;
@@ -74,7 +74,15 @@ function sampleValue(model: string, field: FieldModel): unknown {
 }
 
 /** Creates a row of `model` with every scalar field set (parents created first) and returns what was written. */
-async function createFull(model: string): Promise<{ written: Record<string, unknown>; idField: string }> {
+/** The unique `where` of a row: its @id field, or Prisma's compound key (`a_b: { a, b }`) for an @@id. */
+function uniqueWhere(model: string, row: Record<string, unknown>): Record<string, unknown> {
+  const idField = models[model]!.fields.find((field) => field.isId);
+  if (idField) return { [idField.name]: row[idField.name] };
+  const keyFields = models[model]!.primaryKey!.fields;
+  return { [keyFields.join('_')]: Object.fromEntries(keyFields.map((field) => [field, row[field]])) };
+}
+
+async function createFull(model: string): Promise<Record<string, unknown>> {
   const fields = models[model]!.fields;
   const data: Record<string, unknown> = {};
   for (const field of fields) {
@@ -84,17 +92,16 @@ async function createFull(model: string): Promise<{ written: Record<string, unkn
   for (const relation of fields.filter((field) => field.kind === 'object' && field.relationFromFields?.length)) {
     const parent = await createFull(relation.type);
     const [foreignKey] = relation.relationFromFields!;
-    data[foreignKey!] = parent.written[parent.idField];
+    data[foreignKey!] = parent[models[relation.type]!.fields.find((field) => field.isId)!.name];
   }
-  const idField = fields.find((field) => field.isId)!.name;
   await delegate(model).create({ data });
-  return { written: data, idField };
+  return data;
 }
 
 describe('migrations match schema.prisma', () => {
   it.each(Object.keys(models))('%s: every field is written and read back unchanged', async (model) => {
-    const { written, idField } = await createFull(model);
-    const read = await delegate(model).findUniqueOrThrow({ where: { [idField]: written[idField] } });
+    const written = await createFull(model);
+    const read = await delegate(model).findUniqueOrThrow({ where: uniqueWhere(model, written) });
     for (const field of models[model]!.fields) {
       if (field.kind === 'object') continue;
       if (field.isUpdatedAt) expect(read[field.name], field.name).toBeInstanceOf(Date);

@@ -3,6 +3,8 @@ import './scalars.ts';
 import './api-key.ts';
 import './business-profile.ts';
 import './merchant.ts';
+import './connector-account.ts';
+import './payment.ts';
 import { builder } from '../builder.ts';
 
 export const schema = builder.toSchema();

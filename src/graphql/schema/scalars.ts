@@ -17,6 +17,34 @@ builder.scalarType('DateTime', {
   },
 });
 
+/** Any JSON value (metadata); validated by the service that receives it. */
+builder.scalarType('JSON', {
+  description: 'A JSON value.',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+  parseLiteral: (ast) => {
+    const toValue = (node: typeof ast): unknown => {
+      switch (node.kind) {
+        case Kind.STRING:
+        case Kind.BOOLEAN:
+          return node.value;
+        case Kind.INT:
+        case Kind.FLOAT:
+          return Number(node.value);
+        case Kind.NULL:
+          return null;
+        case Kind.LIST:
+          return node.values.map(toValue);
+        case Kind.OBJECT:
+          return Object.fromEntries(node.fields.map((field) => [field.name.value, toValue(field.value)]));
+        default:
+          throw new GraphQLError('JSON literals cannot contain variables');
+      }
+    };
+    return toValue(ast);
+  },
+});
+
 export const ModeEnum = builder.enumType('Mode', {
   description: 'Test or live. The mode of a key is the mode of everything created with it.',
   values: ['TEST', 'LIVE'] as const,

@@ -1,0 +1,267 @@
+import { ATTEMPT_STATUSES, INTENT_STATUSES } from '../../domain/payments/statuses.ts';
+import { requireSecretKey } from '../../services/principal.ts';
+import { builder } from '../builder.ts';
+
+export const PaymentStatusEnum = builder.enumType('PaymentStatus', { values: INTENT_STATUSES });
+export const AttemptStatusEnum = builder.enumType('AttemptStatus', { values: ATTEMPT_STATUSES });
+export const CaptureMethodEnum = builder.enumType('CaptureMethod', { values: ['AUTOMATIC', 'MANUAL'] as const });
+export const AuthenticationTypeEnum = builder.enumType('AuthenticationType', { values: ['THREE_DS', 'NO_THREE_DS'] as const });
+const SetupFutureUsageEnum = builder.enumType('SetupFutureUsage', { values: ['OFF_SESSION', 'ON_SESSION'] as const });
+const NextActionTypeEnum = builder.enumType('NextActionType', { values: ['REDIRECT_TO_URL'] as const });
+
+const NextAction = builder.simpleObject('NextAction', {
+  description: 'What the customer must do next: open `redirectToUrl` (3D Secure), then return to the merchant.',
+  fields: (t) => ({ type: t.field({ type: NextActionTypeEnum }), redirectToUrl: t.string() }),
+});
+
+const CardDetails = builder.simpleObject('CardDetails', {
+  description: 'What is kept of a card: never the number or the CVC.',
+  fields: (t) => ({
+    brand: t.string(),
+    last4: t.string(),
+    expiryMonth: t.int(),
+    expiryYear: t.int(),
+    holderName: t.string({ nullable: true }),
+    fingerprint: t.string({ description: 'Equal for the same card number, under this deployment’s key.' }),
+  }),
+});
+
+export const PaymentAttemptRef = builder.prismaObject('PaymentAttempt', {
+  description: 'One try of a payment at a processor.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    attemptNumber: t.exposeInt('attemptNumber'),
+    status: t.expose('status', { type: AttemptStatusEnum }),
+    amount: t.exposeInt('amount'),
+    amountCapturable: t.exposeInt('amountCapturable'),
+    amountCaptured: t.exposeInt('amountCaptured'),
+    connector: t.exposeString('connectorName', { nullable: true }),
+    connectorAccountId: t.exposeString('connectorAccountId', { nullable: true }),
+    connectorTransactionId: t.exposeString('connectorTransactionId', { nullable: true }),
+    paymentMethodType: t.exposeString('paymentMethodType', { nullable: true }),
+    card: t.field({
+      type: CardDetails,
+      nullable: true,
+      resolve: (attempt) =>
+        attempt.cardLast4 === null
+          ? null
+          : {
+              brand: attempt.cardBrand ?? 'UNKNOWN',
+              last4: attempt.cardLast4,
+              expiryMonth: attempt.cardExpiryMonth ?? 0,
+              expiryYear: attempt.cardExpiryYear ?? 0,
+              holderName: attempt.cardHolderName,
+              fingerprint: attempt.cardFingerprint ?? '',
+            },
+    }),
+    errorCode: t.exposeString('errorCode', { nullable: true }),
+    errorMessage: t.exposeString('errorMessage', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const StatusChange = builder.prismaObject('PaymentStatusHistory', {
+  name: 'PaymentStatusChange',
+  description: 'One transition of the payment (subject "intent") or of an attempt (subject "attempt").',
+  fields: (t) => ({
+    subject: t.exposeString('subject'),
+    attemptId: t.exposeString('attemptId', { nullable: true }),
+    fromStatus: t.exposeString('fromStatus', { nullable: true }),
+    toStatus: t.exposeString('toStatus'),
+    trigger: t.exposeString('trigger'),
+    actor: t.exposeString('actor'),
+    at: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+export const PaymentRef = builder.prismaObject('PaymentIntent', {
+  name: 'Payment',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    clientSecret: t.string({
+      description: 'Give this, with a publishable key, to the SDK: it authorizes SDK calls on this payment only.',
+      resolve: (payment, _args, { services }) => services.payments.clientSecretFor(payment.id),
+    }),
+    status: t.expose('status', { type: PaymentStatusEnum }),
+    amount: t.exposeInt('amount', { description: 'In minor units of the currency (cents, yen, fils).' }),
+    currency: t.exposeString('currency'),
+    captureMethod: t.expose('captureMethod', { type: CaptureMethodEnum }),
+    authenticationType: t.expose('authenticationType', { type: AuthenticationTypeEnum }),
+    amountCapturable: t.exposeInt('amountCapturable'),
+    amountReceived: t.exposeInt('amountReceived'),
+    customerId: t.exposeString('customerId', { nullable: true }),
+    description: t.exposeString('description', { nullable: true }),
+    metadata: t.expose('metadata', { type: 'JSON', nullable: true }),
+    returnUrl: t.exposeString('returnUrl', { nullable: true }),
+    setupFutureUsage: t.field({ type: SetupFutureUsageEnum, nullable: true, resolve: (payment) => payment.setupFutureUsage as 'OFF_SESSION' | 'ON_SESSION' | null }),
+    profileId: t.exposeString('profileId'),
+    attemptCount: t.exposeInt('attemptCount'),
+    cancellationReason: t.exposeString('cancellationReason', { nullable: true }),
+    errorCode: t.exposeString('errorCode', { nullable: true }),
+    errorMessage: t.exposeString('errorMessage', { nullable: true }),
+    version: t.exposeInt('version', { description: 'Increases with every change; order updates by it.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updated: t.expose('updatedAt', { type: 'DateTime', description: 'When the payment last changed (webhook ordering uses it).' }),
+    attempts: t.relation('attempts', { query: { orderBy: { attemptNumber: 'asc' } } }),
+    activeAttempt: t.field({
+      type: PaymentAttemptRef,
+      select: { attempts: true },
+      resolve: (payment) => payment.attempts.find((attempt) => attempt.id === payment.activeAttemptId)!,
+    }),
+    connector: t.string({
+      nullable: true,
+      select: { attempts: true },
+      resolve: (payment) => payment.attempts.find((attempt) => attempt.id === payment.activeAttemptId)?.connectorName ?? null,
+    }),
+    nextAction: t.field({
+      type: NextAction,
+      nullable: true,
+      select: { attempts: true },
+      resolve: (payment) => {
+        const redirectUrl = payment.attempts.find((attempt) => attempt.id === payment.activeAttemptId)?.redirectUrl;
+        return payment.status === 'REQUIRES_CUSTOMER_ACTION' && redirectUrl ? { type: 'REDIRECT_TO_URL' as const, redirectToUrl: redirectUrl } : null;
+      },
+    }),
+    history: t.relation('history', { query: { orderBy: { id: 'asc' } }, description: 'Every transition, oldest first.' }),
+  }),
+});
+
+builder.queryField('payment', (t) =>
+  t.field({
+    type: PaymentRef,
+    description: 'A payment: with the secret key, or with a publishable key and the payment’s client secret.',
+    authScopes: { $any: { secretKey: true, publishableKey: true } },
+    args: { id: t.arg.string({ required: true }), clientSecret: t.arg.string() },
+    resolve: (_root, args, { principal, services }) => services.payments.getVisible(principal, args.id, args.clientSecret),
+  }),
+);
+
+const PaymentEdge = builder.simpleObject('PaymentEdge', { fields: (t) => ({ cursor: t.string(), node: t.field({ type: PaymentRef }) }) });
+const PageInfo = builder.simpleObject('PageInfo', { fields: (t) => ({ hasNextPage: t.boolean(), endCursor: t.string({ nullable: true }) }) });
+const PaymentConnection = builder.simpleObject('PaymentConnection', {
+  fields: (t) => ({ edges: t.field({ type: [PaymentEdge] }), pageInfo: t.field({ type: PageInfo }) }),
+});
+
+builder.queryField('payments', (t) =>
+  t.field({
+    type: PaymentConnection,
+    description: 'The merchant’s payments in the key’s mode, newest first.',
+    authScopes: { secretKey: true },
+    args: {
+      first: t.arg.int({ description: '1 to 100; 20 by default.' }),
+      after: t.arg.string(),
+      status: t.arg({ type: PaymentStatusEnum }),
+      customerId: t.arg.string(),
+      createdAfter: t.arg({ type: 'DateTime' }),
+      createdBefore: t.arg({ type: 'DateTime' }),
+    },
+    resolve: (_root, args, { principal, services }) => services.payments.list(requireSecretKey(principal), args),
+  }),
+);
+
+const CardInput = builder.inputType('CardInput', {
+  fields: (t) => ({
+    number: t.string({ required: true }),
+    expiryMonth: t.int({ required: true }),
+    expiryYear: t.int({ required: true }),
+    cvc: t.string({ required: true }),
+    holderName: t.string(),
+  }),
+});
+
+const PaymentMethodDataInput = builder.inputType('PaymentMethodDataInput', {
+  isOneOf: true,
+  description: 'Exactly one payment method. Card numbers and CVCs go to the processor and are never stored.',
+  fields: (t) => ({ card: t.field({ type: CardInput }) }),
+});
+
+const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
+  fields: (t) => ({
+    amount: t.int({ required: true, description: 'In minor units of the currency.' }),
+    currency: t.string({ required: true, description: 'An ISO 4217 code.' }),
+    captureMethod: t.field({ type: CaptureMethodEnum, description: 'AUTOMATIC by default.' }),
+    authenticationType: t.field({ type: AuthenticationTypeEnum, description: 'NO_THREE_DS by default; THREE_DS asks the processor for 3D Secure.' }),
+    confirm: t.boolean({ description: 'Confirm in the same call (needs paymentMethodData).' }),
+    customerId: t.string(),
+    description: t.string(),
+    metadata: t.field({ type: 'JSON', description: 'Up to 50 string values, keys up to 40 and values up to 500 characters.' }),
+    returnUrl: t.string(),
+    paymentMethodData: t.field({ type: PaymentMethodDataInput }),
+    setupFutureUsage: t.field({ type: SetupFutureUsageEnum }),
+    mandateId: t.string(),
+    profileId: t.string({ description: "The merchant's default profile when omitted." }),
+    connectors: t.stringList({ description: 'Connector names in order of preference.' }),
+  }),
+});
+
+builder.mutationField('createPayment', (t) =>
+  t.field({
+    type: PaymentRef,
+    authScopes: { secretKey: true },
+    args: { input: t.arg({ type: CreatePaymentInput, required: true }) },
+    resolve: (_root, { input }, { principal, services }) => services.payments.create(requireSecretKey(principal), input),
+  }),
+);
+
+const ConfirmPaymentInput = builder.inputType('ConfirmPaymentInput', {
+  fields: (t) => ({
+    clientSecret: t.string({ required: true }),
+    paymentMethodData: t.field({ type: PaymentMethodDataInput }),
+    returnUrl: t.string(),
+    savePaymentMethod: t.boolean(),
+    paymentMethodId: t.string(),
+  }),
+});
+
+builder.mutationField('confirmPayment', (t) =>
+  t.field({
+    type: PaymentRef,
+    description: 'Confirms with the payment method (SDK: publishable key and client secret; or the secret key).',
+    authScopes: { $any: { secretKey: true, publishableKey: true } },
+    args: { input: t.arg({ type: ConfirmPaymentInput, required: true }) },
+    resolve: (_root, { input }, { principal, services }) => services.payments.confirm(principal, input),
+  }),
+);
+
+const CapturePaymentInput = builder.inputType('CapturePaymentInput', {
+  fields: (t) => ({
+    paymentId: t.string({ required: true }),
+    amountToCapture: t.int({ description: 'All that is capturable by default; less captures partially and releases the rest.' }),
+  }),
+});
+
+builder.mutationField('capturePayment', (t) =>
+  t.field({
+    type: PaymentRef,
+    authScopes: { secretKey: true },
+    args: { input: t.arg({ type: CapturePaymentInput, required: true }) },
+    resolve: (_root, { input }, { principal, services }) => services.payments.capture(requireSecretKey(principal), input),
+  }),
+);
+
+const CancelPaymentInput = builder.inputType('CancelPaymentInput', {
+  fields: (t) => ({ paymentId: t.string({ required: true }), cancellationReason: t.string() }),
+});
+
+builder.mutationField('cancelPayment', (t) =>
+  t.field({
+    type: PaymentRef,
+    description: 'Cancels before confirmation, during authentication, or voids an authorization at the processor.',
+    authScopes: { secretKey: true },
+    args: { input: t.arg({ type: CancelPaymentInput, required: true }) },
+    resolve: (_root, { input }, { principal, services }) => services.payments.cancel(requireSecretKey(principal), input),
+  }),
+);
+
+const SyncPaymentInput = builder.inputType('SyncPaymentInput', { fields: (t) => ({ paymentId: t.string({ required: true }) }) });
+
+builder.mutationField('syncPayment', (t) =>
+  t.field({
+    type: PaymentRef,
+    description: 'Asks the processor for the payment’s current state (for connectors without callbacks, or after a timeout).',
+    authScopes: { secretKey: true },
+    args: { input: t.arg({ type: SyncPaymentInput, required: true }) },
+    resolve: (_root, { input }, { principal, services }) => services.payments.sync(principal, input.paymentId),
+  }),
+);

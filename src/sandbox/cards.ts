@@ -1,0 +1,77 @@
+// The sandbox's test cards and what each one does. TEST_CARDS is the one source of truth: the server decides
+// outcomes from it and the tests walk it, so a new row is served with no other change.
+// The sandbox checks numbers itself rather than through src/domain/cards.ts: it stands in for an outside
+// processor, and a processor sharing the service's own checks would hide a bug in them.
+
+export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'unknown';
+
+/** A processor's reason for failing a payment, as the payment object's `error` carries it. */
+export interface ProcessorError {
+  code: string;
+  message: string;
+  /** Whether the same card may succeed if tried again (a processor fault, not a decline). */
+  retryable: boolean;
+}
+
+export type CardOutcome = { kind: 'approved' } | { kind: 'challenge' } | { kind: 'failed'; error: ProcessorError };
+
+export interface TestCard {
+  number: string;
+  outcome: CardOutcome;
+}
+
+export const EXPIRED_CARD: ProcessorError = { code: 'expired_card', message: 'Your card has expired.', retryable: false };
+
+export const AUTHENTICATION_FAILED: ProcessorError = {
+  code: 'authentication_failed',
+  message: 'The customer failed 3D Secure authentication.',
+  retryable: false,
+};
+
+const APPROVED: CardOutcome = { kind: 'approved' };
+
+const failed = (code: string, message: string, retryable = false): CardOutcome => ({ kind: 'failed', error: { code, message, retryable } });
+
+export const TEST_CARDS: readonly TestCard[] = [
+  { number: '4242424242424242', outcome: APPROVED },
+  { number: '5555555555554444', outcome: APPROVED },
+  { number: '378282246310005', outcome: APPROVED },
+  { number: '4000002500003155', outcome: { kind: 'challenge' } },
+  { number: '4000000000000002', outcome: failed('card_declined', 'Your card was declined.') },
+  { number: '4000000000009995', outcome: failed('insufficient_funds', 'Your card has insufficient funds.') },
+  { number: '4000000000000069', outcome: { kind: 'failed', error: EXPIRED_CARD } },
+  { number: '4000000000000119', outcome: failed('processing_error', 'An error occurred while processing your card. Try again.', true) },
+  { number: '4000000000000127', outcome: failed('incorrect_cvc', "Your card's security code is incorrect.") },
+];
+
+const OUTCOME_BY_NUMBER = new Map(TEST_CARDS.map((card) => [card.number, card.outcome]));
+
+/** The Luhn (mod 10) check: walking left from the check digit, every second digit is doubled. */
+export function luhnValid(number: string): boolean {
+  if (!/^\d+$/.test(number)) return false;
+  let sum = 0;
+  for (let index = 0; index < number.length; index += 1) {
+    const digit = Number(number[number.length - 1 - index]);
+    const weighted = index % 2 === 1 ? digit * 2 : digit;
+    sum += weighted > 9 ? weighted - 9 : weighted;
+  }
+  return sum % 10 === 0;
+}
+
+export function cardBrand(number: string): CardBrand {
+  if (number.startsWith('4')) return 'visa';
+  const two = Number(number.slice(0, 2));
+  const four = Number(number.slice(0, 4));
+  if ((two >= 51 && two <= 55) || (four >= 2221 && four <= 2720)) return 'mastercard';
+  if (two === 34 || two === 37) return 'amex';
+  return 'unknown';
+}
+
+/**
+ * What the processor does with a Luhn-valid card at `now`. A card is usable through the last millisecond
+ * of its expiry month (UTC); Date.UTC's month is 0-based, so the 1-based month gives the next month's start.
+ */
+export function cardOutcome(card: { number: string; expMonth: number; expYear: number }, now: Date): CardOutcome {
+  if (now.getTime() >= Date.UTC(card.expYear, card.expMonth, 1)) return { kind: 'failed', error: EXPIRED_CARD };
+  return OUTCOME_BY_NUMBER.get(card.number) ?? APPROVED;
+}

@@ -1,0 +1,442 @@
+// The card flow end to end: GraphQL API → service → sandbox processor over HTTP → state machines. The last
+// test checks that the scenarios above drove every row of the seed's two tables.
+import { createServer, type AddressInfo } from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { ATTEMPT_TRANSITIONS } from '../../src/domain/payments/attempt-machine.ts';
+import { INTENT_TRANSITIONS } from '../../src/domain/payments/intent-machine.ts';
+import {
+  CancelPaymentDocument,
+  CapturePaymentDocument,
+  ConfirmPaymentDocument,
+  CreatePaymentDocument,
+  PaymentDocument,
+  PaymentsDocument,
+  SyncPaymentDocument,
+  type CreatePaymentInput,
+} from '../gql/graphql.ts';
+import { startTestApi } from '../support/api.ts';
+import { dataOf, errorOf } from '../support/graphql-client.ts';
+import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
+
+const CARDS = {
+  visa: '4242424242424242',
+  threeDs: '4000002500003155',
+  declined: '4000000000000002',
+  insufficientFunds: '4000000000009995',
+  expired: '4000000000000069',
+  processingError: '4000000000000119',
+};
+const card = (number: string) => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123', holderName: 'Ada Lovelace' } });
+
+/** A port nothing listens on (taken from the OS, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+let stack: Stack;
+let merchant: Awaited<ReturnType<typeof merchantWithSandbox>>;
+let sql: pg.Client;
+const paymentIds: string[] = [];
+
+beforeAll(async () => {
+  stack = await startStack();
+  merchant = await merchantWithSandbox(stack);
+  sql = new pg.Client({ connectionString: inject('databaseUrl') });
+  await sql.connect();
+});
+afterAll(async () => {
+  await sql.end();
+  await stack.close();
+});
+
+async function create(input: Partial<CreatePaymentInput> = {}) {
+  const payment = dataOf(await merchant.secret(CreatePaymentDocument, { input: { amount: 1000, currency: 'USD', returnUrl: 'https://shop.example/done', ...input } })).createPayment;
+  paymentIds.push(payment.id);
+  return payment;
+}
+
+/** Confirms as the SDK does: publishable key + client secret. */
+const confirm = (clientSecret: string, number: string) => merchant.publishable(ConfirmPaymentDocument, { input: { clientSecret, paymentMethodData: card(number) } });
+
+async function get(id: string) {
+  return dataOf(await merchant.secret(PaymentDocument, { id })).payment;
+}
+
+/** Drives the sandbox's 3DS page as the customer's browser would; returns where the browser ends up. */
+async function completeChallenge(redirectToUrl: string, outcome: 'complete' | 'fail'): Promise<URL> {
+  const page = await fetch(redirectToUrl);
+  expect(page.status).toBe(200);
+  const submitted = await fetch(`${redirectToUrl}/${outcome}`, { method: 'POST', redirect: 'manual' });
+  expect(submitted.status).toBe(303);
+  const back = await fetch(submitted.headers.get('location')!, { redirect: 'manual' }); // our redirect-response route
+  expect(back.status).toBe(302);
+  return new URL(back.headers.get('location')!);
+}
+
+describe('cards without 3DS', () => {
+  it('automatic capture: create, confirm with the SDK keys, succeeded', async () => {
+    const created = await create();
+    expect(created).toMatchObject({ status: 'REQUIRES_PAYMENT_METHOD', amount: 1000, currency: 'USD', captureMethod: 'AUTOMATIC' });
+    expect(created.clientSecret).toMatch(new RegExp(`^${created.id}_secret_`));
+    const confirmed = dataOf(await confirm(created.clientSecret, CARDS.visa)).confirmPayment;
+    expect(confirmed).toMatchObject({ status: 'SUCCEEDED', amountReceived: 1000, connector: 'sandbox' });
+    expect(confirmed.activeAttempt).toMatchObject({ status: 'CHARGED', amountCaptured: 1000, card: { brand: 'VISA', last4: '4242' } });
+    const { history } = dataOf(await merchant.secret(PaymentDocument, { id: created.id })).payment;
+    expect(history.filter((row) => row.subject === 'attempt').map((row) => `${row.fromStatus}>${row.toStatus}`)).toEqual([
+      'null>PAYMENT_METHOD_AWAITED',
+      'PAYMENT_METHOD_AWAITED>CONFIRMATION_AWAITED',
+      'CONFIRMATION_AWAITED>PENDING',
+      'PENDING>CHARGED',
+    ]);
+    expect(history.filter((row) => row.subject === 'intent').map((row) => row.toStatus)).toEqual(['REQUIRES_PAYMENT_METHOD', 'REQUIRES_CONFIRMATION', 'PROCESSING', 'SUCCEEDED']);
+    const atProcessor = await merchant.sandboxPayment(`/${confirmed.activeAttempt.connectorTransactionId}`);
+    expect(atProcessor.body).toMatchObject({ status: 'succeeded', amount_captured: 1000, reference: confirmed.activeAttempt.id });
+  });
+
+  it('manual capture: created with a card, confirmed, then captured', async () => {
+    const created = await create({ captureMethod: 'MANUAL', paymentMethodData: card(CARDS.visa) });
+    expect(created.status).toBe('REQUIRES_CONFIRMATION');
+    const authorized = dataOf(await confirm(created.clientSecret, CARDS.visa)).confirmPayment;
+    expect(authorized).toMatchObject({ status: 'REQUIRES_CAPTURE', amountCapturable: 1000, amountReceived: 0 });
+    const captured = dataOf(await merchant.secret(CapturePaymentDocument, { input: { paymentId: created.id } })).capturePayment;
+    expect(captured).toMatchObject({ status: 'SUCCEEDED', amountReceived: 1000, amountCapturable: 0 });
+    expect(captured.activeAttempt.status).toBe('CHARGED');
+  });
+
+  it('partial capture captures less and releases the rest', async () => {
+    const created = await create({ captureMethod: 'MANUAL' });
+    dataOf(await confirm(created.clientSecret, CARDS.visa));
+    errorOf(await merchant.secret(CapturePaymentDocument, { input: { paymentId: created.id, amountToCapture: 1001 } }), 'INVALID_INPUT');
+    errorOf(await merchant.secret(CapturePaymentDocument, { input: { paymentId: created.id, amountToCapture: 0 } }), 'INVALID_INPUT');
+    const captured = dataOf(await merchant.secret(CapturePaymentDocument, { input: { paymentId: created.id, amountToCapture: 400 } })).capturePayment;
+    expect(captured).toMatchObject({ status: 'PARTIALLY_CAPTURED', amountReceived: 400 });
+    expect(captured.activeAttempt.status).toBe('PARTIAL_CHARGED');
+  });
+
+  it('confirm: true confirms in the create call', async () => {
+    const payment = await create({ confirm: true, paymentMethodData: card(CARDS.visa) });
+    expect(payment.status).toBe('SUCCEEDED');
+  });
+});
+
+describe('declines', () => {
+  it.each([
+    ['card_declined', CARDS.declined],
+    ['insufficient_funds', CARDS.insufficientFunds],
+    ['expired_card', CARDS.expired],
+    ['processing_error', CARDS.processingError],
+  ])('%s: PAYMENT_DECLINED with the processor’s code; the payment is FAILED', async (code, number) => {
+    const created = await create();
+    const error = errorOf(await confirm(created.clientSecret, number), 'PAYMENT_DECLINED');
+    expect(error.extensions).toMatchObject({ declineCode: code, paymentId: created.id, status: 'FAILED' });
+    const payment = await get(created.id);
+    expect(payment).toMatchObject({ status: 'FAILED', errorCode: code });
+    expect(payment.activeAttempt.status).toBe('AUTHORIZATION_FAILED');
+  });
+});
+
+describe('cards with 3DS', () => {
+  it('success: the customer completes the challenge and returns to the merchant with the status', async () => {
+    const created = await create();
+    const pending = dataOf(await confirm(created.clientSecret, CARDS.threeDs)).confirmPayment;
+    expect(pending.status).toBe('REQUIRES_CUSTOMER_ACTION');
+    expect(pending.activeAttempt.status).toBe('DEVICE_DATA_COLLECTION_PENDING');
+    expect(pending.nextAction?.type).toBe('REDIRECT_TO_URL');
+    const landing = await completeChallenge(pending.nextAction!.redirectToUrl, 'complete');
+    expect(`${landing.origin}${landing.pathname}`).toBe('https://shop.example/done');
+    expect(Object.fromEntries(landing.searchParams)).toEqual({ payment_id: created.id, status: 'succeeded' });
+    const payment = await get(created.id);
+    expect(payment.status).toBe('SUCCEEDED');
+    const { history } = dataOf(await merchant.secret(PaymentDocument, { id: created.id })).payment;
+    expect(history.filter((row) => row.subject === 'attempt').map((row) => row.toStatus).slice(-4)).toEqual([
+      'DEVICE_DATA_COLLECTION_PENDING',
+      'AUTHENTICATION_PENDING',
+      'AUTHENTICATION_SUCCESSFUL',
+      'CHARGED',
+    ]);
+  });
+
+  it('requested by the merchant (THREE_DS) with manual capture ends awaiting capture', async () => {
+    const created = await create({ authenticationType: 'THREE_DS', captureMethod: 'MANUAL' });
+    const pending = dataOf(await confirm(created.clientSecret, CARDS.visa)).confirmPayment;
+    expect(pending.status).toBe('REQUIRES_CUSTOMER_ACTION');
+    const landing = await completeChallenge(pending.nextAction!.redirectToUrl, 'complete');
+    expect(landing.searchParams.get('status')).toBe('requires_capture');
+    expect((await get(created.id)).activeAttempt.status).toBe('AUTHORIZED');
+  });
+
+  it('failure: the payment fails and the customer returns with status failed', async () => {
+    const created = await create();
+    const pending = dataOf(await confirm(created.clientSecret, CARDS.threeDs)).confirmPayment;
+    const landing = await completeChallenge(pending.nextAction!.redirectToUrl, 'fail');
+    expect(landing.searchParams.get('status')).toBe('failed');
+    const payment = await get(created.id);
+    expect(payment.status).toBe('FAILED');
+    expect(payment.activeAttempt.status).toBe('AUTHENTICATION_FAILED');
+  });
+});
+
+describe('cancel and void', () => {
+  it('cancels before confirmation, from REQUIRES_PAYMENT_METHOD and from REQUIRES_CONFIRMATION', async () => {
+    for (const input of [{}, { paymentMethodData: card(CARDS.visa) }]) {
+      const created = await create(input);
+      const cancelled = dataOf(await merchant.secret(CancelPaymentDocument, { input: { paymentId: created.id, cancellationReason: 'customer left' } })).cancelPayment;
+      expect(cancelled).toMatchObject({ status: 'CANCELLED', cancellationReason: 'customer left' });
+      expect(cancelled.activeAttempt.status).toBe('VOIDED');
+    }
+  });
+
+  it('voids during device data collection and during authentication without voiding at the processor', async () => {
+    for (const visitChallenge of [false, true]) {
+      const created = await create();
+      const pending = dataOf(await confirm(created.clientSecret, CARDS.threeDs)).confirmPayment;
+      if (visitChallenge) {
+        await fetch(pending.nextAction!.redirectToUrl); // device data collected at the processor
+        expect(dataOf(await merchant.secret(SyncPaymentDocument, { input: { paymentId: created.id } })).syncPayment.activeAttempt.status).toBe('AUTHENTICATION_PENDING');
+      }
+      const cancelled = dataOf(await merchant.secret(CancelPaymentDocument, { input: { paymentId: created.id } })).cancelPayment;
+      expect(cancelled.status).toBe('CANCELLED');
+      const atProcessor = await merchant.sandboxPayment(`/${pending.activeAttempt.connectorTransactionId}`);
+      expect(atProcessor.body.status).toBe(visitChallenge ? 'requires_authentication' : 'requires_device_data');
+    }
+  });
+
+  it('voids an authorization at the processor', async () => {
+    const created = await create({ captureMethod: 'MANUAL' });
+    const authorized = dataOf(await confirm(created.clientSecret, CARDS.visa)).confirmPayment;
+    const cancelled = dataOf(await merchant.secret(CancelPaymentDocument, { input: { paymentId: created.id } })).cancelPayment;
+    expect(cancelled.status).toBe('CANCELLED');
+    expect((await merchant.sandboxPayment(`/${authorized.activeAttempt.connectorTransactionId}`)).body.status).toBe('canceled');
+    const { history } = dataOf(await merchant.secret(PaymentDocument, { id: created.id })).payment;
+    expect(history.filter((row) => row.subject === 'attempt').map((row) => row.toStatus).slice(-2)).toEqual(['VOID_INITIATED', 'VOIDED']);
+  });
+});
+
+describe('when the processor fails', () => {
+  it('a capture the processor refuses (the authorization expired there) fails the capture', async () => {
+    const created = await create({ captureMethod: 'MANUAL' });
+    const authorized = dataOf(await confirm(created.clientSecret, CARDS.visa)).confirmPayment;
+    // The authorization lapses at the processor, unknown to us.
+    const lapsed = await fetch(`${stack.sandboxUrl}/v1/payments/${authorized.activeAttempt.connectorTransactionId}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${merchant.sandboxKey}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(lapsed.status).toBe(200);
+    const error = errorOf(await merchant.secret(CapturePaymentDocument, { input: { paymentId: created.id } }), 'CONNECTOR_ERROR');
+    expect(error.extensions?.status).toBe('FAILED');
+    const payment = await get(created.id);
+    expect(payment.status).toBe('FAILED');
+    expect(payment.activeAttempt.status).toBe('CAPTURE_FAILED');
+  });
+
+  it('a processor that cannot be reached fails the attempt with CONNECTOR_ERROR (nothing was sent)', async () => {
+    const isolated = await startStack({ env: { SANDBOX_URL: `http://127.0.0.1:${await closedPort()}` } });
+    try {
+      const shop = await merchantWithSandbox(isolated);
+      const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 500, currency: 'USD' } })).createPayment;
+      const error = errorOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) } }), 'CONNECTOR_ERROR');
+      expect(error.extensions?.status).toBe('FAILED');
+      const payment = dataOf(await shop.secret(PaymentDocument, { id: created.id })).payment;
+      expect(payment.activeAttempt.status).toBe('AUTHORIZATION_FAILED');
+    } finally {
+      await isolated.close();
+    }
+  });
+
+  it('a processor timeout leaves the payment PROCESSING; a later sync learns the processor’s answer', async () => {
+    // One impatient API process confirms; a patient one (same database, same processor) syncs afterwards.
+    const slow = await startStack({ sandboxLatencyMs: 1000, env: { CONNECTOR_TIMEOUT_MS: '200' } });
+    const patient = await startTestApi({ SANDBOX_URL: slow.sandboxUrl, CONNECTOR_TIMEOUT_MS: '10000' });
+    try {
+      const shop = await merchantWithSandbox(slow);
+      const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 700, currency: 'USD' } })).createPayment;
+      const confirmed = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) } })).confirmPayment;
+      expect(confirmed.status).toBe('PROCESSING');
+      expect(confirmed.activeAttempt).toMatchObject({ status: 'PENDING', connectorTransactionId: null });
+      await new Promise((resolve) => setTimeout(resolve, 1200)); // the processor finishes on its own time
+      const synced = dataOf(await patient.as(shop.secretKey)(SyncPaymentDocument, { input: { paymentId: created.id } })).syncPayment;
+      expect(synced.status).toBe('SUCCEEDED');
+      expect(synced.activeAttempt.status).toBe('CHARGED');
+      expect(synced.activeAttempt.connectorTransactionId).toMatch(/^sbx_pay_/);
+    } finally {
+      await patient.close();
+      await slow.close();
+    }
+  });
+});
+
+describe('operations the state forbids', () => {
+  it('answers INVALID_STATE naming the status, and changes nothing', async () => {
+    const succeeded = await create({ confirm: true, paymentMethodData: card(CARDS.visa) });
+    const capture = errorOf(await merchant.secret(CapturePaymentDocument, { input: { paymentId: succeeded.id } }), 'INVALID_STATE');
+    expect(capture.extensions?.status).toBe('CHARGED');
+    expect(capture.message).toContain('CHARGED');
+    errorOf(await merchant.secret(CancelPaymentDocument, { input: { paymentId: succeeded.id } }), 'INVALID_STATE');
+    errorOf(await confirm(succeeded.clientSecret, CARDS.visa), 'INVALID_STATE');
+    const fresh = await create();
+    errorOf(await merchant.secret(CapturePaymentDocument, { input: { paymentId: fresh.id } }), 'INVALID_STATE');
+    const after = await get(succeeded.id);
+    expect(after).toMatchObject({ status: 'SUCCEEDED', version: succeeded.version });
+  });
+
+  it('a terminal payment never regresses: sync and the redirect route leave it as it is', async () => {
+    const succeeded = await create({ confirm: true, paymentMethodData: card(CARDS.visa) });
+    const synced = dataOf(await merchant.secret(SyncPaymentDocument, { input: { paymentId: succeeded.id } })).syncPayment;
+    expect(synced).toMatchObject({ status: 'SUCCEEDED', version: succeeded.version });
+    const back = await fetch(`${stack.api.url}/payments/${succeeded.id}/redirect/response/sandbox`, { redirect: 'manual' });
+    expect(back.status).toBe(302);
+    expect((await get(succeeded.id)).version).toBe(succeeded.version);
+  });
+});
+
+describe('concurrency and idempotency', () => {
+  it('ten concurrent confirms of one payment cause exactly one processor authorization', async () => {
+    const created = await create();
+    const results = await Promise.all(Array.from({ length: 10 }, () => confirm(created.clientSecret, CARDS.visa)));
+    const succeeded = results.filter((result) => result.data?.confirmPayment);
+    expect(succeeded).toHaveLength(1);
+    for (const result of results.filter((candidate) => candidate.errors)) {
+      expect(['CONFLICT', 'INVALID_STATE']).toContain(result.errors![0]!.extensions?.code);
+    }
+    const payment = await get(created.id);
+    const atProcessor = await merchant.sandboxPayment(`?reference=${payment.activeAttempt.id}`);
+    expect(atProcessor.status).toBe(200);
+    const { rows } = await sql.query("SELECT count(*)::int AS n FROM payment_status_history WHERE payment_id = $1 AND subject = 'attempt' AND trigger = 'confirm'", [created.id]);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it('concurrent captures capture once', async () => {
+    const created = await create({ captureMethod: 'MANUAL' });
+    dataOf(await confirm(created.clientSecret, CARDS.visa));
+    const results = await Promise.all(Array.from({ length: 5 }, () => merchant.secret(CapturePaymentDocument, { input: { paymentId: created.id } })));
+    expect(results.filter((result) => result.data?.capturePayment)).toHaveLength(1);
+    expect((await get(created.id)).amountReceived).toBe(1000);
+  });
+
+  it('replays the first response for the same Idempotency-Key and input, and refuses other input', async () => {
+    const key = `order-${Date.now()}`;
+    const input = { amount: 2500, currency: 'EUR', description: 'idempotent' };
+    const first = await merchant.secret(CreatePaymentDocument, { input }, { 'idempotency-key': key });
+    const second = await merchant.secret(CreatePaymentDocument, { input }, { 'idempotency-key': key });
+    expect(dataOf(second).createPayment.id).toBe(dataOf(first).createPayment.id);
+    const other = await merchant.secret(CreatePaymentDocument, { input: { ...input, amount: 2600 } }, { 'idempotency-key': key });
+    expect(other.status).toBe(422);
+    errorOf(other, 'IDEMPOTENCY_MISMATCH');
+    const { rows } = await sql.query("SELECT count(*)::int AS n FROM payment_intents WHERE merchant_id = $1 AND description = 'idempotent'", [merchant.merchantId]);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it('does not keep a response that did not execute, so a corrected retry with the key works', async () => {
+    const key = `retry-${Date.now()}`;
+    errorOf(await merchant.secret(CreatePaymentDocument, { input: { amount: 0, currency: 'USD' } }, { 'idempotency-key': key }), 'INVALID_INPUT');
+    const fixed = await merchant.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'USD' } }, { 'idempotency-key': key });
+    expect(dataOf(fixed).createPayment.amount).toBe(100);
+  });
+
+  it('a confirm replayed with its Idempotency-Key does not reach the processor twice', async () => {
+    const created = await create();
+    const key = `confirm-${created.id}`;
+    const headers = { 'idempotency-key': key };
+    const first = await merchant.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) } }, headers);
+    const again = await merchant.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) } }, headers);
+    expect(dataOf(again).confirmPayment).toEqual(dataOf(first).confirmPayment);
+  });
+});
+
+describe('who may see and do what', () => {
+  it('the SDK needs the payment’s own client secret; other merchants see nothing', async () => {
+    const created = await create();
+    const other = await create();
+    errorOf(await merchant.publishable(PaymentDocument, { id: created.id }), 'FORBIDDEN');
+    errorOf(await merchant.publishable(PaymentDocument, { id: created.id, clientSecret: other.clientSecret }), 'FORBIDDEN');
+    expect(dataOf(await merchant.publishable(PaymentDocument, { id: created.id, clientSecret: created.clientSecret })).payment.id).toBe(created.id);
+    errorOf(await merchant.publishable(ConfirmPaymentDocument, { input: { clientSecret: `${created.id}_secret_forged000000000000000`, paymentMethodData: card(CARDS.visa) } }), 'UNAUTHENTICATED');
+    errorOf(await merchant.publishable(CapturePaymentDocument, { input: { paymentId: created.id } }), 'FORBIDDEN');
+    const stranger = await merchantWithSandbox(stack);
+    errorOf(await stranger.secret(PaymentDocument, { id: created.id }), 'NOT_FOUND');
+    errorOf(await stranger.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) } }), 'NOT_FOUND');
+    expect((await get(created.id)).status).toBe('REQUIRES_PAYMENT_METHOD');
+  });
+
+  it('never stores a card number or CVC', async () => {
+    await create({ confirm: true, paymentMethodData: { card: { ...card(CARDS.visa).card, cvc: '987' } } });
+    for (const table of ['payment_intents', 'payment_attempts', 'payment_status_history', 'idempotency_records']) {
+      const { rows } = await sql.query(`SELECT t::text AS row FROM ${table} t`);
+      const text = rows.map((row) => row.row).join('\n');
+      expect(text, table).not.toContain(CARDS.visa);
+      expect(text, table).not.toMatch(/"cvc"|987/);
+    }
+  });
+});
+
+describe('input rules', () => {
+  it.each([
+    [{ amount: 0 }, 'amount'],
+    [{ amount: -5 }, 'amount'],
+    [{ amount: 100_000_000 }, 'amount'],
+    [{ currency: 'XYZ' }, 'currency'],
+    [{ returnUrl: 'javascript:alert(1)' }, 'returnUrl'],
+    [{ metadata: Object.fromEntries(Array.from({ length: 51 }, (_, index) => [`k${index}`, 'v'])) }, 'metadata'],
+    [{ paymentMethodData: { card: { number: '4242424242424241', expiryMonth: 12, expiryYear: 2040, cvc: '123' } } }, 'paymentMethodData.card.number'],
+    [{ paymentMethodData: { card: { number: CARDS.visa, expiryMonth: 13, expiryYear: 2040, cvc: '123' } } }, 'paymentMethodData.card.expiryMonth'],
+    [{ confirm: true }, 'paymentMethodData'],
+    [{ connectors: ['nope'] }, 'connectors.0'],
+    [{ profileId: 'pro_unknown' }, 'profileId'],
+  ] as [Partial<CreatePaymentInput>, string][])('rejects %j naming %s, and creates nothing', async (fields, field) => {
+    const description = `invalid-${field}-${Math.random()}`;
+    const error = errorOf(await merchant.secret(CreatePaymentDocument, { input: { amount: 1000, currency: 'USD', description, ...fields } }), 'INVALID_INPUT');
+    expect(error.extensions?.field).toBe(field);
+    expect(error.message).not.toContain(CARDS.visa);
+    const { rows } = await sql.query('SELECT count(*)::int AS n FROM payment_intents WHERE description = $1', [description]);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('validates amounts by the currency’s exponent: zero-decimal and three-decimal currencies', async () => {
+    expect((await create({ amount: 500, currency: 'JPY' })).currency).toBe('JPY');
+    expect((await create({ amount: 1234, currency: 'kwd' })).currency).toBe('KWD');
+  });
+});
+
+describe('payments list', () => {
+  it('pages newest first with cursors and filters by status and customer', async () => {
+    const customerId = `cus_list_${Date.now()}`;
+    const ids = [];
+    for (let index = 0; index < 5; index += 1) ids.push((await create({ customerId, amount: 100 + index })).id);
+    const firstPage = dataOf(await merchant.secret(PaymentsDocument, { first: 2, customerId })).payments;
+    expect(firstPage.edges.map((edge) => edge.node.id)).toEqual([ids[4], ids[3]]);
+    expect(firstPage.pageInfo.hasNextPage).toBe(true);
+    const rest = dataOf(await merchant.secret(PaymentsDocument, { first: 10, customerId, after: firstPage.pageInfo.endCursor })).payments;
+    expect(rest.edges.map((edge) => edge.node.id)).toEqual([ids[2], ids[1], ids[0]]);
+    expect(rest.pageInfo.hasNextPage).toBe(false);
+    const succeeded = dataOf(await merchant.secret(PaymentsDocument, { first: 100, status: 'SUCCEEDED' })).payments.edges;
+    expect(succeeded.length).toBeGreaterThan(0);
+    expect(succeeded.every((edge) => edge.node.status === 'SUCCEEDED')).toBe(true);
+  });
+});
+
+describe('the seed tables', () => {
+  it('every seed row of both machines was driven through the API by the scenarios above', async () => {
+    const { rows } = await sql.query<{ subject: string; from_status: string | null; to_status: string; trigger: string }>(
+      'SELECT DISTINCT subject, from_status, to_status, trigger FROM payment_status_history WHERE payment_id = ANY($1)',
+      [paymentIds],
+    );
+    const seen = new Set(rows.map((row) => `${row.subject}:${row.from_status}>${row.to_status}`));
+    const seenTriggers = new Set(rows.filter((row) => row.subject === 'attempt').map((row) => `${row.from_status}>${row.to_status}:${row.trigger}`));
+    for (const row of ATTEMPT_TRANSITIONS.filter((transition) => transition.source === 'seed')) {
+      expect(seenTriggers.has(`${row.from}>${row.to}:${row.trigger}`), `attempt ${row.from} --${row.trigger}--> ${row.to}`).toBe(true);
+    }
+    for (const row of INTENT_TRANSITIONS.filter((transition) => transition.source === 'seed')) {
+      // Capture (requested, then done at the processor) and authentication (succeeded, then the capture method
+      // selected) pass through PROCESSING, as in Hyperswitch: the seed row is realised by the two steps.
+      const observed =
+        seen.has(`intent:${row.from}>${row.to}`) || (seen.has(`intent:${row.from}>PROCESSING`) && seen.has(`intent:PROCESSING>${row.to}`));
+      expect(observed, `intent ${row.from} --${row.trigger} (${row.condition ?? ''})--> ${row.to}`).toBe(true);
+    }
+  });
+});
