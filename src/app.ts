@@ -1,5 +1,4 @@
 // Composes one API process: database, Redis, services, GraphQL and the HTTP server.
-import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import { createDatabase } from './db/client.ts';
@@ -7,9 +6,9 @@ import { checkPostgres, checkRedis } from './db/reachability.ts';
 import { SecretBox } from './domain/secret-box.ts';
 import { createGraphQLServer } from './graphql/yoga.ts';
 import { createMetrics } from './http/metrics.ts';
+import { listen, reachableHost } from './http/listen.ts';
 import { createHttpServer } from './http/server.ts';
 import type { Logger } from './logger.ts';
-import { StartupError } from './startup-error.ts';
 import type { ServiceContext } from './services/context.ts';
 import { createServices, type Services } from './services/create-services.ts';
 
@@ -52,15 +51,8 @@ export async function startApi(config: Config, logger: Logger): Promise<ApiApp> 
     },
   });
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new StartupError(`port ${config.PORT} is already in use; stop the other process or set PORT`) : error),
-    );
-    server.listen(config.PORT, config.HOST, resolve);
-  });
-  const { port } = server.address() as AddressInfo;
-  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
-  const url = `http://${host}:${port}`;
+  const port = await listen(server, config.PORT, config.HOST);
+  const url = `http://${reachableHost(config.HOST)}:${port}`;
   context.publicUrl = config.PUBLIC_URL ?? url;
   return {
     url,

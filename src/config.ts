@@ -50,15 +50,40 @@ function decodeKey(raw: string): Buffer {
   return key;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** Parses the environment with `schema`; the first problem becomes a ConfigError naming the variable. */
+function parseEnvironment<Schema extends z.ZodType>(schema: Schema, env: NodeJS.ProcessEnv): z.infer<Schema> {
   // Empty strings mean "unset", as shells and .env files produce them.
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
-  const parsed = configSchema.safeParse(present);
+  const parsed = schema.safeParse(present);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`${issue.path.join('.')}: ${issue.message}`);
   }
-  const values = parsed.data;
+  return parsed.data;
+}
+
+const integerFrom = (min: number, max: number) => {
+  const rule = `must be an integer from ${min} to ${max}`;
+  return z.coerce.number(rule).int(rule).min(min, rule).max(max, rule);
+};
+
+/** The sandbox processor's own settings (its role runs apart from the API in production-like setups). */
+const sandboxConfigSchema = z.object({
+  SANDBOX_PORT: integerFrom(0, 65535).default(4100),
+  SANDBOX_HOST: z.string().default('127.0.0.1'),
+  SANDBOX_LATENCY_MS: integerFrom(0, 30_000).default(0),
+  /** Where customers' browsers reach the sandbox (challenge URLs are built from it). */
+  SANDBOX_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' }).optional(),
+});
+
+export type SandboxConfig = z.infer<typeof sandboxConfigSchema>;
+
+export function loadSandboxConfig(env: NodeJS.ProcessEnv = process.env): SandboxConfig {
+  return parseEnvironment(sandboxConfigSchema, env);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const values = parseEnvironment(configSchema, env);
   if (values.NODE_ENV === 'production' && !values.ENCRYPTION_KEY) {
     throw new ConfigError('ENCRYPTION_KEY: required when NODE_ENV=production (32 bytes, hex or base64)');
   }

@@ -2,17 +2,20 @@
 // database, ensures the demo merchant, starts every role in this process, and prints what to do next.
 import { randomBytes } from 'node:crypto';
 import { startApi } from '../app.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfig, loadSandboxConfig } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
 import { ensureDatabase } from '../db/reachability.ts';
 import { createLogger } from '../logger.ts';
+import { startSandboxFromConfig } from '../sandbox/server.ts';
 import { ensureDemoMerchant } from '../services/demo-merchant.ts';
 import { run } from './run.ts';
 
 run('start', async () => {
   // An admin key for this run when none is configured; production sets ADMIN_API_KEY and runs the roles apart.
   const generatedAdminKey = process.env.ADMIN_API_KEY ? null : `admin_${randomBytes(24).toString('hex')}`;
-  const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env, ...(generatedAdminKey ? { ADMIN_API_KEY: generatedAdminKey } : {}) });
+  const sandbox = await startSandboxFromConfig(loadSandboxConfig());
+  // The API calls the sandbox where it actually listens, unless SANDBOX_URL says otherwise.
+  const config = loadConfig({ LOG_LEVEL: 'warn', SANDBOX_URL: sandbox.url, ...process.env, ...(generatedAdminKey ? { ADMIN_API_KEY: generatedAdminKey } : {}) });
   const logger = createLogger(config.LOG_LEVEL);
   await ensureDatabase(config.DATABASE_URL);
   await migrate(config.DATABASE_URL);
@@ -26,6 +29,7 @@ run('start', async () => {
       '',
       `  GraphQL API + GraphiQL   ${graphql}`,
       `  Health / ready / metrics ${api.url}/health  ${api.url}/ready  ${api.url}/metrics`,
+      `  Sandbox processor        ${sandbox.url}  (test cards: 4242424242424242 succeeds, 4000002500003155 asks for 3DS, 4000000000000002 declines)`,
       '',
       'Demo merchant (test mode):',
       `  merchant id              ${demo.merchantId}`,
@@ -33,6 +37,7 @@ run('start', async () => {
       `  secret key               ${demo.secretKey}`,
       `  publishable key          ${demo.publishableKey}`,
       `  webhook signing key      ${demo.paymentResponseHashKey}`,
+      `  sandbox connector        ${demo.connectorAccountId}`,
       `  admin key                ${generatedAdminKey ? `${generatedAdminKey}  (generated for this run; set ADMIN_API_KEY to keep one)` : '(from ADMIN_API_KEY)'}`,
       '',
       'Try it:',
@@ -40,9 +45,13 @@ run('start', async () => {
       `    -d '{"query":"{ merchant { id name businessProfiles { id name } apiKeys { redacted type mode } } }"}'`,
       '',
       `Open ${graphql} in a browser for GraphiQL (add the header {"api-key": "<secret key>"}).`,
+      'The README walks through a card payment (and 3D Secure in a browser) with these keys.',
       'Stop with Ctrl+C.',
       '',
     ].join('\n'),
   );
-  return api.close;
+  return async () => {
+    await api.close();
+    await sandbox.close();
+  };
 });

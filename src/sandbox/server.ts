@@ -2,8 +2,9 @@
 // API with secret keys, idempotency keys, declines and a 3D Secure challenge page), so the service calls it
 // over HTTP exactly as it would call a real one.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import type { SandboxConfig } from '../config.ts';
+import { listen, reachableHost } from '../http/listen.ts';
 import { BodyTooLargeError, readBody, sendJson } from '../http/node-bridge.ts';
 import { AUTHENTICATION_FAILED, cardBrand, cardOutcome, luhnValid } from './cards.ts';
 import { challengePage, notAwaitingAuthenticationPage, notFoundPage } from './pages.ts';
@@ -356,23 +357,11 @@ async function handleRequest(context: Context, request: IncomingMessage, reply: 
   sendJson(reply, 404, { error: { code: 'not_found', message: `There is no route ${request.method} ${path}.` } });
 }
 
-/** The host to put in the sandbox's own URL: loopback when it listens on every interface. */
-function reachableHost(host: string): string {
-  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
-  return host.includes(':') ? `[${host}]` : host;
-}
 
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1';
   const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const url = `http://${reachableHost(host)}:${(server.address() as AddressInfo).port}`;
+  const url = `http://${reachableHost(host)}:${await listen(server, options.port, host)}`;
   const context: Context = { store: new SandboxStore(), latencyMs: options.latencyMs ?? 0, publicUrl: (options.publicUrl ?? url).replace(/\/+$/, '') };
   server.on('request', (request: IncomingMessage, reply: ServerResponse) => {
     handleRequest(context, request, reply).catch((error: unknown) => {
@@ -385,4 +374,9 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     url,
     close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
   };
+}
+
+/** Starts the sandbox with its environment settings (its own role, or inside the demo). */
+export function startSandboxFromConfig(config: SandboxConfig): Promise<Sandbox> {
+  return startSandbox({ port: config.SANDBOX_PORT, host: config.SANDBOX_HOST, latencyMs: config.SANDBOX_LATENCY_MS, publicUrl: config.SANDBOX_PUBLIC_URL });
 }

@@ -1,4 +1,5 @@
-// The demo merchant of `npm start`: created on first start, the same keys printed on every start.
+// The demo merchant of `npm start`: created on first start with a sandbox connector account; the same
+// keys printed on every start.
 // Its keys are derived from ENCRYPTION_KEY (HMAC), so they can be shown again without ever being stored.
 import { createHmac } from 'node:crypto';
 import { hashApiKey, redactApiKey } from '../domain/api-keys.ts';
@@ -6,6 +7,7 @@ import type { ServiceContext } from './context.ts';
 
 export const DEMO_MERCHANT_ID = 'mer_DemoMerchant000000000000';
 const DEMO_PROFILE_ID = 'pro_DemoProfile0000000000000';
+const DEMO_CONNECTOR_ACCOUNT_ID = 'mca_DemoSandbox0000000000000';
 
 function derive(key: Buffer, label: string): string {
   return createHmac('sha256', key).update(`demo:${label}`).digest('hex');
@@ -17,6 +19,7 @@ export interface DemoCredentials {
   secretKey: string;
   publishableKey: string;
   paymentResponseHashKey: string;
+  connectorAccountId: string;
 }
 
 export async function ensureDemoMerchant(context: ServiceContext): Promise<DemoCredentials> {
@@ -27,7 +30,9 @@ export async function ensureDemoMerchant(context: ServiceContext): Promise<DemoC
     secretKey: `sk_test_${derive(config.encryptionKey, 'secret').slice(0, 32)}`,
     publishableKey: `pk_test_${derive(config.encryptionKey, 'publishable').slice(0, 32)}`,
     paymentResponseHashKey: derive(config.encryptionKey, 'payment_response_hash_key'),
+    connectorAccountId: DEMO_CONNECTOR_ACCOUNT_ID,
   };
+  const sandboxApiKey = `sk_sandbox_${derive(config.encryptionKey, 'sandbox').slice(0, 32)}`;
   const keys = [
     { id: 'key_DemoSecretKey00000000000', type: 'SECRET' as const, key: credentials.secretKey, name: 'demo secret key' },
     { id: 'key_DemoPublishableKey000000', type: 'PUBLISHABLE' as const, key: credentials.publishableKey, name: 'demo publishable key' },
@@ -42,6 +47,18 @@ export async function ensureDemoMerchant(context: ServiceContext): Promise<DemoC
         name: 'default',
         isDefault: true,
         paymentResponseHashKeyEncrypted: secretBox.seal(credentials.paymentResponseHashKey),
+      },
+      update: {},
+    });
+    await tx.connectorAccount.upsert({
+      where: { id: DEMO_CONNECTOR_ACCOUNT_ID },
+      create: {
+        id: DEMO_CONNECTOR_ACCOUNT_ID,
+        merchantId: DEMO_MERCHANT_ID,
+        connectorName: 'sandbox',
+        mode: 'TEST',
+        credentialsEncrypted: secretBox.seal(JSON.stringify({ apiKey: sandboxApiKey })),
+        paymentMethods: ['card'],
       },
       update: {},
     });

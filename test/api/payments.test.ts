@@ -349,6 +349,26 @@ describe('concurrency and idempotency', () => {
   });
 });
 
+it('a repeat while the first request with the Idempotency-Key still runs gets CONFLICT', async () => {
+  const slow = await startStack({ sandboxLatencyMs: 600 });
+  try {
+    const shop = await merchantWithSandbox(slow);
+    const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 300, currency: 'USD' } })).createPayment;
+    const input = { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) };
+    const headers = { 'idempotency-key': `slow-${created.id}` };
+    const first = shop.publishable(ConfirmPaymentDocument, { input }, headers);
+    await new Promise((resolve) => setTimeout(resolve, 150)); // the first is now waiting on the processor
+    const repeat = await shop.publishable(ConfirmPaymentDocument, { input }, headers);
+    expect(repeat.status).toBe(409);
+    errorOf(repeat, 'CONFLICT');
+    expect(dataOf(await first).confirmPayment.status).toBe('SUCCEEDED');
+    const replay = await shop.publishable(ConfirmPaymentDocument, { input }, headers);
+    expect(dataOf(replay).confirmPayment.status).toBe('SUCCEEDED');
+  } finally {
+    await slow.close();
+  }
+});
+
 describe('who may see and do what', () => {
   it('the SDK needs the payment’s own client secret; other merchants see nothing', async () => {
     const created = await create();

@@ -117,8 +117,34 @@ describe('the demo command (npm start)', () => {
         body: JSON.stringify({ query: '{ merchant { id name } }' }),
       });
       expect(await response.json()).toEqual({ data: { merchant: { id: 'mer_DemoMerchant000000000000', name: 'Demo Merchant' } } });
+      // The README's card flow: create with the secret key, confirm as the SDK with the publishable key.
+      const call = async (key: string, query: string) => {
+        const answer = await fetch(second.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key }, body: JSON.stringify({ query }) });
+        return ((await answer.json()) as { data: Record<string, { id: string; clientSecret: string; status: string }> }).data;
+      };
+      const { createPayment } = await call(second.secretKey, 'mutation { createPayment(input: { amount: 1000, currency: "USD" }) { id clientSecret status } }');
+      const { confirmPayment } = await call(
+        second.publishableKey,
+        `mutation { confirmPayment(input: { clientSecret: "${createPayment!.clientSecret}", paymentMethodData: { card: { number: "4242424242424242", expiryMonth: 12, expiryYear: 2040, cvc: "123" } } }) { id status } }`,
+      );
+      expect(confirmPayment).toEqual({ id: createPayment!.id, status: 'SUCCEEDED' });
     } finally {
       expect(await second.run.stop()).toBe(0);
     }
+  });
+});
+
+describe('the sandbox role', () => {
+  it('refuses a bad setting with one line', async () => {
+    const run = runEntry('sandbox', { SANDBOX_PORT: 'abc' });
+    expect(await run.exited).toBe(1);
+    expect(run.output.stderr.trim()).toMatch(/^sandbox: error: SANDBOX_PORT: must be an integer from 0 to 65535$/);
+  });
+
+  it('serves until SIGTERM, then exits 0', async () => {
+    const run = runEntry('sandbox', { SANDBOX_PORT: '0' });
+    const [, url] = await run.waitFor(/sandbox listening on (\S+)/);
+    expect((await fetch(`${url}/v1/payments/x`)).status).toBe(401);
+    expect(await run.stop()).toBe(0);
   });
 });
