@@ -40,7 +40,7 @@ export interface ProcessorPayment {
 export class ConnectorError extends Error {
   constructor(
     message: string,
-    readonly kind: 'timeout' | 'unreachable' | 'server_error' | 'rejected',
+    readonly kind: 'timeout' | 'unreachable' | 'server_error' | 'bad_response' | 'rejected',
     readonly outcomeUnknown: boolean,
     readonly processorCode?: string,
   ) {

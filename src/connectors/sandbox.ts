@@ -8,15 +8,19 @@ export const sandboxCredentialsSchema = z.object({
 });
 export type SandboxCredentials = z.infer<typeof sandboxCredentialsSchema>;
 
-interface SandboxPayment {
-  id: string;
-  status: 'requires_device_data' | 'requires_authentication' | 'requires_capture' | 'succeeded' | 'failed' | 'canceled';
-  amount: number;
-  amount_capturable: number;
-  amount_captured: number;
-  next_action: { type: 'redirect'; redirect_url: string } | null;
-  error: { code: string; message: string; retryable: boolean } | null;
-}
+/** The sandbox's payment object, as far as the service reads it; anything else is not an answer. */
+const sandboxPaymentSchema = z.object({
+  id: z.string().min(1),
+  status: z.enum(['requires_device_data', 'requires_authentication', 'requires_capture', 'succeeded', 'failed', 'canceled']),
+  amount: z.number().int(),
+  amount_capturable: z.number().int().nonnegative(),
+  amount_captured: z.number().int().nonnegative(),
+  next_action: z.object({ type: z.literal('redirect'), redirect_url: z.string() }).nullable(),
+  error: z.object({ code: z.string(), message: z.string(), retryable: z.boolean() }).nullable(),
+});
+type SandboxPayment = z.infer<typeof sandboxPaymentSchema>;
+
+const sandboxErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
 function normaliseStatus(payment: SandboxPayment): ProcessorPaymentStatus {
   switch (payment.status) {
@@ -44,6 +48,14 @@ function toProcessorPayment(payment: SandboxPayment): ProcessorPayment {
     redirectUrl: payment.next_action?.redirect_url ?? null,
     error: payment.error,
   };
+}
+
+/** HTTP statuses that, with the sandbox's error body, say the request changed nothing. */
+const DEFINITE_REFUSALS: ReadonlySet<number> = new Set([400, 401, 403, 404]);
+
+/** A refusal with `code` under `status` said the request changed nothing (409 only for the wrong state). */
+function isDefiniteRefusal(status: number, code: string): boolean {
+  return DEFINITE_REFUSALS.has(status) || (status === 409 && code === 'invalid_state');
 }
 
 export class SandboxConnector implements Connector {
@@ -108,12 +120,23 @@ export class SandboxConnector implements Connector {
       if (cause?.code === 'ECONNREFUSED') throw new ConnectorError('sandbox refused the connection', 'unreachable', false);
       throw new ConnectorError(`sandbox request failed: ${(error as Error).message}`, 'unreachable', true);
     }
-    const payload = (await response.json().catch(() => null)) as (SandboxPayment & { error?: { code: string; message: string } }) | null;
+    const payload: unknown = await response.json().catch(() => undefined);
     // A decline is a payment with status "failed" (HTTP 402): an answer, not an error.
-    if ((response.ok || response.status === 402) && payload?.id) return toProcessorPayment(payload);
-    if (response.status === 404 && notFoundIsNull) return null;
-    if (response.status >= 500) throw new ConnectorError(`sandbox answered HTTP ${response.status}`, 'server_error', true);
-    const error = payload?.error;
-    throw new ConnectorError(`sandbox rejected the request: ${error?.message ?? `HTTP ${response.status}`}`, 'rejected', false, error?.code);
+    if (response.ok || response.status === 402) {
+      const payment = sandboxPaymentSchema.safeParse(payload);
+      if (payment.success) return toProcessorPayment(payment.data);
+      // It answered "done" in a shape we cannot read: whatever it did, it did; sync will tell.
+      throw new ConnectorError(`sandbox answered HTTP ${response.status} with a body that is not a payment`, 'bad_response', true);
+    }
+    const error = sandboxErrorSchema.safeParse(payload).data?.error;
+    // Only the sandbox's own "no such payment" proves there is none (a 404 from a wrong URL does not).
+    if (response.status === 404 && notFoundIsNull && error?.code === 'resource_missing') return null;
+    // A well-formed refusal of the request (bad input, bad credentials, unknown payment, wrong state)
+    // means nothing was done. Anything else (an idempotency conflict, throttling, a server error, a body
+    // we cannot read) may hide a change, so the outcome is unknown.
+    if (error !== undefined && isDefiniteRefusal(response.status, error.code)) {
+      throw new ConnectorError(`sandbox rejected the request: ${error.message}`, 'rejected', false, error.code);
+    }
+    throw new ConnectorError(`sandbox answered HTTP ${response.status}${error ? ` (${error.code})` : ''}`, 'server_error', true, error?.code);
   }
 }

@@ -6,6 +6,7 @@ import { AppError, ERROR_CODES, type ErrorCode } from '../domain/errors.ts';
 const ARMOR_LIMIT = /^Syntax Error: (Query depth|Query Cost|Token|Aliases) limit/i;
 const VARIABLE_FIELD = /at "([^"]+)"/;
 const UNDEFINED_FIELD = /Field "([^"]+)" is not defined by type/;
+const VARIABLE_NAME = /^Variable "\$([^"]+)" got invalid value/;
 
 export function appErrorToGraphQL(error: AppError, original?: GraphQLError): GraphQLError {
   return new GraphQLError(error.message, {
@@ -19,7 +20,8 @@ export function appErrorToGraphQL(error: AppError, original?: GraphQLError): Gra
 function fieldOf(message: string): string | undefined {
   const at = VARIABLE_FIELD.exec(message)?.[1];
   if (at !== undefined) return at.includes('.') ? at.slice(at.indexOf('.') + 1) : at;
-  return UNDEFINED_FIELD.exec(message)?.[1];
+  // A scalar variable with no path inside it: the variable itself is the field.
+  return UNDEFINED_FIELD.exec(message)?.[1] ?? VARIABLE_NAME.exec(message)?.[1];
 }
 
 /**

@@ -8,15 +8,18 @@ import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
-import { AppError } from '../domain/errors.ts';
+import { AppError, ERROR_CODES } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
 import type { Services } from '../services/create-services.ts';
+import type { Principal } from '../services/principal.ts';
 import type { GraphQLContext } from './context.ts';
 import { appErrorToGraphQL, withErrorCode } from './errors.ts';
 import { schema } from './schema/index.ts';
 
 export interface ServerContext {
   requestId: string;
+  /** Set when the HTTP layer already authenticated the request (to scope an Idempotency-Key). */
+  principal?: Principal;
 }
 
 /** The key from `api-key: <key>` or `Authorization: Bearer <key>`; null when neither is sent. */
@@ -59,6 +62,43 @@ function useErrorCodes(): Plugin {
   };
 }
 
+/** A NUL in the query text: raw, or escaped in a string literal (`\u0000`, `\u{0}`). */
+const NUL_IN_QUERY = /\u0000|\\u(?:0000|\{0+\})/i;
+
+/** The dotted path of the first string in `value` that contains a NUL character, or null. */
+function pathOfNul(value: unknown, path: string[] = []): string[] | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, child] of Object.entries(value)) {
+    const found = key.includes('\u0000') ? path : pathOfNul(child, [...path, key]);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * PostgreSQL cannot store a NUL character in text or JSON, so no input may contain one: refused once,
+ * here, with the field named, instead of failing deep in a query as an internal error.
+ */
+function useNoNulCharacters(): Plugin {
+  return {
+    onParams({ params, setResult }) {
+      const inQuery = params.query !== undefined && NUL_IN_QUERY.test(params.query) ? [] : null;
+      const path = inQuery ?? pathOfNul(params.variables ?? {});
+      if (path === null) return;
+      // Variables are named like inputs ("input.description"): the field is the path below the variable.
+      const field = path.length > 1 ? path.slice(1).join('.') : (path[0] ?? 'query');
+      setResult({
+        errors: [
+          new GraphQLError(`${field}: must not contain NUL characters`, {
+            extensions: { code: 'INVALID_INPUT', field, http: { status: ERROR_CODES.INVALID_INPUT.httpStatus } },
+          }),
+        ],
+      });
+    },
+  };
+}
+
 export function createGraphQLServer(deps: { config: Config; services: Services; logger: Logger; db: Database }): YogaServerInstance<ServerContext, GraphQLContext> {
   const { config, services, logger, db } = deps;
   return createYoga<ServerContext, GraphQLContext>({
@@ -67,9 +107,9 @@ export function createGraphQLServer(deps: { config: Config; services: Services; 
     landingPage: false,
     graphiql: config.graphiql ? { title: 'Payments API', subscriptionsProtocol: 'WS' } : false,
     logging: false,
-    context: async ({ request, requestId }) => {
+    context: async ({ request, requestId, principal: authenticated }) => {
       try {
-        const principal = await services.apiKeys.authenticate(presentedKey(request.headers));
+        const principal = authenticated ?? (await services.apiKeys.authenticate(presentedKey(request.headers)));
         return { principal, services, logger: logger.child({ requestId }), requestId, db };
       } catch (error) {
         if (error instanceof AppError) throw appErrorToGraphQL(error);
@@ -94,6 +134,7 @@ export function createGraphQLServer(deps: { config: Config; services: Services; 
       costLimitPlugin({ maxCost: config.GRAPHQL_MAX_COST }),
       maxTokensPlugin({ n: config.GRAPHQL_MAX_TOKENS }),
       maxAliasesPlugin({ n: config.GRAPHQL_MAX_ALIASES }),
+      useNoNulCharacters(),
       useErrorCodes(),
     ],
   });

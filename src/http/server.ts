@@ -4,14 +4,15 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
-import { ERROR_CODES } from '../domain/errors.ts';
+import { AppError, ERROR_CODES } from '../domain/errors.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
-import type { ServerContext } from '../graphql/yoga.ts';
+import { presentedKey, type ServerContext } from '../graphql/yoga.ts';
 import type { Logger } from '../logger.ts';
 import type { Services } from '../services/create-services.ts';
+import type { Principal } from '../services/principal.ts';
 import type { Metrics } from './metrics.ts';
 import { BodyTooLargeError, readBody, sendJson, sendResponse, toFetchHeaders } from './node-bridge.ts';
-import { mutationHash, runIdempotently } from './idempotent-graphql.ts';
+import { classifyKeyedRequest, runIdempotently, UNSUPPORTED_KEYED_REQUEST } from './idempotent-graphql.ts';
 import { handleRedirectResponse, REDIRECT_RESPONSE_ROUTE } from './redirect-response.ts';
 
 export interface HttpServerDeps {
@@ -32,6 +33,11 @@ function routeLabel(pathname: string): string {
   return 'other';
 }
 
+/** Whose idempotency records a request shares: one API key's (the admin key and no key have their own). */
+function scopeOf(principal: Principal): string {
+  return 'keyId' in principal ? principal.keyId : principal.kind;
+}
+
 export function createHttpServer(deps: HttpServerDeps): Server {
   const { config, logger, metrics, yoga, readiness, services } = deps;
 
@@ -48,22 +54,34 @@ export function createHttpServer(deps: HttpServerDeps): Server {
         return;
       }
     }
-    const abort = new AbortController();
-    reply.on('close', () => abort.abort());
     const headers = toFetchHeaders(request);
-    const execute = () =>
-      yoga.fetch(url, { method: request.method, headers, body: body?.length ? (body as unknown as BodyInit) : undefined, signal: abort.signal }, { requestId });
+    // Only a streaming subscription stops when its client leaves. Anything else runs to the end: a
+    // mutation cut off between the processor call and the commit would leave work for sync to repair.
+    const streaming = request.method === 'GET' || (headers.get('accept') ?? '').includes('text/event-stream');
+    const abort = new AbortController();
+    if (streaming) reply.on('close', () => abort.abort());
+    const execute = (serverContext: ServerContext) =>
+      yoga.fetch(url, { method: request.method, headers, body: body?.length ? (body as unknown as BodyInit) : undefined, signal: abort.signal }, serverContext);
     const idempotencyKey = headers.get('idempotency-key');
-    const requestHash = idempotencyKey !== null && body ? mutationHash(body) : null;
-    if (idempotencyKey === null || requestHash === null) {
-      await sendResponse(await execute(), reply);
-      return;
+    if (idempotencyKey === null || !hasBody) return sendResponse(await execute({ requestId }), reply);
+    const keyed = classifyKeyedRequest(body);
+    if (keyed.kind === 'read') return sendResponse(await execute({ requestId }), reply);
+    // The key is scoped to the authenticated API key, checked before anything is replayed; a request
+    // that fails authentication runs unkeyed and gets GraphQL's own UNAUTHENTICATED answer.
+    let principal: Principal;
+    try {
+      principal = await services.apiKeys.authenticate(presentedKey(headers));
+    } catch (error) {
+      if (error instanceof AppError) return sendResponse(await execute({ requestId }), reply);
+      throw error;
     }
-    const credential = headers.get('api-key') ?? headers.get('authorization') ?? '';
-    const answer = await runIdempotently(services.idempotency, credential, idempotencyKey, requestHash, async () => {
-      const response = await execute();
-      return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
-    });
+    const answer =
+      keyed.kind === 'unsupported'
+        ? UNSUPPORTED_KEYED_REQUEST
+        : await runIdempotently(services.idempotency, scopeOf(principal), idempotencyKey, keyed.canonical, async () => {
+            const response = await execute({ requestId, principal });
+            return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
+          });
     reply.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
     reply.end(answer.body);
   }

@@ -1,10 +1,21 @@
 // Idempotency records in PostgreSQL: the first request with a key runs and its response is kept for 24
 // hours; the same request again gets that response; a different request with the key is refused; and a
 // repeat while the first still runs is told to retry.
+//
+// What is stored says nothing to a reader of the database: the request is an HMAC keyed from
+// ENCRYPTION_KEY (a plain hash of a body with a card number in it could be brute-forced), and the response
+// is sealed (it may carry a one-time API key or a hash key).
+import { createHmac } from 'node:crypto';
 import type { ServiceContext } from './context.ts';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+/**
+ * How long a request may hold its key before a retry may take it over: far longer than any request
+ * takes (processor calls time out long before), so only a request whose process died is taken over.
+ * Taking over is safe because the operations themselves refuse to act twice (the state machines).
+ */
+export const IDEMPOTENCY_LEASE_MS = 5 * 60 * 1000;
 
 export type IdempotencyStart =
   | { kind: 'new' }
@@ -13,26 +24,45 @@ export type IdempotencyStart =
   | { kind: 'in_progress' };
 
 export class IdempotencyService {
-  constructor(private readonly context: ServiceContext) {}
+  readonly #requestHashKey: Buffer;
 
-  async begin(scope: string, key: string, requestHash: string): Promise<IdempotencyStart> {
+  constructor(private readonly context: ServiceContext) {
+    this.#requestHashKey = createHmac('sha256', context.config.encryptionKey).update('idempotency-request').digest();
+  }
+
+  /** The stored fingerprint of a request's canonical text. */
+  requestHash(canonicalRequest: string): string {
+    return createHmac('sha256', this.#requestHashKey).update(canonicalRequest).digest('hex');
+  }
+
+  /** `scope` is who sent the request (an API key's id): keys never share records. */
+  async begin(scope: string, key: string, requestHash: string, now = new Date()): Promise<IdempotencyStart> {
     const { db } = this.context;
     // An expired record no longer counts: remove it so the key starts afresh.
-    await db.idempotencyRecord.deleteMany({ where: { scope, key, createdAt: { lt: new Date(Date.now() - IDEMPOTENCY_WINDOW_MS) } } });
-    const inserted = await db.idempotencyRecord.createMany({ data: [{ scope, key, requestHash }], skipDuplicates: true });
+    await db.idempotencyRecord.deleteMany({ where: { scope, key, createdAt: { lt: new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS) } } });
+    const inserted = await db.idempotencyRecord.createMany({ data: [{ scope, key, requestHash, createdAt: now }], skipDuplicates: true });
     if (inserted.count === 1) return { kind: 'new' };
     const record = await db.idempotencyRecord.findUnique({ where: { scope_key: { scope, key } } });
-    if (record === null) return this.begin(scope, key, requestHash); // completed-and-abandoned in between
+    if (record === null) return this.begin(scope, key, requestHash, now); // abandoned in between
     if (record.requestHash !== requestHash) return { kind: 'mismatch' };
-    if (record.responseBody === null || record.statusCode === null) return { kind: 'in_progress' };
-    return { kind: 'replay', statusCode: record.statusCode, body: record.responseBody };
+    if (record.responseBody !== null && record.statusCode !== null) {
+      return { kind: 'replay', statusCode: record.statusCode, body: this.context.secretBox.open(record.responseBody) };
+    }
+    // Still running, or its process died: a lease older than IDEMPOTENCY_LEASE_MS is taken over (one
+    // taker wins: the update is guarded by the start time it read).
+    if (now.getTime() - record.createdAt.getTime() < IDEMPOTENCY_LEASE_MS) return { kind: 'in_progress' };
+    const taken = await db.idempotencyRecord.updateMany({ where: { scope, key, responseBody: null, createdAt: record.createdAt }, data: { createdAt: now } });
+    return taken.count === 1 ? { kind: 'new' } : this.begin(scope, key, requestHash, now);
   }
 
   async complete(scope: string, key: string, statusCode: number, body: string): Promise<void> {
-    await this.context.db.idempotencyRecord.update({ where: { scope_key: { scope, key } }, data: { statusCode, responseBody: body } });
+    await this.context.db.idempotencyRecord.update({
+      where: { scope_key: { scope, key } },
+      data: { statusCode, responseBody: this.context.secretBox.seal(body) },
+    });
   }
 
-  /** Forgets a request that did not execute (refused, invalid, failed), so the key can be used again. */
+  /** Forgets a request that did not execute (refused, invalid), so the key can be used again. */
   async abandon(scope: string, key: string): Promise<void> {
     await this.context.db.idempotencyRecord.deleteMany({ where: { scope, key, responseBody: null } });
   }

@@ -1,6 +1,5 @@
 // The card flow end to end: GraphQL API → service → sandbox processor over HTTP → state machines. The last
 // test checks that the scenarios above drove every row of the seed's two tables.
-import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { ATTEMPT_TRANSITIONS } from '../../src/domain/payments/attempt-machine.ts';
@@ -17,7 +16,7 @@ import {
 } from '../gql/graphql.ts';
 import { startTestApi } from '../support/api.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
-import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
+import { closedPort, merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 
 const CARDS = {
   visa: '4242424242424242',
@@ -28,15 +27,6 @@ const CARDS = {
   processingError: '4000000000000119',
 };
 const card = (number: string) => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123', holderName: 'Ada Lovelace' } });
-
-/** A port nothing listens on (taken from the OS, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let stack: Stack;
 let merchant: Awaited<ReturnType<typeof merchantWithSandbox>>;
@@ -191,7 +181,7 @@ describe('cancel and void', () => {
     }
   });
 
-  it('voids during device data collection and during authentication without voiding at the processor', async () => {
+  it('voids during device data collection and during authentication; the processor is told, so the challenge cannot complete later', async () => {
     for (const visitChallenge of [false, true]) {
       const created = await create();
       const pending = dataOf(await confirm(created.clientSecret, CARDS.threeDs)).confirmPayment;
@@ -201,9 +191,35 @@ describe('cancel and void', () => {
       }
       const cancelled = dataOf(await merchant.secret(CancelPaymentDocument, { input: { paymentId: created.id } })).cancelPayment;
       expect(cancelled.status).toBe('CANCELLED');
+      expect(cancelled.activeAttempt.status).toBe('VOIDED');
       const atProcessor = await merchant.sandboxPayment(`/${pending.activeAttempt.connectorTransactionId}`);
-      expect(atProcessor.body.status).toBe(visitChallenge ? 'requires_authentication' : 'requires_device_data');
+      expect(atProcessor.body.status).toBe('canceled');
+      const late = await fetch(`${pending.nextAction!.redirectToUrl}/complete`, { method: 'POST', redirect: 'manual' });
+      expect(late.status).toBe(409);
     }
+  });
+
+  it('a cancel during 3DS after the customer completed the challenge voids the authorization at the processor', async () => {
+    const created = await create({ captureMethod: 'MANUAL' });
+    const pending = dataOf(await confirm(created.clientSecret, CARDS.threeDs)).confirmPayment;
+    // The customer completes the challenge but their browser never comes back to us.
+    await fetch(pending.nextAction!.redirectToUrl);
+    expect((await fetch(`${pending.nextAction!.redirectToUrl}/complete`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+    const cancelled = dataOf(await merchant.secret(CancelPaymentDocument, { input: { paymentId: created.id } })).cancelPayment;
+    expect(cancelled.status).toBe('CANCELLED');
+    expect((await merchant.sandboxPayment(`/${pending.activeAttempt.connectorTransactionId}`)).body.status).toBe('canceled');
+    const { history } = dataOf(await merchant.secret(PaymentDocument, { id: created.id })).payment;
+    expect(history.filter((row) => row.subject === 'attempt').map((row) => row.toStatus).slice(-4)).toEqual(['AUTHENTICATION_SUCCESSFUL', 'AUTHORIZED', 'VOID_INITIATED', 'VOIDED']);
+  });
+
+  it('a cancel during 3DS after the customer was charged is refused with INVALID_STATE: the payment succeeded', async () => {
+    const created = await create();
+    const pending = dataOf(await confirm(created.clientSecret, CARDS.threeDs)).confirmPayment;
+    await fetch(pending.nextAction!.redirectToUrl);
+    await fetch(`${pending.nextAction!.redirectToUrl}/complete`, { method: 'POST', redirect: 'manual' });
+    const refused = errorOf(await merchant.secret(CancelPaymentDocument, { input: { paymentId: created.id } }), 'INVALID_STATE');
+    expect(refused.extensions?.status).toBe('CHARGED');
+    expect((await get(created.id)).status).toBe('SUCCEEDED');
   });
 
   it('voids an authorization at the processor', async () => {

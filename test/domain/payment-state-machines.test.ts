@@ -578,7 +578,7 @@ describe('planProcessorUpdate', () => {
     ['CAPTURE_INITIATED', 'captured', 'AUTOMATIC', ['CHARGED']],
     ['CAPTURE_INITIATED', 'partially_captured', 'MANUAL', ['PARTIAL_CHARGED']],
     ['CAPTURE_INITIATED', 'failed', 'MANUAL', ['CAPTURE_FAILED']],
-    ['CAPTURE_INITIATED', 'voided', 'MANUAL', null],
+    ['CAPTURE_INITIATED', 'voided', 'MANUAL', ['CAPTURE_FAILED']],
     ['VOID_INITIATED', 'voided', 'MANUAL', ['VOIDED']],
     ['VOID_INITIATED', 'failed', 'MANUAL', ['VOID_FAILED']],
     ['VOID_INITIATED', 'captured', 'MANUAL', null],
@@ -603,8 +603,27 @@ describe('planProcessorUpdate', () => {
     ['VOIDED', 'captured', 'MANUAL', null],
   ];
 
+  // Recovery from a capture or void that never reached the processor: only once the request is stalled.
+  const STALLED_CASES: [AttemptStatus, ProcessorPaymentStatus, boolean, AttemptStatus[] | null][] = [
+    ['CAPTURE_INITIATED', 'authorized', true, ['AUTHORIZED']],
+    ['CAPTURE_INITIATED', 'authorized', false, null],
+    ['VOID_INITIATED', 'authorized', true, ['AUTHORIZED']],
+    ['VOID_INITIATED', 'authorized', false, null],
+    // A stalled attempt still takes the processor's real outcome when there is one.
+    ['CAPTURE_INITIATED', 'captured', true, ['CHARGED']],
+    ['VOID_INITIATED', 'voided', true, ['VOIDED']],
+    // Stalled or not, nothing else moves backwards.
+    ['CHARGED', 'authorized', true, null],
+    ['AUTHENTICATION_PENDING', 'requires_device_data', true, null],
+  ];
+
+  it.each(STALLED_CASES)('%s + %s (MANUAL, stalled %s) → %j', (from, answer, stalled, expected) => {
+    const plan = planProcessorUpdate(from, ATTEMPT_TARGETS[answer], { captureMethod: 'MANUAL', stalled });
+    expect(plan?.map((row) => row.to) ?? null).toEqual(expected);
+  });
+
   it.each(CASES)('%s + %s (%s) → %j', (from, answer, captureMethod, expected) => {
-    const plan = planProcessorUpdate(from, ATTEMPT_TARGETS[answer], { captureMethod });
+    const plan = planProcessorUpdate(from, ATTEMPT_TARGETS[answer], { captureMethod, stalled: false });
     if (expected === null) {
       expect(plan).toBeNull();
       return;
@@ -633,8 +652,8 @@ describe('planProcessorUpdate', () => {
     }
   });
 
-  /** Length of the shortest chain of processor-triggered rows compatible with `captureMethod`, or null. */
-  function shortestLength(from: AttemptStatus, targets: ReadonlySet<AttemptStatus>, captureMethod: CaptureMethod): number | null {
+  /** Length of the shortest chain of processor-triggered rows compatible with `captureMethod` and `stalled`, or null. */
+  function shortestLength(from: AttemptStatus, targets: ReadonlySet<AttemptStatus>, captureMethod: CaptureMethod, stalled: boolean): number | null {
     if (targets.has(from)) return 0;
     let frontier = new Set<AttemptStatus>([from]);
     const seen = new Set<AttemptStatus>([from]);
@@ -643,6 +662,7 @@ describe('planProcessorUpdate', () => {
       for (const row of ATTEMPT_TRANSITIONS) {
         if (!frontier.has(row.from) || !PROCESSOR_TRIGGERS.has(row.trigger)) continue;
         if (row.when?.captureMethod !== undefined && row.when.captureMethod !== captureMethod) continue;
+        if (row.when?.stalled !== undefined && row.when.stalled !== stalled) continue;
         if (targets.has(row.to)) return length;
         if (!seen.has(row.to)) next.add(row.to);
       }
@@ -655,13 +675,14 @@ describe('planProcessorUpdate', () => {
   // Over every status × answer × capture method: a plan exists exactly when some path does and is a shortest
   // one; it uses processor triggers only, chains from `from`, replays through transitionAttempt, ends in the
   // answer's targets, respects the capture method and passes no other target (it stops at the first reached).
+  const FIXED_CASES = CAPTURE_METHODS.flatMap((captureMethod) => [false, true].map((stalled) => ({ captureMethod, stalled })));
   describe.each(ATTEMPT_STATUSES)('from %s, every answer', (from) => {
-    it.each(CAPTURE_METHODS)('with %s: plans are valid paths of the table', (captureMethod) => {
+    it.each(FIXED_CASES)('with $captureMethod, stalled $stalled: plans are valid paths of the table', ({ captureMethod, stalled }) => {
       for (const answer of PROCESSOR_STATUSES) {
         const targets = ATTEMPT_TARGETS[answer];
-        const plan = planProcessorUpdate(from, targets, { captureMethod });
+        const plan = planProcessorUpdate(from, targets, { captureMethod, stalled });
         // A plan exactly when a path exists, and then a shortest one.
-        expect(plan?.length ?? null, `${answer}: plan length`).toBe(shortestLength(from, targets, captureMethod));
+        expect(plan?.length ?? null, `${answer}: plan length`).toBe(shortestLength(from, targets, captureMethod, stalled));
         if (plan === null) continue;
         if (targets.has(from)) {
           expect(plan, answer).toEqual([]);
@@ -673,6 +694,7 @@ describe('planProcessorUpdate', () => {
           expect(ATTEMPT_TRANSITIONS, answer).toContain(row);
           const rowMethod = row.when?.captureMethod;
           if (rowMethod !== undefined) expect(rowMethod, `${answer}: ${describeRow(row)}`).toBe(captureMethod);
+          if (row.when?.stalled !== undefined) expect(row.when.stalled, `${answer}: ${describeRow(row)}`).toBe(stalled);
           expect(isIntentMoveAllowed(intentStatusOf(row.from), intentStatusOf(row.to))).toBe(true);
         }
         const visited = replay(from, plan);

@@ -1,5 +1,6 @@
 // The API and the sandbox processor, each on its own port, talking over real HTTP.
 import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { startSandbox } from '../../src/sandbox/server.ts';
 import { CreateConnectorAccountDocument } from '../gql/graphql.ts';
 import { createMerchant, startTestApi, type TestApi } from './api.ts';
@@ -37,4 +38,13 @@ export async function merchantWithSandbox(stack: Stack) {
     return { status: response.status, body: (await response.json()) as { id: string; status: string; amount_captured: number; reference: string | null } };
   };
   return { ...merchant, sandboxKey, connectorAccountId: account.id, sandboxPayment };
+}
+
+/** A port nothing listens on (taken from the OS, then released): a processor that refuses connections. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

@@ -24,6 +24,11 @@ export interface AttemptConditions {
   threeDs?: boolean;
   captureMethod?: CaptureMethod;
   captured?: 'full' | 'partial';
+  /**
+   * The request that put the attempt in its current status ended long ago (more than twice the processor
+   * timeout): an answer saying the processor never acted on it is the truth, not a race with that request.
+   */
+  stalled?: boolean;
 }
 
 /** Work the service must do after committing the move, outside the transaction. */
@@ -64,6 +69,10 @@ export const ATTEMPT_TRANSITIONS: readonly AttemptTransition[] = [
   { from: 'AUTHORIZED', trigger: 'void', to: 'VOID_INITIATED', effect: 'void_at_processor', source: 'anchor' },
   { from: 'VOID_INITIATED', trigger: 'void_at_processor', when: { result: 'success' }, to: 'VOIDED', source: 'anchor' },
   { from: 'VOID_INITIATED', trigger: 'void_at_processor', when: { result: 'failure' }, to: 'VOID_FAILED', source: 'anchor' },
+  // Recovery: a capture or void request whose call never reached the processor (it still reports the
+  // payment authorized) gives the authorization back, so the merchant can capture or cancel again.
+  { from: 'CAPTURE_INITIATED', trigger: 'capture_at_processor', when: { stalled: true }, to: 'AUTHORIZED', source: 'anchor' },
+  { from: 'VOID_INITIATED', trigger: 'void_at_processor', when: { stalled: true }, to: 'AUTHORIZED', source: 'anchor' },
 ];
 
 /** Operation names as a merchant reads them in an INVALID_STATE message. */
@@ -106,15 +115,19 @@ export const PROCESSOR_TRIGGERS: ReadonlySet<AttemptTrigger> = new Set([
   'void_at_processor',
 ]);
 
+/** What a processor's answer cannot change: the payment's capture method, and whether the attempt is stalled. */
+export type FixedConditions = Pick<AttemptConditions, 'captureMethod' | 'stalled'>;
+const FIXED_KEYS = ['captureMethod', 'stalled'] as const satisfies readonly (keyof FixedConditions)[];
+
 /**
  * The rows that take an attempt from `from` to one of `targets` using processor triggers only, shortest
  * first; [] when it is already there; null when no such path exists (a stale or out-of-order answer, which
- * the caller ignores). `fixed` holds what the processor cannot change (the capture method).
+ * the caller ignores). A row conditioned on a fixed condition is taken only when `fixed` says the same.
  */
 export function planProcessorUpdate(
   from: AttemptStatus,
   targets: ReadonlySet<AttemptStatus>,
-  fixed: AttemptConditions,
+  fixed: FixedConditions,
 ): AttemptTransition[] | null {
   if (targets.has(from)) return [];
   const queue: { status: AttemptStatus; path: AttemptTransition[] }[] = [{ status: from, path: [] }];
@@ -123,7 +136,7 @@ export function planProcessorUpdate(
     const { status, path } = queue.shift()!;
     for (const row of ATTEMPT_TRANSITIONS) {
       if (row.from !== status || !PROCESSOR_TRIGGERS.has(row.trigger) || seen.has(row.to)) continue;
-      const compatible = Object.entries(fixed).every(([key, value]) => row.when?.[key as keyof AttemptConditions] === undefined || row.when[key as keyof AttemptConditions] === value);
+      const compatible = FIXED_KEYS.every((key) => row.when?.[key] === undefined || row.when[key] === fixed[key]);
       if (!compatible) continue;
       const next = [...path, row];
       if (targets.has(row.to)) return next;
@@ -157,5 +170,6 @@ export const ATTEMPT_TARGETS: Record<ProcessorPaymentStatus, ReadonlySet<Attempt
   // A plain failure during 3DS (a decline after authentication) can only end the authentication.
   failed: new Set(['AUTHORIZATION_FAILED', 'CAPTURE_FAILED', 'VOID_FAILED', 'AUTHENTICATION_FAILED']),
   authentication_failed: new Set(['AUTHENTICATION_FAILED']),
-  voided: new Set(['VOIDED']),
+  // Voided at the processor while a capture was on its way: that capture has failed.
+  voided: new Set(['VOIDED', 'CAPTURE_FAILED']),
 };

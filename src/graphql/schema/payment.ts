@@ -1,6 +1,14 @@
 import { ATTEMPT_STATUSES, INTENT_STATUSES } from '../../domain/payments/statuses.ts';
-import { requireSecretKey } from '../../services/principal.ts';
+import { requireSecretKey, type Principal } from '../../services/principal.ts';
 import { builder } from '../builder.ts';
+
+/**
+ * What the merchant's backend may read but a browser holding a publishable key may not (its own data,
+ * ids of its setup, who did what): null unless the caller has the secret key. Stripe draws the same line.
+ */
+function forSecretKey<T>(principal: Principal, value: T): T | null {
+  return principal.kind === 'secretKey' ? value : null;
+}
 
 export const PaymentStatusEnum = builder.enumType('PaymentStatus', { values: INTENT_STATUSES });
 export const AttemptStatusEnum = builder.enumType('AttemptStatus', { values: ATTEMPT_STATUSES });
@@ -22,7 +30,7 @@ const CardDetails = builder.simpleObject('CardDetails', {
     expiryMonth: t.int(),
     expiryYear: t.int(),
     holderName: t.string({ nullable: true }),
-    fingerprint: t.string({ description: 'Equal for the same card number, under this deployment’s key.' }),
+    fingerprint: t.string({ nullable: true, description: 'Equal for the same card number at this merchant; null for a publishable key.' }),
   }),
 });
 
@@ -36,13 +44,17 @@ export const PaymentAttemptRef = builder.prismaObject('PaymentAttempt', {
     amountCapturable: t.exposeInt('amountCapturable'),
     amountCaptured: t.exposeInt('amountCaptured'),
     connector: t.exposeString('connectorName', { nullable: true }),
-    connectorAccountId: t.exposeString('connectorAccountId', { nullable: true }),
+    connectorAccountId: t.string({
+      nullable: true,
+      description: 'Null for a publishable key.',
+      resolve: (attempt, _args, { principal }) => forSecretKey(principal, attempt.connectorAccountId),
+    }),
     connectorTransactionId: t.exposeString('connectorTransactionId', { nullable: true }),
     paymentMethodType: t.exposeString('paymentMethodType', { nullable: true }),
     card: t.field({
       type: CardDetails,
       nullable: true,
-      resolve: (attempt) =>
+      resolve: (attempt, _args, { principal }) =>
         attempt.cardLast4 === null
           ? null
           : {
@@ -51,7 +63,7 @@ export const PaymentAttemptRef = builder.prismaObject('PaymentAttempt', {
               expiryMonth: attempt.cardExpiryMonth ?? 0,
               expiryYear: attempt.cardExpiryYear ?? 0,
               holderName: attempt.cardHolderName,
-              fingerprint: attempt.cardFingerprint ?? '',
+              fingerprint: forSecretKey(principal, attempt.cardFingerprint),
             },
     }),
     errorCode: t.exposeString('errorCode', { nullable: true }),
@@ -70,7 +82,11 @@ const StatusChange = builder.prismaObject('PaymentStatusHistory', {
     fromStatus: t.exposeString('fromStatus', { nullable: true }),
     toStatus: t.exposeString('toStatus'),
     trigger: t.exposeString('trigger'),
-    actor: t.exposeString('actor'),
+    actor: t.string({
+      nullable: true,
+      description: 'The API key id, "processor", "sync" or "redirect" that caused it; null for a publishable key.',
+      resolve: (change, _args, { principal }) => forSecretKey(principal, change.actor),
+    }),
     at: t.expose('createdAt', { type: 'DateTime' }),
   }),
 });
@@ -90,9 +106,18 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
     authenticationType: t.expose('authenticationType', { type: AuthenticationTypeEnum }),
     amountCapturable: t.exposeInt('amountCapturable'),
     amountReceived: t.exposeInt('amountReceived'),
-    customerId: t.exposeString('customerId', { nullable: true }),
+    customerId: t.string({
+      nullable: true,
+      description: 'Null for a publishable key.',
+      resolve: (payment, _args, { principal }) => forSecretKey(principal, payment.customerId),
+    }),
     description: t.exposeString('description', { nullable: true }),
-    metadata: t.expose('metadata', { type: 'JSON', nullable: true }),
+    metadata: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'The merchant’s own data: null for a publishable key, as a browser must not read it.',
+      resolve: (payment, _args, { principal }) => forSecretKey(principal, payment.metadata),
+    }),
     returnUrl: t.exposeString('returnUrl', { nullable: true }),
     setupFutureUsage: t.field({ type: SetupFutureUsageEnum, nullable: true, resolve: (payment) => payment.setupFutureUsage as 'OFF_SESSION' | 'ON_SESSION' | null }),
     profileId: t.exposeString('profileId'),

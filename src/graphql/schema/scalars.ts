@@ -1,20 +1,21 @@
 import { GraphQLError, Kind } from 'graphql';
+import { parseInstant } from '../../domain/instants.ts';
 import { builder } from '../builder.ts';
+
+const DATE_TIME_RULE = 'DateTime must be an ISO 8601 date or date-time with a zone (Z or ±hh:mm), in years 1 to 9999';
+
+function parseDateTime(value: unknown): Date {
+  const instant = typeof value === 'string' ? parseInstant(value) : null;
+  if (instant === null) throw new GraphQLError(DATE_TIME_RULE);
+  return instant;
+}
 
 /** An instant as an ISO 8601 string in UTC with milliseconds ("2026-11-22T05:00:00.000Z"). */
 builder.scalarType('DateTime', {
   description: 'An instant, as an ISO 8601 string in UTC.',
   serialize: (value) => value.toISOString(),
-  parseValue: (value) => {
-    const date = typeof value === 'string' ? new Date(value) : new Date(Number.NaN);
-    if (Number.isNaN(date.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 string');
-    return date;
-  },
-  parseLiteral: (ast) => {
-    const date = ast.kind === Kind.STRING ? new Date(ast.value) : new Date(Number.NaN);
-    if (Number.isNaN(date.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 string');
-    return date;
-  },
+  parseValue: parseDateTime,
+  parseLiteral: (ast) => parseDateTime(ast.kind === Kind.STRING ? ast.value : undefined),
 });
 
 /** Any JSON value (metadata); validated by the service that receives it. */

@@ -7,7 +7,8 @@ import type { Connector, ProcessorPayment } from '../../connectors/connector.ts'
 import { ConnectorError } from '../../connectors/connector.ts';
 import { cardBrand, cardFingerprint, last4 } from '../../domain/cards.ts';
 import { AppError, invalidInput, notFound } from '../../domain/errors.ts';
-import { newId } from '../../domain/ids.ts';
+import { isId, newId } from '../../domain/ids.ts';
+import { parseInstant } from '../../domain/instants.ts';
 import { secretsEqual } from '../../domain/api-keys.ts';
 import {
   ATTEMPT_TARGETS,
@@ -15,7 +16,7 @@ import {
   transitionAttempt,
   type AttemptTransition,
 } from '../../domain/payments/attempt-machine.ts';
-import { SYNCABLE_INTENT_STATUSES } from '../../domain/payments/statuses.ts';
+import { SYNCABLE_INTENT_STATUSES, type AttemptStatus } from '../../domain/payments/statuses.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { ConnectorAccountService } from '../connector-accounts.ts';
 import type { ServiceContext } from '../context.ts';
@@ -26,6 +27,9 @@ import { PaymentStore, type Payment } from './payment-store.ts';
 
 /** How many times an answer is re-applied when a concurrent request moved the payment first. */
 const MAX_COMMIT_RETRIES = 3;
+
+/** Attempt statuses in which the customer is in the middle of 3DS at the processor. */
+const AWAITING_CUSTOMER: ReadonlySet<AttemptStatus> = new Set(['DEVICE_DATA_COLLECTION_PENDING', 'AUTHENTICATION_PENDING']);
 
 export class PaymentService {
   readonly store: PaymentStore;
@@ -79,6 +83,8 @@ export class PaymentService {
       ? await this.context.db.businessProfile.findFirst({ where: { id: input.profileId, merchantId: principal.merchantId } })
       : await this.context.db.businessProfile.findFirst({ where: { merchantId: principal.merchantId, isDefault: true } });
     if (profile === null) throw invalidInput('profileId', input.profileId ? `no business profile ${input.profileId} for this merchant` : 'this merchant has no default business profile');
+    // A payment that could not be confirmed is refused before anything is written.
+    if (input.confirm) await this.eligibleAccount(principal.merchantId, principal.mode, input.connectors ?? []);
 
     const paymentId = newId('payment');
     const attemptId = newId('attempt');
@@ -132,7 +138,7 @@ export class PaymentService {
     if (input.paymentMethodData) {
       payment = await this.store.commit(payment, {
         moves: [transitionAttempt(payment.activeAttempt.status, 'payment_method_supplied')],
-        attempt: this.cardFields(input.paymentMethodData),
+        attempt: this.cardFields(input.paymentMethodData, principal.merchantId),
         actor: principal.keyId,
       });
     }
@@ -149,7 +155,12 @@ export class PaymentService {
       transitionAttempt(payment.activeAttempt.status, 'confirm'); // INVALID_STATE first, if that is the problem
       throw invalidInput('paymentMethodData', 'card details are required to confirm (card numbers are never stored)');
     }
-    return this.confirmLoaded(principal as MerchantPrincipal, payment, input.paymentMethodData, input.returnUrl ?? null);
+    const returnUrl = input.returnUrl ?? null;
+    // A browser may point the customer back elsewhere on the merchant's site, not to another site.
+    if (returnUrl && principal.kind === 'publishableKey' && payment.returnUrl && new URL(returnUrl).origin !== new URL(payment.returnUrl).origin) {
+      throw invalidInput('returnUrl', `with a publishable key, must be on the payment's own return origin ${new URL(payment.returnUrl).origin}`);
+    }
+    return this.confirmLoaded(principal as MerchantPrincipal, payment, input.paymentMethodData, returnUrl);
   }
 
   private async confirmLoaded(principal: MerchantPrincipal, payment: Payment, method: PaymentMethodData, returnUrl: string | null): Promise<Payment> {
@@ -158,18 +169,15 @@ export class PaymentService {
     if (status === 'PAYMENT_METHOD_AWAITED' || status === 'CONFIRMATION_AWAITED') {
       const supplied = transitionAttempt(status, 'payment_method_supplied');
       // Re-supplying the same card at confirm is not a change worth a history row.
-      if (supplied.to !== status || payment.activeAttempt.cardFingerprint !== this.cardFields(method).cardFingerprint) moves.push(supplied);
+      if (supplied.to !== status || payment.activeAttempt.cardFingerprint !== this.cardFields(method, payment.merchantId).cardFingerprint) moves.push(supplied);
       status = supplied.to;
     }
     const confirm = transitionAttempt(status, 'confirm');
     moves.push(confirm);
-    const account = await this.connectorAccounts.eligible(payment.merchantId, payment.mode, 'card', payment.connectors);
-    if (account === null) {
-      throw invalidInput('paymentMethodData', `no connector account of this merchant accepts card payments in ${payment.mode.toLowerCase()} mode; create one with createConnectorAccount`);
-    }
+    const account = await this.eligibleAccount(payment.merchantId, payment.mode, payment.connectors);
     const pending = await this.store.commit(payment, {
       moves,
-      attempt: { ...this.cardFields(method), connectorAccountId: account.id, connectorName: account.connectorName, paymentMethodType: 'card' },
+      attempt: { ...this.cardFields(method, payment.merchantId), connectorAccountId: account.id, connectorName: account.connectorName, paymentMethodType: 'card' },
       intent: returnUrl ? { returnUrl } : {},
       actor: principal.keyId,
     });
@@ -211,20 +219,50 @@ export class PaymentService {
 
   async cancel(principal: SecretKeyPrincipal, rawInput: unknown): Promise<Payment> {
     const input = parseInput(cancelPaymentInput, rawInput);
-    const payment = await this.getVisible(principal, input.paymentId);
+    let payment = await this.getVisible(principal, input.paymentId);
+    // During 3DS the customer may be completing the challenge right now: learn the processor's view first,
+    // so a payment it has already authorized is voided there rather than forgotten here.
+    const atProcessor = payment.activeAttempt.connectorTransactionId !== null;
+    if (atProcessor && AWAITING_CUSTOMER.has(payment.activeAttempt.status)) {
+      // A processor that cannot be asked does not block the cancel; abandonAtProcessor tries again below.
+      payment = await this.syncPayment(payment, 'sync').catch((error: unknown) => {
+        if (error instanceof AppError && error.code === 'CONNECTOR_ERROR') return payment;
+        throw error;
+      });
+    }
     const move = transitionAttempt(payment.activeAttempt.status, 'void');
     const cancelled = await this.store.commit(payment, {
       moves: [move],
       intent: { cancellationReason: input.cancellationReason ?? null },
       actor: principal.keyId,
     });
-    if (move.effect !== 'void_at_processor') return cancelled;
+    if (move.effect !== 'void_at_processor') {
+      if (atProcessor) await this.abandonAtProcessor(cancelled);
+      return cancelled;
+    }
     const connector = await this.connectorOf(cancelled);
     try {
       const answer = await connector.void(cancelled.activeAttempt.connectorTransactionId!, `${cancelled.activeAttempt.id}_void`);
       return this.applyAnswer(cancelled.id, answer, 'processor');
     } catch (error) {
       return this.afterConnectorError(cancelled, error, 'void_at_processor');
+    }
+  }
+
+  /**
+   * The seed voids a payment awaiting 3DS locally only (nothing is authorized yet); the processor is still
+   * told, best effort, so a challenge completed a moment later cannot authorize it. If it did anyway, the
+   * anomaly is logged for operators: the payment is cancelled here but the processor holds or took funds.
+   */
+  private async abandonAtProcessor(payment: Payment): Promise<void> {
+    try {
+      const connector = await this.connectorOf(payment);
+      const answer = await connector.void(payment.activeAttempt.connectorTransactionId!, `${payment.activeAttempt.id}_void`);
+      if (answer.status !== 'voided' && answer.status !== 'failed' && answer.status !== 'authentication_failed') {
+        this.context.logger.error({ paymentId: payment.id, processorStatus: answer.status }, 'cancelled payment is not cancelled at the processor');
+      }
+    } catch (error) {
+      this.context.logger.warn({ paymentId: payment.id, err: (error as Error).message }, 'could not cancel an abandoned 3DS payment at the processor');
     }
   }
 
@@ -280,49 +318,79 @@ export class PaymentService {
       if (error instanceof ConnectorError) throw new AppError('CONNECTOR_ERROR', `The processor could not be asked: ${error.message}.`);
       throw error;
     }
-    return answer === null ? payment : this.applyAnswer(payment.id, answer, actor);
+    if (answer !== null) return this.applyAnswer(payment.id, answer, actor);
+    // The processor has no payment for the attempt. Once its authorization request has certainly ended,
+    // that is final: the request never reached the processor, and the attempt failed without a charge.
+    if (payment.activeAttempt.status !== 'PENDING' || !this.isStalled(payment)) return payment;
+    const error = { errorCode: 'not_received_by_processor', errorMessage: 'The authorization request never reached the processor.' };
+    return this.store.commit(payment, {
+      moves: [transitionAttempt('PENDING', 'processor_call', { result: 'failure' })],
+      attempt: error,
+      intent: error,
+      actor,
+    });
   }
 
   /**
    * Moves the payment to what the processor reports, along the table's rows only. An answer that no row
-   * leads to (late, duplicate or out of order) changes nothing. Re-reads and retries on a concurrent change.
+   * leads to (late, duplicate or out of order) changes nothing; neither does `pending` (still working).
+   * Re-reads and re-plans when a concurrent request moved the payment first.
    */
   private async applyAnswer(paymentId: string, answer: ProcessorPayment, actor: string): Promise<Payment> {
     for (let attempt = 1; ; attempt += 1) {
       const payment = await this.store.get(paymentId);
-      const path = planProcessorUpdate(payment.activeAttempt.status, ATTEMPT_TARGETS[answer.status], { captureMethod: payment.captureMethod });
-      const attemptFields: Prisma.PaymentAttemptUncheckedUpdateInput = {
-        connectorTransactionId: answer.transactionId,
-        amountCapturable: answer.amountCapturable,
-        amountCaptured: answer.amountCaptured,
-        redirectUrl: answer.redirectUrl,
-        errorCode: answer.error?.code ?? null,
-        errorMessage: answer.error?.message ?? null,
-      };
-      if (path === null || path.length === 0) {
-        if (path === null) this.context.logger.info({ paymentId, status: payment.activeAttempt.status, answer: answer.status }, 'ignored a processor answer no transition leads to');
-        // Still learn the processor's id of a pending attempt (a timed-out call), without moving it.
-        if (path !== null && payment.activeAttempt.connectorTransactionId === null) {
-          return this.store.commit(payment, { moves: [], attempt: { connectorTransactionId: answer.transactionId }, actor });
-        }
+      const path =
+        answer.status === 'pending'
+          ? []
+          : planProcessorUpdate(payment.activeAttempt.status, ATTEMPT_TARGETS[answer.status], {
+              captureMethod: payment.captureMethod,
+              stalled: this.isStalled(payment),
+            });
+      if (path === null) {
+        this.context.logger.info({ paymentId, status: payment.activeAttempt.status, answer: answer.status }, 'ignored a processor answer no transition leads to');
         return payment;
       }
+      const commit =
+        path.length === 0
+          ? // Still learn the processor's id of a pending attempt (a timed-out call), without moving it.
+            payment.activeAttempt.connectorTransactionId === null
+            ? { moves: [], attempt: { connectorTransactionId: answer.transactionId }, actor }
+            : null
+          : {
+              moves: path,
+              attempt: {
+                connectorTransactionId: answer.transactionId,
+                amountCapturable: answer.amountCapturable,
+                amountCaptured: answer.amountCaptured,
+                redirectUrl: answer.redirectUrl,
+                errorCode: answer.error?.code ?? null,
+                errorMessage: answer.error?.message ?? null,
+              },
+              intent: {
+                amountCapturable: answer.amountCapturable,
+                amountReceived: answer.amountCaptured,
+                errorCode: answer.error?.code ?? null,
+                errorMessage: answer.error?.message ?? null,
+              },
+              actor,
+            };
+      if (commit === null) return payment;
       try {
-        return await this.store.commit(payment, {
-          moves: path,
-          attempt: attemptFields,
-          intent: {
-            amountCapturable: answer.amountCapturable,
-            amountReceived: answer.amountCaptured,
-            errorCode: answer.error?.code ?? null,
-            errorMessage: answer.error?.message ?? null,
-          },
-          actor,
-        });
+        return await this.store.commit(payment, commit);
       } catch (error) {
-        if (!(error instanceof AppError && error.code === 'CONFLICT') || attempt >= MAX_COMMIT_RETRIES) throw error;
+        if (!(error instanceof AppError && error.code === 'CONFLICT')) throw error;
+        if (attempt >= MAX_COMMIT_RETRIES) {
+          // The processor acted; its answer is not lost but deferred: a sync reads it again.
+          this.context.logger.warn({ paymentId, answer: answer.status }, 'processor answer deferred to sync after repeated concurrent changes');
+          return this.store.get(paymentId);
+        }
       }
     }
+  }
+
+  /** Whether the request that moved the attempt last has certainly ended (see AttemptConditions.stalled). */
+  private isStalled(payment: Payment, now = Date.now()): boolean {
+    return now - payment.activeAttempt.updatedAt.getTime() > 2 * this.context.config.CONNECTOR_TIMEOUT_MS;
   }
 
   /** A processor call that gave no answer: unknown outcome stays pending (sync resolves it); a refusal fails the step. */
@@ -352,12 +420,21 @@ export class PaymentService {
     return payment;
   }
 
+  private async eligibleAccount(merchantId: string, mode: Payment['mode'], connectors: readonly string[]) {
+    const account = await this.connectorAccounts.eligible(merchantId, mode, 'card', connectors);
+    if (account === null) {
+      throw invalidInput('paymentMethodData', `no connector account of this merchant accepts card payments in ${mode.toLowerCase()} mode; create one with createConnectorAccount`);
+    }
+    return account;
+  }
+
   private async connectorOf(payment: Payment): Promise<Connector> {
     const account = await this.context.db.connectorAccount.findUniqueOrThrow({ where: { id: payment.activeAttempt.connectorAccountId! } });
     return this.connectorAccounts.connectorFor(account);
   }
 
-  private cardFields(method: PaymentMethodData) {
+  /** What is kept of a card. The fingerprint key is the merchant's own, so merchants cannot match cards across accounts. */
+  private cardFields(method: PaymentMethodData, merchantId: string) {
     const { card } = method;
     return {
       paymentMethodType: 'card',
@@ -366,7 +443,7 @@ export class PaymentService {
       cardExpiryMonth: card.expiryMonth,
       cardExpiryYear: card.expiryYear,
       cardHolderName: card.holderName ?? null,
-      cardFingerprint: cardFingerprint(card.number, this.#fingerprintKey),
+      cardFingerprint: cardFingerprint(card.number, createHmac('sha256', this.#fingerprintKey).update(merchantId).digest()),
     };
   }
 
@@ -381,7 +458,7 @@ function encodeCursor(createdAt: Date, id: string): string {
 
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   const [iso, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const createdAt = new Date(iso ?? '');
-  if (!id || Number.isNaN(createdAt.getTime())) throw invalidInput('after', 'is not a cursor this API returned');
+  const createdAt = parseInstant(iso ?? '');
+  if (!id || !isId('payment', id) || createdAt === null) throw invalidInput('after', 'is not a cursor this API returned');
   return { createdAt, id };
 }

@@ -1,0 +1,189 @@
+// Idempotency-Key under the faults that matter for money: a client that hangs up mid-request, a response
+// that is an error, a key reused by another API key, a crashed request holding its key, and what the
+// stored record reveals to a reader of the database.
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { ConfirmPaymentDocument, CreateApiKeyDocument, CreatePaymentDocument, PaymentDocument, RevokeApiKeyDocument } from '../gql/graphql.ts';
+import { createMerchant } from '../support/api.ts';
+import { dataOf, errorOf } from '../support/graphql-client.ts';
+import { closedPort, merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
+
+const card = (number: string) => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } });
+
+let stack: Stack;
+let sql: pg.Client;
+
+beforeAll(async () => {
+  // The processor answers after 400 ms, long enough for a client to give up while a confirm is in flight.
+  stack = await startStack({ sandboxLatencyMs: 400 });
+  sql = new pg.Client({ connectionString: inject('databaseUrl') });
+  await sql.connect();
+});
+afterAll(async () => {
+  await sql.end();
+  await stack.close();
+});
+
+/** A raw GraphQL POST, for what the typed client hides: response headers, aborts, odd bodies. */
+function post(body: string, headers: Record<string, string>, signal?: AbortSignal) {
+  return fetch(`${stack.api.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal });
+}
+
+/** Waits for `condition` (the server finishing work its client no longer waits for), up to 10 s. */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (const started = Date.now(); !(await condition()); ) {
+    if (Date.now() - started > 10_000) throw new Error('condition not met within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const operation = (document: { toString(): string }, variables: unknown) => JSON.stringify({ query: document.toString(), variables });
+
+describe('a request that began executing keeps its key', () => {
+  it('a client that hangs up mid-confirm does not free its key: the retry gets the first answer, and the processor saw one payment', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 900, currency: 'USD' } })).createPayment;
+    const body = operation(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4242424242424242') } });
+    const headers = { 'api-key': shop.publishableKey, 'idempotency-key': `hangup-${created.id}` };
+    const hangUp = new AbortController();
+    const first = post(body, headers, hangUp.signal).catch((error: Error) => error);
+    await new Promise((resolve) => setTimeout(resolve, 150)); // the confirm is now waiting on the processor
+    hangUp.abort();
+    expect(await first).toBeInstanceOf(Error);
+    await until(async () => (await sql.query('SELECT 1 FROM idempotency_records WHERE key = $1 AND status_code IS NOT NULL', [headers['idempotency-key']])).rowCount === 1);
+    const retry = await post(body, headers);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    const answer = (await retry.json()) as { data: { confirmPayment: { status: string; activeAttempt: { id: string } } } };
+    expect(answer.data.confirmPayment.status).toBe('SUCCEEDED');
+    expect((await shop.sandboxPayment(`?reference=${answer.data.confirmPayment.activeAttempt.id}`)).body.status).toBe('succeeded');
+    const { rows } = await sql.query("SELECT count(*)::int AS n FROM payment_status_history WHERE payment_id = $1 AND subject = 'attempt' AND trigger = 'confirm'", [created.id]);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it.each([
+    ['a decline (PAYMENT_DECLINED)', '4000000000000002', 402],
+    ['a processing error (PAYMENT_DECLINED, retryable)', '4000000000000119', 402],
+  ])('%s is kept and replayed, not run again', async (_name, number, status) => {
+    const shop = await merchantWithSandbox(stack);
+    const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 900, currency: 'USD' } })).createPayment;
+    const body = operation(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(number) } });
+    const headers = { 'api-key': shop.publishableKey, 'idempotency-key': `declined-${created.id}` };
+    const first = await post(body, headers);
+    expect(first.status).toBe(status);
+    const firstBody = await first.text();
+    const again = await post(body, headers);
+    expect(again.status).toBe(status);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.text()).toBe(firstBody);
+  });
+
+  it('a processor that cannot be reached (CONNECTOR_ERROR) is kept and replayed', async () => {
+    const isolated = await startStack({ env: { SANDBOX_URL: `http://127.0.0.1:${await closedPort()}` } });
+    try {
+      const shop = await merchantWithSandbox(isolated);
+      const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 900, currency: 'USD' } })).createPayment;
+      const body = operation(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4242424242424242') } });
+      const headers = { 'api-key': shop.publishableKey, 'idempotency-key': `down-${created.id}` };
+      const send = () => fetch(`${isolated.api.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+      const first = await send();
+      expect(first.status).toBe(502);
+      const again = await send();
+      expect(again.status).toBe(502);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+    } finally {
+      await isolated.close();
+    }
+  });
+});
+
+describe('the key belongs to the API key that sent it', () => {
+  it('two merchants using the same Idempotency-Key each get their own payment', async () => {
+    const [first, second] = [await createMerchant(stack.api), await createMerchant(stack.api)];
+    const headers = { 'idempotency-key': 'order-1' };
+    const input = { amount: 1200, currency: 'USD' };
+    const a = dataOf(await first.secret(CreatePaymentDocument, { input }, headers)).createPayment;
+    const b = dataOf(await second.secret(CreatePaymentDocument, { input }, headers)).createPayment;
+    expect(a.id).not.toBe(b.id);
+    errorOf(await second.secret(PaymentDocument, { id: a.id }), 'NOT_FOUND');
+  });
+
+  it('a revoked key gets UNAUTHENTICATED, never the response its key stored', async () => {
+    const shop = await createMerchant(stack.api);
+    const { key, apiKey } = dataOf(await shop.secret(CreateApiKeyDocument, { input: { name: 'to revoke', type: 'SECRET' } })).createApiKey;
+    const body = operation(CreatePaymentDocument, { input: { amount: 1300, currency: 'USD' } });
+    const headers = { 'api-key': key, 'idempotency-key': 'before-revoke' };
+    expect((await post(body, headers)).status).toBe(200);
+    dataOf(await shop.secret(RevokeApiKeyDocument, { input: { keyId: apiKey.id } }));
+    const replay = await post(body, headers);
+    expect(replay.status).toBe(401);
+    expect(replay.headers.get('idempotent-replayed')).toBeNull();
+  });
+});
+
+describe('what the database holds', () => {
+  it('a stored response with a one-time secret is sealed, and the request is an HMAC, not a plain hash', async () => {
+    const shop = await createMerchant(stack.api);
+    const body = operation(CreateApiKeyDocument, { input: { name: 'issued once', type: 'SECRET' } });
+    const headers = { 'api-key': shop.secretKey, 'idempotency-key': 'issue-key' };
+    const issued = (await (await post(body, headers)).json()) as { data: { createApiKey: { key: string } } };
+    const replay = await post(body, headers);
+    // The caller that lost the answer can still recover the key it was issued; a database reader cannot.
+    expect(((await replay.json()) as typeof issued).data.createApiKey.key).toBe(issued.data.createApiKey.key);
+    const { rows } = await sql.query("SELECT request_hash, response_body FROM idempotency_records WHERE key = 'issue-key'");
+    expect(rows).toHaveLength(1);
+    expect(rows[0].response_body).toMatch(/^v1\./);
+    expect(rows[0].response_body).not.toContain(issued.data.createApiKey.key);
+    const parsed = JSON.parse(body) as { query: string; variables: unknown };
+    const plainHash = createHash('sha256').update(JSON.stringify([parsed.query, parsed.variables, null])).digest('hex');
+    expect(rows[0].request_hash).not.toBe(plainHash);
+  });
+});
+
+describe('a request whose process died', () => {
+  it('holds its key for the lease (CONFLICT), then a retry takes the key over and runs', async () => {
+    const shop = await createMerchant(stack.api);
+    const body = operation(CreatePaymentDocument, { input: { amount: 1400, currency: 'USD', description: 'lease' } });
+    const headers = { 'api-key': shop.secretKey, 'idempotency-key': `lease-${shop.merchantId}` };
+    expect((await post(body, headers)).status).toBe(200);
+    // As if the request had begun but its process died before storing the response.
+    const crash = (minutesAgo: number) =>
+      sql.query(`UPDATE idempotency_records SET response_body = NULL, status_code = NULL, created_at = now() - make_interval(mins => $1) WHERE key = $2`, [
+        minutesAgo,
+        headers['idempotency-key'],
+      ]);
+    await crash(4);
+    const held = await post(body, headers);
+    expect(held.status).toBe(409);
+    await crash(6);
+    const takenOver = await post(body, headers);
+    expect(takenOver.status).toBe(200);
+    expect(takenOver.headers.get('idempotent-replayed')).toBeNull();
+    const replay = await post(body, headers);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  });
+});
+
+describe('requests a key cannot apply to', () => {
+  it('refuses a key on a body that is not a JSON GraphQL request, naming Idempotency-Key', async () => {
+    const shop = await createMerchant(stack.api);
+    const response = await fetch(`${stack.api.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/graphql', 'api-key': shop.secretKey, 'idempotency-key': 'not-json' },
+      body: 'mutation { createPayment(input: { amount: 100, currency: "USD" }) { id } }',
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { errors: { extensions: { code: string; field: string } }[] };
+    expect(body.errors[0]!.extensions).toMatchObject({ code: 'INVALID_INPUT', field: 'Idempotency-Key' });
+    const { rows } = await sql.query('SELECT count(*)::int AS n FROM payment_intents WHERE merchant_id = $1', [shop.merchantId]);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('ignores a key on a query', async () => {
+    const shop = await createMerchant(stack.api);
+    const response = await post(JSON.stringify({ query: '{ __typename }' }), { 'api-key': shop.secretKey, 'idempotency-key': 'a-query' });
+    expect(response.status).toBe(200);
+    const { rows } = await sql.query("SELECT count(*)::int AS n FROM idempotency_records WHERE key = 'a-query'");
+    expect(rows[0].n).toBe(0);
+  });
+});

@@ -1,0 +1,115 @@
+// How the sandbox connector reads what comes back over HTTP. A processor's answer is hostile input: only a
+// well-formed payment is an answer, only a well-formed refusal proves nothing happened, and everything
+// else leaves the outcome unknown (the payment stays pending and sync finds the truth), never failed by guess.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConnectorError } from '../../src/connectors/connector.ts';
+import { SandboxConnector } from '../../src/connectors/sandbox.ts';
+import { closedPort } from '../support/stack.ts';
+
+interface Scripted {
+  status: number;
+  body: string;
+  /** Answer only after this many ms. */
+  delayMs?: number;
+}
+
+let server: Server;
+let baseUrl: string;
+let next: Scripted = { status: 200, body: '{}' };
+
+beforeAll(async () => {
+  // A stand-in processor that answers whatever the test scripts.
+  server = createServer((request, reply) => {
+    request.resume();
+    const { status, body, delayMs = 0 } = next;
+    setTimeout(() => {
+      if (reply.destroyed) return;
+      reply.writeHead(status, { 'content-type': 'application/json' });
+      reply.end(body);
+    }, delayMs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const connector = (url = baseUrl) => new SandboxConnector({ apiKey: 'sk_sandbox_test1234' }, { baseUrl: url, timeoutMs: 300 });
+
+const payment = (fields: Record<string, unknown> = {}) =>
+  JSON.stringify({ id: 'sbx_pay_1', status: 'succeeded', amount: 100, amount_capturable: 0, amount_captured: 100, next_action: null, error: null, ...fields });
+
+const error = (code: string) => JSON.stringify({ error: { code, message: `the processor says ${code}` } });
+
+async function outcome(scripted: Scripted, call: (subject: SandboxConnector) => Promise<unknown> = (subject) => subject.sync('sbx_pay_1')) {
+  next = scripted;
+  try {
+    return { answer: await call(connector()) };
+  } catch (thrown) {
+    expect(thrown).toBeInstanceOf(ConnectorError);
+    const { kind, outcomeUnknown, processorCode } = thrown as ConnectorError;
+    return { kind, outcomeUnknown, processorCode };
+  }
+}
+
+describe('answers', () => {
+  it.each([
+    [200, payment(), 'captured'],
+    [200, payment({ status: 'succeeded', amount_captured: 40 }), 'partially_captured'],
+    [200, payment({ status: 'requires_capture', amount_capturable: 100, amount_captured: 0 }), 'authorized'],
+    [402, payment({ status: 'failed', amount_captured: 0, error: { code: 'card_declined', message: 'declined', retryable: false } }), 'failed'],
+    [200, payment({ status: 'failed', amount_captured: 0, error: { code: 'authentication_failed', message: 'no', retryable: false } }), 'authentication_failed'],
+    [200, payment({ status: 'canceled', amount_captured: 0 }), 'voided'],
+  ])('HTTP %i with a payment object is an answer', async (status, body, expected) => {
+    const { answer } = await outcome({ status, body });
+    expect(answer).toMatchObject({ transactionId: 'sbx_pay_1', status: expected });
+  });
+});
+
+describe('refusals that prove nothing happened', () => {
+  it.each([
+    [400, 'invalid_request'],
+    [401, 'invalid_api_key'],
+    [403, 'forbidden'],
+    [404, 'resource_missing'],
+    [409, 'invalid_state'],
+  ])('HTTP %i with error %s', async (status, code) => {
+    expect(await outcome({ status, body: error(code) })).toEqual({ kind: 'rejected', outcomeUnknown: false, processorCode: code });
+  });
+
+  it('a refused connection (nothing was sent)', async () => {
+    const refused = new SandboxConnector({ apiKey: 'sk_sandbox_test1234' }, { baseUrl: `http://127.0.0.1:${await closedPort()}`, timeoutMs: 300 });
+    await expect(refused.sync('sbx_pay_1')).rejects.toMatchObject({ kind: 'unreachable', outcomeUnknown: false });
+  });
+});
+
+describe('everything else: the outcome is unknown', () => {
+  it.each([
+    ['a 2xx body that is not JSON', { status: 200, body: '<html>ok</html>' }],
+    ['a 2xx body with an unknown status', { status: 200, body: payment({ status: 'teleported' }) }],
+    ['a 2xx body missing the amounts', { status: 200, body: JSON.stringify({ id: 'sbx_pay_1', status: 'succeeded' }) }],
+    ['a 2xx empty body', { status: 201, body: '' }],
+    ['a 402 without a payment', { status: 402, body: error('card_declined') }],
+    ['a 409 idempotency conflict', { status: 409, body: error('idempotency_mismatch') }],
+    ['a 408', { status: 408, body: error('timeout') }],
+    ['a 429', { status: 429, body: error('rate_limited') }],
+    ['a 500', { status: 500, body: error('internal_error') }],
+    ['a 503 with no body', { status: 503, body: '' }],
+    ['a 400 with a body that is not an error', { status: 400, body: 'bad' }],
+    ['a 404 with no error body (a wrong URL, not a missing payment)', { status: 404, body: '' }],
+    ['no answer within the timeout', { status: 200, body: payment(), delayMs: 600 }],
+  ])('%s', async (_name, scripted) => {
+    expect(await outcome(scripted)).toMatchObject({ outcomeUnknown: true });
+  });
+});
+
+describe('finding a payment by reference', () => {
+  it('is null only for the processor’s own “no such payment”', async () => {
+    expect(await outcome({ status: 404, body: error('resource_missing') }, (subject) => subject.findByReference('att_1'))).toEqual({ answer: null });
+    expect(await outcome({ status: 404, body: 'Not Found' }, (subject) => subject.findByReference('att_1'))).toMatchObject({ outcomeUnknown: true });
+  });
+});
