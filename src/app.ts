@@ -1,16 +1,16 @@
-// Composes one API process: database, Redis, services, GraphQL and the HTTP server.
+// Composes one API process: database, Redis, the payment sync queue, services, GraphQL and the HTTP server.
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
-import { createDatabase } from './db/client.ts';
 import { checkPostgres, checkRedis } from './db/reachability.ts';
-import { SecretBox } from './domain/secret-box.ts';
 import { createGraphQLServer } from './graphql/yoga.ts';
 import { createMetrics } from './http/metrics.ts';
 import { listen, reachableHost } from './http/listen.ts';
 import { createHttpServer } from './http/server.ts';
 import type { Logger } from './logger.ts';
+import { createServiceContext } from './service-context.ts';
 import type { ServiceContext } from './services/context.ts';
 import { createServices, type Services } from './services/create-services.ts';
+import { PaymentSyncQueue } from './worker/payment-sync-queue.ts';
 
 export interface ApiApp {
   url: string;
@@ -19,24 +19,15 @@ export interface ApiApp {
   close: () => Promise<void>;
 }
 
-/** The parts every process role shares: a database pool, the secret box and the services. */
-export function createServiceContext(config: Config, logger: Logger): ServiceContext {
-  return {
-    db: createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE),
-    secretBox: new SecretBox(config.encryptionKey),
-    config,
-    logger,
-    publicUrl: config.PUBLIC_URL ?? `http://127.0.0.1:${config.PORT}`,
-  };
-}
-
 export async function startApi(config: Config, logger: Logger): Promise<ApiApp> {
   await checkPostgres(config.DATABASE_URL);
   await checkRedis(config.REDIS_URL);
   const context = createServiceContext(config, logger);
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
-  const services = createServices(context);
+  // The API only starts a payment's sync schedule; worker processes run it (src/worker/worker.ts).
+  const paymentSyncQueue = new PaymentSyncQueue(config, logger);
+  const services = createServices(context, { paymentSyncScheduler: paymentSyncQueue });
   const metrics = createMetrics();
   const yoga = createGraphQLServer({ config, services, logger, db: context.db });
   const server = createHttpServer({
@@ -65,6 +56,7 @@ export async function startApi(config: Config, logger: Logger): Promise<ApiApp> 
       const deadline = setTimeout(() => server.closeAllConnections(), 10_000).unref();
       await closed;
       clearTimeout(deadline);
+      await paymentSyncQueue.close();
       await context.db.$disconnect();
       redis.disconnect();
     },

@@ -35,6 +35,10 @@ const configSchema = z.object({
   /** How long a processor call may take before its outcome is treated as unknown (the payment stays PROCESSING). */
   CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   WEBHOOK_RETRY_DELAY_SCALE: z.coerce.number().positive().max(1000).default(1),
+  /** Scales the payment sync schedule (domain/payments/sync-schedule.ts) down, for tests and demos. */
+  PAYMENT_SYNC_DELAY_SCALE: z.coerce.number().positive().max(1).default(1),
+  /** How many jobs one worker process runs at once. */
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
 });
 
 export type Config = z.infer<typeof configSchema> & { encryptionKey: Buffer; graphiql: boolean };
@@ -72,6 +76,7 @@ const sandboxConfigSchema = z.object({
   SANDBOX_PORT: integerFrom(0, 65535).default(4100),
   SANDBOX_HOST: z.string().default('127.0.0.1'),
   SANDBOX_LATENCY_MS: integerFrom(0, 30_000).default(0),
+  SANDBOX_BANK_DEBIT_SETTLE_MS: integerFrom(0, 600_000).default(3_000),
   /** Where customers' browsers reach the sandbox (challenge URLs are built from it). */
   SANDBOX_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' }).optional(),
 });

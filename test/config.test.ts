@@ -23,6 +23,8 @@ describe('loadConfig', () => {
     expect(config.REDIS_URL).toBe('redis://127.0.0.1:6379');
     expect(config.PORT).toBe(4000);
     expect(config.WEBHOOK_RETRY_DELAY_SCALE).toBe(1);
+    expect(config.PAYMENT_SYNC_DELAY_SCALE).toBe(1);
+    expect(config.WORKER_CONCURRENCY).toBe(10);
     expect(config.ADMIN_API_KEY).toBeUndefined();
     expect(config.encryptionKey).toHaveLength(32);
   });
@@ -47,11 +49,15 @@ describe('loadConfig', () => {
       REDIS_URL: 'rediss://cache.internal:6380',
       PORT: '8080',
       ADMIN_API_KEY: 'a'.repeat(24),
+      PAYMENT_SYNC_DELAY_SCALE: '0.001',
+      WORKER_CONCURRENCY: '25',
     });
     expect(config.DATABASE_URL).toBe('postgres://db.internal:5433/pay');
     expect(config.REDIS_URL).toBe('rediss://cache.internal:6380');
     expect(config.PORT).toBe(8080);
     expect(config.ADMIN_API_KEY).toBe('a'.repeat(24));
+    expect(config.PAYMENT_SYNC_DELAY_SCALE).toBe(0.001);
+    expect(config.WORKER_CONCURRENCY).toBe(25);
   });
 
   it.each([
@@ -64,6 +70,10 @@ describe('loadConfig', () => {
     ['WEBHOOK_RETRY_DELAY_SCALE', '0'],
     ['WEBHOOK_RETRY_DELAY_SCALE', '-1'],
     ['WEBHOOK_RETRY_DELAY_SCALE', 'fast'],
+    ['PAYMENT_SYNC_DELAY_SCALE', '0'],
+    ['PAYMENT_SYNC_DELAY_SCALE', '1.5'],
+    ['WORKER_CONCURRENCY', '0'],
+    ['WORKER_CONCURRENCY', '2.5'],
     ['ADMIN_API_KEY', 'short'],
     ['ENCRYPTION_KEY', 'abcd'],
     ['LOG_LEVEL', 'loud'],

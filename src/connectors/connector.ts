@@ -1,6 +1,7 @@
 // The connector interface: what the payments service needs from any processor. Each implementation knows
 // its processor's wire format and nothing of GraphQL or the database.
 import type { ProcessorPaymentStatus } from '../domain/payments/attempt-machine.ts';
+import type { PaymentMethodType } from '../domain/payments/methods.ts';
 import type { CaptureMethod } from '../domain/payments/statuses.ts';
 
 export interface CardDetails {
@@ -11,6 +12,21 @@ export interface CardDetails {
   holderName?: string | null;
 }
 
+/** What the customer pays with, as the processor needs it (secrets included: never stored or logged). */
+export type PaymentMethod =
+  | { type: 'card'; card: CardDetails }
+  /** A card the processor keeps for us: its reusable token and the CVC the customer typed again. */
+  | { type: 'saved_card'; token: string; cvc: string }
+  | { type: 'bank_debit'; accountHolderName: string; iban: string }
+  /** Wallets and pay-later: the token the provider's sheet gave the SDK for a session (paymentSessions). */
+  | { type: 'wallet' | 'pay_later'; provider: string; paymentToken: string }
+  | { type: 'bank_redirect'; bank: string }
+  | { type: 'bank_transfer' }
+  | { type: 'crypto'; network: string };
+
+/** The public type of a method: a saved card is a card. */
+export const methodTypeOf = (method: PaymentMethod): PaymentMethodType => (method.type === 'saved_card' ? 'card' : method.type);
+
 export interface AuthorizeRequest {
   /** Our attempt id: the processor's reference and the idempotency key of the call. */
   reference: string;
@@ -18,10 +34,18 @@ export interface AuthorizeRequest {
   currency: string;
   captureMethod: CaptureMethod;
   threeDs: boolean;
-  card: CardDetails;
+  paymentMethod: PaymentMethod;
+  /** Ask the processor for a reusable token of the card (setup for future use). */
+  saveCard: boolean;
   /** Where the processor sends the customer back after a redirect (our redirect-response route). */
   returnUrl: string;
 }
+
+/** What the customer must do at the processor after confirm. */
+export type ProcessorNextAction =
+  | { type: 'redirect'; url: string }
+  /** Transfer instructions (a reference, an account or address, the amount), shown on the processor's page too. */
+  | { type: 'display_instructions'; url: string; instructions: Record<string, string | number> };
 
 /** A processor's view of a payment, normalised. */
 export interface ProcessorPayment {
@@ -29,8 +53,17 @@ export interface ProcessorPayment {
   status: ProcessorPaymentStatus;
   amountCapturable: number;
   amountCaptured: number;
-  redirectUrl: string | null;
+  nextAction: ProcessorNextAction | null;
+  /** A reusable token of the card, when one was asked for. */
+  paymentMethodToken: string | null;
   error: { code: string; message: string; retryable: boolean } | null;
+}
+
+/** A session a wallet or pay-later SDK needs before the customer can approve in its sheet. */
+export interface WalletSession {
+  wallet: string;
+  sessionToken: string;
+  expiresAt: Date;
 }
 
 /**
@@ -57,4 +90,6 @@ export interface Connector {
   sync(transactionId: string): Promise<ProcessorPayment>;
   /** The payment created for `reference`, when a call's answer was lost (timeout); null if none was created. */
   findByReference(reference: string): Promise<ProcessorPayment | null>;
+  /** A session for one of the connector's wallets (ConnectorDefinition.wallets). */
+  createSession(request: { wallet: string; amount: number; currency: string }): Promise<WalletSession>;
 }

@@ -1,29 +1,44 @@
-// The connectors this service can route to: how to validate an account's credentials, what it accepts,
-// and how to build a client for one account.
+// The connectors this service can route to: how to validate an account's credentials, what each accepts
+// (payment method types, wallets with sessions), and how to build a client for one account.
 import type { z } from 'zod';
+import type { PaymentMethodType } from '../domain/payments/methods.ts';
 import type { Connector } from './connector.ts';
-import { SandboxConnector, sandboxCredentialsSchema } from './sandbox.ts';
+import { credentialsSchemaFor, SandboxConnector, type SandboxCredentials, type SandboxPersonality } from './sandbox.ts';
 
 export interface ConnectorSettings {
   sandboxUrl: string;
   timeoutMs: number;
 }
 
-interface ConnectorDefinition<Credentials> {
+export interface ConnectorDefinition<Credentials = unknown> {
   credentialsSchema: z.ZodType<Credentials>;
-  paymentMethods: readonly string[];
+  paymentMethods: readonly PaymentMethodType[];
+  /** Wallet and pay-later providers the connector opens sessions for, by the method type they pay with. */
+  wallets: readonly { provider: string; type: 'wallet' | 'pay_later' }[];
   create(credentials: Credentials, settings: ConnectorSettings): Connector;
 }
 
-const define = <Credentials>(definition: ConnectorDefinition<Credentials>) => definition;
+function sandboxProcessor(personality: SandboxPersonality, capabilities: Pick<ConnectorDefinition, 'paymentMethods' | 'wallets'>): ConnectorDefinition<SandboxCredentials> {
+  return {
+    credentialsSchema: credentialsSchemaFor(personality),
+    ...capabilities,
+    create: (credentials, settings) => new SandboxConnector(personality, credentials, { baseUrl: settings.sandboxUrl, timeoutMs: settings.timeoutMs }),
+  };
+}
 
 export const CONNECTORS = {
-  sandbox: define({
-    credentialsSchema: sandboxCredentialsSchema,
-    paymentMethods: ['card'],
-    create: (credentials, settings) => new SandboxConnector(credentials, { baseUrl: settings.sandboxUrl, timeoutMs: settings.timeoutMs }),
-  }),
-} as const;
+  sandbox: sandboxProcessor(
+    { name: 'sandbox', pathPrefix: '', keyPrefix: 'sk_sandbox_' },
+    {
+      paymentMethods: ['card', 'bank_debit', 'wallet', 'pay_later', 'bank_redirect', 'bank_transfer', 'crypto'],
+      wallets: [
+        { provider: 'sandbox_pay', type: 'wallet' },
+        { provider: 'sandbox_later', type: 'pay_later' },
+      ],
+    },
+  ),
+  fauxpay: sandboxProcessor({ name: 'fauxpay', pathPrefix: '/fauxpay', keyPrefix: 'sk_fauxpay_' }, { paymentMethods: ['card', 'bank_debit'], wallets: [] }),
+} as const satisfies Record<string, ConnectorDefinition<SandboxCredentials>>;
 
 export type ConnectorName = keyof typeof CONNECTORS;
 

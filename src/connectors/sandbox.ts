@@ -1,24 +1,52 @@
-// The connector for the project's sandbox processor (src/sandbox), called over HTTP like a real processor.
+// The connectors for the project's sandbox processor (src/sandbox), called over HTTP like real processors.
+// The sandbox serves two processors that behave differently: "sandbox" (every payment method, wallet
+// sessions) at /v1 and "fauxpay" (cards and bank debits only, other card rules) at /fauxpay/v1.
 import { z } from 'zod';
 import type { ProcessorPaymentStatus } from '../domain/payments/attempt-machine.ts';
-import { ConnectorError, type AuthorizeRequest, type Connector, type ProcessorPayment } from './connector.ts';
+import {
+  ConnectorError,
+  type AuthorizeRequest,
+  type Connector,
+  type PaymentMethod,
+  type ProcessorNextAction,
+  type ProcessorPayment,
+  type WalletSession,
+} from './connector.ts';
 
-export const sandboxCredentialsSchema = z.object({
-  apiKey: z.string().regex(/^sk_sandbox_[A-Za-z0-9]{8,64}$/, 'must be a sandbox key: sk_sandbox_ and 8 to 64 letters or digits'),
-});
-export type SandboxCredentials = z.infer<typeof sandboxCredentialsSchema>;
+/** One of the sandbox's processors: where it is served and what its keys look like. */
+export interface SandboxPersonality {
+  name: 'sandbox' | 'fauxpay';
+  pathPrefix: '' | '/fauxpay';
+  keyPrefix: 'sk_sandbox_' | 'sk_fauxpay_';
+}
+
+export const credentialsSchemaFor = (personality: SandboxPersonality) =>
+  z.object({
+    apiKey: z
+      .string()
+      .regex(new RegExp(`^${personality.keyPrefix}[A-Za-z0-9]{8,64}$`), `must be a ${personality.name} key: ${personality.keyPrefix} and 8 to 64 letters or digits`),
+  });
+export type SandboxCredentials = z.infer<ReturnType<typeof credentialsSchemaFor>>;
 
 /** The sandbox's payment object, as far as the service reads it; anything else is not an answer. */
 const sandboxPaymentSchema = z.object({
   id: z.string().min(1),
-  status: z.enum(['requires_device_data', 'requires_authentication', 'requires_capture', 'succeeded', 'failed', 'canceled']),
+  status: z.enum(['requires_device_data', 'requires_authentication', 'requires_customer_action', 'requires_capture', 'processing', 'succeeded', 'failed', 'canceled']),
   amount: z.number().int(),
   amount_capturable: z.number().int().nonnegative(),
   amount_captured: z.number().int().nonnegative(),
-  next_action: z.object({ type: z.literal('redirect'), redirect_url: z.string() }).nullable(),
+  next_action: z
+    .discriminatedUnion('type', [
+      z.object({ type: z.literal('redirect'), redirect_url: z.string() }),
+      z.object({ type: z.literal('display_instructions'), redirect_url: z.string(), instructions: z.record(z.string(), z.union([z.string(), z.number()])) }),
+    ])
+    .nullable(),
+  payment_method_token: z.string().nullish(),
   error: z.object({ code: z.string(), message: z.string(), retryable: z.boolean() }).nullable(),
 });
 type SandboxPayment = z.infer<typeof sandboxPaymentSchema>;
+
+const sandboxSessionSchema = z.object({ wallet: z.string(), session_token: z.string().min(1), expires_at: z.number().int() });
 
 const sandboxErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 
@@ -27,7 +55,10 @@ function normaliseStatus(payment: SandboxPayment): ProcessorPaymentStatus {
     case 'requires_device_data':
       return 'requires_device_data';
     case 'requires_authentication':
+    case 'requires_customer_action':
       return 'requires_authentication';
+    case 'processing':
+      return 'processing';
     case 'requires_capture':
       return 'authorized';
     case 'succeeded':
@@ -39,15 +70,54 @@ function normaliseStatus(payment: SandboxPayment): ProcessorPaymentStatus {
   }
 }
 
+function nextActionOf(payment: SandboxPayment): ProcessorNextAction | null {
+  const action = payment.next_action;
+  if (action === null) return null;
+  return action.type === 'redirect'
+    ? { type: 'redirect', url: action.redirect_url }
+    : { type: 'display_instructions', url: action.redirect_url, instructions: action.instructions };
+}
+
 function toProcessorPayment(payment: SandboxPayment): ProcessorPayment {
   return {
     transactionId: payment.id,
     status: normaliseStatus(payment),
     amountCapturable: payment.amount_capturable,
     amountCaptured: payment.amount_captured,
-    redirectUrl: payment.next_action?.redirect_url ?? null,
+    nextAction: nextActionOf(payment),
+    paymentMethodToken: payment.payment_method_token ?? null,
     error: payment.error,
   };
+}
+
+/** The request body's payment method fields, in the sandbox's wire names. */
+function paymentMethodFields(method: PaymentMethod): Record<string, unknown> {
+  switch (method.type) {
+    case 'card':
+      return {
+        payment_method_type: 'card',
+        card: {
+          number: method.card.number,
+          exp_month: method.card.expiryMonth,
+          exp_year: method.card.expiryYear,
+          cvc: method.card.cvc,
+          ...(method.card.holderName ? { holder_name: method.card.holderName } : {}),
+        },
+      };
+    case 'saved_card':
+      return { payment_method_type: 'card', payment_method_token: method.token, card_cvc: method.cvc };
+    case 'bank_debit':
+      return { payment_method_type: 'bank_debit', bank_debit: { account_holder_name: method.accountHolderName, iban: method.iban } };
+    case 'wallet':
+    case 'pay_later':
+      return { payment_method_type: method.type, [method.type]: { type: method.provider, payment_token: method.paymentToken } };
+    case 'bank_redirect':
+      return { payment_method_type: 'bank_redirect', bank_redirect: { bank: method.bank } };
+    case 'bank_transfer':
+      return { payment_method_type: 'bank_transfer', bank_transfer: {} };
+    case 'crypto':
+      return { payment_method_type: 'crypto', crypto: { network: method.network } };
+  }
 }
 
 /** HTTP statuses that, with the sandbox's error body, say the request changed nothing. */
@@ -59,51 +129,89 @@ function isDefiniteRefusal(status: number, code: string): boolean {
 }
 
 export class SandboxConnector implements Connector {
-  readonly name = 'sandbox';
+  readonly name: string;
+  readonly #baseUrl: string;
 
   constructor(
+    personality: SandboxPersonality,
     private readonly credentials: SandboxCredentials,
     private readonly options: { baseUrl: string; timeoutMs: number },
-  ) {}
+  ) {
+    this.name = personality.name;
+    this.#baseUrl = `${options.baseUrl.replace(/\/+$/, '')}${personality.pathPrefix}`;
+  }
 
-  authorize(request: AuthorizeRequest): Promise<ProcessorPayment> {
-    return this.call('POST', '/v1/payments', request.reference, {
+  async authorize(request: AuthorizeRequest): Promise<ProcessorPayment> {
+    const payment = await this.call('POST', '/v1/payments', request.reference, {
       amount: request.amount,
       currency: request.currency.toLowerCase(),
       capture_method: request.captureMethod === 'MANUAL' ? 'manual' : 'automatic',
       three_ds: request.threeDs ? 'required' : 'automatic',
       return_url: request.returnUrl,
       reference: request.reference,
-      card: {
-        number: request.card.number,
-        exp_month: request.card.expiryMonth,
-        exp_year: request.card.expiryYear,
-        cvc: request.card.cvc,
-        ...(request.card.holderName ? { holder_name: request.card.holderName } : {}),
-      },
-    }) as Promise<ProcessorPayment>;
+      ...paymentMethodFields(request.paymentMethod),
+      ...(request.saveCard ? { setup_future_usage: 'off_session' } : {}),
+    });
+    return toProcessorPayment(payment);
   }
 
-  capture(transactionId: string, amount: number, idempotencyKey: string) {
-    return this.call('POST', `/v1/payments/${encodeURIComponent(transactionId)}/capture`, idempotencyKey, { amount_to_capture: amount }) as Promise<ProcessorPayment>;
+  async capture(transactionId: string, amount: number, idempotencyKey: string) {
+    return toProcessorPayment(await this.call('POST', `/v1/payments/${encodeURIComponent(transactionId)}/capture`, idempotencyKey, { amount_to_capture: amount }));
   }
 
-  void(transactionId: string, idempotencyKey: string) {
-    return this.call('POST', `/v1/payments/${encodeURIComponent(transactionId)}/cancel`, idempotencyKey, {}) as Promise<ProcessorPayment>;
+  async void(transactionId: string, idempotencyKey: string) {
+    return toProcessorPayment(await this.call('POST', `/v1/payments/${encodeURIComponent(transactionId)}/cancel`, idempotencyKey, {}));
   }
 
-  sync(transactionId: string) {
-    return this.call('GET', `/v1/payments/${encodeURIComponent(transactionId)}`) as Promise<ProcessorPayment>;
+  async sync(transactionId: string) {
+    return toProcessorPayment(await this.call('GET', `/v1/payments/${encodeURIComponent(transactionId)}`));
   }
 
   async findByReference(reference: string): Promise<ProcessorPayment | null> {
-    return this.call('GET', `/v1/payments?reference=${encodeURIComponent(reference)}`, undefined, undefined, true);
+    const payment = await this.call('GET', `/v1/payments?reference=${encodeURIComponent(reference)}`, undefined, undefined, true);
+    return payment === null ? null : toProcessorPayment(payment);
   }
 
-  private async call(method: string, path: string, idempotencyKey?: string, body?: unknown, notFoundIsNull = false): Promise<ProcessorPayment | null> {
+  async createSession(request: { wallet: string; amount: number; currency: string }): Promise<WalletSession> {
+    const body = await this.request('POST', '/v1/sessions', undefined, { wallet: request.wallet, amount: request.amount, currency: request.currency.toLowerCase() });
+    const session = sandboxSessionSchema.safeParse(body.payload);
+    if (!body.response.ok || !session.success) throw this.refusal(body.response.status, body.payload, 'a session');
+    return { wallet: session.data.wallet, sessionToken: session.data.session_token, expiresAt: new Date(session.data.expires_at * 1000) };
+  }
+
+  private async call(method: string, path: string, idempotencyKey?: string, body?: unknown): Promise<SandboxPayment>;
+  private async call(method: string, path: string, idempotencyKey: undefined, body: undefined, notFoundIsNull: true): Promise<SandboxPayment | null>;
+  private async call(method: string, path: string, idempotencyKey?: string, body?: unknown, notFoundIsNull = false): Promise<SandboxPayment | null> {
+    const { response, payload } = await this.request(method, path, idempotencyKey, body);
+    // A decline is a payment with status "failed" (HTTP 402): an answer, not an error.
+    if (response.ok || response.status === 402) {
+      const payment = sandboxPaymentSchema.safeParse(payload);
+      if (payment.success) return payment.data;
+      // It answered "done" in a shape we cannot read: whatever it did, it did; sync will tell.
+      throw new ConnectorError(`${this.name} answered HTTP ${response.status} with a body that is not a payment`, 'bad_response', true);
+    }
+    // Only the processor's own "no such payment" proves there is none (a 404 from a wrong URL does not).
+    if (response.status === 404 && notFoundIsNull && sandboxErrorSchema.safeParse(payload).data?.error.code === 'resource_missing') return null;
+    throw this.refusal(response.status, payload, 'the request');
+  }
+
+  /**
+   * A well-formed refusal (bad input, bad credentials, unknown payment, wrong state) means nothing was
+   * done. Anything else (an idempotency conflict, throttling, a server error, a body we cannot read) may
+   * hide a change, so the outcome is unknown.
+   */
+  private refusal(status: number, payload: unknown, what: string): ConnectorError {
+    const error = sandboxErrorSchema.safeParse(payload).data?.error;
+    if (error !== undefined && isDefiniteRefusal(status, error.code)) {
+      return new ConnectorError(`${this.name} rejected ${what}: ${error.message}`, 'rejected', false, error.code);
+    }
+    return new ConnectorError(`${this.name} answered HTTP ${status}${error ? ` (${error.code})` : ''}`, 'server_error', true, error?.code);
+  }
+
+  private async request(method: string, path: string, idempotencyKey?: string, body?: unknown): Promise<{ response: Response; payload: unknown }> {
     let response: Response;
     try {
-      response = await fetch(`${this.options.baseUrl}${path}`, {
+      response = await fetch(`${this.#baseUrl}${path}`, {
         method,
         headers: {
           authorization: `Bearer ${this.credentials.apiKey}`,
@@ -116,27 +224,11 @@ export class SandboxConnector implements Connector {
       });
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause;
-      if ((error as Error).name === 'TimeoutError') throw new ConnectorError(`sandbox did not answer within ${this.options.timeoutMs} ms`, 'timeout', true);
-      if (cause?.code === 'ECONNREFUSED') throw new ConnectorError('sandbox refused the connection', 'unreachable', false);
-      throw new ConnectorError(`sandbox request failed: ${(error as Error).message}`, 'unreachable', true);
+      if ((error as Error).name === 'TimeoutError') throw new ConnectorError(`${this.name} did not answer within ${this.options.timeoutMs} ms`, 'timeout', true);
+      if (cause?.code === 'ECONNREFUSED') throw new ConnectorError(`${this.name} refused the connection`, 'unreachable', false);
+      throw new ConnectorError(`${this.name} request failed: ${(error as Error).message}`, 'unreachable', true);
     }
-    const payload: unknown = await response.json().catch(() => undefined);
-    // A decline is a payment with status "failed" (HTTP 402): an answer, not an error.
-    if (response.ok || response.status === 402) {
-      const payment = sandboxPaymentSchema.safeParse(payload);
-      if (payment.success) return toProcessorPayment(payment.data);
-      // It answered "done" in a shape we cannot read: whatever it did, it did; sync will tell.
-      throw new ConnectorError(`sandbox answered HTTP ${response.status} with a body that is not a payment`, 'bad_response', true);
-    }
-    const error = sandboxErrorSchema.safeParse(payload).data?.error;
-    // Only the sandbox's own "no such payment" proves there is none (a 404 from a wrong URL does not).
-    if (response.status === 404 && notFoundIsNull && error?.code === 'resource_missing') return null;
-    // A well-formed refusal of the request (bad input, bad credentials, unknown payment, wrong state)
-    // means nothing was done. Anything else (an idempotency conflict, throttling, a server error, a body
-    // we cannot read) may hide a change, so the outcome is unknown.
-    if (error !== undefined && isDefiniteRefusal(response.status, error.code)) {
-      throw new ConnectorError(`sandbox rejected the request: ${error.message}`, 'rejected', false, error.code);
-    }
-    throw new ConnectorError(`sandbox answered HTTP ${response.status}${error ? ` (${error.code})` : ''}`, 'server_error', true, error?.code);
+    // A body that times out or is not JSON reads as undefined: the callers treat it as unreadable.
+    return { response, payload: await response.json().catch(() => undefined) };
   }
 }

@@ -7,6 +7,7 @@ export const ID_PREFIXES = {
   apiKey: 'key',
   connectorAccount: 'mca',
   customer: 'cus',
+  paymentMethod: 'pm',
   payment: 'pay',
   attempt: 'att',
   refund: 'ref',

@@ -8,6 +8,7 @@ import { ensureDatabase } from '../db/reachability.ts';
 import { createLogger } from '../logger.ts';
 import { startSandboxFromConfig } from '../sandbox/server.ts';
 import { ensureDemoMerchant } from '../services/demo-merchant.ts';
+import { startWorker } from '../worker/worker.ts';
 import { run } from './run.ts';
 
 run('start', async () => {
@@ -20,6 +21,7 @@ run('start', async () => {
   await ensureDatabase(config.DATABASE_URL);
   await migrate(config.DATABASE_URL);
   const api = await startApi(config, logger);
+  const worker = await startWorker(config, logger);
   const demo = await ensureDemoMerchant(api.context);
   const graphql = `${api.url}/graphql`;
   process.stdout.write(
@@ -52,6 +54,7 @@ run('start', async () => {
   );
   return async () => {
     await api.close();
+    await worker.close();
     await sandbox.close();
   };
 });

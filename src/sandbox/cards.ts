@@ -2,23 +2,19 @@
 // outcomes from it and the tests walk it, so a new row is served with no other change.
 // The sandbox checks numbers itself rather than through src/domain/cards.ts: it stands in for an outside
 // processor, and a processor sharing the service's own checks would hide a bug in them.
+import { APPROVED, failed, type Outcome, type ProcessorError } from './outcomes.ts';
 
 export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'unknown';
 
-/** A processor's reason for failing a payment, as the payment object's `error` carries it. */
-export interface ProcessorError {
-  code: string;
-  message: string;
-  /** Whether the same card may succeed if tried again (a processor fault, not a decline). */
-  retryable: boolean;
-}
-
-export type CardOutcome = { kind: 'approved' } | { kind: 'challenge' } | { kind: 'failed'; error: ProcessorError };
+export type CardOutcome = Outcome | { kind: 'challenge' };
 
 export interface TestCard {
   number: string;
   outcome: CardOutcome;
 }
+
+/** A processor's own answer for one number or a whole brand, taking precedence over TEST_CARDS (see processors.ts). */
+export type CardRule = ({ number: string } | { brand: CardBrand }) & { outcome: CardOutcome };
 
 export const EXPIRED_CARD: ProcessorError = { code: 'expired_card', message: 'Your card has expired.', retryable: false };
 
@@ -27,10 +23,6 @@ export const AUTHENTICATION_FAILED: ProcessorError = {
   message: 'The customer failed 3D Secure authentication.',
   retryable: false,
 };
-
-const APPROVED: CardOutcome = { kind: 'approved' };
-
-const failed = (code: string, message: string, retryable = false): CardOutcome => ({ kind: 'failed', error: { code, message, retryable } });
 
 export const TEST_CARDS: readonly TestCard[] = [
   { number: '4242424242424242', outcome: APPROVED },
@@ -68,10 +60,12 @@ export function cardBrand(number: string): CardBrand {
 }
 
 /**
- * What the processor does with a Luhn-valid card at `now`. A card is usable through the last millisecond
- * of its expiry month (UTC); Date.UTC's month is 0-based, so the 1-based month gives the next month's start.
+ * What a processor with `rules` does with a Luhn-valid card at `now`. A card is usable through the last
+ * millisecond of its expiry month (UTC); Date.UTC's month is 0-based, so the 1-based month gives the next
+ * month's start.
  */
-export function cardOutcome(card: { number: string; expMonth: number; expYear: number }, now: Date): CardOutcome {
+export function cardOutcome(card: { number: string; expMonth: number; expYear: number }, now: Date, rules: readonly CardRule[]): CardOutcome {
   if (now.getTime() >= Date.UTC(card.expYear, card.expMonth, 1)) return { kind: 'failed', error: EXPIRED_CARD };
-  return OUTCOME_BY_NUMBER.get(card.number) ?? APPROVED;
+  const rule = rules.find((candidate) => ('number' in candidate ? candidate.number === card.number : candidate.brand === cardBrand(card.number)));
+  return rule?.outcome ?? OUTCOME_BY_NUMBER.get(card.number) ?? APPROVED;
 }

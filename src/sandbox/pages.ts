@@ -1,7 +1,9 @@
-// The HTML the customer's browser sees during a sandbox 3D Secure challenge. Every interpolated value goes
-// through escapeHtml, because the holder name (and anything else a caller sent) is attacker-controlled.
+// The HTML the customer's browser sees at the sandbox: the 3D Secure challenge, the bank's approval page and
+// the instructions of a transfer or crypto payment. Every interpolated value goes through escapeHtml, because
+// the holder name (and anything else a caller sent) is attacker-controlled. The pages have no scripts; their
+// forms' relative actions resolve against /<page>/<id>, so they work behind any public URL prefix.
 import type { CardBrand } from './cards.ts';
-import type { Payment } from './store.ts';
+import type { Instructions, Payment } from './store.ts';
 
 const BRAND_NAMES: Record<CardBrand, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', unknown: 'Card' };
 
@@ -43,28 +45,64 @@ ${body}
 `;
 }
 
+type Row = readonly [term: string, value: string];
+
+/** A definition list of `[term, value]` rows, both escaped. */
+function details(rows: readonly Row[]): string {
+  return `<dl>\n${rows.map(([term, value]) => `<dt>${escapeHtml(term)}</dt><dd>${escapeHtml(value)}</dd>`).join('\n')}\n</dl>`;
+}
+
+/** A button that posts to `<payment id>/<action>` (no body: the action is the whole request). */
+function actionButton(payment: Payment, action: string, label: string): string {
+  return `<form method="post" action="${escapeHtml(payment.id)}/${action}"><button type="submit">${escapeHtml(label)}</button></form>`;
+}
+
+const amountRow = (payment: Payment): Row => ['Amount', formatAmount(payment.amount, payment.currency)];
+
 export function challengePage(payment: Payment): string {
-  // Relative form actions resolve against /challenge/<id>, so the page works behind any public URL prefix.
-  const id = escapeHtml(payment.id);
-  const holder = payment.card.holderName === null ? '' : `\n<dt>Cardholder</dt><dd>${escapeHtml(payment.card.holderName)}</dd>`;
+  const { card } = payment;
+  const rows = [amountRow(payment)];
+  if (card !== null) rows.push(['Card', `${BRAND_NAMES[card.brand]} ending in ${card.last4}`]);
+  if (card?.holderName) rows.push(['Cardholder', card.holderName]);
   return page(
     'Sandbox 3D Secure authentication',
     `<h1>Authenticate this payment</h1>
 <p>This is the sandbox card issuer's 3D Secure page. Choose the result of the authentication.</p>
-<dl>
-<dt>Amount</dt><dd>${escapeHtml(formatAmount(payment.amount, payment.currency))}</dd>
-<dt>Card</dt><dd>${escapeHtml(BRAND_NAMES[payment.card.brand])} ending in ${escapeHtml(payment.card.last4)}</dd>${holder}
-</dl>
-<form method="post" action="${id}/complete"><button type="submit">Complete authentication</button></form>
-<form method="post" action="${id}/fail"><button type="submit">Fail authentication</button></form>`,
+${details(rows)}
+${actionButton(payment, 'complete', 'Complete authentication')}
+${actionButton(payment, 'fail', 'Fail authentication')}`,
   );
 }
 
-export function notAwaitingAuthenticationPage(payment: Payment): string {
+export function bankPage(payment: Payment): string {
   return page(
-    'Payment not awaiting authentication',
-    `<h1>Nothing to authenticate</h1>
-<p>This payment is no longer awaiting authentication (its status is ${escapeHtml(payment.status)}). You can close this page.</p>`,
+    'Sandbox Bank: authorize a payment',
+    `<h1>Sandbox Bank</h1>
+<p>A merchant asks you to authorize this payment from your account. Choose the result of the authorization.</p>
+${details([amountRow(payment)])}
+${actionButton(payment, 'authorize', 'Authorize')}
+${actionButton(payment, 'fail', 'Fail')}`,
+  );
+}
+
+export function instructionsPage(payment: Payment, instructions: Instructions): string {
+  const destination: Row = 'iban' in instructions ? ['IBAN', instructions.iban] : ['Address', instructions.address];
+  const what = 'iban' in instructions ? 'a bank transfer' : 'a crypto payment on sandbox_chain';
+  return page(
+    'Sandbox payment instructions',
+    `<h1>Complete your payment</h1>
+<p>Send ${escapeHtml(what)} with these details. The payment completes when the funds arrive.</p>
+${details([amountRow(payment), destination, ['Reference', instructions.reference]])}
+${actionButton(payment, 'sent', 'I have sent it')}`,
+  );
+}
+
+/** The answer of a customer page whose payment no longer waits for the customer; `awaiting` names what it waited for. */
+export function notAwaitingPage(payment: Payment, awaiting: string): string {
+  return page(
+    `Payment not awaiting ${awaiting}`,
+    `<h1>Nothing to do</h1>
+<p>This payment is no longer awaiting ${escapeHtml(awaiting)} (its status is ${escapeHtml(payment.status)}). You can close this page.</p>`,
   );
 }
 

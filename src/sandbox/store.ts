@@ -1,20 +1,39 @@
-// The sandbox's memory: payments by id, each visible only to the API key that created it, and each key's
-// idempotency records. Nothing survives a restart, like a test-mode account that is reset.
-import { createHash } from 'node:crypto';
+// A sandbox processor's memory: payments by id, each visible only to the API key that created it, each key's
+// saved cards, wallet sessions and idempotency records. Nothing survives a restart, like a test-mode account
+// that is reset. Each processor personality has a store of its own.
+import { createHash, randomBytes } from 'node:crypto';
 import { randomBase62 } from '../domain/ids.ts';
-import type { CardBrand, ProcessorError } from './cards.ts';
+import type { CardBrand } from './cards.ts';
+import type { ProcessorError } from './outcomes.ts';
+import type { PaymentMethodType } from './processors.ts';
+import type { WalletDecision, WalletType } from './wallets.ts';
 
 export type PaymentStatus =
   | 'requires_device_data'
   | 'requires_authentication'
+  | 'requires_customer_action'
   | 'requires_capture'
+  | 'processing'
   | 'succeeded'
   | 'failed'
   | 'canceled';
 
 export type CaptureMethod = 'automatic' | 'manual';
 
+/** What may be shown of a card; the number and CVC are never kept with a payment. */
+export interface CardSummary {
+  brand: CardBrand;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+  holderName: string | null;
+}
+
+/** What the customer of a bank transfer or a crypto payment is told to send the money to, with which reference. */
+export type Instructions = { reference: string; iban: string } | { reference: string; address: string };
+
 export interface Payment {
+  readonly object: 'payment';
   readonly id: string;
   /** The key that created the payment: the only one that sees it. */
   readonly apiKey: string;
@@ -25,21 +44,54 @@ export interface Payment {
   readonly currency: string;
   readonly captureMethod: CaptureMethod;
   readonly reference: string | null;
-  /** What may be shown of the card; the number and CVC are never kept. */
-  readonly card: { brand: CardBrand; last4: string; expMonth: number; expYear: number; holderName: string | null };
+  readonly paymentMethodType: PaymentMethodType;
+  /** Set for card payments only, as for each group's summary below. */
+  readonly card: CardSummary | null;
+  readonly bankDebit: { last4: string } | null;
+  readonly instructions: Instructions | null;
+  /** The saved card this payment created (setup_future_usage), for later payments of its key. */
+  readonly paymentMethodToken: string | null;
+  /**
+   * A result already decided but not yet due (a bank debit's settlement). It is applied by the first read
+   * after `dueMs` rather than by a timer, so nothing runs in the background and tests control the moment.
+   */
+  settlement: { dueMs: number; changes: PaymentChanges } | null;
   readonly returnUrl: string;
   error: ProcessorError | null;
   readonly createdMs: number;
   updatedMs: number;
 }
 
-export type NewPayment = Omit<Payment, 'id' | 'createdMs' | 'updatedMs'>;
+export type NewPayment = Omit<Payment, 'object' | 'id' | 'createdMs' | 'updatedMs'>;
 export type PaymentChanges = Partial<Pick<Payment, 'status' | 'amountCapturable' | 'amountCaptured' | 'error'>>;
+
+/** A card saved with setup_future_usage. Only the processor's vault holds its number, as with a real processor. */
+export interface SavedCard {
+  apiKey: string;
+  number: string;
+  card: CardSummary;
+}
+
+/** A wallet's payment sheet for one amount: the SDK opens it with `token`, the customer answers in it. */
+export interface WalletSession {
+  readonly object: 'session';
+  readonly id: string;
+  readonly apiKey: string;
+  readonly wallet: WalletType;
+  readonly token: string;
+  readonly amount: number;
+  readonly currency: string;
+  readonly expiresMs: number;
+  /** The customer's answer and the single-use payment token it gave the SDK. */
+  answer: { decision: WalletDecision; paymentToken: string; used: boolean } | null;
+}
+
+export type NewWalletSession = Omit<WalletSession, 'object' | 'id' | 'token' | 'answer'>;
 
 /** What an Idempotency-Key stands for: the request it was first used with and what that request produced. */
 export interface IdempotencyRecord {
   fingerprint: string;
-  payment: Payment;
+  resource: Payment | WalletSession;
   httpStatus: number;
 }
 
@@ -49,10 +101,16 @@ export class SandboxStore {
   private readonly paymentsByReference = new Map<string, Payment>();
   /** By `<api key> <idempotency key>`; an API key has no space, so two pairs never share an entry (here and above). */
   private readonly idempotencyRecords = new Map<string, IdempotencyRecord>();
+  /** By payment_method_token. */
+  private readonly savedCards = new Map<string, SavedCard>();
+  /** By session token, and by the payment token the customer's answer gave. */
+  private readonly sessions = new Map<string, WalletSession>();
+  private readonly sessionsByPaymentToken = new Map<string, WalletSession>();
+  private readonly transferReferences = new Set<string>();
 
-  create(fields: NewPayment): Payment {
+  createPayment(fields: NewPayment): Payment {
     const now = Date.now();
-    const payment: Payment = { ...fields, id: `sbx_pay_${randomBase62(24)}`, createdMs: now, updatedMs: now };
+    const payment: Payment = { ...fields, object: 'payment', id: `sbx_pay_${randomBase62(24)}`, createdMs: now, updatedMs: now };
     this.payments.set(payment.id, payment);
     if (payment.reference !== null) this.paymentsByReference.set(`${payment.apiKey} ${payment.reference}`, payment);
     return payment;
@@ -61,16 +119,18 @@ export class SandboxStore {
   /** The payment if `apiKey` created it; another key's payment looks the same as a missing one. */
   find(apiKey: string, id: string): Payment | undefined {
     const payment = this.payments.get(id);
-    return payment?.apiKey === apiKey ? payment : undefined;
+    return payment?.apiKey === apiKey ? this.settled(payment) : undefined;
   }
 
   findByReference(apiKey: string, reference: string): Payment | undefined {
-    return this.paymentsByReference.get(`${apiKey} ${reference}`);
+    const payment = this.paymentsByReference.get(`${apiKey} ${reference}`);
+    return payment && this.settled(payment);
   }
 
-  /** Any key's payment: the challenge pages are opened by the customer's browser, which has no key. */
-  findForChallenge(id: string): Payment | undefined {
-    return this.payments.get(id);
+  /** Any key's payment: the customer's pages are opened by a browser, which has no key. */
+  findForCustomer(id: string): Payment | undefined {
+    const payment = this.payments.get(id);
+    return payment && this.settled(payment);
   }
 
   /** Applies a state change; `updatedMs` always moves forward, even for two changes in one millisecond. */
@@ -80,12 +140,69 @@ export class SandboxStore {
     return payment;
   }
 
+  /** The record, with its payment as it is now (a replayed bank debit may have settled since). */
   idempotencyRecord(apiKey: string, key: string): IdempotencyRecord | undefined {
-    return this.idempotencyRecords.get(`${apiKey} ${key}`);
+    const record = this.idempotencyRecords.get(`${apiKey} ${key}`);
+    if (record?.resource.object === 'payment') this.settled(record.resource);
+    return record;
   }
 
   saveIdempotencyRecord(apiKey: string, key: string, record: IdempotencyRecord): void {
     this.idempotencyRecords.set(`${apiKey} ${key}`, record);
+  }
+
+  /** Saves a card for `apiKey` and answers its new payment_method_token. */
+  saveCard(savedCard: SavedCard): string {
+    const token = `pm_${randomBase62(24)}`;
+    this.savedCards.set(token, savedCard);
+    return token;
+  }
+
+  /** The saved card if `apiKey` saved it; another key's token looks the same as an unknown one. */
+  findSavedCard(apiKey: string, token: string): SavedCard | undefined {
+    const savedCard = this.savedCards.get(token);
+    return savedCard?.apiKey === apiKey ? savedCard : undefined;
+  }
+
+  createSession(fields: NewWalletSession): WalletSession {
+    const session: WalletSession = { ...fields, object: 'session', id: `sess_${randomBase62(24)}`, token: `sst_${randomBase62(32)}`, answer: null };
+    this.sessions.set(session.token, session);
+    return session;
+  }
+
+  /** Any key's session: the customer's wallet knows only the session token. */
+  findSession(token: string): WalletSession | undefined {
+    return this.sessions.get(token);
+  }
+
+  /** Records the customer's answer and gives the payment token that carries it to the payment. */
+  answerSession(session: WalletSession, decision: WalletDecision): string {
+    const paymentToken = `wtok_${randomBase62(32)}`;
+    session.answer = { decision, paymentToken, used: false };
+    this.sessionsByPaymentToken.set(paymentToken, session);
+    return paymentToken;
+  }
+
+  /** The session a payment token was given for, if `apiKey` created the session. */
+  findSessionByPaymentToken(apiKey: string, paymentToken: string): WalletSession | undefined {
+    const session = this.sessionsByPaymentToken.get(paymentToken);
+    return session?.apiKey === apiKey ? session : undefined;
+  }
+
+  /** A short code the customer quotes with a transfer, so the sandbox can match the money to the payment. */
+  newTransferReference(): string {
+    let reference: string;
+    do reference = `SBX-${randomBytes(4).toString('hex').toUpperCase()}`;
+    while (this.transferReferences.has(reference));
+    this.transferReferences.add(reference);
+    return reference;
+  }
+
+  private settled(payment: Payment): Payment {
+    const { settlement } = payment;
+    if (settlement === null || Date.now() < settlement.dueMs) return payment;
+    payment.settlement = null;
+    return this.update(payment, settlement.changes);
   }
 }
 
@@ -101,7 +218,8 @@ function canonicalJson(value: unknown): string {
 
 /**
  * A hash of the POST an Idempotency-Key was used with (only POSTs take keys); the hash, not the body, is kept
- * since the body holds the card. The path is part of it, so a key reused on another route is a mismatch.
+ * since the body holds the card or the bank account. The path is part of it, so a key reused on another route
+ * is a mismatch.
  */
 export function requestFingerprint(path: string, body: unknown): string {
   return createHash('sha256').update(`${path} ${canonicalJson(body)}`).digest('hex');

@@ -1,7 +1,10 @@
-// Business profiles: where a merchant's webhooks go (one URL per mode) and the key that signs them.
+// Business profiles: where a merchant's webhooks go (one URL per mode), the key that signs them, and how
+// payments are routed (connector order) and retried (how often, after which declines).
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { CONNECTORS, isConnectorName } from '../connectors/registry.ts';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
+import { HARD_DECLINE_CODES, MAX_RETRIES_LIMIT } from '../domain/payments/retry.ts';
 import { newId } from '../domain/ids.ts';
 import { webhookUrlProblem } from '../domain/webhook-url.ts';
 import type { BusinessProfile, Prisma } from '../generated/prisma/client.ts';
@@ -31,6 +34,21 @@ const updateProfileInput = z
       .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
       .nullish(),
     generatePaymentResponseHashKey: z.boolean().nullish(),
+    routing: z
+      .array(z.string().refine(isConnectorName, `must be one of: ${Object.keys(CONNECTORS).join(', ')}`))
+      .max(10, 'at most 10 connectors')
+      .refine((names) => new Set(names).size === names.length, 'must not name a connector twice')
+      .nullish(),
+    maxRetries: z.number().int('must be an integer').min(0, 'must be at least 0').max(MAX_RETRIES_LIMIT, `must be at most ${MAX_RETRIES_LIMIT}`).nullish(),
+    retryableDeclineCodes: z
+      .array(
+        z
+          .string()
+          .regex(/^[a-z0-9_]{1,64}$/, 'must be a decline code (lower case letters, digits, underscores)')
+          .refine((code) => !HARD_DECLINE_CODES.has(code), 'is a hard decline, which is never retried'),
+      )
+      .max(50, 'at most 50 codes')
+      .nullish(),
   })
   .refine((input) => !(input.paymentResponseHashKey && input.generatePaymentResponseHashKey), {
     path: ['generatePaymentResponseHashKey'],
@@ -81,6 +99,9 @@ export class BusinessProfileService {
     }
     const data: Prisma.BusinessProfileUpdateInput = {};
     if (input.name != null) data.name = input.name;
+    if (input.routing != null) data.routing = input.routing;
+    if (input.maxRetries != null) data.maxRetries = input.maxRetries;
+    if (input.retryableDeclineCodes != null) data.retryableDeclineCodes = input.retryableDeclineCodes;
     if (input.webhookUrl !== undefined) {
       const url = input.webhookUrl === null || input.webhookUrl === '' ? null : input.webhookUrl;
       if (url !== null) {

@@ -6,6 +6,9 @@ import { CONNECTORS, isConnectorName, type ConnectorName } from '../connectors/r
 import { AppError, invalidInput } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Mode } from '../domain/api-keys.ts';
+import { isCountry } from '../domain/countries.ts';
+import { isCurrency } from '../domain/money.ts';
+import { isPaymentMethodType, PAYMENT_METHOD_TYPES, type PaymentMethodType } from '../domain/payments/methods.ts';
 import type { ConnectorAccount } from '../generated/prisma/client.ts';
 import type { ServiceContext } from './context.ts';
 import type { MerchantPrincipal } from './principal.ts';
@@ -15,9 +18,27 @@ const createInput = z.object({
   connectorName: z.string().refine(isConnectorName, { message: `must be one of: ${Object.keys(CONNECTORS).join(', ')}` }),
   credentials: z.record(z.string(), z.unknown()),
   webhookSecret: z.string().min(16, 'must be at least 16 characters').max(256).nullish(),
-  paymentMethods: z.array(z.string()).max(20).nullish(),
+  paymentMethods: z.array(z.string().refine(isPaymentMethodType, `must be one of: ${PAYMENT_METHOD_TYPES.join(', ')}`)).max(20).nullish(),
+  currencies: z
+    .array(z.string().transform((code) => code.toUpperCase()).refine(isCurrency, 'must be an ISO 4217 currency code'))
+    .max(200)
+    .nullish(),
+  countries: z.array(z.string().refine(isCountry, 'must be an ISO 3166-1 alpha-2 country code (upper case)')).max(250).nullish(),
   mode: z.enum(['TEST', 'LIVE']).nullish(),
 });
+
+/** What a payment needs of a connector account to be routed there. */
+export interface RoutingRequest {
+  merchantId: string;
+  mode: Mode;
+  paymentMethodType: PaymentMethodType;
+  currency: string;
+  country: string | null;
+  /** The payment's own connector order (names), tried first. */
+  paymentConnectors: readonly string[];
+  /** The profile's connector order (names), tried next; other eligible accounts follow, oldest first. */
+  profileRouting: readonly string[];
+}
 
 export class ConnectorAccountService {
   constructor(private readonly context: ServiceContext) {}
@@ -33,7 +54,7 @@ export class ConnectorAccountService {
     }
     const mode: Mode = input.mode ?? principal.mode;
     if (mode !== principal.mode) throw new AppError('FORBIDDEN', `A ${principal.mode.toLowerCase()} key creates ${principal.mode.toLowerCase()} connector accounts only.`);
-    const paymentMethods = input.paymentMethods ?? [...definition.paymentMethods];
+    const paymentMethods = (input.paymentMethods ?? [...definition.paymentMethods]) as PaymentMethodType[];
     const unsupported = paymentMethods.find((method) => !definition.paymentMethods.includes(method));
     if (unsupported) throw invalidInput('paymentMethods', `${name} does not support ${unsupported} (supported: ${definition.paymentMethods.join(', ')})`);
     return this.context.db.connectorAccount.create({
@@ -45,6 +66,8 @@ export class ConnectorAccountService {
         credentialsEncrypted: this.context.secretBox.seal(JSON.stringify(credentials.data)),
         webhookSecretEncrypted: input.webhookSecret ? this.context.secretBox.seal(input.webhookSecret) : null,
         paymentMethods,
+        currencies: input.currencies ?? [],
+        countries: input.countries ?? [],
       },
     });
   }
@@ -56,17 +79,35 @@ export class ConnectorAccountService {
     });
   }
 
-  /** The first enabled account of the merchant and mode that accepts `paymentMethod`, in the preferred connector order. */
-  async eligible(merchantId: string, mode: Mode, paymentMethod: string, preference: readonly string[]): Promise<ConnectorAccount | null> {
+  /**
+   * The accounts a payment may be routed to, in the order to try them: enabled, of the merchant and mode,
+   * accepting the method, the currency and the customer's country; ordered by the payment's connector
+   * list, then the profile's, then age. A payment that names connectors is routed to those only.
+   */
+  async eligible(request: RoutingRequest): Promise<ConnectorAccount[]> {
     const accounts = await this.context.db.connectorAccount.findMany({
-      where: { merchantId, mode, disabled: false, paymentMethods: { has: paymentMethod } },
+      where: {
+        merchantId: request.merchantId,
+        mode: request.mode,
+        disabled: false,
+        paymentMethods: { has: request.paymentMethodType },
+        OR: [{ currencies: { isEmpty: true } }, { currencies: { has: request.currency } }],
+      },
       orderBy: { createdAt: 'asc' },
     });
+    const accepted = accounts.filter(
+      (account) =>
+        (account.countries.length === 0 || (request.country !== null && account.countries.includes(request.country))) &&
+        (request.paymentConnectors.length === 0 || request.paymentConnectors.includes(account.connectorName)),
+    );
     const rank = (account: ConnectorAccount) => {
-      const index = preference.indexOf(account.connectorName);
-      return index === -1 ? preference.length : index;
+      const own = request.paymentConnectors.indexOf(account.connectorName);
+      if (own !== -1) return own;
+      const profile = request.profileRouting.indexOf(account.connectorName);
+      return profile === -1 ? Number.MAX_SAFE_INTEGER : request.paymentConnectors.length + profile;
     };
-    return accounts.sort((a, b) => rank(a) - rank(b))[0] ?? null;
+    // Array.prototype.sort is stable: accounts of equal rank keep their age order.
+    return accepted.sort((a, b) => rank(a) - rank(b));
   }
 
   /** A client for one account, with its credentials decrypted (they never leave this process). */

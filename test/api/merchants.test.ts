@@ -94,7 +94,7 @@ describe('createMerchantAccount', () => {
 describe('keys', () => {
   it('a wrong, malformed or revoked key is refused with UNAUTHENTICATED and HTTP 401', async () => {
     const merchant = await createMerchant(api);
-    for (const key of ['sk_test_' + 'A'.repeat(32), 'not-a-key', merchant.secretKey.slice(0, -1) + 'X']) {
+    for (const key of ['sk_test_' + 'A'.repeat(32), 'not-a-key', merchant.secretKey.slice(0, -1) + (merchant.secretKey.endsWith('X') ? 'Y' : 'X')]) {
       const result = await api.as(key)(MerchantDocument);
       expect(result.status).toBe(401);
       errorOf(result, 'UNAUTHENTICATED');

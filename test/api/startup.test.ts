@@ -1,11 +1,13 @@
 // The entry points as an operator runs them: one clear line and exit code 1 when a dependency is missing
-// or configuration is wrong; a clean exit on SIGTERM; and the demo command creating, migrating and
-// printing the same demo keys on every start.
+// or configuration is wrong; a clean exit on SIGTERM; the worker running jobs; and the demo command
+// creating, migrating and printing the same demo keys on every start.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it, inject } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
 import { testEnv } from '../support/api.ts';
+import { scheduleAndAwaitCompletion } from '../support/worker.ts';
 
 /** Runs `src/main/<entry>.ts` as its own process; `waitFor` resolves once stdout matches. */
 function runEntry(entry: string, env: Record<string, string>) {
@@ -68,6 +70,24 @@ it('the API role serves until SIGTERM, then exits 0', async () => {
   expect((await fetch(`${url}/health`)).status).toBe(200);
   expect(await run.stop()).toBe(0);
   expect(run.output.stderr).toContain('SIGTERM received, shutting down');
+});
+
+describe('the worker role', () => {
+  it('refuses a bad setting with one line', async () => {
+    const run = runEntry('worker', testEnv({ WORKER_CONCURRENCY: '0' }));
+    expect(await run.exited).toBe(1);
+    expect(run.output.stderr.trim()).toMatch(/^worker: error: WORKER_CONCURRENCY: [^\n]+$/);
+  });
+
+  it('runs scheduled syncs until SIGTERM, then exits 0', async () => {
+    // A prefix of its own, so that it takes no job of another test's API.
+    const env = testEnv({ LOG_LEVEL: 'info', WORKER_CONCURRENCY: '3', REDIS_PREFIX: `${inject('redisPrefix')}_role` });
+    const run = runEntry('worker', env);
+    await run.waitFor(/"concurrency":3,.*"msg":"worker running"/);
+    await scheduleAndAwaitCompletion(loadConfig(env), { paymentId: 'pay_Role1', attemptId: 'att_Role1', step: 0 });
+    expect(await run.stop()).toBe(0);
+    expect(run.output.stderr).toContain('SIGTERM received, shutting down');
+  });
 });
 
 describe('the demo command (npm start)', () => {

@@ -38,7 +38,8 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const connector = (url = baseUrl) => new SandboxConnector({ apiKey: 'sk_sandbox_test1234' }, { baseUrl: url, timeoutMs: 300 });
+const CONNECTOR_PERSONALITY = { name: 'sandbox', pathPrefix: '', keyPrefix: 'sk_sandbox_' } as const;
+const connector = (url = baseUrl) => new SandboxConnector(CONNECTOR_PERSONALITY, { apiKey: 'sk_sandbox_test1234' }, { baseUrl: url, timeoutMs: 300 });
 
 const payment = (fields: Record<string, unknown> = {}) =>
   JSON.stringify({ id: 'sbx_pay_1', status: 'succeeded', amount: 100, amount_capturable: 0, amount_captured: 100, next_action: null, error: null, ...fields });
@@ -59,6 +60,8 @@ async function outcome(scripted: Scripted, call: (subject: SandboxConnector) => 
 describe('answers', () => {
   it.each([
     [200, payment(), 'captured'],
+    [200, payment({ status: 'processing', amount_captured: 0 }), 'processing'],
+    [200, payment({ status: 'requires_customer_action', amount_captured: 0, next_action: { type: 'display_instructions', redirect_url: 'http://x/i', instructions: { reference: 'R1', amount: 100 } } }), 'requires_authentication'],
     [200, payment({ status: 'succeeded', amount_captured: 40 }), 'partially_captured'],
     [200, payment({ status: 'requires_capture', amount_capturable: 100, amount_captured: 0 }), 'authorized'],
     [402, payment({ status: 'failed', amount_captured: 0, error: { code: 'card_declined', message: 'declined', retryable: false } }), 'failed'],
@@ -82,7 +85,7 @@ describe('refusals that prove nothing happened', () => {
   });
 
   it('a refused connection (nothing was sent)', async () => {
-    const refused = new SandboxConnector({ apiKey: 'sk_sandbox_test1234' }, { baseUrl: `http://127.0.0.1:${await closedPort()}`, timeoutMs: 300 });
+    const refused = new SandboxConnector(CONNECTOR_PERSONALITY, { apiKey: 'sk_sandbox_test1234' }, { baseUrl: `http://127.0.0.1:${await closedPort()}`, timeoutMs: 300 });
     await expect(refused.sync('sbx_pay_1')).rejects.toMatchObject({ kind: 'unreachable', outcomeUnknown: false });
   });
 });

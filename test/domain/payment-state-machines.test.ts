@@ -16,7 +16,7 @@ import {
   type AttemptTrigger,
   type ProcessorPaymentStatus,
 } from '../../src/domain/payments/attempt-machine.ts';
-import { INTENT_TRANSITIONS, isIntentMoveAllowed } from '../../src/domain/payments/intent-machine.ts';
+import { INTENT_TRANSITIONS, isIntentMoveAllowed, isNewAttemptMoveAllowed } from '../../src/domain/payments/intent-machine.ts';
 import {
   ATTEMPT_STATUSES,
   INTENT_STATUSES,
@@ -275,12 +275,14 @@ describe('transitionAttempt', () => {
     expect(moved.effect).toBe(row.effect);
   });
 
-  it.each(rows)('row $index: $label is chosen by its own conditions only (no other row of the pair matches them)', ({ row }) => {
+  it.each(rows)('row $index: $label is chosen by its own conditions (any other row they match is less specific)', ({ row }) => {
     const conditions: AttemptConditions = row.when ?? {};
-    const alsoMatching = rowsOf(row.from, row.trigger).filter((other) =>
-      Object.entries(other.when ?? {}).every(([key, value]) => conditions[key as keyof AttemptConditions] === value),
+    const conditionCount = (candidate: AttemptTransition) => Object.keys(candidate.when ?? {}).length;
+    const alsoMatching = rowsOf(row.from, row.trigger).filter(
+      (other) => other !== row && Object.entries(other.when ?? {}).every(([key, value]) => conditions[key as keyof AttemptConditions] === value),
     );
-    expect(alsoMatching).toEqual([row]);
+    for (const other of alsoMatching) expect(conditionCount(other), describeRow(other)).toBeLessThan(conditionCount(row));
+    expect(transitionAttempt(row.from, row.trigger, conditions)).toBe(row);
   });
 
   it('ignores conditions a row does not name', () => {
@@ -423,13 +425,25 @@ describe('the attempt machine only makes intent moves the intent machine allows'
     },
   );
 
-  it('isIntentMoveAllowed is exactly the non-creation rows of INTENT_TRANSITIONS, plus staying put', () => {
+  it('isIntentMoveAllowed is exactly the non-creation attempt-move rows of INTENT_TRANSITIONS, plus staying put', () => {
     for (const from of INTENT_STATUSES) {
       for (const to of INTENT_STATUSES) {
-        const hasRow = INTENT_TRANSITIONS.some((row) => row.from === from && row.to === to);
+        const hasRow = INTENT_TRANSITIONS.some((row) => row.from === from && row.to === to && !row.newAttempt);
         expect(isIntentMoveAllowed(from, to), `${from} → ${to}`).toBe(from === to || hasRow);
       }
     }
+  });
+
+  it('isNewAttemptMoveAllowed is exactly the new-attempt rows (manual retry), plus staying put (automatic retry)', () => {
+    for (const from of INTENT_STATUSES) {
+      for (const to of INTENT_STATUSES) {
+        const hasRow = INTENT_TRANSITIONS.some((row) => row.from === from && row.to === to && row.newAttempt);
+        expect(isNewAttemptMoveAllowed(from, to), `${from} → ${to}`).toBe(from === to || hasRow);
+      }
+    }
+    expect(isNewAttemptMoveAllowed('FAILED', 'PROCESSING')).toBe(true);
+    expect(isNewAttemptMoveAllowed('SUCCEEDED', 'PROCESSING')).toBe(false);
+    expect(isNewAttemptMoveAllowed('CANCELLED', 'PROCESSING')).toBe(false);
   });
 
   it('intent rows only use intent statuses', () => {
@@ -481,9 +495,9 @@ describe('the attempt machine only makes intent moves the intent machine allows'
     replay(first.from, path!);
   });
 
-  it('every non-creation intent row (seed or anchor) is realisable', () => {
+  it('every non-creation intent row (seed or anchor) made by an attempt move is realisable', () => {
     for (const row of INTENT_TRANSITIONS) {
-      if (row.from === null) continue;
+      if (row.from === null || row.newAttempt) continue;
       expect(realise(row.from, row.to), `${row.from} → ${row.to}`).not.toBeNull();
     }
   });
@@ -494,8 +508,8 @@ describe('the attempt machine only makes intent moves the intent machine allows'
 // =========================================================================================================
 
 describe('terminal states never regress', () => {
-  it('terminal intent statuses are exactly those no intent row leaves', () => {
-    const left = new Set(INTENT_TRANSITIONS.map((row) => row.from));
+  it('terminal intent statuses are exactly those no move of an attempt leaves (only a new attempt, a manual retry, leaves FAILED)', () => {
+    const left = new Set(INTENT_TRANSITIONS.filter((row) => !row.newAttempt).map((row) => row.from));
     const dead = INTENT_STATUSES.filter((status) => !left.has(status));
     expect([...TERMINAL_INTENT_STATUSES].sort()).toEqual([...dead].sort());
     // The seed's own end states are among them.
@@ -545,10 +559,17 @@ describe('planProcessorUpdate', () => {
     ['PENDING', 'authorized', 'AUTOMATIC', null],
     ['PENDING', 'requires_device_data', 'AUTOMATIC', ['DEVICE_DATA_COLLECTION_PENDING']],
     ['PENDING', 'requires_device_data', 'MANUAL', ['DEVICE_DATA_COLLECTION_PENDING']],
-    ['PENDING', 'requires_authentication', 'AUTOMATIC', ['DEVICE_DATA_COLLECTION_PENDING', 'AUTHENTICATION_PENDING']],
+    // A processor page straight after confirm (a bank redirect) skips device data collection.
+    ['PENDING', 'requires_authentication', 'AUTOMATIC', ['AUTHENTICATION_PENDING']],
+    // Debits and transfers: still processing changes nothing before the customer's part, ends it after.
+    ['PENDING', 'processing', 'AUTOMATIC', []],
+    ['AUTHENTICATION_PENDING', 'processing', 'AUTOMATIC', ['AUTHENTICATION_SUCCESSFUL']],
+    ['AUTHENTICATION_SUCCESSFUL', 'processing', 'AUTOMATIC', []],
+    ['AUTHENTICATION_SUCCESSFUL', 'captured', 'AUTOMATIC', ['CHARGED']],
+    ['CHARGED', 'processing', 'AUTOMATIC', null],
     ['PENDING', 'failed', 'AUTOMATIC', ['AUTHORIZATION_FAILED']],
     ['PENDING', 'failed', 'MANUAL', ['AUTHORIZATION_FAILED']],
-    ['PENDING', 'authentication_failed', 'AUTOMATIC', ['DEVICE_DATA_COLLECTION_PENDING', 'AUTHENTICATION_PENDING', 'AUTHENTICATION_FAILED']],
+    ['PENDING', 'authentication_failed', 'AUTOMATIC', ['AUTHENTICATION_PENDING', 'AUTHENTICATION_FAILED']],
     ['PENDING', 'partially_captured', 'AUTOMATIC', null],
     ['PENDING', 'voided', 'MANUAL', null],
     // 3DS: the processor's answer plays the remaining steps of the seed's table.

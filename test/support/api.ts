@@ -18,6 +18,8 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     SANDBOX_PORT: '0',
     ADMIN_API_KEY: TEST_ADMIN_KEY,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // The payment sync schedule in milliseconds instead of minutes (15 ms, 30 ms, … 35 s in all).
+    PAYMENT_SYNC_DELAY_SCALE: '0.001',
     ...overrides,
   };
 }

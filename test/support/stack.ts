@@ -1,10 +1,12 @@
-// The API and the sandbox processor, each on its own port, talking over real HTTP.
+// The API and the sandbox processor, each on its own port, talking over real HTTP, and the payment sync worker.
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
+import { inject } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.ts';
-import { CreateConnectorAccountDocument } from '../gql/graphql.ts';
+import { CreateConnectorAccountDocument, type CreateConnectorAccountInput } from '../gql/graphql.ts';
 import { createMerchant, startTestApi, type TestApi } from './api.ts';
 import { dataOf } from './graphql-client.ts';
+import { startTestWorker } from './worker.ts';
 
 export interface Stack {
   api: TestApi;
@@ -12,29 +14,58 @@ export interface Stack {
   close: () => Promise<void>;
 }
 
-export async function startStack(options: { sandboxLatencyMs?: number; env?: Record<string, string> } = {}): Promise<Stack> {
-  const sandbox = await startSandbox({ port: 0, latencyMs: options.sandboxLatencyMs ?? 0 });
-  const api = await startTestApi({ SANDBOX_URL: sandbox.url, ...options.env });
+export interface StackOptions {
+  sandboxLatencyMs?: number;
+  /** How long the sandbox's bank debits stay processing (3 s by default). */
+  sandboxBankDebitSettleMs?: number;
+  /** Settings of the API and the worker. */
+  env?: Record<string, string>;
+  /** Settings of the worker only, over `env` (a worker more patient with the processor than the API). */
+  workerEnv?: Record<string, string>;
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const sandbox = await startSandbox({ port: 0, latencyMs: options.sandboxLatencyMs ?? 0, bankDebitSettleMs: options.sandboxBankDebitSettleMs });
+  // A Redis prefix of its own: the stack's worker syncs through its own sandbox, so it must see only the
+  // payments of this stack, not those of another test's stack running meanwhile.
+  const env = { SANDBOX_URL: sandbox.url, REDIS_PREFIX: `${inject('redisPrefix')}_${randomBytes(3).toString('hex')}`, ...options.env };
+  const api = await startTestApi(env);
+  const worker = await startTestWorker({ ...env, ...options.workerEnv });
   return {
     api,
     sandboxUrl: sandbox.url,
     close: async () => {
+      await worker.close();
       await api.close();
       await sandbox.close();
     },
   };
 }
 
-/** A merchant with one sandbox connector account (its own sandbox key). */
-export async function merchantWithSandbox(stack: Stack) {
+type ConnectorName = 'sandbox' | 'fauxpay';
+
+/** Where each of the sandbox's processors is served, under the sandbox's URL. */
+const PROCESSOR_PATHS: Record<ConnectorName, string> = { sandbox: '', fauxpay: '/fauxpay' };
+
+/** Account settings beyond the connector and its key (what createConnectorAccount accepts). */
+type AccountSettings = Omit<CreateConnectorAccountInput, 'connectorName' | 'credentials'>;
+
+/** Adds an account at one of the sandbox's processors (with its own new key) to `merchant`; returns the key. */
+export async function addConnectorAccount(stack: Stack, merchant: Pick<Merchant, 'secret'>, connectorName: ConnectorName, settings: AccountSettings = {}) {
+  const key = `sk_${connectorName}_${randomBytes(12).toString('hex')}`;
+  const account = dataOf(await merchant.secret(CreateConnectorAccountDocument, { input: { connectorName, credentials: { apiKey: key }, ...settings } })).createConnectorAccount;
+  return { key, account, url: `${stack.sandboxUrl}${PROCESSOR_PATHS[connectorName]}` };
+}
+
+type Merchant = Awaited<ReturnType<typeof createMerchant>>;
+
+/** A merchant with one account at a sandbox processor (sandbox by default), its key and a reader of its payments there. */
+export async function merchantWithSandbox(stack: Stack, connectorName: ConnectorName = 'sandbox', settings: AccountSettings = {}) {
   const merchant = await createMerchant(stack.api);
-  const sandboxKey = `sk_sandbox_${randomBytes(12).toString('hex')}`;
-  const account = dataOf(
-    await merchant.secret(CreateConnectorAccountDocument, { input: { connectorName: 'sandbox', credentials: { apiKey: sandboxKey } } }),
-  ).createConnectorAccount;
-  /** Reads the sandbox's own view of a payment, as the merchant's processor account sees it. */
+  const { key: sandboxKey, account, url } = await addConnectorAccount(stack, merchant, connectorName, settings);
+  /** Reads the processor's own view of a payment, as the merchant's processor account sees it. */
   const sandboxPayment = async (path: string) => {
-    const response = await fetch(`${stack.sandboxUrl}/v1/payments${path}`, { headers: { authorization: `Bearer ${sandboxKey}` } });
+    const response = await fetch(`${url}/v1/payments${path}`, { headers: { authorization: `Bearer ${sandboxKey}` } });
     return { status: response.status, body: (await response.json()) as { id: string; status: string; amount_captured: number; reference: string | null } };
   };
   return { ...merchant, sandboxKey, connectorAccountId: account.id, sandboxPayment };

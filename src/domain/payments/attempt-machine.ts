@@ -29,6 +29,10 @@ export interface AttemptConditions {
    * timeout): an answer saying the processor never acted on it is the truth, not a race with that request.
    */
   stalled?: boolean;
+  /** Another attempt, on the next eligible connector, follows this failure (retry.ts decides). */
+  retry?: boolean;
+  /** The processor sends the customer to a page of its own (a bank's, transfer instructions), not to 3DS. */
+  redirect?: boolean;
 }
 
 /** Work the service must do after committing the move, outside the transaction. */
@@ -69,6 +73,12 @@ export const ATTEMPT_TRANSITIONS: readonly AttemptTransition[] = [
   { from: 'AUTHORIZED', trigger: 'void', to: 'VOID_INITIATED', effect: 'void_at_processor', source: 'anchor' },
   { from: 'VOID_INITIATED', trigger: 'void_at_processor', when: { result: 'success' }, to: 'VOIDED', source: 'anchor' },
   { from: 'VOID_INITIATED', trigger: 'void_at_processor', when: { result: 'failure' }, to: 'VOID_FAILED', source: 'anchor' },
+  // Bank redirects, transfers and crypto: the customer acts on the processor's page after confirm, with no
+  // device-data step (Hyperswitch's AuthenticationPending for redirect flows).
+  { from: 'PENDING', trigger: 'processor_call', when: { result: 'success', redirect: true }, to: 'AUTHENTICATION_PENDING', source: 'anchor' },
+  // A failure that an automatic retry follows: the attempt ends as FAILURE and the intent stays PROCESSING
+  // with the next attempt (Hyperswitch's Failure). More specific than the seed row, so it wins when `retry`.
+  { from: 'PENDING', trigger: 'processor_call', when: { result: 'failure', retry: true }, to: 'FAILURE', source: 'anchor' },
   // Recovery: a capture or void request whose call never reached the processor (it still reports the
   // payment authorized) gives the authorization back, so the merchant can capture or cancel again.
   { from: 'CAPTURE_INITIATED', trigger: 'capture_at_processor', when: { stalled: true }, to: 'AUTHORIZED', source: 'anchor' },
@@ -93,13 +103,18 @@ function matches(row: AttemptTransition, conditions: AttemptConditions): boolean
   return Object.entries(row.when ?? {}).every(([key, value]) => conditions[key as keyof AttemptConditions] === value);
 }
 
-/** The move `trigger` makes from `from`, or INVALID_STATE naming the state and the operation. */
+/**
+ * The move `trigger` makes from `from`, or INVALID_STATE naming the state and the operation. When several
+ * rows match, the one with the most conditions wins (a failure that is retried is still a failure).
+ */
 export function transitionAttempt(from: AttemptStatus, trigger: AttemptTrigger, conditions: AttemptConditions = {}): AttemptTransition {
   const rows = ATTEMPT_TRANSITIONS.filter((row) => row.from === from && row.trigger === trigger);
   if (rows.length === 0) {
     throw new AppError('INVALID_STATE', `Cannot ${OPERATION_NAMES[trigger]} a payment attempt in status ${from}.`, { status: from });
   }
-  const row = rows.find((candidate) => matches(candidate, conditions));
+  const row = rows
+    .filter((candidate) => matches(candidate, conditions))
+    .sort((a, b) => Object.keys(b.when ?? {}).length - Object.keys(a.when ?? {}).length)[0];
   // A pair in the table without a matching condition means the caller did not say enough: a bug, not bad input.
   if (!row) throw new Error(`attempt transition ${from} --${trigger}--> needs conditions ${JSON.stringify(rows.map((r) => r.when))}`);
   return row;
@@ -149,7 +164,10 @@ export function planProcessorUpdate(
 
 /** A processor's answer, normalised by its connector. */
 export type ProcessorPaymentStatus =
+  /** Still working on it: changes nothing. */
   | 'pending'
+  /** Working on it after the customer's part (a debit settling, a transfer on its way). */
+  | 'processing'
   | 'requires_device_data'
   | 'requires_authentication'
   | 'authorized'
@@ -162,6 +180,7 @@ export type ProcessorPaymentStatus =
 /** The attempt statuses each processor answer may land on (the planner picks the reachable one). */
 export const ATTEMPT_TARGETS: Record<ProcessorPaymentStatus, ReadonlySet<AttemptStatus>> = {
   pending: new Set(),
+  processing: new Set(['PENDING', 'AUTHENTICATION_SUCCESSFUL']),
   requires_device_data: new Set(['DEVICE_DATA_COLLECTION_PENDING']),
   requires_authentication: new Set(['AUTHENTICATION_PENDING']),
   authorized: new Set(['AUTHORIZED']),

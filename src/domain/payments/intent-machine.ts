@@ -10,6 +10,11 @@ export interface IntentTransition {
   condition?: string;
   to: IntentStatus;
   source: 'seed' | 'anchor';
+  /**
+   * The move happens by starting a new attempt (the intent follows its new active attempt), never by a
+   * move of the current one: a processor answer cannot make it, so the `from` state stays terminal for them.
+   */
+  newAttempt?: true;
 }
 
 export const INTENT_TRANSITIONS: readonly IntentTransition[] = [
@@ -32,11 +37,20 @@ export const INTENT_TRANSITIONS: readonly IntentTransition[] = [
   { from: 'REQUIRES_PAYMENT_METHOD', trigger: 'cancel', to: 'CANCELLED', source: 'anchor' },
   { from: 'REQUIRES_CONFIRMATION', trigger: 'cancel', to: 'CANCELLED', source: 'anchor' },
   { from: 'REQUIRES_CUSTOMER_ACTION', trigger: 'cancel', condition: 'not voided at the processor', to: 'CANCELLED', source: 'anchor' },
+  // Hyperswitch's manual retry: a failed payment confirmed again, with another method, starts a new attempt.
+  { from: 'FAILED', trigger: 'confirm again', condition: 'manual retry with another payment method', to: 'PROCESSING', source: 'anchor', newAttempt: true },
 ];
 
-const ALLOWED = new Set(INTENT_TRANSITIONS.map((row) => `${row.from}>${row.to}`));
+const movesOf = (rows: readonly IntentTransition[]) => new Set(rows.map((row) => `${row.from}>${row.to}`));
+const ATTEMPT_MOVES = movesOf(INTENT_TRANSITIONS.filter((row) => !row.newAttempt));
+const NEW_ATTEMPT_MOVES = movesOf(INTENT_TRANSITIONS.filter((row) => row.newAttempt));
 
-/** True when the intent may move from `from` to `to` (staying put is always allowed). */
+/** True when a move of the active attempt may take the intent from `from` to `to` (staying put is always allowed). */
 export function isIntentMoveAllowed(from: IntentStatus, to: IntentStatus): boolean {
-  return from === to || ALLOWED.has(`${from}>${to}`);
+  return from === to || ATTEMPT_MOVES.has(`${from}>${to}`);
+}
+
+/** True when starting a new attempt may take the intent from `from` to `to` (a retry keeps it PROCESSING). */
+export function isNewAttemptMoveAllowed(from: IntentStatus, to: IntentStatus): boolean {
+  return from === to || NEW_ATTEMPT_MOVES.has(`${from}>${to}`);
 }

@@ -72,5 +72,8 @@ export const TERMINAL_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['SUC
 /** Intent states whose truth is at the processor: sync asks it (Hyperswitch's should_force_sync). */
 export const SYNCABLE_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['PROCESSING', 'REQUIRES_CUSTOMER_ACTION', 'REQUIRES_CAPTURE']);
 
+/** Intent states in which the payment waits on its processor, not the merchant: synced on a schedule. */
+export const AWAITING_PROCESSOR_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['PROCESSING', 'REQUIRES_CUSTOMER_ACTION']);
+
 /** The GraphQL/webhook spelling of a status: "REQUIRES_CAPTURE" → "requires_capture". */
 export const snakeCaseStatus = (status: IntentStatus | AttemptStatus): string => status.toLowerCase();

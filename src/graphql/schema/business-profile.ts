@@ -3,13 +3,16 @@ import { builder } from '../builder.ts';
 import { ModeEnum } from './scalars.ts';
 
 export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
-  description: 'Where webhooks go (one URL per mode) and the key that signs them.',
+  description: 'Where webhooks go (one URL per mode), the key that signs them, and how payments are routed and retried.',
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
     isDefault: t.exposeBoolean('isDefault'),
     testWebhookUrl: t.exposeString('testWebhookUrl', { nullable: true }),
     liveWebhookUrl: t.exposeString('liveWebhookUrl', { nullable: true }),
+    routing: t.exposeStringList('routing', { description: 'Connector names in the order payments try them.' }),
+    maxRetries: t.exposeInt('maxRetries', { description: 'Further attempts on the next eligible connectors after a retryable failure.' }),
+    retryableDeclineCodes: t.exposeStringList('retryableDeclineCodes', { description: 'Decline codes retried on the next connector (hard declines never are).' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -54,6 +57,9 @@ const UpdateBusinessProfileInput = builder.inputType('UpdateBusinessProfileInput
     webhookUrl: t.string({ description: 'The URL for `mode`; null or empty clears it. Live URLs must be https and allowlisted.' }),
     paymentResponseHashKey: t.string({ description: 'Your own signing key (32 to 256 printable characters).' }),
     generatePaymentResponseHashKey: t.boolean({ description: 'Generate a new signing key and return it once.' }),
+    routing: t.stringList({ description: 'Connector names in the order payments try them (a payment’s own `connectors` come first).' }),
+    maxRetries: t.int({ description: '0 to 5 further attempts after a retryable failure (2 by default).' }),
+    retryableDeclineCodes: t.stringList({ description: 'Decline codes worth another connector, e.g. card_declined; hard declines are refused.' }),
   }),
 });
 

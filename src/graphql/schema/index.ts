@@ -4,6 +4,8 @@ import './api-key.ts';
 import './business-profile.ts';
 import './merchant.ts';
 import './connector-account.ts';
+import './customer.ts';
+import './payment-method.ts';
 import './payment.ts';
 import { builder } from '../builder.ts';
 

@@ -1,6 +1,8 @@
 import { ATTEMPT_STATUSES, INTENT_STATUSES } from '../../domain/payments/statuses.ts';
+import type { ProcessorNextAction } from '../../connectors/connector.ts';
 import { requireSecretKey, type Principal } from '../../services/principal.ts';
 import { builder } from '../builder.ts';
+import { PaymentMethodDataInput } from './payment-method.ts';
 
 /**
  * What the merchant's backend may read but a browser holding a publishable key may not (its own data,
@@ -15,11 +17,16 @@ export const AttemptStatusEnum = builder.enumType('AttemptStatus', { values: ATT
 export const CaptureMethodEnum = builder.enumType('CaptureMethod', { values: ['AUTOMATIC', 'MANUAL'] as const });
 export const AuthenticationTypeEnum = builder.enumType('AuthenticationType', { values: ['THREE_DS', 'NO_THREE_DS'] as const });
 const SetupFutureUsageEnum = builder.enumType('SetupFutureUsage', { values: ['OFF_SESSION', 'ON_SESSION'] as const });
-const NextActionTypeEnum = builder.enumType('NextActionType', { values: ['REDIRECT_TO_URL'] as const });
+const NextActionTypeEnum = builder.enumType('NextActionType', { values: ['REDIRECT_TO_URL', 'DISPLAY_INSTRUCTIONS'] as const });
 
 const NextAction = builder.simpleObject('NextAction', {
-  description: 'What the customer must do next: open `redirectToUrl` (3D Secure), then return to the merchant.',
-  fields: (t) => ({ type: t.field({ type: NextActionTypeEnum }), redirectToUrl: t.string() }),
+  description:
+    'What the customer must do next: open `redirectToUrl` (3D Secure, a bank) and return to the merchant; for DISPLAY_INSTRUCTIONS (bank transfers, crypto) also show `instructions`.',
+  fields: (t) => ({
+    type: t.field({ type: NextActionTypeEnum }),
+    redirectToUrl: t.string(),
+    instructions: t.field({ type: 'JSON', nullable: true, description: 'Reference, amount, account or address to pay to.' }),
+  }),
 });
 
 const CardDetails = builder.simpleObject('CardDetails', {
@@ -51,6 +58,12 @@ export const PaymentAttemptRef = builder.prismaObject('PaymentAttempt', {
     }),
     connectorTransactionId: t.exposeString('connectorTransactionId', { nullable: true }),
     paymentMethodType: t.exposeString('paymentMethodType', { nullable: true }),
+    paymentMethodDetails: t.expose('paymentMethodDetails', {
+      type: 'JSON',
+      nullable: true,
+      description: 'What may be shown of a method that is not a card: the wallet provider, the last four of an IBAN, the bank.',
+    }),
+    savedPaymentMethodId: t.exposeString('savedPaymentMethodId', { nullable: true }),
     card: t.field({
       type: CardDetails,
       nullable: true,
@@ -106,6 +119,7 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
     authenticationType: t.expose('authenticationType', { type: AuthenticationTypeEnum }),
     amountCapturable: t.exposeInt('amountCapturable'),
     amountReceived: t.exposeInt('amountReceived'),
+    country: t.exposeString('country', { nullable: true }),
     customerId: t.string({
       nullable: true,
       description: 'Null for a publishable key.',
@@ -144,8 +158,12 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
       nullable: true,
       select: { attempts: true },
       resolve: (payment) => {
-        const redirectUrl = payment.attempts.find((attempt) => attempt.id === payment.activeAttemptId)?.redirectUrl;
-        return payment.status === 'REQUIRES_CUSTOMER_ACTION' && redirectUrl ? { type: 'REDIRECT_TO_URL' as const, redirectToUrl: redirectUrl } : null;
+        const attempt = payment.attempts.find((candidate) => candidate.id === payment.activeAttemptId);
+        if (payment.status !== 'REQUIRES_CUSTOMER_ACTION' || !attempt?.redirectUrl) return null;
+        const action = attempt.nextAction as ProcessorNextAction | null;
+        return action?.type === 'display_instructions'
+          ? { type: 'DISPLAY_INSTRUCTIONS' as const, redirectToUrl: action.url, instructions: action.instructions }
+          : { type: 'REDIRECT_TO_URL' as const, redirectToUrl: attempt.redirectUrl, instructions: null };
       },
     }),
     history: t.relation('history', { query: { orderBy: { id: 'asc' } }, description: 'Every transition, oldest first.' }),
@@ -185,22 +203,6 @@ builder.queryField('payments', (t) =>
   }),
 );
 
-const CardInput = builder.inputType('CardInput', {
-  fields: (t) => ({
-    number: t.string({ required: true }),
-    expiryMonth: t.int({ required: true }),
-    expiryYear: t.int({ required: true }),
-    cvc: t.string({ required: true }),
-    holderName: t.string(),
-  }),
-});
-
-const PaymentMethodDataInput = builder.inputType('PaymentMethodDataInput', {
-  isOneOf: true,
-  description: 'Exactly one payment method. Card numbers and CVCs go to the processor and are never stored.',
-  fields: (t) => ({ card: t.field({ type: CardInput }) }),
-});
-
 const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
   fields: (t) => ({
     amount: t.int({ required: true, description: 'In minor units of the currency.' }),
@@ -208,7 +210,8 @@ const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
     captureMethod: t.field({ type: CaptureMethodEnum, description: 'AUTOMATIC by default.' }),
     authenticationType: t.field({ type: AuthenticationTypeEnum, description: 'NO_THREE_DS by default; THREE_DS asks the processor for 3D Secure.' }),
     confirm: t.boolean({ description: 'Confirm in the same call (needs paymentMethodData).' }),
-    customerId: t.string(),
+    customerId: t.string({ description: 'Your id for the customer: cus_ and up to 60 letters, digits, _ or -.' }),
+    country: t.string({ description: 'The customer’s billing country (ISO 3166-1 alpha-2), for connectors that accept some countries only.' }),
     description: t.string(),
     metadata: t.field({ type: 'JSON', description: 'Up to 50 string values, keys up to 40 and values up to 500 characters.' }),
     returnUrl: t.string(),
@@ -234,8 +237,9 @@ const ConfirmPaymentInput = builder.inputType('ConfirmPaymentInput', {
     clientSecret: t.string({ required: true }),
     paymentMethodData: t.field({ type: PaymentMethodDataInput }),
     returnUrl: t.string(),
-    savePaymentMethod: t.boolean(),
-    paymentMethodId: t.string(),
+    savePaymentMethod: t.boolean({ description: 'Keep the card (the processor’s token) on the payment’s customer once it succeeds.' }),
+    paymentMethodId: t.string({ description: 'A saved card of the payment’s customer, instead of paymentMethodData.' }),
+    cardCvc: t.string({ description: 'The CVC of the saved card (paymentMethodId).' }),
   }),
 });
 

@@ -1,9 +1,17 @@
 // Validation of the payments API's input: field-named errors, nothing written when any field is wrong.
+// `paymentMethodData` becomes the connector's PaymentMethod (exactly one of its kinds).
 import { z } from 'zod';
 import { isConnectorName } from '../../connectors/registry.ts';
+import { methodTypeOf, type PaymentMethod } from '../../connectors/connector.ts';
+import { ibanProblem, normaliseIban } from '../../domain/bank-accounts.ts';
 import { cardProblem, normaliseCardNumber } from '../../domain/cards.ts';
+import { isCountry } from '../../domain/countries.ts';
+import { supportsManualCapture } from '../../domain/payments/methods.ts';
 import { metadataProblem } from '../../domain/metadata.ts';
 import { amountProblem, isCurrency } from '../../domain/money.ts';
+
+/** The merchant's id for its customer: `cus_` and its own reference (as Hyperswitch, merchants choose it). */
+export const customerId = z.string().regex(/^cus_[A-Za-z0-9_-]{1,60}$/, 'must be cus_ followed by 1 to 60 letters, digits, _ or -');
 
 const returnUrl = z
   .string()
@@ -15,22 +23,51 @@ const card = z.object({
   expiryMonth: z.number(),
   expiryYear: z.number(),
   cvc: z.string().max(8, 'must be at most 8 characters'),
-  holderName: z.string().nullish(),
+  holderName: z.string().max(100, 'must be at most 100 characters').nullish(),
 });
 
+const provider = z.string().regex(/^[a-z0-9_]{1,40}$/, 'must be a provider name such as sandbox_pay');
+const walletToken = z.object({ type: provider, paymentToken: z.string().min(1, 'must not be empty').max(512, 'must be at most 512 characters') });
+
 const paymentMethodData = z
-  .object({ card: card.nullish() })
+  .object({
+    card: card.nullish(),
+    bankDebit: z
+      .object({
+        accountHolderName: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+        iban: z.string().max(64, 'must be at most 64 characters'),
+      })
+      .nullish(),
+    wallet: walletToken.nullish(),
+    payLater: walletToken.nullish(),
+    bankRedirect: z.object({ bank: provider }).nullish(),
+    bankTransfer: z.object({ type: z.enum(['sepa'], 'must be "sepa"').nullish() }).nullish(),
+    crypto: z.object({ network: provider }).nullish(),
+  })
   .superRefine((value, context) => {
-    if (!value.card) {
-      context.addIssue({ code: 'custom', path: ['card'], message: 'card details are required (the only payment method available yet)' });
+    const given = Object.entries(value).filter(([, detail]) => detail != null);
+    if (given.length !== 1) {
+      context.addIssue({ code: 'custom', path: [], message: `must hold exactly one of card, bankDebit, wallet, payLater, bankRedirect, bankTransfer, crypto (got ${given.length})` });
       return;
     }
-    const problem = cardProblem(value.card, new Date());
-    if (problem) context.addIssue({ code: 'custom', path: problem.field.split('.'), message: problem.message });
+    if (value.card) {
+      const problem = cardProblem(value.card, new Date());
+      if (problem) context.addIssue({ code: 'custom', path: problem.field.split('.'), message: problem.message });
+    }
+    if (value.bankDebit) {
+      const problem = ibanProblem(value.bankDebit.iban);
+      if (problem) context.addIssue({ code: 'custom', path: ['bankDebit', 'iban'], message: problem });
+    }
   })
-  .transform((value) => ({ card: { ...value.card!, number: normaliseCardNumber(value.card!.number) } }));
-
-export type PaymentMethodData = z.infer<typeof paymentMethodData>;
+  .transform((value): PaymentMethod => {
+    if (value.card) return { type: 'card', card: { ...value.card, number: normaliseCardNumber(value.card.number) } };
+    if (value.bankDebit) return { type: 'bank_debit', accountHolderName: value.bankDebit.accountHolderName, iban: normaliseIban(value.bankDebit.iban) };
+    if (value.wallet) return { type: 'wallet', provider: value.wallet.type, paymentToken: value.wallet.paymentToken };
+    if (value.payLater) return { type: 'pay_later', provider: value.payLater.type, paymentToken: value.payLater.paymentToken };
+    if (value.bankRedirect) return { type: 'bank_redirect', bank: value.bankRedirect.bank };
+    if (value.bankTransfer) return { type: 'bank_transfer' };
+    return { type: 'crypto', network: value.crypto!.network };
+  });
 
 export const createPaymentInput = z
   .object({
@@ -39,7 +76,8 @@ export const createPaymentInput = z
     captureMethod: z.enum(['AUTOMATIC', 'MANUAL']).nullish().transform((value) => value ?? 'AUTOMATIC'),
     authenticationType: z.enum(['THREE_DS', 'NO_THREE_DS']).nullish().transform((value) => value ?? 'NO_THREE_DS'),
     confirm: z.boolean().nullish(),
-    customerId: z.string().min(1).max(64, 'must be at most 64 characters').nullish(),
+    customerId: customerId.nullish(),
+    country: z.string().refine(isCountry, 'must be an ISO 3166-1 alpha-2 country code (upper case)').nullish(),
     description: z.string().max(1000, 'must be at most 1000 characters').nullish(),
     metadata: z.unknown().nullish(),
     returnUrl: returnUrl.nullish(),
@@ -66,15 +104,30 @@ export const createPaymentInput = z
     if (input.confirm && !input.paymentMethodData) {
       context.addIssue({ code: 'custom', path: ['paymentMethodData'], message: 'is required when confirm is true' });
     }
+    const methodType = input.paymentMethodData ? methodTypeOf(input.paymentMethodData) : null;
+    if (methodType && input.captureMethod === 'MANUAL' && !supportsManualCapture(methodType)) {
+      context.addIssue({ code: 'custom', path: ['captureMethod'], message: `MANUAL is not available for ${methodType}, which settles later` });
+    }
   });
 
-export const confirmPaymentInput = z.object({
-  clientSecret: z.string().max(200),
-  paymentMethodData: paymentMethodData.nullish(),
-  returnUrl: returnUrl.nullish(),
-  savePaymentMethod: z.boolean().nullish(),
-  paymentMethodId: z.null({ message: 'saved payment methods are not available yet' }).optional(),
-});
+export const confirmPaymentInput = z
+  .object({
+    clientSecret: z.string().max(200),
+    paymentMethodData: paymentMethodData.nullish(),
+    returnUrl: returnUrl.nullish(),
+    savePaymentMethod: z.boolean().nullish(),
+    paymentMethodId: z.string().max(64).nullish(),
+    cardCvc: z.string().regex(/^\d{3,4}$/, 'must be 3 or 4 digits').nullish(),
+  })
+  .superRefine((input, context) => {
+    if (input.paymentMethodId && input.paymentMethodData) {
+      context.addIssue({ code: 'custom', path: ['paymentMethodId'], message: 'cannot be combined with paymentMethodData' });
+    }
+    if (input.paymentMethodId && !input.cardCvc) context.addIssue({ code: 'custom', path: ['cardCvc'], message: 'is required with a saved card' });
+    if (input.savePaymentMethod && input.paymentMethodData && input.paymentMethodData.type !== 'card') {
+      context.addIssue({ code: 'custom', path: ['savePaymentMethod'], message: 'only cards can be saved' });
+    }
+  });
 
 export const capturePaymentInput = z.object({
   paymentId: z.string(),
@@ -90,7 +143,7 @@ export const listPaymentsInput = z.object({
   first: z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').nullish(),
   after: z.string().nullish(),
   status: z.string().nullish(),
-  customerId: z.string().nullish(),
+  customerId: customerId.nullish(),
   createdAfter: z.date().nullish(),
   createdBefore: z.date().nullish(),
 });

@@ -3,9 +3,7 @@
 // the processor), the processor is called, and its answer is committed in a second guarded transaction.
 // A crash or timeout in between leaves a PROCESSING payment that `sync` resolves, never a guessed failure.
 import { createHmac } from 'node:crypto';
-import type { Connector, ProcessorPayment } from '../../connectors/connector.ts';
-import { ConnectorError } from '../../connectors/connector.ts';
-import { cardBrand, cardFingerprint, last4 } from '../../domain/cards.ts';
+import { ConnectorError, methodTypeOf, type Connector, type PaymentMethod, type ProcessorPayment } from '../../connectors/connector.ts';
 import { AppError, invalidInput, notFound } from '../../domain/errors.ts';
 import { isId, newId } from '../../domain/ids.ts';
 import { parseInstant } from '../../domain/instants.ts';
@@ -16,20 +14,55 @@ import {
   transitionAttempt,
   type AttemptTransition,
 } from '../../domain/payments/attempt-machine.ts';
-import { SYNCABLE_INTENT_STATUSES, type AttemptStatus } from '../../domain/payments/statuses.ts';
-import type { Prisma } from '../../generated/prisma/client.ts';
+import { AWAITING_PROCESSOR_INTENT_STATUSES, SYNCABLE_INTENT_STATUSES, type AttemptStatus } from '../../domain/payments/statuses.ts';
+import { supportsManualCapture } from '../../domain/payments/methods.ts';
+import { MAX_ATTEMPTS_PER_PAYMENT, retryDecision, type AttemptFailure } from '../../domain/payments/retry.ts';
+import { paymentSyncDelayMs } from '../../domain/payments/sync-schedule.ts';
+import { Prisma, type BusinessProfile, type ConnectorAccount, type SavedPaymentMethod } from '../../generated/prisma/client.ts';
 import type { ConnectorAccountService } from '../connector-accounts.ts';
 import type { ServiceContext } from '../context.ts';
+import type { CustomerService } from '../customers.ts';
 import type { MerchantPrincipal, Principal, SecretKeyPrincipal } from '../principal.ts';
 import { parseInput } from '../validation.ts';
-import { cancelPaymentInput, capturePaymentInput, confirmPaymentInput, createPaymentInput, listPaymentsInput, type PaymentMethodData } from './inputs.ts';
+import { cancelPaymentInput, capturePaymentInput, confirmPaymentInput, createPaymentInput, listPaymentsInput } from './inputs.ts';
+import { keptFields } from './kept-fields.ts';
 import { PaymentStore, type Payment } from './payment-store.ts';
+import type { PaymentSyncJob, PaymentSyncScheduler } from './sync-scheduler.ts';
 
 /** How many times an answer is re-applied when a concurrent request moved the payment first. */
 const MAX_COMMIT_RETRIES = 3;
 
-/** Attempt statuses in which the customer is in the middle of 3DS at the processor. */
+/** Attempt statuses in which the customer is in the middle of 3DS (or a redirect) at the processor. */
 const AWAITING_CUSTOMER: ReadonlySet<AttemptStatus> = new Set(['DEVICE_DATA_COLLECTION_PENDING', 'AUTHENTICATION_PENDING']);
+
+/** Failed attempts after which the customer may confirm again with another method (not a failed capture or void). */
+const MANUALLY_RETRYABLE: ReadonlySet<AttemptStatus> = new Set(['AUTHORIZATION_FAILED', 'AUTHENTICATION_FAILED', 'FAILURE']);
+
+/** Intent states in which the customer's money is authorized or taken. */
+const PAID: ReadonlySet<Payment['status']> = new Set(['REQUIRES_CAPTURE', 'SUCCEEDED', 'PARTIALLY_CAPTURED']);
+
+interface ConfirmOptions {
+  returnUrl: string | null;
+  /** Ask the processor for the card's reusable token, kept on the payment's customer once it is paid. */
+  saveCard: boolean;
+  /** The saved card the payment is confirmed with. */
+  saved: SavedPaymentMethod | null;
+}
+
+type AuthorizeOutcome = { answer: ProcessorPayment } | { error: ConnectorError };
+
+/** The failure of an authorization, as retry rules see it; null when it did not fail (or left the outcome unknown). */
+function attemptFailureOf(outcome: AuthorizeOutcome): AttemptFailure | null {
+  if ('error' in outcome) {
+    return outcome.error.outcomeUnknown ? null : { kind: 'not_processed', code: outcome.error.processorCode ?? `connector_${outcome.error.kind}` };
+  }
+  const { answer } = outcome;
+  return answer.status === 'failed' && answer.error ? { kind: 'declined', code: answer.error.code, retryable: answer.error.retryable } : null;
+}
+
+function failureMessage(outcome: AuthorizeOutcome): string {
+  return 'error' in outcome ? outcome.error.message : (outcome.answer.error?.message ?? 'failed');
+}
 
 export class PaymentService {
   readonly store: PaymentStore;
@@ -39,6 +72,8 @@ export class PaymentService {
   constructor(
     private readonly context: ServiceContext,
     private readonly connectorAccounts: ConnectorAccountService,
+    private readonly customers: CustomerService,
+    private readonly syncScheduler: PaymentSyncScheduler,
   ) {
     this.store = new PaymentStore(context.db);
     // Separate keys derived from ENCRYPTION_KEY, so one purpose's values say nothing about another's.
@@ -84,7 +119,9 @@ export class PaymentService {
       : await this.context.db.businessProfile.findFirst({ where: { merchantId: principal.merchantId, isDefault: true } });
     if (profile === null) throw invalidInput('profileId', input.profileId ? `no business profile ${input.profileId} for this merchant` : 'this merchant has no default business profile');
     // A payment that could not be confirmed is refused before anything is written.
-    if (input.confirm) await this.eligibleAccount(principal.merchantId, principal.mode, input.connectors ?? []);
+    if (input.confirm) {
+      await this.routeCandidates({ ...principal, currency: input.currency, country: input.country ?? null, connectors: input.connectors ?? [] }, profile, input.paymentMethodData!, null);
+    }
 
     const paymentId = newId('payment');
     const attemptId = newId('attempt');
@@ -102,6 +139,7 @@ export class PaymentService {
           captureMethod: input.captureMethod,
           authenticationType: input.authenticationType,
           customerId: input.customerId ?? null,
+          country: input.country ?? null,
           description: input.description ?? null,
           metadata: (input.metadata ?? undefined) as Prisma.InputJsonValue | undefined,
           returnUrl: input.returnUrl ?? null,
@@ -138,11 +176,11 @@ export class PaymentService {
     if (input.paymentMethodData) {
       payment = await this.store.commit(payment, {
         moves: [transitionAttempt(payment.activeAttempt.status, 'payment_method_supplied')],
-        attempt: this.cardFields(input.paymentMethodData, principal.merchantId),
+        attempt: keptFields(input.paymentMethodData, this.fingerprintKey(principal.merchantId), null),
         actor: principal.keyId,
       });
     }
-    if (input.confirm) return this.confirmLoaded(principal, payment, input.paymentMethodData!, null);
+    if (input.confirm) return this.confirmLoaded(principal, payment, input.paymentMethodData!, { returnUrl: null, saveCard: false, saved: null });
     return payment;
   }
 
@@ -150,54 +188,141 @@ export class PaymentService {
     const input = parseInput(confirmPaymentInput, rawInput);
     const paymentId = this.paymentIdOfClientSecret(input.clientSecret);
     const payment = await this.getVisible(principal, paymentId, input.clientSecret);
-    if (!input.paymentMethodData) {
-      // Card numbers are never stored, so the card must come with the confirm even if it was given at create.
-      transitionAttempt(payment.activeAttempt.status, 'confirm'); // INVALID_STATE first, if that is the problem
-      throw invalidInput('paymentMethodData', 'card details are required to confirm (card numbers are never stored)');
-    }
     const returnUrl = input.returnUrl ?? null;
     // A browser may point the customer back elsewhere on the merchant's site, not to another site.
     if (returnUrl && principal.kind === 'publishableKey' && payment.returnUrl && new URL(returnUrl).origin !== new URL(payment.returnUrl).origin) {
       throw invalidInput('returnUrl', `with a publishable key, must be on the payment's own return origin ${new URL(payment.returnUrl).origin}`);
     }
-    return this.confirmLoaded(principal as MerchantPrincipal, payment, input.paymentMethodData, returnUrl);
+    if (input.savePaymentMethod && payment.customerId === null) throw invalidInput('savePaymentMethod', 'needs a payment created with a customerId');
+    let method: PaymentMethod;
+    let saved: SavedPaymentMethod | null = null;
+    if (input.paymentMethodId) {
+      saved = await this.customers.savedCard(payment.merchantId, payment.mode, payment.customerId, input.paymentMethodId);
+      method = { type: 'saved_card', token: this.customers.processorToken(saved), cvc: input.cardCvc! };
+    } else if (input.paymentMethodData) {
+      method = input.paymentMethodData;
+    } else {
+      // Card numbers and account details are never stored, so they come with the confirm even if given at create.
+      if (payment.status !== 'FAILED') transitionAttempt(payment.activeAttempt.status, 'confirm'); // INVALID_STATE first, if that is the problem
+      throw invalidInput('paymentMethodData', 'payment method details (or a saved paymentMethodId) are required to confirm; card numbers are never stored');
+    }
+    if (payment.captureMethod === 'MANUAL' && !supportsManualCapture(methodTypeOf(method))) {
+      throw invalidInput('paymentMethodData', `${methodTypeOf(method)} settles later and cannot be captured manually; create the payment with captureMethod AUTOMATIC`);
+    }
+    return this.confirmLoaded(principal as MerchantPrincipal, payment, method, { returnUrl, saveCard: input.savePaymentMethod ?? false, saved });
   }
 
-  private async confirmLoaded(principal: MerchantPrincipal, payment: Payment, method: PaymentMethodData, returnUrl: string | null): Promise<Payment> {
-    const moves: AttemptTransition[] = [];
-    let status = payment.activeAttempt.status;
-    if (status === 'PAYMENT_METHOD_AWAITED' || status === 'CONFIRMATION_AWAITED') {
-      const supplied = transitionAttempt(status, 'payment_method_supplied');
-      // Re-supplying the same card at confirm is not a change worth a history row.
-      if (supplied.to !== status || payment.activeAttempt.cardFingerprint !== this.cardFields(method, payment.merchantId).cardFingerprint) moves.push(supplied);
-      status = supplied.to;
+  /**
+   * Sends the payment to its first eligible connector and, while an attempt fails in a way the profile
+   * retries, to the next one, each attempt its own record (Hyperswitch's auto-retry). A failed payment
+   * confirmed again starts a new attempt (manual retry), within MAX_ATTEMPTS_PER_PAYMENT.
+   */
+  private async confirmLoaded(principal: MerchantPrincipal, payment: Payment, method: PaymentMethod, options: ConfirmOptions): Promise<Payment> {
+    const profile = await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: payment.profileId } });
+    const candidates = await this.routeCandidates(payment, profile, method, options.saved);
+    const kept = keptFields(method, this.fingerprintKey(payment.merchantId), options.saved);
+    const routedTo = (account: ConnectorAccount) => ({ ...kept, connectorAccountId: account.id, connectorName: account.connectorName });
+    const intent = options.returnUrl ? { returnUrl: options.returnUrl } : {};
+    let pending: Payment;
+    if (payment.status === 'FAILED') {
+      if (!MANUALLY_RETRYABLE.has(payment.activeAttempt.status)) {
+        throw new AppError('INVALID_STATE', `A payment whose attempt ended ${payment.activeAttempt.status} cannot be confirmed again.`, { status: payment.activeAttempt.status });
+      }
+      if (payment.attemptCount >= MAX_ATTEMPTS_PER_PAYMENT) {
+        throw new AppError('INVALID_STATE', `This payment has had ${payment.attemptCount} attempts, the most allowed; create a new payment.`, { status: payment.activeAttempt.status });
+      }
+      pending = await this.store.startAttempt(payment, { closeMove: null, attempt: routedTo(candidates[0]!), intent: { ...intent, errorCode: null, errorMessage: null }, trigger: 'manual_retry', actor: principal.keyId });
+    } else {
+      const moves: AttemptTransition[] = [];
+      let status = payment.activeAttempt.status;
+      if (status === 'PAYMENT_METHOD_AWAITED' || status === 'CONFIRMATION_AWAITED') {
+        const supplied = transitionAttempt(status, 'payment_method_supplied');
+        // Re-supplying the same card at confirm is not a change worth a history row.
+        if (supplied.to !== status || payment.activeAttempt.cardFingerprint !== kept.cardFingerprint) moves.push(supplied);
+        status = supplied.to;
+      }
+      moves.push(transitionAttempt(status, 'confirm'));
+      pending = await this.store.commit(payment, { moves, attempt: routedTo(candidates[0]!), intent, actor: principal.keyId });
     }
-    const confirm = transitionAttempt(status, 'confirm');
-    moves.push(confirm);
-    const account = await this.eligibleAccount(payment.merchantId, payment.mode, payment.connectors);
-    const pending = await this.store.commit(payment, {
-      moves,
-      attempt: { ...this.cardFields(method, payment.merchantId), connectorAccountId: account.id, connectorName: account.connectorName, paymentMethodType: 'card' },
-      intent: returnUrl ? { returnUrl } : {},
-      actor: principal.keyId,
-    });
-    const connector = this.connectorAccounts.connectorFor(account);
-    let answer: ProcessorPayment;
+    for (let index = 0, retriesUsed = 0; ; index += 1) {
+      const account = candidates[index]!;
+      const outcome = await this.authorizeAt(pending, account, method, options.saveCard);
+      const failure = attemptFailureOf(outcome);
+      if (failure !== null) {
+        const decision = retryDecision(failure, {
+          retriesUsed,
+          maxRetries: profile.maxRetries,
+          retryableDeclineCodes: profile.retryableDeclineCodes,
+          nextConnectorAvailable: index + 1 < candidates.length && pending.attemptCount < MAX_ATTEMPTS_PER_PAYMENT,
+        });
+        if (decision.retry) {
+          const error = { errorCode: failure.code, errorMessage: failureMessage(outcome) };
+          pending = await this.store.startAttempt(pending, {
+            closeMove: transitionAttempt('PENDING', 'processor_call', { result: 'failure', retry: true }),
+            closeFields: { ...error, connectorTransactionId: 'answer' in outcome ? outcome.answer.transactionId : null },
+            attempt: routedTo(candidates[index + 1]!),
+            trigger: 'retry',
+            actor: 'processor',
+          });
+          retriesUsed += 1;
+          continue;
+        }
+        this.context.logger.info({ paymentId: pending.id, code: failure.code, reason: decision.reason }, 'attempt failed without retry');
+      }
+      if ('error' in outcome) return this.watched(await this.afterConnectorError(pending, outcome.error, 'processor_call'));
+      const result = await this.applyAnswer(pending.id, outcome.answer, 'processor');
+      if (options.saved && result.activeAttempt.id === pending.activeAttempt.id && PAID.has(result.status)) await this.customers.markUsed(options.saved.id);
+      return this.watched(this.declinedOrResult(result, outcome.answer));
+    }
+  }
+
+  /** One authorization at one connector: its answer, or the ConnectorError that stood for one. */
+  private async authorizeAt(pending: Payment, account: ConnectorAccount, method: PaymentMethod, saveCard: boolean): Promise<AuthorizeOutcome> {
     try {
-      answer = await connector.authorize({
+      const answer = await this.connectorAccounts.connectorFor(account).authorize({
         reference: pending.activeAttempt.id,
         amount: pending.amount,
         currency: pending.currency,
         captureMethod: pending.captureMethod,
         threeDs: pending.authenticationType === 'THREE_DS',
-        card: method.card,
+        paymentMethod: method,
+        saveCard,
         returnUrl: this.redirectReturnUrl(pending.id, account.connectorName),
       });
+      return { answer };
     } catch (error) {
-      return this.afterConnectorError(pending, error, 'processor_call');
+      if (error instanceof ConnectorError) return { error };
+      throw error;
     }
-    const result = await this.applyAnswer(pending.id, answer, 'processor');
-    return this.declinedOrResult(result, answer);
+  }
+
+  /**
+   * The connector accounts a payment may use, in routing order; a saved card is usable only at the account
+   * that issued its token. INVALID_INPUT naming the method when none accepts it.
+   */
+  private async routeCandidates(
+    payment: Pick<Payment, 'merchantId' | 'mode' | 'currency' | 'country' | 'connectors'>,
+    profile: BusinessProfile,
+    method: PaymentMethod,
+    saved: SavedPaymentMethod | null,
+  ): Promise<ConnectorAccount[]> {
+    const paymentMethodType = methodTypeOf(method);
+    const eligible = await this.connectorAccounts.eligible({
+      merchantId: payment.merchantId,
+      mode: payment.mode,
+      paymentMethodType,
+      currency: payment.currency,
+      country: payment.country,
+      paymentConnectors: payment.connectors,
+      profileRouting: profile.routing,
+    });
+    const candidates = saved ? eligible.filter((account) => account.id === saved.connectorAccountId) : eligible;
+    if (candidates.length === 0) {
+      const field = saved ? 'paymentMethodId' : 'paymentMethodData';
+      const where = `${payment.currency}${payment.country ? ` from ${payment.country}` : ''} in ${payment.mode.toLowerCase()} mode`;
+      throw invalidInput(field, `no connector account of this merchant accepts ${paymentMethodType} payments in ${where}${saved ? ' at the account that saved this card' : ''}; see paymentMethods, or createConnectorAccount`);
+    }
+    return candidates;
   }
 
   async capture(principal: SecretKeyPrincipal, rawInput: unknown): Promise<Payment> {
@@ -211,9 +336,9 @@ export class PaymentService {
     const connector = await this.connectorOf(initiated);
     try {
       const answer = await connector.capture(initiated.activeAttempt.connectorTransactionId!, amount, `${initiated.activeAttempt.id}_capture`);
-      return this.declinedOrResult(await this.applyAnswer(initiated.id, answer, 'processor'), answer);
+      return this.watched(this.declinedOrResult(await this.applyAnswer(initiated.id, answer, 'processor'), answer));
     } catch (error) {
-      return this.afterConnectorError(initiated, error, 'capture_at_processor');
+      return this.watched(await this.afterConnectorError(initiated, error, 'capture_at_processor'));
     }
   }
 
@@ -243,9 +368,9 @@ export class PaymentService {
     const connector = await this.connectorOf(cancelled);
     try {
       const answer = await connector.void(cancelled.activeAttempt.connectorTransactionId!, `${cancelled.activeAttempt.id}_void`);
-      return this.applyAnswer(cancelled.id, answer, 'processor');
+      return this.watched(await this.applyAnswer(cancelled.id, answer, 'processor'));
     } catch (error) {
-      return this.afterConnectorError(cancelled, error, 'void_at_processor');
+      return this.watched(await this.afterConnectorError(cancelled, error, 'void_at_processor'));
     }
   }
 
@@ -306,6 +431,41 @@ export class PaymentService {
     };
   }
 
+  /**
+   * One step of the sync schedule (run by the worker): syncs a payment still waiting on its processor, then
+   * schedules the next step, or flags the payment for the merchant when the schedule has run out. A payment
+   * that moved on (final, or retried on another attempt, which has its own schedule) ends the chain.
+   */
+  async runScheduledSync(job: PaymentSyncJob): Promise<void> {
+    const found = await this.store.find(job.paymentId);
+    if (found === null || found.activeAttempt.id !== job.attemptId || !AWAITING_PROCESSOR_INTENT_STATUSES.has(found.status)) return;
+    let payment = found;
+    try {
+      payment = await this.syncPayment(found, 'scheduled_sync');
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'CONNECTOR_ERROR')) throw error;
+      this.context.logger.warn({ paymentId: job.paymentId, step: job.step, err: error.message }, 'scheduled sync could not reach the processor');
+    }
+    if (payment.activeAttempt.id !== job.attemptId || !AWAITING_PROCESSOR_INTENT_STATUSES.has(payment.status)) return;
+    const next = { ...job, step: job.step + 1 };
+    if (paymentSyncDelayMs(next.step, 1) !== null) return this.syncScheduler.schedule(next);
+    await this.context.db.paymentIntent.update({ where: { id: job.paymentId }, data: { syncExhaustedAt: new Date() } });
+    this.context.logger.warn({ paymentId: job.paymentId, status: payment.status }, 'payment still waits on its processor after the last scheduled sync');
+  }
+
+  /** Starts the sync schedule of a payment left waiting on its processor by the call that just returned. */
+  private async watched(payment: Payment): Promise<Payment> {
+    if (!AWAITING_PROCESSOR_INTENT_STATUSES.has(payment.status)) return payment;
+    try {
+      await this.syncScheduler.schedule({ paymentId: payment.id, attemptId: payment.activeAttempt.id, step: 0 });
+    } catch (error) {
+      // The processor has acted and the state is committed: the caller must learn it. The payment stays
+      // syncable (syncPayment, the redirect route); operators see the failure here and in /ready.
+      this.context.logger.error({ paymentId: payment.id, err: error }, 'could not schedule the sync of a payment waiting on its processor');
+    }
+    return payment;
+  }
+
   private async syncPayment(payment: Payment, actor: string): Promise<Payment> {
     if (!SYNCABLE_INTENT_STATUSES.has(payment.status) || payment.activeAttempt.connectorAccountId === null) return payment;
     const connector = await this.connectorOf(payment);
@@ -362,7 +522,8 @@ export class PaymentService {
                 connectorTransactionId: answer.transactionId,
                 amountCapturable: answer.amountCapturable,
                 amountCaptured: answer.amountCaptured,
-                redirectUrl: answer.redirectUrl,
+                redirectUrl: answer.nextAction?.url ?? null,
+                nextAction: (answer.nextAction ?? Prisma.DbNull) as Prisma.InputJsonValue,
                 errorCode: answer.error?.code ?? null,
                 errorMessage: answer.error?.message ?? null,
               },
@@ -376,7 +537,9 @@ export class PaymentService {
             };
       if (commit === null) return payment;
       try {
-        return await this.store.commit(payment, commit);
+        const moved = await this.store.commit(payment, commit);
+        await this.keepCardToken(payment, moved, answer);
+        return moved;
       } catch (error) {
         if (!(error instanceof AppError && error.code === 'CONFLICT')) throw error;
         if (attempt >= MAX_COMMIT_RETRIES) {
@@ -386,6 +549,17 @@ export class PaymentService {
         }
       }
     }
+  }
+
+  /**
+   * A processor gives a reusable card token only when asked (confirm with savePaymentMethod); it is kept on
+   * the customer once the attempt is paid (authorized or charged), whether that took one answer or a 3DS
+   * challenge and a sync later. A card that was declined or failed authentication is never saved.
+   */
+  private async keepCardToken(before: Payment, after: Payment, answer: ProcessorPayment): Promise<void> {
+    if (!answer.paymentMethodToken || after.customerId === null || after.activeAttempt.savedPaymentMethodId !== null) return;
+    if (PAID.has(before.status) || !PAID.has(after.status)) return;
+    await this.customers.saveCard({ merchantId: after.merchantId, mode: after.mode, customerId: after.customerId }, after.activeAttempt, answer.paymentMethodToken);
   }
 
   /** Whether the request that moved the attempt last has certainly ended (see AttemptConditions.stalled). */
@@ -420,31 +594,14 @@ export class PaymentService {
     return payment;
   }
 
-  private async eligibleAccount(merchantId: string, mode: Payment['mode'], connectors: readonly string[]) {
-    const account = await this.connectorAccounts.eligible(merchantId, mode, 'card', connectors);
-    if (account === null) {
-      throw invalidInput('paymentMethodData', `no connector account of this merchant accepts card payments in ${mode.toLowerCase()} mode; create one with createConnectorAccount`);
-    }
-    return account;
-  }
-
   private async connectorOf(payment: Payment): Promise<Connector> {
     const account = await this.context.db.connectorAccount.findUniqueOrThrow({ where: { id: payment.activeAttempt.connectorAccountId! } });
     return this.connectorAccounts.connectorFor(account);
   }
 
-  /** What is kept of a card. The fingerprint key is the merchant's own, so merchants cannot match cards across accounts. */
-  private cardFields(method: PaymentMethodData, merchantId: string) {
-    const { card } = method;
-    return {
-      paymentMethodType: 'card',
-      cardBrand: cardBrand(card.number),
-      cardLast4: last4(card.number),
-      cardExpiryMonth: card.expiryMonth,
-      cardExpiryYear: card.expiryYear,
-      cardHolderName: card.holderName ?? null,
-      cardFingerprint: cardFingerprint(card.number, createHmac('sha256', this.#fingerprintKey).update(merchantId).digest()),
-    };
+  /** The merchant's own fingerprint key, so merchants cannot match cards across accounts. */
+  private fingerprintKey(merchantId: string): Buffer {
+    return createHmac('sha256', this.#fingerprintKey).update(merchantId).digest();
   }
 
   private redirectReturnUrl(paymentId: string, connectorName: string): string {

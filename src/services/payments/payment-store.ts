@@ -1,9 +1,11 @@
 // Reads payments and commits state moves. Every commit is one transaction guarded by the intent's
 // version: it updates the attempt and the intent, writes a history row per attempt move and one for the
 // intent's change, and checks the intent's move against the intent table. A stale version is CONFLICT.
+// Starting a new attempt (a retry) is the one other write, under the same guard.
 import { AppError, notFound } from '../../domain/errors.ts';
 import type { AttemptTransition } from '../../domain/payments/attempt-machine.ts';
-import { isIntentMoveAllowed } from '../../domain/payments/intent-machine.ts';
+import { newId } from '../../domain/ids.ts';
+import { isIntentMoveAllowed, isNewAttemptMoveAllowed } from '../../domain/payments/intent-machine.ts';
 import { intentStatusOf } from '../../domain/payments/statuses.ts';
 import type { Prisma, PaymentAttempt, PaymentIntent } from '../../generated/prisma/client.ts';
 import type { Database } from '../../db/client.ts';
@@ -15,6 +17,18 @@ export interface Commit {
   attempt?: Prisma.PaymentAttemptUncheckedUpdateInput;
   intent?: Prisma.PaymentIntentUncheckedUpdateInput;
   /** Who caused it: "key_…", "processor", "sync", "redirect". */
+  actor: string;
+}
+
+/** A new attempt of a payment: an automatic retry on the next connector, or a manual retry of a failed payment. */
+export interface NewAttempt {
+  /** The move that ends the current attempt (automatic retry), or none when it has already ended (manual retry). */
+  closeMove: AttemptTransition | null;
+  closeFields?: Prisma.PaymentAttemptUncheckedUpdateInput;
+  /** The new attempt's fields; it starts PENDING, about to be sent to its connector. */
+  attempt: Omit<Prisma.PaymentAttemptUncheckedCreateInput, 'id' | 'paymentId' | 'attemptNumber' | 'status' | 'amount' | 'currency' | 'captureMethod' | 'authenticationType'>;
+  intent?: Prisma.PaymentIntentUncheckedUpdateInput;
+  trigger: 'retry' | 'manual_retry';
   actor: string;
 }
 
@@ -32,6 +46,57 @@ export class PaymentStore {
     const payment = await this.find(paymentId);
     if (payment === null) throw notFound('payment', paymentId);
     return payment;
+  }
+
+  /**
+   * Ends the active attempt (if it has not ended) and makes a new PENDING attempt the active one, in one
+   * transaction guarded by the intent's version, with history rows for both attempts and the intent.
+   */
+  async startAttempt(payment: Payment, start: NewAttempt): Promise<Payment> {
+    const now = new Date();
+    const attemptId = newId('attempt');
+    const intentFrom = payment.status;
+    const intentTo = intentStatusOf('PENDING');
+    if (!isNewAttemptMoveAllowed(intentFrom, intentTo)) {
+      throw new Error(`a new attempt cannot move intent ${intentFrom} → ${intentTo} (not in the intent table)`);
+    }
+    const row = { paymentId: payment.id, actor: start.actor, createdAt: now };
+    const history: Prisma.PaymentStatusHistoryCreateManyInput[] = [];
+    if (start.closeMove) {
+      const { from, to, trigger } = start.closeMove;
+      history.push({ ...row, attemptId: payment.activeAttempt.id, subject: 'attempt', fromStatus: from, toStatus: to, trigger });
+    }
+    history.push({ ...row, attemptId, subject: 'attempt', fromStatus: null, toStatus: 'PENDING', trigger: start.trigger });
+    if (intentFrom !== intentTo) history.push({ ...row, subject: 'intent', fromStatus: intentFrom, toStatus: intentTo, trigger: start.trigger });
+    await this.db.$transaction(async (tx) => {
+      const updated = await tx.paymentIntent.updateMany({
+        where: { id: payment.id, version: payment.version },
+        data: { ...start.intent, status: intentTo, activeAttemptId: attemptId, attemptCount: { increment: 1 }, version: { increment: 1 }, updatedAt: now },
+      });
+      if (updated.count === 0) {
+        throw new AppError('CONFLICT', `Payment ${payment.id} was changed by another request; retry with its current state.`);
+      }
+      if (start.closeMove) {
+        await tx.paymentAttempt.update({ where: { id: payment.activeAttempt.id }, data: { ...start.closeFields, status: start.closeMove.to, updatedAt: now } });
+      }
+      await tx.paymentAttempt.create({
+        data: {
+          ...start.attempt,
+          id: attemptId,
+          paymentId: payment.id,
+          attemptNumber: payment.attemptCount + 1,
+          status: 'PENDING',
+          amount: payment.amount,
+          currency: payment.currency,
+          captureMethod: payment.captureMethod,
+          authenticationType: payment.authenticationType,
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+      await tx.paymentStatusHistory.createMany({ data: history });
+    });
+    return this.get(payment.id);
   }
 
   /** Applies `commit` to `payment` if nobody changed it since it was read; returns the new state. */

@@ -1,0 +1,17 @@
+// The payments service's port to whatever runs delayed work (src/worker implements it with BullMQ), so the
+// service decides what is synced and when, and knows nothing of queues.
+
+/** One scheduled sync: of this payment's attempt, the `step`-th of the schedule (domain/payments/sync-schedule.ts). */
+export interface PaymentSyncJob {
+  paymentId: string;
+  attemptId: string;
+  step: number;
+}
+
+export interface PaymentSyncScheduler {
+  /**
+   * Runs `PaymentService.runScheduledSync(job)` after `paymentSyncDelayMs(job.step, scale)`. Scheduling
+   * the same job twice runs it once; a job whose step has no delay is not scheduled.
+   */
+  schedule(job: PaymentSyncJob): Promise<void>;
+}

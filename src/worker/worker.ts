@@ -1,0 +1,40 @@
+// The worker role: runs the scheduled payment syncs of the payment-sync queue. Any number of worker processes
+// may share the queue; BullMQ hands each job to one of them.
+import { Worker } from 'bullmq';
+import type { Config } from '../config.ts';
+import { checkPostgres, checkRedis } from '../db/reachability.ts';
+import type { Logger } from '../logger.ts';
+import { createServiceContext } from '../service-context.ts';
+import { createServices } from '../services/create-services.ts';
+import type { PaymentSyncJob } from '../services/payments/sync-scheduler.ts';
+import { PAYMENT_SYNC_QUEUE, PaymentSyncQueue } from './payment-sync-queue.ts';
+
+export interface WorkerApp {
+  close: () => Promise<void>;
+}
+
+export async function startWorker(config: Config, logger: Logger): Promise<WorkerApp> {
+  await checkPostgres(config.DATABASE_URL);
+  await checkRedis(config.REDIS_URL);
+  const context = createServiceContext(config, logger);
+  // Each step that leaves the payment waiting schedules the next one through the same queue.
+  const paymentSyncQueue = new PaymentSyncQueue(config, logger);
+  const services = createServices(context, { paymentSyncScheduler: paymentSyncQueue });
+  const worker = new Worker<PaymentSyncJob>(PAYMENT_SYNC_QUEUE, (job) => services.payments.runScheduledSync(job.data), {
+    // A worker's blocking connection must wait out Redis outages rather than fail its commands.
+    connection: { url: config.REDIS_URL, maxRetriesPerRequest: null },
+    prefix: config.REDIS_PREFIX,
+    concurrency: config.WORKER_CONCURRENCY,
+  });
+  // The job id names the payment, attempt and step; the job's data holds nothing more.
+  worker.on('failed', (job, error) => logger.error({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: error }, 'payment sync job failed'));
+  worker.on('error', (error) => logger.warn({ err: error }, 'payment sync worker: redis error'));
+  await worker.waitUntilReady();
+  return {
+    close: async () => {
+      await worker.close(); // takes no new job and lets the running ones finish
+      await paymentSyncQueue.close();
+      await context.db.$disconnect();
+    },
+  };
+}

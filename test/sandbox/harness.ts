@@ -1,0 +1,239 @@
+// The sandbox processors over real HTTP, as the service's connector and a customer's browser use them: each
+// test file starts its own server with useSandbox(). Every answer is checked for the secrets sent so far
+// (card numbers, CVCs, IBANs, wallet payment tokens), so no test can pass while the sandbox echoes one.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.ts';
+
+/** A payment object, a session, a wallet answer or an error envelope: one loose shape for all of them. */
+export interface Body {
+  id: string;
+  object: string;
+  status: string;
+  amount: number;
+  amount_capturable: number;
+  amount_captured: number;
+  currency: string;
+  capture_method: string;
+  reference: string | null;
+  payment_method_type: string;
+  card: { brand: string; last4: string; exp_month: number; exp_year: number } | null;
+  bank_debit: { last4: string } | null;
+  payment_method_token: string | null;
+  next_action: {
+    type: string;
+    redirect_url: string;
+    instructions?: { reference: string; amount: number; currency: string; iban?: string; address?: string };
+  } | null;
+  error: { code: string; message: string; retryable?: boolean } | null;
+  created: number;
+  updated_ms: number;
+  // A session
+  wallet: string;
+  session_token: string;
+  expires_at: number;
+  // The wallet sheet's answer
+  payment_token: string;
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: Body;
+  ms: number;
+}
+
+export interface CallOptions {
+  /** The secret key; undefined for a new sandbox key, null for none. */
+  key?: string | null;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  base?: string;
+  signal?: AbortSignal;
+}
+
+export const RETURN_URL = 'https://shop.example/return?attempt=att_1&x=<y>';
+export const FUTURE_YEAR = new Date().getUTCFullYear() + 3;
+export const HOUR_MS = 60 * 60 * 1000;
+
+export const newKey = () => `sk_sandbox_${randomBytes(8).toString('hex')}`;
+export const newFauxpayKey = () => `sk_fauxpay_${randomBytes(8).toString('hex')}`;
+
+// Written from the contract, not derived from the sandbox's tables, so a wrong row in a table fails a test.
+const DECLINE = (code: string, message: string, retryable = false) => ({ http: 402, status: 'failed', error: { code, message, retryable } });
+export interface ExpectedCard {
+  brand: string;
+  http: number;
+  status: string;
+  error: Body['error'];
+}
+export const EXPECTED_CARDS: Record<string, ExpectedCard> = {
+  '4242424242424242': { brand: 'visa', http: 200, status: 'succeeded', error: null },
+  '5555555555554444': { brand: 'mastercard', http: 200, status: 'succeeded', error: null },
+  '378282246310005': { brand: 'amex', http: 200, status: 'succeeded', error: null },
+  '4000002500003155': { brand: 'visa', http: 200, status: 'requires_device_data', error: null },
+  '4000000000000002': { brand: 'visa', ...DECLINE('card_declined', 'Your card was declined.') },
+  '4000000000009995': { brand: 'visa', ...DECLINE('insufficient_funds', 'Your card has insufficient funds.') },
+  '4000000000000069': { brand: 'visa', ...DECLINE('expired_card', 'Your card has expired.') },
+  '4000000000000119': { brand: 'visa', ...DECLINE('processing_error', 'An error occurred while processing your card. Try again.', true) },
+  '4000000000000127': { brand: 'visa', ...DECLINE('incorrect_cvc', "Your card's security code is incorrect.") },
+};
+
+/** An Amex CVC has 4 digits, the others 3. */
+export const cvcFor = (number: string) => (/^3[47]/.test(number) ? '1234' : '123');
+
+export function paymentInput(overrides: Record<string, unknown> = {}, card: Record<string, unknown> = {}) {
+  return {
+    amount: 1234,
+    currency: 'USD',
+    capture_method: 'automatic',
+    three_ds: 'automatic',
+    return_url: RETURN_URL,
+    reference: 'att_test',
+    ...overrides,
+    card: { number: '4242424242424242', exp_month: 12, exp_year: FUTURE_YEAR, cvc: '123', ...card },
+  };
+}
+
+/** A create body for any payment method group: the card fields replaced by `method`'s. */
+export function methodInput(method: Record<string, unknown>, overrides: Record<string, unknown> = {}) {
+  const { card: _card, three_ds: _threeDs, ...common } = paymentInput();
+  return { ...common, ...method, ...overrides };
+}
+
+export const TEST_IBAN = 'DE89370400440532013000';
+
+/** The detail object of each group that needs no customer step before the create (the wallets do, see wallets.test.ts). */
+export const METHOD_DETAILS = {
+  bank_debit: { payment_method_type: 'bank_debit', bank_debit: { account_holder_name: 'Erika Mustermann', iban: TEST_IBAN } },
+  bank_redirect: { payment_method_type: 'bank_redirect', bank_redirect: { bank: 'sandbox_bank' } },
+  bank_transfer: { payment_method_type: 'bank_transfer', bank_transfer: {} },
+  crypto: { payment_method_type: 'crypto', crypto: { network: 'sandbox_chain' } },
+};
+
+// ---- The leak guard --------------------------------------------------------------------------------------
+
+/** Keys that would mean the sandbox returns what it must keep (or never keep). */
+const SECRET_KEYS = new Set(['number', 'cvc', 'card_cvc']);
+/** Keys that echo the caller's own words or show a card's last digits, by design. */
+const ECHO_KEYS = new Set(['reference', 'last4']);
+/** The secrets a request sends: card numbers, CVCs, IBANs and wallet payment tokens. */
+function secretsOf(body: unknown): string[] {
+  if (body === null || typeof body !== 'object') return [];
+  const { card, card_cvc, bank_debit, wallet, pay_later } = body as Record<string, Record<string, unknown> | undefined>;
+  const candidates = [card?.number, card?.cvc, card_cvc, bank_debit?.iban, wallet?.payment_token, pay_later?.payment_token];
+  // Only values that could be real secrets: a 2-digit "CVC" sent to test a refusal would match everywhere.
+  return candidates.filter((value): value is string => typeof value === 'string' && (/^\d{3,4}$/.test(value) || value.length >= 10));
+}
+
+/**
+ * The secrets among `secrets` that `answer` shows, and the secret-bearing keys it has. A long secret (a card
+ * number, an IBAN, a token) counts anywhere in the text. A CVC counts only as a whole value (a JSON string, an
+ * HTML element's text or attribute): 3 or 4 digits turn up inside ids, timestamps and amounts by chance.
+ */
+export function leaks(answer: Pick<Answer, 'text' | 'headers'>, secrets: Iterable<string>): string[] {
+  const all = [...secrets];
+  const long = all.filter((secret) => secret.length > 4);
+  const short = all.filter((secret) => secret.length <= 4);
+  const found = long.filter((secret) => answer.text.includes(secret));
+  if (!answer.headers.get('content-type')?.startsWith('application/json')) {
+    return [...found, ...short.filter((secret) => answer.text.includes(`>${secret}<`) || answer.text.includes(`"${secret}"`))];
+  }
+  const walk = (value: unknown, key: string | undefined) => {
+    if (typeof value === 'string' && !ECHO_KEYS.has(key ?? '')) found.push(...short.filter((secret) => value.trim() === secret));
+    if (value === null || typeof value !== 'object') return;
+    for (const [inner, child] of Object.entries(value)) {
+      if (SECRET_KEYS.has(inner)) found.push(`key ${inner}`);
+      walk(child, inner);
+    }
+  };
+  walk(JSON.parse(answer.text), undefined);
+  return found;
+}
+
+// ---- The client --------------------------------------------------------------------------------------------
+
+/** Starts a sandbox for the test file and answers a client of it. */
+export function useSandbox(options: Omit<SandboxOptions, 'port'> = {}) {
+  let sandbox: Sandbox | undefined;
+  const secrets = new Set<string>();
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0, ...options });
+  });
+
+  afterAll(async () => {
+    await sandbox?.close();
+  });
+
+  const url = () => {
+    if (sandbox === undefined) throw new Error('the sandbox starts in beforeAll');
+    return sandbox.url;
+  };
+
+  async function call(method: string, path: string, options: CallOptions = {}): Promise<Answer> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.key !== null) headers.authorization = `Bearer ${options.key ?? newKey()}`;
+    const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    for (const secret of secretsOf(options.body)) secrets.add(secret);
+    const started = performance.now();
+    const response = await fetch(`${options.base ?? url()}${path}`, { method, headers, body, redirect: 'manual', signal: options.signal });
+    const text = await response.text();
+    const ms = performance.now() - started;
+    const isJson = response.headers.get('content-type')?.startsWith('application/json') ?? false;
+    const answer = { status: response.status, headers: response.headers, text, body: isJson ? (JSON.parse(text) as Body) : ({} as Body), ms };
+    // The wallet's sheet gives the payment token to the SDK (again, for a repeated answer); no other answer may show it.
+    const given = path.startsWith('/sessions/') ? answer.body.payment_token : undefined;
+    expect(leaks(answer, [...secrets].filter((secret) => secret !== given)), `${method} ${path} answered a secret`).toEqual([]);
+    if (typeof given === 'string') secrets.add(given);
+    return answer;
+  }
+
+  const create = (key: string, overrides: Record<string, unknown> = {}, card: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+    call('POST', '/v1/payments', { key, body: paymentInput(overrides, card), headers });
+
+  /** A payment of any group (see methodInput), on the sandbox personality unless `prefix` says otherwise. */
+  const createWith = (key: string, method: Record<string, unknown>, overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}, prefix = '/v1') =>
+    call('POST', `${prefix}/payments`, { key, body: methodInput(method, overrides), headers });
+
+  const get = (key: string, id: string, prefix = '/v1') => call('GET', `${prefix}/payments/${id}`, { key });
+  const capture = (key: string, id: string, body: unknown = {}, headers: Record<string, string> = {}) =>
+    call('POST', `/v1/payments/${id}/capture`, { key, body, headers });
+  const cancel = (key: string, id: string) => call('POST', `/v1/payments/${id}/cancel`, { key, body: {} });
+
+  /** The customer's browser on the sandbox's pages (no key). */
+  const browser = (method: 'GET' | 'POST', path: string) => call(method, path, { key: null });
+
+  /** A payment of `key` waiting in requires_device_data (the 3DS test card). */
+  async function challenged(key: string, overrides: Record<string, unknown> = {}, card: Record<string, unknown> = {}): Promise<Body> {
+    const created = await create(key, overrides, { number: '4000002500003155', ...card });
+    expect(created.body.status).toBe('requires_device_data');
+    return created.body;
+  }
+
+  return { url, call, create, createWith, get, capture, cancel, browser, challenged };
+}
+
+/** Every field of the sandbox's payment object, sorted. */
+export const PAYMENT_KEYS = [
+  'id',
+  'object',
+  'status',
+  'amount',
+  'amount_capturable',
+  'amount_captured',
+  'currency',
+  'capture_method',
+  'reference',
+  'payment_method_type',
+  'card',
+  'bank_debit',
+  'payment_method_token',
+  'next_action',
+  'error',
+  'created',
+  'updated_ms',
+].sort();

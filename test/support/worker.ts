@@ -1,0 +1,38 @@
+// The payment sync worker in tests: started in this process, and a look at its queue as BullMQ sees it.
+import { Queue, type Job } from 'bullmq';
+import { expect, vi } from 'vitest';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import type { PaymentSyncJob } from '../../src/services/payments/sync-scheduler.ts';
+import { PAYMENT_SYNC_QUEUE, PaymentSyncQueue, paymentSyncJobId } from '../../src/worker/payment-sync-queue.ts';
+import { startWorker, type WorkerApp } from '../../src/worker/worker.ts';
+import { testEnv } from './api.ts';
+
+export async function startTestWorker(overrides: Record<string, string> = {}): Promise<WorkerApp> {
+  const config = loadConfig(testEnv(overrides));
+  return startWorker(config, createLogger(config.LOG_LEVEL));
+}
+
+/** The payment sync queue of `config`'s Redis prefix, to read its jobs. */
+export const inspectPaymentSyncQueue = (config: Config): Queue<PaymentSyncJob> =>
+  new Queue(PAYMENT_SYNC_QUEUE, { connection: { url: config.REDIS_URL }, prefix: config.REDIS_PREFIX });
+
+/** Schedules `job` through the real queue and waits until a worker of `config`'s prefix has completed it. */
+export async function scheduleAndAwaitCompletion(config: Config, job: PaymentSyncJob): Promise<Job<PaymentSyncJob>> {
+  const scheduler = new PaymentSyncQueue(config, createLogger('silent'));
+  const queue = inspectPaymentSyncQueue(config);
+  try {
+    await scheduler.schedule(job);
+    return await vi.waitFor(
+      async () => {
+        const queued = await queue.getJob(paymentSyncJobId(job));
+        expect(await queued?.getState()).toBe('completed');
+        return queued!;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+  } finally {
+    await queue.close();
+    await scheduler.close();
+  }
+}
