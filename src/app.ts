@@ -1,4 +1,4 @@
-// Composes one API process: database, Redis, the payment sync queue, services, GraphQL and the HTTP server.
+// Composes one API process: database, Redis, the queues, services, GraphQL and the HTTP server.
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import { checkPostgres, checkRedis } from './db/reachability.ts';
@@ -10,7 +10,7 @@ import type { Logger } from './logger.ts';
 import { createServiceContext } from './service-context.ts';
 import type { ServiceContext } from './services/context.ts';
 import { createServices, type Services } from './services/create-services.ts';
-import { PaymentSyncQueue } from './worker/payment-sync-queue.ts';
+import { createAdapters } from './worker/adapters.ts';
 
 export interface ApiApp {
   url: string;
@@ -25,9 +25,9 @@ export async function startApi(config: Config, logger: Logger): Promise<ApiApp> 
   const context = createServiceContext(config, logger);
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
-  // The API only starts a payment's sync schedule; worker processes run it (src/worker/worker.ts).
-  const paymentSyncQueue = new PaymentSyncQueue(config, logger);
-  const services = createServices(context, { paymentSyncScheduler: paymentSyncQueue });
+  // The API only enqueues (a payment's sync schedule, committed events); worker processes run the jobs.
+  const adapters = createAdapters(config, logger);
+  const services = createServices(context, adapters);
   const metrics = createMetrics();
   const yoga = createGraphQLServer({ config, services, logger, db: context.db });
   const server = createHttpServer({
@@ -56,7 +56,7 @@ export async function startApi(config: Config, logger: Logger): Promise<ApiApp> 
       const deadline = setTimeout(() => server.closeAllConnections(), 10_000).unref();
       await closed;
       clearTimeout(deadline);
-      await paymentSyncQueue.close();
+      await adapters.close();
       await context.db.$disconnect();
       redis.disconnect();
     },

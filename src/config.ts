@@ -34,7 +34,17 @@ const configSchema = z.object({
   SANDBOX_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:4100'),
   /** How long a processor call may take before its outcome is treated as unknown (the payment stays PROCESSING). */
   CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  /** Scales every webhook retry delay (the seed's 24 h schedule): 0.001 runs it in 86 s, for tests and demos. */
   WEBHOOK_RETRY_DELAY_SCALE: z.coerce.number().positive().max(1000).default(1),
+  /**
+   * Lets test-mode webhooks reach private, loopback and link-local addresses (a receiver on this machine,
+   * for tests and the local demo). Live-mode webhooks never may.
+   */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: booleanFromString.default(false),
+  /** How long one webhook delivery may take (connect, send, answer) before it counts as failed and is retried. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
+  /** How often the worker looks for due webhook deliveries that have no queued job (after a Redis flush). */
+  WEBHOOK_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** Scales the payment sync schedule (domain/payments/sync-schedule.ts) down, for tests and demos. */
   PAYMENT_SYNC_DELAY_SCALE: z.coerce.number().positive().max(1).default(1),
   /** How many jobs one worker process runs at once. */

@@ -110,6 +110,8 @@ export class BusinessProfileService {
         if (problem !== null) throw invalidInput('webhookUrl', problem);
       }
       data[mode === 'LIVE' ? 'liveWebhookUrl' : 'testWebhookUrl'] = url;
+      // Setting the URL again is how an endpoint disabled by a 410 Gone comes back.
+      data[mode === 'LIVE' ? 'liveWebhookDisabledAt' : 'testWebhookDisabledAt'] = null;
     }
     let generatedPaymentResponseHashKey: string | null = null;
     if (input.generatePaymentResponseHashKey) generatedPaymentResponseHashKey = generatePaymentResponseHashKey();

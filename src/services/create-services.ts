@@ -9,16 +9,24 @@ import { MerchantAccountService } from './merchant-accounts.ts';
 import { EligibleMethodsService } from './payments/eligible-methods.ts';
 import { PaymentService } from './payments/payment-service.ts';
 import type { PaymentSyncScheduler } from './payments/sync-scheduler.ts';
+import { EventOutbox, type EventRelay } from './events/event-outbox.ts';
+import { EventService } from './events/event-service.ts';
+import { WebhookDeliveryService } from './events/webhook-delivery.ts';
+import type { WebhookSender } from './events/webhook-sender.ts';
 
-/** What services need from outside the process (the worker's queues). */
+/** What services need from outside the process (the worker's queues, the network). */
 export interface ServiceAdapters {
   paymentSyncScheduler: PaymentSyncScheduler;
+  eventRelay: EventRelay;
+  webhookSender: WebhookSender;
 }
 
 export function createServices(context: ServiceContext, adapters: ServiceAdapters) {
   const connectorAccounts = new ConnectorAccountService(context);
   const customers = new CustomerService(context);
-  const payments = new PaymentService(context, connectorAccounts, customers, adapters.paymentSyncScheduler);
+  const outbox = new EventOutbox(context, adapters.eventRelay);
+  const payments = new PaymentService(context, connectorAccounts, customers, outbox, adapters.paymentSyncScheduler);
+  const webhookDelivery = new WebhookDeliveryService(context, adapters.webhookSender);
   return {
     apiKeys: new ApiKeyService(context),
     merchantAccounts: new MerchantAccountService(context),
@@ -28,6 +36,8 @@ export function createServices(context: ServiceContext, adapters: ServiceAdapter
     customers,
     payments,
     eligibleMethods: new EligibleMethodsService(context, payments, connectorAccounts, customers),
+    webhookDelivery,
+    events: new EventService(context, outbox, webhookDelivery),
   };
 }
 

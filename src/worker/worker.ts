@@ -1,5 +1,5 @@
-// The worker role: runs the scheduled payment syncs of the payment-sync queue. Any number of worker processes
-// may share the queue; BullMQ hands each job to one of them.
+// The worker role: runs the scheduled payment syncs and the webhook deliveries (with their reconciler). Any
+// number of worker processes may share the queues; BullMQ hands each job to one of them.
 import { Worker } from 'bullmq';
 import type { Config } from '../config.ts';
 import { checkPostgres, checkRedis } from '../db/reachability.ts';
@@ -7,7 +7,9 @@ import type { Logger } from '../logger.ts';
 import { createServiceContext } from '../service-context.ts';
 import { createServices } from '../services/create-services.ts';
 import type { PaymentSyncJob } from '../services/payments/sync-scheduler.ts';
-import { PAYMENT_SYNC_QUEUE, PaymentSyncQueue } from './payment-sync-queue.ts';
+import { createAdapters } from './adapters.ts';
+import { PAYMENT_SYNC_QUEUE } from './payment-sync-queue.ts';
+import { startWebhookWorker } from './webhook-queue.ts';
 
 export interface WorkerApp {
   close: () => Promise<void>;
@@ -18,8 +20,9 @@ export async function startWorker(config: Config, logger: Logger): Promise<Worke
   await checkRedis(config.REDIS_URL);
   const context = createServiceContext(config, logger);
   // Each step that leaves the payment waiting schedules the next one through the same queue.
-  const paymentSyncQueue = new PaymentSyncQueue(config, logger);
-  const services = createServices(context, { paymentSyncScheduler: paymentSyncQueue });
+  const adapters = createAdapters(config, logger);
+  const services = createServices(context, adapters);
+  const webhooks = startWebhookWorker({ config, logger, db: context.db, delivery: services.webhookDelivery, queue: adapters.webhookQueue });
   const worker = new Worker<PaymentSyncJob>(PAYMENT_SYNC_QUEUE, (job) => services.payments.runScheduledSync(job.data), {
     // A worker's blocking connection must wait out Redis outages rather than fail its commands.
     connection: { url: config.REDIS_URL, maxRetriesPerRequest: null },
@@ -29,11 +32,12 @@ export async function startWorker(config: Config, logger: Logger): Promise<Worke
   // The job id names the payment, attempt and step; the job's data holds nothing more.
   worker.on('failed', (job, error) => logger.error({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: error }, 'payment sync job failed'));
   worker.on('error', (error) => logger.warn({ err: error }, 'payment sync worker: redis error'));
-  await worker.waitUntilReady();
+  await Promise.all([worker.waitUntilReady(), webhooks.ready()]);
   return {
     close: async () => {
       await worker.close(); // takes no new job and lets the running ones finish
-      await paymentSyncQueue.close();
+      await webhooks.close();
+      await adapters.close();
       await context.db.$disconnect();
     },
   };

@@ -10,6 +10,8 @@ export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
     isDefault: t.exposeBoolean('isDefault'),
     testWebhookUrl: t.exposeString('testWebhookUrl', { nullable: true }),
     liveWebhookUrl: t.exposeString('liveWebhookUrl', { nullable: true }),
+    testWebhookDisabledAt: t.expose('testWebhookDisabledAt', { type: 'DateTime', nullable: true, description: 'Set when the endpoint answered 410 Gone; setting the URL again re-enables it.' }),
+    liveWebhookDisabledAt: t.expose('liveWebhookDisabledAt', { type: 'DateTime', nullable: true }),
     routing: t.exposeStringList('routing', { description: 'Connector names in the order payments try them.' }),
     maxRetries: t.exposeInt('maxRetries', { description: 'Further attempts on the next eligible connectors after a retryable failure.' }),
     retryableDeclineCodes: t.exposeStringList('retryableDeclineCodes', { description: 'Decline codes retried on the next connector (hard declines never are).' }),

@@ -22,6 +22,7 @@ import { Prisma, type BusinessProfile, type ConnectorAccount, type SavedPaymentM
 import type { ConnectorAccountService } from '../connector-accounts.ts';
 import type { ServiceContext } from '../context.ts';
 import type { CustomerService } from '../customers.ts';
+import type { EventOutbox } from '../events/event-outbox.ts';
 import type { MerchantPrincipal, Principal, SecretKeyPrincipal } from '../principal.ts';
 import { parseInput } from '../validation.ts';
 import { cancelPaymentInput, capturePaymentInput, confirmPaymentInput, createPaymentInput, listPaymentsInput } from './inputs.ts';
@@ -73,9 +74,10 @@ export class PaymentService {
     private readonly context: ServiceContext,
     private readonly connectorAccounts: ConnectorAccountService,
     private readonly customers: CustomerService,
+    outbox: EventOutbox,
     private readonly syncScheduler: PaymentSyncScheduler,
   ) {
-    this.store = new PaymentStore(context.db);
+    this.store = new PaymentStore(context.db, outbox);
     // Separate keys derived from ENCRYPTION_KEY, so one purpose's values say nothing about another's.
     this.#clientSecretKey = createHmac('sha256', context.config.encryptionKey).update('client-secret').digest();
     this.#fingerprintKey = createHmac('sha256', context.config.encryptionKey).update('card-fingerprint').digest();

@@ -1,16 +1,20 @@
 // Reads payments and commits state moves. Every commit is one transaction guarded by the intent's
 // version: it updates the attempt and the intent, writes a history row per attempt move and one for the
-// intent's change, and checks the intent's move against the intent table. A stale version is CONFLICT.
-// Starting a new attempt (a retry) is the one other write, under the same guard.
+// intent's change, checks the intent's move against the intent table, and writes the outbox event the
+// change emits (domain/events/catalog.ts). A stale version is CONFLICT. Starting a new attempt (a retry)
+// is the one other write, under the same guard and with the same outbox.
 import { AppError, notFound } from '../../domain/errors.ts';
-import type { AttemptTransition } from '../../domain/payments/attempt-machine.ts';
 import { newId } from '../../domain/ids.ts';
+import type { AttemptTransition } from '../../domain/payments/attempt-machine.ts';
 import { isIntentMoveAllowed, isNewAttemptMoveAllowed } from '../../domain/payments/intent-machine.ts';
-import { intentStatusOf } from '../../domain/payments/statuses.ts';
+import { intentStatusOf, type IntentStatus } from '../../domain/payments/statuses.ts';
 import type { Prisma, PaymentAttempt, PaymentIntent } from '../../generated/prisma/client.ts';
 import type { Database } from '../../db/client.ts';
+import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
 
 export type Payment = PaymentIntent & { activeAttempt: PaymentAttempt };
+
+type Transaction = Prisma.TransactionClient;
 
 export interface Commit {
   moves: readonly AttemptTransition[];
@@ -32,8 +36,13 @@ export interface NewAttempt {
   actor: string;
 }
 
+const staleVersion = (paymentId: string) => new AppError('CONFLICT', `Payment ${paymentId} was changed by another request; retry with its current state.`);
+
 export class PaymentStore {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: EventOutbox,
+  ) {}
 
   async find(paymentId: string): Promise<Payment | null> {
     const intent = await this.db.paymentIntent.findUnique({ where: { id: paymentId } });
@@ -68,18 +77,19 @@ export class PaymentStore {
     }
     history.push({ ...row, attemptId, subject: 'attempt', fromStatus: null, toStatus: 'PENDING', trigger: start.trigger });
     if (intentFrom !== intentTo) history.push({ ...row, subject: 'intent', fromStatus: intentFrom, toStatus: intentTo, trigger: start.trigger });
-    await this.db.$transaction(async (tx) => {
-      const updated = await tx.paymentIntent.updateMany({
-        where: { id: payment.id, version: payment.version },
-        data: { ...start.intent, status: intentTo, activeAttemptId: attemptId, attemptCount: { increment: 1 }, version: { increment: 1 }, updatedAt: now },
+    return this.write(intentFrom, history, async (tx) => {
+      const intent = await this.updateIntent(tx, payment, {
+        ...start.intent,
+        status: intentTo,
+        activeAttemptId: attemptId,
+        attemptCount: { increment: 1 },
+        version: { increment: 1 },
+        updatedAt: now,
       });
-      if (updated.count === 0) {
-        throw new AppError('CONFLICT', `Payment ${payment.id} was changed by another request; retry with its current state.`);
-      }
       if (start.closeMove) {
         await tx.paymentAttempt.update({ where: { id: payment.activeAttempt.id }, data: { ...start.closeFields, status: start.closeMove.to, updatedAt: now } });
       }
-      await tx.paymentAttempt.create({
+      const activeAttempt = await tx.paymentAttempt.create({
         data: {
           ...start.attempt,
           id: attemptId,
@@ -94,9 +104,8 @@ export class PaymentStore {
           updatedAt: now,
         },
       });
-      await tx.paymentStatusHistory.createMany({ data: history });
+      return { ...intent, activeAttempt };
     });
-    return this.get(payment.id);
   }
 
   /** Applies `commit` to `payment` if nobody changed it since it was read; returns the new state. */
@@ -114,17 +123,37 @@ export class PaymentStore {
       }
       if (intentTo !== intentFrom) history.push({ ...row, subject: 'intent', fromStatus: intentFrom, toStatus: intentTo });
     }
-    await this.db.$transaction(async (tx) => {
-      const updated = await tx.paymentIntent.updateMany({
-        where: { id: payment.id, version: payment.version },
-        data: { ...commit.intent, status: intentStatusOf(attemptTo), version: { increment: 1 }, updatedAt: now },
-      });
-      if (updated.count === 0) {
-        throw new AppError('CONFLICT', `Payment ${payment.id} was changed by another request; retry with its current state.`);
-      }
-      await tx.paymentAttempt.update({ where: { id: payment.activeAttempt.id }, data: { ...commit.attempt, status: attemptTo, updatedAt: now } });
-      if (history.length > 0) await tx.paymentStatusHistory.createMany({ data: history });
+    return this.write(payment.status, history, async (tx) => {
+      const intent = await this.updateIntent(tx, payment, { ...commit.intent, status: intentStatusOf(attemptTo), version: { increment: 1 }, updatedAt: now });
+      const activeAttempt = await tx.paymentAttempt.update({ where: { id: payment.activeAttempt.id }, data: { ...commit.attempt, status: attemptTo, updatedAt: now } });
+      return { ...intent, activeAttempt };
     });
-    return this.get(payment.id);
+  }
+
+  /**
+   * Runs `change` and records its history in one transaction; when the intent's status changed, the
+   * event it emits is written in the same transaction, and handed to the outbox's relay after commit.
+   */
+  private async write(
+    statusBefore: IntentStatus,
+    history: Prisma.PaymentStatusHistoryCreateManyInput[],
+    change: (tx: Transaction) => Promise<Payment>,
+  ): Promise<Payment> {
+    let event: CommittedEvent | null = null;
+    const after = await this.db.$transaction(async (tx) => {
+      const changed = await change(tx);
+      if (history.length > 0) await tx.paymentStatusHistory.createMany({ data: history });
+      if (changed.status !== statusBefore) event = await this.outbox.recordPaymentChange(tx, changed);
+      return changed;
+    });
+    if (event !== null) this.outbox.afterCommit(event);
+    return after;
+  }
+
+  /** The guarded update: only the version that was read may be changed. */
+  private async updateIntent(tx: Transaction, payment: Payment, data: Prisma.PaymentIntentUncheckedUpdateManyInput): Promise<PaymentIntent> {
+    const updated = await tx.paymentIntent.updateManyAndReturn({ where: { id: payment.id, version: payment.version }, data });
+    if (updated.length === 0) throw staleVersion(payment.id);
+    return updated[0]!;
   }
 }

@@ -1,0 +1,68 @@
+// An example webhook receiver that does what the seed asks of one: verify the signature over the raw body,
+// reject a mismatch, acknowledge a duplicate event_id without applying it again, and apply a payment only
+// if its `updated` is newer than the state already stored (deliveries may arrive out of order).
+// Run: WEBHOOK_KEY=<payment_response_hash_key> npx tsx examples/webhook-receiver/receiver.ts
+import { createServer, type Server } from 'node:http';
+import { verifyWebhook } from './verify-webhook.ts';
+
+interface Webhook {
+  event_id: string;
+  event_type: string;
+  content: { type: string; object: { payment_id?: string; status?: string; updated?: string; version?: number } };
+}
+
+/** What the receiver knows: the events it processed and each payment's latest state. A real one uses its database. */
+export interface ReceiverState {
+  processedEvents: Set<string>;
+  payments: Map<string, { status: string; updated: string; version: number }>;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+export function createReceiver(key: string, state: ReceiverState = { processedEvents: new Set(), payments: new Map() }): { server: Server; state: ReceiverState } {
+  const server = createServer((request, reply) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) request.destroy();
+      else chunks.push(chunk);
+    });
+    request.on('end', () => {
+      const raw = Buffer.concat(chunks); // the exact bytes: verify before parsing
+      if (!verifyWebhook(raw, request.headers['x-webhook-signature-512'] as string | undefined, key)) {
+        reply.writeHead(401).end('signature mismatch');
+        return;
+      }
+      const webhook = JSON.parse(raw.toString('utf8')) as Webhook;
+      if (state.processedEvents.has(webhook.event_id)) {
+        reply.writeHead(200).end('duplicate, already processed');
+        return;
+      }
+      const payment = webhook.content.object;
+      if (webhook.content.type === 'payment_details' && payment.payment_id && payment.status && payment.updated) {
+        const stored = state.payments.get(payment.payment_id);
+        const version = payment.version ?? 0;
+        // ISO 8601 instants in UTC compare as strings; `version` orders two changes of the same millisecond.
+        const newer = stored === undefined || payment.updated > stored.updated || (payment.updated === stored.updated && version > stored.version);
+        if (newer) state.payments.set(payment.payment_id, { status: payment.status, updated: payment.updated, version });
+      }
+      state.processedEvents.add(webhook.event_id);
+      // 2xx only once the event is accepted: the service retries anything else.
+      reply.writeHead(200).end('ok');
+    });
+  });
+  return { server, state };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const key = process.env.WEBHOOK_KEY;
+  if (!key) {
+    process.stderr.write('Set WEBHOOK_KEY to the business profile’s payment_response_hash_key.\n');
+    process.exit(1);
+  }
+  const port = Number(process.env.PORT ?? 4300);
+  const { server, state } = createReceiver(key);
+  server.on('request', (request) => request.on('end', () => process.stdout.write(`${new Date().toISOString()} ${request.method} ${request.url} processed=${state.processedEvents.size}\n`)));
+  server.listen(port, () => process.stdout.write(`webhook receiver on http://127.0.0.1:${port}/ (set it as the profile's test webhookUrl)\n`));
+}

@@ -1,0 +1,43 @@
+// The outgoing webhook on the wire (seed, section 2 and 5): exactly six fields, in the seed's order,
+// serialized once; the stored bytes are signed and sent identically on every attempt.
+import { createHmac } from 'node:crypto';
+import type { ContentType, EventType } from './catalog.ts';
+
+export interface OutgoingWebhook {
+  merchantId: string;
+  eventId: string;
+  eventType: EventType;
+  contentType: ContentType;
+  /** The resource in its snake_case wire shape (wire-objects.ts). */
+  object: Record<string, unknown>;
+  timestamp: Date;
+}
+
+/** The exact body: `{"merchant_id","event_id","event_type","content":{"type","object"},"timestamp","processor_merchant_id"}`. */
+export function serializeWebhook(webhook: OutgoingWebhook): string {
+  return JSON.stringify({
+    merchant_id: webhook.merchantId,
+    event_id: webhook.eventId,
+    event_type: webhook.eventType,
+    content: { type: webhook.contentType, object: webhook.object },
+    timestamp: webhook.timestamp.toISOString(),
+    // No platform/connected-merchant split in this service: always null, as the seed allows.
+    processor_merchant_id: null,
+  });
+}
+
+/** `X-Webhook-Signature-512`: lowercase hex HMAC-SHA512 of the exact body bytes, keyed with the profile's payment_response_hash_key. */
+export function webhookSignature(body: string | Buffer, key: string): string {
+  return createHmac('sha512', key).update(body).digest('hex');
+}
+
+/**
+ * The Standard Webhooks headers sent beside the seed's (never instead of it): replay protection through
+ * the signed timestamp, and off-the-shelf verifiers. The key is the UTF-8 bytes of the same hash key
+ * (for the standard libraries: `whsec_` + its base64).
+ */
+export function standardWebhookHeaders(eventId: string, sentAt: Date, body: string, key: string): Record<string, string> {
+  const timestamp = Math.floor(sentAt.getTime() / 1000).toString();
+  const signature = createHmac('sha256', key).update(`${eventId}.${timestamp}.${body}`).digest('base64');
+  return { 'webhook-id': eventId, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
+}

@@ -1,0 +1,89 @@
+// Resources in their webhook wire shape (`content.object`): snake_case, statuses as snake_case strings,
+// amounts in minor units, instants in ISO 8601. A payment carries `updated` so receivers apply only a newer
+// state (the seed's receiver obligations), and `version`, which orders changes of the same instant.
+import { snakeCaseStatus, type AttemptStatus, type IntentStatus } from '../payments/statuses.ts';
+
+/** What the payment wire shape reads of an intent (structurally the database row). */
+export interface PaymentIntentFields {
+  id: string;
+  merchantId: string;
+  profileId: string;
+  mode: string;
+  status: IntentStatus;
+  amount: number;
+  currency: string;
+  amountCapturable: number;
+  amountReceived: number;
+  captureMethod: string;
+  authenticationType: string;
+  customerId: string | null;
+  description: string | null;
+  metadata: unknown;
+  returnUrl: string | null;
+  attemptCount: number;
+  cancellationReason: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** What it reads of the active attempt. */
+export interface PaymentAttemptFields {
+  id: string;
+  attemptNumber: number;
+  status: AttemptStatus;
+  connectorName: string | null;
+  connectorTransactionId: string | null;
+  paymentMethodType: string | null;
+  cardBrand: string | null;
+  cardLast4: string | null;
+  cardExpiryMonth: number | null;
+  cardExpiryYear: number | null;
+  paymentMethodDetails: unknown;
+  errorCode: string | null;
+  errorMessage: string | null;
+}
+
+export function paymentWireObject(intent: PaymentIntentFields, attempt: PaymentAttemptFields): Record<string, unknown> {
+  return {
+    payment_id: intent.id,
+    merchant_id: intent.merchantId,
+    profile_id: intent.profileId,
+    livemode: intent.mode === 'LIVE',
+    status: snakeCaseStatus(intent.status),
+    amount: intent.amount,
+    currency: intent.currency,
+    amount_capturable: intent.amountCapturable,
+    amount_received: intent.amountReceived,
+    capture_method: intent.captureMethod.toLowerCase(),
+    authentication_type: intent.authenticationType.toLowerCase(),
+    customer_id: intent.customerId,
+    description: intent.description,
+    metadata: intent.metadata ?? null,
+    return_url: intent.returnUrl,
+    connector: attempt.connectorName,
+    connector_transaction_id: attempt.connectorTransactionId,
+    attempt_count: intent.attemptCount,
+    active_attempt: {
+      attempt_id: attempt.id,
+      attempt_number: attempt.attemptNumber,
+      status: snakeCaseStatus(attempt.status),
+      payment_method_type: attempt.paymentMethodType,
+      card:
+        attempt.cardLast4 === null
+          ? null
+          : { brand: attempt.cardBrand?.toLowerCase() ?? null, last4: attempt.cardLast4, exp_month: attempt.cardExpiryMonth, exp_year: attempt.cardExpiryYear },
+      payment_method_details: attempt.paymentMethodDetails ?? null,
+      error_code: attempt.errorCode,
+      error_message: attempt.errorMessage,
+    },
+    cancellation_reason: intent.cancellationReason,
+    error_code: intent.errorCode,
+    error_message: intent.errorMessage,
+    created: intent.createdAt.toISOString(),
+    updated: intent.updatedAt.toISOString(),
+    version: intent.version,
+  };
+}

@@ -1,0 +1,160 @@
+// The webhook HTTP client: one POST to a merchant URL, which is hostile input. It refuses to reach the
+// service's own network (checked at connect time, on the addresses DNS actually returned, so a name that
+// is re-pointed after configuration cannot slip through), never follows redirects, bounds the whole
+// exchange by a timeout, and reads at most MAX_STORED_RESPONSE_BYTES of what comes back.
+import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import {
+  MAX_STORED_RESPONSE_BYTES,
+  type WebhookRequest,
+  type WebhookResponse,
+  type WebhookSender,
+} from '../services/events/webhook-sender.ts';
+
+/** Loopback, private, carrier-grade NAT, link-local (cloud metadata), multicast and reserved ranges. */
+const PRIVATE_NETWORKS = new net.BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  PRIVATE_NETWORKS.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96], // NAT64: embeds an IPv4 address that may be private
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
+  PRIVATE_NETWORKS.addSubnet(network, prefix, 'ipv6');
+}
+
+/** Whether `address` (an IP literal) is one a merchant URL must not reach. IPv4-mapped IPv6 counts as IPv4. */
+export function isPrivateAddress(address: string): boolean {
+  const family = net.isIP(address);
+  if (family === 0) return true; // not an address at all: refuse rather than guess
+  return PRIVATE_NETWORKS.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+class RefusedAddressError extends Error {
+  constructor(address: string) {
+    super(`refused to connect to ${address}: private, loopback, link-local or reserved address`);
+    this.name = 'RefusedAddressError';
+  }
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** dns.lookup, refusing the whole name if any address it resolves to is private. */
+function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, []);
+    const refused = addresses.find((entry) => isPrivateAddress(entry.address));
+    if (refused !== undefined) return callback(new RefusedAddressError(refused.address), []);
+    if (options.all) return callback(null, addresses);
+    const first = addresses[0]!;
+    callback(null, first.address, first.family);
+  });
+}
+
+/** Retry-After as delta-seconds or an HTTP date, in ms from now; null when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | null {
+  if (value === undefined) return null;
+  const trimmed = value.trim();
+  if (/^\d{1,10}$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, date - now);
+}
+
+/** Keep-alive agents, one pair per network policy, so a socket opened to a private address is never reused by a guarded request. */
+function agents() {
+  const options = { keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000 };
+  return { http: new http.Agent(options), https: new https.Agent(options) };
+}
+
+export function createWebhookSender(options: { timeoutMs: number }): WebhookSender & { close(): void } {
+  const guarded = agents();
+  const open = agents();
+
+  async function send(request: WebhookRequest): Promise<WebhookResponse> {
+    const started = performance.now();
+    const latencyMs = () => performance.now() - started;
+    const url = new URL(request.url);
+    // A literal IP never goes through `lookup`, so it is checked here.
+    const literal = url.hostname.replace(/^\[|\]$/g, '');
+    if (!request.allowPrivateNetworks && net.isIP(literal) !== 0 && isPrivateAddress(literal)) {
+      return { kind: 'no_response', error: new RefusedAddressError(literal).message, latencyMs: latencyMs() };
+    }
+    const secure = url.protocol === 'https:';
+    const agentSet = request.allowPrivateNetworks ? open : guarded;
+    const signal = AbortSignal.timeout(options.timeoutMs);
+    try {
+      const { status, body, truncated, retryAfter } = await new Promise<{ status: number; body: Buffer; truncated: boolean; retryAfter: string | undefined }>(
+        (resolve, reject) => {
+          const outgoing = (secure ? https : http).request(url, {
+            method: 'POST',
+            headers: { ...request.headers, 'content-length': Buffer.byteLength(request.body) },
+            agent: secure ? agentSet.https : agentSet.http,
+            lookup: request.allowPrivateNetworks ? undefined : guardedLookup,
+            signal,
+          });
+          outgoing.on('error', reject);
+          outgoing.on('response', (incoming) => {
+            const chunks: Buffer[] = [];
+            let size = 0;
+            let truncated = false;
+            const finish = () =>
+              resolve({ status: incoming.statusCode ?? 0, body: Buffer.concat(chunks), truncated, retryAfter: incoming.headers['retry-after'] });
+            incoming.on('data', (chunk: Buffer) => {
+              if (truncated) return;
+              const room = MAX_STORED_RESPONSE_BYTES - size;
+              chunks.push(chunk.subarray(0, room));
+              size += Math.min(chunk.length, room);
+              if (chunk.length > room) {
+                // Enough for the log: stop reading a body that may never end.
+                truncated = true;
+                finish();
+                incoming.destroy();
+              }
+            });
+            incoming.on('end', finish);
+            incoming.on('error', reject);
+          });
+          outgoing.end(request.body);
+        },
+      );
+      return { kind: 'response', status, body: body.toString('utf8'), truncated, retryAfterMs: parseRetryAfter(retryAfter), latencyMs: latencyMs() };
+    } catch (error) {
+      return { kind: 'no_response', error: describe(error, signal, options.timeoutMs), latencyMs: latencyMs() };
+    }
+  }
+
+  return {
+    send,
+    close: () => {
+      for (const agent of [guarded.http, guarded.https, open.http, open.https]) agent.destroy();
+    },
+  };
+}
+
+/** A short reason for the delivery log: never the request, which carries the signature. */
+function describe(error: unknown, signal: AbortSignal, timeoutMs: number): string {
+  if (signal.aborted) return `no response within ${timeoutMs} ms`;
+  if (error instanceof RefusedAddressError) return error.message;
+  const code = (error as NodeJS.ErrnoException).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return code ? `connection failed: ${code} (${message})` : `connection failed: ${message}`;
+}

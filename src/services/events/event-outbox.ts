@@ -1,0 +1,95 @@
+// The transactional outbox of events. A state change writes its event inside its own transaction (so an
+// event exists exactly when the change committed, once per committed version, whoever reported it), then
+// hands the committed event to the relay (the delivery queue; live subscriptions). A relay that fails
+// loses nothing: the reconciler finds due events that have no job.
+import { contentTypeOf, PAYMENT_STATUS_EVENTS, type EventType } from '../../domain/events/catalog.ts';
+import { serializeWebhook } from '../../domain/events/webhook.ts';
+import { paymentWireObject } from '../../domain/events/wire-objects.ts';
+import { newId } from '../../domain/ids.ts';
+import type { Mode } from '../../domain/api-keys.ts';
+import type { EventDeliveryStatus, Prisma } from '../../generated/prisma/client.ts';
+import type { ServiceContext } from '../context.ts';
+import type { Payment } from '../payments/payment-store.ts';
+
+export interface CommittedEvent {
+  id: string;
+  merchantId: string;
+  profileId: string;
+  mode: Mode;
+  eventType: EventType;
+  objectId: string;
+  deliveryStatus: EventDeliveryStatus;
+}
+
+/** Where committed events go next. */
+export interface EventRelay {
+  relay(event: CommittedEvent): Promise<void>;
+}
+
+type Transaction = Prisma.TransactionClient;
+
+export class EventOutbox {
+  constructor(
+    private readonly context: ServiceContext,
+    private readonly relay: EventRelay,
+  ) {}
+
+  /** Inside the change's transaction: the event the payment's new status emits, if any. */
+  async recordPaymentChange(tx: Transaction, payment: Payment): Promise<CommittedEvent | null> {
+    const eventType = PAYMENT_STATUS_EVENTS[payment.status];
+    if (eventType === null) return null;
+    return this.record(tx, {
+      merchantId: payment.merchantId,
+      profileId: payment.profileId,
+      mode: payment.mode,
+      eventType,
+      objectId: payment.id,
+      objectVersion: payment.version,
+      object: paymentWireObject(payment, payment.activeAttempt),
+      isTest: false,
+    });
+  }
+
+  /** Inside a transaction: one event, PENDING when the profile has a live endpoint for its mode, else NOT_SENT. */
+  async record(
+    tx: Transaction,
+    event: { merchantId: string; profileId: string; mode: Mode; eventType: EventType; objectId: string; objectVersion: number; object: Record<string, unknown>; isTest: boolean },
+  ): Promise<CommittedEvent> {
+    const profile = await tx.businessProfile.findUniqueOrThrow({
+      where: { id: event.profileId },
+      select: { testWebhookUrl: true, liveWebhookUrl: true, testWebhookDisabledAt: true, liveWebhookDisabledAt: true },
+    });
+    const live = event.mode === 'LIVE';
+    const endpoint = live ? profile.liveWebhookUrl : profile.testWebhookUrl;
+    const disabled = live ? profile.liveWebhookDisabledAt : profile.testWebhookDisabledAt;
+    const deliveryStatus: EventDeliveryStatus = endpoint && disabled === null ? 'PENDING' : 'NOT_SENT';
+    const id = newId('event');
+    const now = new Date();
+    const contentType = contentTypeOf(event.eventType);
+    await tx.event.create({
+      data: {
+        id,
+        merchantId: event.merchantId,
+        profileId: event.profileId,
+        mode: event.mode,
+        eventType: event.eventType,
+        contentType,
+        objectId: event.objectId,
+        objectVersion: event.objectVersion,
+        body: serializeWebhook({ merchantId: event.merchantId, eventId: id, eventType: event.eventType, contentType, object: event.object, timestamp: now }),
+        isTest: event.isTest,
+        deliveryStatus,
+        nextAttemptAt: deliveryStatus === 'PENDING' ? now : null,
+        createdAt: now,
+      },
+    });
+    return { id, merchantId: event.merchantId, profileId: event.profileId, mode: event.mode, eventType: event.eventType, objectId: event.objectId, deliveryStatus };
+  }
+
+  /** After commit: hand the event on. Never fails the caller, whose change has committed. */
+  afterCommit(event: CommittedEvent): void {
+    this.relay.relay(event).catch((error: unknown) => {
+      this.context.logger.warn({ eventId: event.id, err: error }, 'event relay failed; the reconciler will pick the event up');
+    });
+  }
+}

@@ -1,0 +1,140 @@
+// What merchants do with their events: read them with every delivery attempt, send one again by hand, and
+// send a signed test event to check an endpoint.
+import { z } from 'zod';
+import { isEventType, EVENT_TYPES } from '../../domain/events/catalog.ts';
+import { paymentWireObject } from '../../domain/events/wire-objects.ts';
+import { AppError, invalidInput, notFound } from '../../domain/errors.ts';
+import { isId, newId } from '../../domain/ids.ts';
+import { parseInstant } from '../../domain/instants.ts';
+import type { Event, Prisma, WebhookDeliveryAttempt } from '../../generated/prisma/client.ts';
+import type { ServiceContext } from '../context.ts';
+import type { MerchantPrincipal, SecretKeyPrincipal } from '../principal.ts';
+import { parseInput } from '../validation.ts';
+import type { EventOutbox } from './event-outbox.ts';
+import type { WebhookDeliveryService } from './webhook-delivery.ts';
+
+const listEventsInput = z.object({
+  first: z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').nullish(),
+  after: z.string().max(200).nullish(),
+  objectId: z.string().max(64).nullish(),
+  eventTypes: z.array(z.string().refine(isEventType, `must be one of the ${EVENT_TYPES.length} event types`)).max(EVENT_TYPES.length).nullish(),
+  delivered: z.boolean().nullish(),
+});
+
+export type EventWithAttempts = Event & { attempts: WebhookDeliveryAttempt[] };
+
+export class EventService {
+  constructor(
+    private readonly context: ServiceContext,
+    private readonly outbox: EventOutbox,
+    private readonly delivery: WebhookDeliveryService,
+  ) {}
+
+  async get(principal: MerchantPrincipal, eventId: string): Promise<EventWithAttempts> {
+    const event = await this.context.db.event.findFirst({
+      where: { id: eventId, merchantId: principal.merchantId, mode: principal.mode },
+      include: { attempts: { orderBy: { attemptNumber: 'asc' } } },
+    });
+    if (event === null) throw notFound('event', eventId);
+    return event;
+  }
+
+  /** The merchant's events in the key's mode, newest first, with filters. */
+  async list(principal: MerchantPrincipal, rawInput: unknown) {
+    const input = parseInput(listEventsInput, rawInput);
+    const first = input.first ?? 20;
+    const cursor = input.after ? decodeCursor(input.after) : null;
+    const where: Prisma.EventWhereInput = {
+      merchantId: principal.merchantId,
+      mode: principal.mode,
+      ...(input.objectId ? { objectId: input.objectId } : {}),
+      ...(input.eventTypes?.length ? { eventType: { in: input.eventTypes } } : {}),
+      ...(input.delivered == null ? {} : input.delivered ? { deliveryStatus: 'DELIVERED' } : { deliveryStatus: { not: 'DELIVERED' } }),
+      ...(cursor ? { OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }] } : {}),
+    };
+    const rows = await this.context.db.event.findMany({
+      where,
+      include: { attempts: { orderBy: { attemptNumber: 'asc' } } },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: first + 1,
+    });
+    const page = rows.slice(0, first);
+    return {
+      edges: page.map((node) => ({ node, cursor: encodeCursor(node) })),
+      pageInfo: { hasNextPage: rows.length > first, endCursor: page.length ? encodeCursor(page.at(-1)!) : null },
+    };
+  }
+
+  /** Sends the event again now (same body, same event id), even after the schedule ran out. */
+  async retry(principal: SecretKeyPrincipal, eventId: string): Promise<EventWithAttempts> {
+    const event = await this.get(principal, eventId);
+    const profile = await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: event.profileId } });
+    if ((event.mode === 'LIVE' ? profile.liveWebhookUrl : profile.testWebhookUrl) === null) {
+      throw new AppError('INVALID_STATE', `The profile has no ${event.mode.toLowerCase()}-mode webhook URL; set one with updateBusinessProfile first.`, { status: event.deliveryStatus });
+    }
+    await this.delivery.sendNow(event, 'MANUAL_RETRY');
+    return this.get(principal, eventId);
+  }
+
+  /**
+   * A signed `payment_succeeded` event about a made-up payment (metadata `{"test": true}`), sent once to
+   * the profile's endpoint for the key's mode; its attempt says whether the endpoint works.
+   */
+  async sendTest(principal: SecretKeyPrincipal, profileId: string): Promise<EventWithAttempts> {
+    if (!isId('businessProfile', profileId)) throw invalidInput('profileId', 'is not a business profile id');
+    const profile = await this.context.db.businessProfile.findFirst({ where: { id: profileId, merchantId: principal.merchantId } });
+    if (profile === null) throw notFound('business profile', profileId);
+    if ((principal.mode === 'LIVE' ? profile.liveWebhookUrl : profile.testWebhookUrl) === null) {
+      throw invalidInput('profileId', `this profile has no ${principal.mode.toLowerCase()}-mode webhook URL; set one with updateBusinessProfile`);
+    }
+    const now = new Date();
+    const paymentId = newId('payment');
+    const sample = paymentWireObject(
+      {
+        id: paymentId,
+        merchantId: principal.merchantId,
+        profileId,
+        mode: principal.mode,
+        status: 'SUCCEEDED',
+        amount: 1000,
+        currency: 'USD',
+        amountCapturable: 0,
+        amountReceived: 1000,
+        captureMethod: 'AUTOMATIC',
+        authenticationType: 'NO_THREE_DS',
+        customerId: null,
+        description: 'A test event from sendTestWebhook',
+        metadata: { test: true },
+        returnUrl: null,
+        attemptCount: 1,
+        cancellationReason: null,
+        errorCode: null,
+        errorMessage: null,
+        version: 0,
+        createdAt: now,
+        updatedAt: now,
+      },
+      { id: newId('attempt'), attemptNumber: 1, status: 'CHARGED', connectorName: 'sandbox', connectorTransactionId: null, paymentMethodType: 'card', cardBrand: 'VISA', cardLast4: '4242', cardExpiryMonth: 12, cardExpiryYear: now.getUTCFullYear() + 1, paymentMethodDetails: null, errorCode: null, errorMessage: null },
+    );
+    const event = await this.context.db.$transaction((tx) =>
+      this.outbox.record(tx, { merchantId: principal.merchantId, profileId, mode: principal.mode, eventType: 'payment_succeeded', objectId: paymentId, objectVersion: 0, object: sample, isTest: true }),
+    );
+    const attempt = await this.delivery.sendNow(event, 'INITIAL');
+    // One attempt only: a test event is not retried for a day.
+    if (attempt.responseStatus === null || attempt.responseStatus < 200 || attempt.responseStatus >= 300) {
+      await this.context.db.event.updateMany({ where: { id: event.id, deliveryStatus: 'PENDING' }, data: { deliveryStatus: 'FAILED', nextAttemptAt: null } });
+    }
+    return this.get(principal, event.id);
+  }
+}
+
+function encodeCursor(event: Pick<Event, 'createdAt' | 'id'>): string {
+  return Buffer.from(`${event.createdAt.toISOString()}|${event.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const [iso, id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const createdAt = parseInstant(iso ?? '');
+  if (!id || !isId('event', id) || createdAt === null) throw invalidInput('after', 'is not a cursor this API returned');
+  return { createdAt, id };
+}

@@ -1,0 +1,30 @@
+// What every process role plugs into its services: the queues (payment sync schedule, webhook relay) and
+// the webhook HTTP client. One place, so the API and the worker cannot wire them differently.
+import type { Config } from '../config.ts';
+import { createWebhookSender } from '../http/webhook-sender.ts';
+import type { Logger } from '../logger.ts';
+import type { ServiceAdapters } from '../services/create-services.ts';
+import { PaymentSyncQueue } from './payment-sync-queue.ts';
+import { WebhookQueue } from './webhook-queue.ts';
+
+export interface ProcessAdapters extends ServiceAdapters {
+  webhookQueue: WebhookQueue;
+  close(): Promise<void>;
+}
+
+export function createAdapters(config: Config, logger: Logger): ProcessAdapters {
+  const paymentSyncQueue = new PaymentSyncQueue(config, logger);
+  const webhookQueue = new WebhookQueue(config, logger);
+  const webhookSender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS });
+  return {
+    paymentSyncScheduler: paymentSyncQueue,
+    eventRelay: webhookQueue,
+    webhookSender,
+    webhookQueue,
+    close: async () => {
+      await paymentSyncQueue.close();
+      await webhookQueue.close();
+      webhookSender.close();
+    },
+  };
+}
