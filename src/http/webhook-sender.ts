@@ -74,6 +74,8 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
   if (value === undefined) return null;
   const trimmed = value.trim();
   if (/^\d{1,10}$/.test(trimmed)) return Number(trimmed) * 1000;
+  // The IMF-fixdate form ("Sun, 06 Nov 1994 08:49:37 GMT"); Date.parse alone would take "-5" for a year.
+  if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(trimmed)) return null;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return null;
   return Math.max(0, date - now);

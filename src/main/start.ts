@@ -15,8 +15,9 @@ run('start', async () => {
   // An admin key for this run when none is configured; production sets ADMIN_API_KEY and runs the roles apart.
   const generatedAdminKey = process.env.ADMIN_API_KEY ? null : `admin_${randomBytes(24).toString('hex')}`;
   const sandbox = await startSandboxFromConfig(loadSandboxConfig());
-  // The API calls the sandbox where it actually listens, unless SANDBOX_URL says otherwise.
-  const config = loadConfig({ LOG_LEVEL: 'warn', SANDBOX_URL: sandbox.url, ...process.env, ...(generatedAdminKey ? { ADMIN_API_KEY: generatedAdminKey } : {}) });
+  // The API calls the sandbox where it actually listens, unless SANDBOX_URL says otherwise; test-mode
+  // webhooks may reach a receiver on this machine (the example receiver), unless the environment says no.
+  const config = loadConfig({ LOG_LEVEL: 'warn', SANDBOX_URL: sandbox.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ...process.env, ...(generatedAdminKey ? { ADMIN_API_KEY: generatedAdminKey } : {}) });
   const logger = createLogger(config.LOG_LEVEL);
   await ensureDatabase(config.DATABASE_URL);
   await migrate(config.DATABASE_URL);
@@ -45,6 +46,10 @@ run('start', async () => {
       'Try it:',
       `  curl -s ${graphql} -H 'content-type: application/json' -H 'api-key: ${demo.secretKey}' \\`,
       `    -d '{"query":"{ merchant { id name businessProfiles { id name } apiKeys { redacted type mode } } }"}'`,
+      '',
+      'Receive its webhooks (signed, verified, deduplicated) in another terminal:',
+      `  WEBHOOK_KEY=${demo.paymentResponseHashKey} npx tsx examples/webhook-receiver/receiver.ts`,
+      '  then set the profile\'s webhookUrl to http://127.0.0.1:4300/ (README, "Outgoing webhooks").',
       '',
       `Open ${graphql} in a browser for GraphiQL (add the header {"api-key": "<secret key>"}).`,
       'The README walks through a card payment (and 3D Secure in a browser) with these keys.',

@@ -8,7 +8,7 @@ import type { Database } from '../db/client.ts';
 import { MAX_ATTEMPTS } from '../domain/events/retry-schedule.ts';
 import type { Logger } from '../logger.ts';
 import type { CommittedEvent, EventRelay } from '../services/events/event-outbox.ts';
-import type { WebhookDeliveryService } from '../services/events/webhook-delivery.ts';
+import { CLAIM_MARGIN_MS, type WebhookDeliveryService } from '../services/events/webhook-delivery.ts';
 
 export const WEBHOOK_QUEUE = 'webhooks';
 const BACKOFF_TYPE = 'seed-schedule';
@@ -74,8 +74,10 @@ export function startWebhookWorker(deps: { config: Config; logger: Logger; db: D
       connection: { url: config.REDIS_URL, maxRetriesPerRequest: null },
       prefix: config.REDIS_PREFIX,
       concurrency: config.WORKER_CONCURRENCY,
-      // Longer than any delivery (the HTTP timeout), so a slow receiver never makes BullMQ think the job stalled.
-      lockDuration: config.WEBHOOK_TIMEOUT_MS + 45_000,
+      // A live worker renews its lock every half of this; a job whose worker died is handed to another
+      // worker once the lock runs out, when the event's claim (the same span) has run out too.
+      lockDuration: config.WEBHOOK_TIMEOUT_MS + CLAIM_MARGIN_MS,
+      stalledInterval: config.WEBHOOK_TIMEOUT_MS + CLAIM_MARGIN_MS,
       settings: {
         // The delay the delivery computed from the outbox (the seed's table, Retry-After); anything else
         // thrown (the database is down) is retried after a short pause.

@@ -1,44 +1,13 @@
 // The entry points as an operator runs them: one clear line and exit code 1 when a dependency is missing
 // or configuration is wrong; a clean exit on SIGTERM; the worker running jobs; and the demo command
 // creating, migrating and printing the same demo keys on every start.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it, inject } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { testEnv } from '../support/api.ts';
+import { runEntry } from '../support/processes.ts';
 import { scheduleAndAwaitCompletion } from '../support/worker.ts';
-
-/** Runs `src/main/<entry>.ts` as its own process; `waitFor` resolves once stdout matches. */
-function runEntry(entry: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', `src/main/${entry}.ts`], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output = { stdout: '', stderr: '' };
-  const listeners = new Set<() => void>();
-  child.stdout.on('data', (chunk: Buffer) => ((output.stdout += chunk), listeners.forEach((listener) => listener())));
-  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return {
-    output,
-    exited,
-    waitFor: (pattern: RegExp) =>
-      new Promise<RegExpExecArray>((resolve, reject) => {
-        const check = () => {
-          const match = pattern.exec(output.stdout);
-          if (match) (listeners.delete(check), resolve(match));
-        };
-        listeners.add(check);
-        exited.then(() => reject(new Error(`exited before ${pattern}: ${output.stderr}`)));
-        check();
-      }),
-    stop: async () => {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
 
 describe('start-up failures print one actionable line and exit 1', () => {
   it.each([

@@ -11,6 +11,8 @@ import { startTestWorker } from './worker.ts';
 export interface Stack {
   api: TestApi;
   sandboxUrl: string;
+  /** The settings the API (and the worker) run with, to start more processes of the same stack. */
+  env: Record<string, string>;
   close: () => Promise<void>;
 }
 
@@ -22,6 +24,8 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Settings of the worker only, over `env` (a worker more patient with the processor than the API). */
   workerEnv?: Record<string, string>;
+  /** false: no worker (the test starts its own, when and how it wants). */
+  worker?: boolean;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -30,12 +34,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   // payments of this stack, not those of another test's stack running meanwhile.
   const env = { SANDBOX_URL: sandbox.url, REDIS_PREFIX: `${inject('redisPrefix')}_${randomBytes(3).toString('hex')}`, ...options.env };
   const api = await startTestApi(env);
-  const worker = await startTestWorker({ ...env, ...options.workerEnv });
+  const worker = options.worker === false ? null : await startTestWorker({ ...env, ...options.workerEnv });
   return {
     api,
     sandboxUrl: sandbox.url,
+    env,
     close: async () => {
-      await worker.close();
+      await worker?.close();
       await api.close();
       await sandbox.close();
     },

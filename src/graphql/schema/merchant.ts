@@ -1,6 +1,5 @@
 import { requireMerchant } from '../../services/principal.ts';
 import { builder } from '../builder.ts';
-import { ApiKeyRef } from './api-key.ts';
 import { BusinessProfileRef } from './business-profile.ts';
 
 export const MerchantAccountRef = builder.prismaObject('MerchantAccount', {

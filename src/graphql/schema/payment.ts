@@ -86,7 +86,7 @@ export const PaymentAttemptRef = builder.prismaObject('PaymentAttempt', {
   }),
 });
 
-const StatusChange = builder.prismaObject('PaymentStatusHistory', {
+builder.prismaObject('PaymentStatusHistory', {
   name: 'PaymentStatusChange',
   description: 'One transition of the payment (subject "intent") or of an attempt (subject "attempt").',
   fields: (t) => ({

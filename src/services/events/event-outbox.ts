@@ -79,7 +79,8 @@ export class EventOutbox {
         body: serializeWebhook({ merchantId: event.merchantId, eventId: id, eventType: event.eventType, contentType, object: event.object, timestamp: now }),
         isTest: event.isTest,
         deliveryStatus,
-        nextAttemptAt: deliveryStatus === 'PENDING' ? now : null,
+        // A test event is sent once, by sendTestWebhook itself: no automatic attempt is ever due.
+        nextAttemptAt: deliveryStatus === 'PENDING' && !event.isTest ? now : null,
         createdAt: now,
       },
     });

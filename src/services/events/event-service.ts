@@ -69,10 +69,15 @@ export class EventService {
   async retry(principal: SecretKeyPrincipal, eventId: string): Promise<EventWithAttempts> {
     const event = await this.get(principal, eventId);
     const profile = await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: event.profileId } });
-    if ((event.mode === 'LIVE' ? profile.liveWebhookUrl : profile.testWebhookUrl) === null) {
-      throw new AppError('INVALID_STATE', `The profile has no ${event.mode.toLowerCase()}-mode webhook URL; set one with updateBusinessProfile first.`, { status: event.deliveryStatus });
+    const live = event.mode === 'LIVE';
+    const mode = event.mode.toLowerCase();
+    if ((live ? profile.liveWebhookUrl : profile.testWebhookUrl) === null) {
+      throw new AppError('INVALID_STATE', `The profile has no ${mode}-mode webhook URL; set one with updateBusinessProfile first.`, { status: event.deliveryStatus });
     }
-    await this.delivery.sendNow(event, 'MANUAL_RETRY');
+    if ((live ? profile.liveWebhookDisabledAt : profile.testWebhookDisabledAt) !== null) {
+      throw new AppError('INVALID_STATE', `The profile's ${mode}-mode endpoint answered 410 Gone and was disabled; set its URL again with updateBusinessProfile to re-enable it.`, { status: event.deliveryStatus });
+    }
+    await this.delivery.sendNow(event.id, 'MANUAL_RETRY');
     return this.get(principal, eventId);
   }
 
@@ -119,11 +124,8 @@ export class EventService {
     const event = await this.context.db.$transaction((tx) =>
       this.outbox.record(tx, { merchantId: principal.merchantId, profileId, mode: principal.mode, eventType: 'payment_succeeded', objectId: paymentId, objectVersion: 0, object: sample, isTest: true }),
     );
-    const attempt = await this.delivery.sendNow(event, 'INITIAL');
     // One attempt only: a test event is not retried for a day.
-    if (attempt.responseStatus === null || attempt.responseStatus < 200 || attempt.responseStatus >= 300) {
-      await this.context.db.event.updateMany({ where: { id: event.id, deliveryStatus: 'PENDING' }, data: { deliveryStatus: 'FAILED', nextAttemptAt: null } });
-    }
+    await this.delivery.sendNow(event.id, 'TEST');
     return this.get(principal, event.id);
   }
 }
