@@ -92,4 +92,24 @@ export interface Connector {
   findByReference(reference: string): Promise<ProcessorPayment | null>;
   /** A session for one of the connector's wallets (ConnectorDefinition.wallets). */
   createSession(request: { wallet: string; amount: number; currency: string }): Promise<WalletSession>;
+  /** The processor's callbacks; absent when the connector has none (its payments rely on sync). */
+  readonly webhooks?: ConnectorWebhooks;
+}
+
+/** A processor's callback, verified and read: the payment it is about, as the processor sees it now. */
+export interface ConnectorCallback {
+  /** The processor's own id of the event, for the callback log. */
+  eventId: string;
+  /** The processor's event name, as sent (`payment.succeeded`). */
+  eventType: string;
+  payment: ProcessorPayment;
+}
+
+export interface ConnectorWebhooks {
+  /** Whether `headers` carry the processor's signature of exactly `rawBody` under `secret` (constant time). */
+  verify(rawBody: Buffer, headers: Readonly<Record<string, string | undefined>>, secret: string, now: Date): boolean;
+  /** The payment a verified callback reports; null when it is not an event this connector acts on. */
+  parse(rawBody: Buffer): ConnectorCallback | null;
+  /** Points the processor's callbacks for this account at `url`, signed with `secret`. */
+  register(url: string, secret: string): Promise<{ endpointId: string }>;
 }

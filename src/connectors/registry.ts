@@ -15,10 +15,15 @@ export interface ConnectorDefinition<Credentials = unknown> {
   paymentMethods: readonly PaymentMethodType[];
   /** Wallet and pay-later providers the connector opens sessions for, by the method type they pay with. */
   wallets: readonly { provider: string; type: 'wallet' | 'pay_later' }[];
+  /**
+   * The webhook flow categories the connector declares. Informational only (the seed): it never decides
+   * whether a callback is accepted, and may be empty while callbacks work (the sandbox's is).
+   */
+  webhookFlowCategories: readonly ('payments' | 'refunds' | 'disputes' | 'mandates' | 'payouts')[];
   create(credentials: Credentials, settings: ConnectorSettings): Connector;
 }
 
-function sandboxProcessor(personality: SandboxPersonality, capabilities: Pick<ConnectorDefinition, 'paymentMethods' | 'wallets'>): ConnectorDefinition<SandboxCredentials> {
+function sandboxProcessor(personality: SandboxPersonality, capabilities: Pick<ConnectorDefinition, 'paymentMethods' | 'wallets' | 'webhookFlowCategories'>): ConnectorDefinition<SandboxCredentials> {
   return {
     credentialsSchema: credentialsSchemaFor(personality),
     ...capabilities,
@@ -28,16 +33,17 @@ function sandboxProcessor(personality: SandboxPersonality, capabilities: Pick<Co
 
 export const CONNECTORS = {
   sandbox: sandboxProcessor(
-    { name: 'sandbox', pathPrefix: '', keyPrefix: 'sk_sandbox_' },
+    { name: 'sandbox', pathPrefix: '', keyPrefix: 'sk_sandbox_', webhooks: true },
     {
       paymentMethods: ['card', 'bank_debit', 'wallet', 'pay_later', 'bank_redirect', 'bank_transfer', 'crypto'],
       wallets: [
         { provider: 'sandbox_pay', type: 'wallet' },
         { provider: 'sandbox_later', type: 'pay_later' },
       ],
+      webhookFlowCategories: [],
     },
   ),
-  fauxpay: sandboxProcessor({ name: 'fauxpay', pathPrefix: '/fauxpay', keyPrefix: 'sk_fauxpay_' }, { paymentMethods: ['card', 'bank_debit'], wallets: [] }),
+  fauxpay: sandboxProcessor({ name: 'fauxpay', pathPrefix: '/fauxpay', keyPrefix: 'sk_fauxpay_', webhooks: false }, { paymentMethods: ['card', 'bank_debit'], wallets: [], webhookFlowCategories: [] }),
 } as const satisfies Record<string, ConnectorDefinition<SandboxCredentials>>;
 
 export type ConnectorName = keyof typeof CONNECTORS;

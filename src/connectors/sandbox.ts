@@ -1,12 +1,15 @@
 // The connectors for the project's sandbox processor (src/sandbox), called over HTTP like real processors.
 // The sandbox serves two processors that behave differently: "sandbox" (every payment method, wallet
 // sessions) at /v1 and "fauxpay" (cards and bank debits only, other card rules) at /fauxpay/v1.
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { ProcessorPaymentStatus } from '../domain/payments/attempt-machine.ts';
 import {
   ConnectorError,
   type AuthorizeRequest,
   type Connector,
+  type ConnectorCallback,
+  type ConnectorWebhooks,
   type PaymentMethod,
   type ProcessorNextAction,
   type ProcessorPayment,
@@ -18,6 +21,8 @@ export interface SandboxPersonality {
   name: 'sandbox' | 'fauxpay';
   pathPrefix: '' | '/fauxpay';
   keyPrefix: 'sk_sandbox_' | 'sk_fauxpay_';
+  /** Whether it sends callbacks (fauxpay has none: its payments rely on sync). */
+  webhooks: boolean;
 }
 
 export const credentialsSchemaFor = (personality: SandboxPersonality) =>
@@ -45,6 +50,43 @@ const sandboxPaymentSchema = z.object({
   error: z.object({ code: z.string(), message: z.string(), retryable: z.boolean() }).nullable(),
 });
 type SandboxPayment = z.infer<typeof sandboxPaymentSchema>;
+
+/** A sandbox callback: `{"id","type","created","data":{"object":<the payment as GET returns it>}}`. */
+const sandboxCallbackSchema = z.object({
+  id: z.string().min(1).max(100),
+  type: z.string().max(100),
+  data: z.object({ object: sandboxPaymentSchema }),
+});
+
+/** How far a callback's signed timestamp may be from now: older ones are replays. */
+export const CALLBACK_TOLERANCE_SECONDS = 300;
+
+/**
+ * `sandbox-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, checked in constant
+ * time, with the timestamp within CALLBACK_TOLERANCE_SECONDS of `now`.
+ */
+export function verifySandboxSignature(rawBody: Buffer, header: string | undefined, secret: string, now: Date): boolean {
+  const match = /^t=(\d{1,12}),v1=([0-9a-f]{64})$/.exec(header ?? '');
+  if (match === null) return false;
+  const [, timestamp = '', signature = ''] = match;
+  if (Math.abs(now.getTime() / 1000 - Number(timestamp)) > CALLBACK_TOLERANCE_SECONDS) return false;
+  const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest();
+  return timingSafeEqual(expected, Buffer.from(signature, 'hex'));
+}
+
+function parseSandboxCallback(rawBody: Buffer): ConnectorCallback | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    return null;
+  }
+  const callback = sandboxCallbackSchema.safeParse(json);
+  if (!callback.success || !callback.data.type.startsWith('payment.')) return null;
+  return { eventId: callback.data.id, eventType: callback.data.type, payment: toProcessorPayment(callback.data.data.object) };
+}
+
+const sandboxEndpointSchema = z.object({ id: z.string().min(1) });
 
 const sandboxSessionSchema = z.object({ wallet: z.string(), session_token: z.string().min(1), expires_at: z.number().int() });
 
@@ -130,6 +172,7 @@ function isDefiniteRefusal(status: number, code: string): boolean {
 
 export class SandboxConnector implements Connector {
   readonly name: string;
+  readonly webhooks?: ConnectorWebhooks;
   readonly #baseUrl: string;
 
   constructor(
@@ -139,6 +182,18 @@ export class SandboxConnector implements Connector {
   ) {
     this.name = personality.name;
     this.#baseUrl = `${options.baseUrl.replace(/\/+$/, '')}${personality.pathPrefix}`;
+    if (personality.webhooks) {
+      this.webhooks = {
+        verify: (rawBody, headers, secret, now) => verifySandboxSignature(rawBody, headers['sandbox-signature'], secret, now),
+        parse: parseSandboxCallback,
+        register: async (url, secret) => {
+          const { response, payload } = await this.request('POST', '/v1/webhook_endpoints', undefined, { url, secret });
+          const endpoint = sandboxEndpointSchema.safeParse(payload);
+          if (!response.ok || !endpoint.success) throw this.refusal(response.status, payload, 'the webhook registration');
+          return { endpointId: endpoint.data.id };
+        },
+      };
+    }
   }
 
   async authorize(request: AuthorizeRequest): Promise<ProcessorPayment> {

@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   payout: 'po',
   event: 'evt',
   deliveryAttempt: 'dlv',
+  connectorCallback: 'cbk',
   paymentLink: 'plink',
 } as const;
 

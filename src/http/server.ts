@@ -1,5 +1,5 @@
-// The API's one HTTP server: GraphQL (HTTP and SSE) at /graphql, operational routes, and (in later
-// modules) the REST sidecar. Every request gets an id, a bounded body, a log line and metrics.
+// The API's one HTTP server: GraphQL (HTTP and SSE) at /graphql, operational routes, and the REST sidecar
+// (the redirect return, connector callbacks and their registration). Every request gets an id, a bounded body, a log line and metrics.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { YogaServerInstance } from 'graphql-yoga';
@@ -13,6 +13,7 @@ import type { Principal } from '../services/principal.ts';
 import type { Metrics } from './metrics.ts';
 import { BodyTooLargeError, readBody, sendJson, sendResponse, toFetchHeaders } from './node-bridge.ts';
 import { classifyKeyedRequest, runIdempotently, UNSUPPORTED_KEYED_REQUEST } from './idempotent-graphql.ts';
+import { CALLBACK_ROUTE, handleCallback, handleRegistration, REGISTRATION_ROUTE } from './connector-webhooks.ts';
 import { handleRedirectResponse, REDIRECT_RESPONSE_ROUTE } from './redirect-response.ts';
 
 export interface HttpServerDeps {
@@ -30,6 +31,8 @@ const OPERATIONAL_ROUTES = new Set(['/health', '/ready', '/metrics']);
 function routeLabel(pathname: string): string {
   if (pathname === '/graphql' || OPERATIONAL_ROUTES.has(pathname)) return pathname;
   if (REDIRECT_RESPONSE_ROUTE.test(pathname)) return '/payments/:id/redirect/response/:connector';
+  if (CALLBACK_ROUTE.test(pathname)) return '/webhooks/:merchant_id/:merchant_connector_id';
+  if (REGISTRATION_ROUTE.test(pathname)) return '/account/:account_id/webhooks/:merchant_connector_id';
   return 'other';
 }
 
@@ -106,6 +109,10 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       default: {
         const redirect = request.method === 'GET' ? REDIRECT_RESPONSE_ROUTE.exec(url.pathname) : null;
         if (redirect) return handleRedirectResponse(services, redirect, reply);
+        const callback = request.method === 'POST' ? CALLBACK_ROUTE.exec(url.pathname) : null;
+        if (callback) return handleCallback(services, callback, request, reply);
+        const registration = request.method === 'POST' ? REGISTRATION_ROUTE.exec(url.pathname) : null;
+        if (registration) return handleRegistration(services, registration, request, reply);
         return sendJson(reply, 404, { error: { code: 'NOT_FOUND', message: `No route ${request.method} ${url.pathname}.` } });
       }
     }

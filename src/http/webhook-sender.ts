@@ -31,9 +31,11 @@ for (const [network, prefix] of [
   PRIVATE_NETWORKS.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128],
+  ['::', 96], // unspecified, and the deprecated IPv4-compatible addresses (::a.b.c.d)
   ['::1', 128],
   ['64:ff9b::', 96], // NAT64: embeds an IPv4 address that may be private
+  ['64:ff9b:1::', 48], // local-use NAT64
+  ['2002::', 16], // 6to4: embeds an IPv4 address
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
@@ -113,27 +115,35 @@ export function createWebhookSender(options: { timeoutMs: number }): WebhookSend
             lookup: request.allowPrivateNetworks ? undefined : guardedLookup,
             signal,
           });
-          outgoing.on('error', reject);
+          let responded = false;
+          // After the status line, an abort (the timeout) or a reset only ends the body: see `finish`.
+          outgoing.on('error', (error) => {
+            if (!responded) reject(error);
+          });
           outgoing.on('response', (incoming) => {
+            responded = true;
+            // The status line decides the outcome; the body is only for the log. Once the status is in,
+            // a body that stalls, is cut off or never ends still leaves a response (marked truncated).
             const chunks: Buffer[] = [];
             let size = 0;
             let truncated = false;
-            const finish = () =>
+            let finished = false;
+            const finish = () => {
+              if (finished) return;
+              finished = true;
+              if (!incoming.complete) truncated = true;
               resolve({ status: incoming.statusCode ?? 0, body: Buffer.concat(chunks), truncated, retryAfter: incoming.headers['retry-after'] });
+              incoming.destroy();
+            };
             incoming.on('data', (chunk: Buffer) => {
-              if (truncated) return;
               const room = MAX_STORED_RESPONSE_BYTES - size;
               chunks.push(chunk.subarray(0, room));
               size += Math.min(chunk.length, room);
-              if (chunk.length > room) {
-                // Enough for the log: stop reading a body that may never end.
-                truncated = true;
-                finish();
-                incoming.destroy();
-              }
+              if (chunk.length > room) finish(); // enough for the log: stop reading a body that may never end
             });
             incoming.on('end', finish);
-            incoming.on('error', reject);
+            incoming.on('close', finish);
+            incoming.on('error', finish);
           });
           outgoing.end(request.body);
         },

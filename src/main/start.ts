@@ -24,6 +24,11 @@ run('start', async () => {
   const api = await startApi(config, logger);
   const worker = await startWorker(config, logger);
   const demo = await ensureDemoMerchant(api.context);
+  // The sandbox's callbacks for the demo's account come back to this API, so the whole loop runs here.
+  const demoKey = { kind: 'secretKey', merchantId: demo.merchantId, mode: 'TEST', keyId: demo.secretKeyId } as const;
+  await api.services.connectorCallbacks.register(demoKey, demo.merchantId, demo.connectorAccountId).catch((error: unknown) => {
+    logger.warn({ err: error }, 'could not register the demo connector account’s callbacks; its payments rely on sync');
+  });
   const graphql = `${api.url}/graphql`;
   process.stdout.write(
     [
@@ -40,7 +45,7 @@ run('start', async () => {
       `  secret key               ${demo.secretKey}`,
       `  publishable key          ${demo.publishableKey}`,
       `  webhook signing key      ${demo.paymentResponseHashKey}`,
-      `  sandbox connector        ${demo.connectorAccountId}`,
+      `  sandbox connector        ${demo.connectorAccountId}  (its callbacks come to ${api.url}/webhooks/${demo.merchantId}/${demo.connectorAccountId})`,
       `  admin key                ${generatedAdminKey ? `${generatedAdminKey}  (generated for this run; set ADMIN_API_KEY to keep one)` : '(from ADMIN_API_KEY)'}`,
       '',
       'Try it:',

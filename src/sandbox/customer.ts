@@ -31,6 +31,11 @@ interface CustomerPage {
   render(payment: Payment): string;
   /** The change each of the page's forms (POST /<page>/<id>/<action>) makes before returning to return_url. */
   actions: ReadonlyMap<string, (payment: Payment) => PaymentChanges>;
+  /**
+   * Whether the forms decide the payment, a change its key hears of by callback. The instructions' "sent"
+   * does not: only the funds arriving (or not) decide, and that is what gets the callback.
+   */
+  formsDecide: boolean;
 }
 
 const redirect = (_payment: Payment, url: string): NextAction => ({ type: 'redirect', redirect_url: url });
@@ -56,6 +61,7 @@ const CUSTOMER_PAGES = new Map<string, CustomerPage>([
         ['complete', authorizedState],
         ['fail', () => ({ status: 'failed', error: AUTHENTICATION_FAILED })],
       ]),
+      formsDecide: true,
     },
   ],
   [
@@ -70,6 +76,7 @@ const CUSTOMER_PAGES = new Map<string, CustomerPage>([
         ['authorize', authorizedState],
         ['fail', () => ({ status: 'failed', error: BANK_AUTHORIZATION_FAILED })],
       ]),
+      formsDecide: true,
     },
   ],
   [
@@ -85,6 +92,7 @@ const CUSTOMER_PAGES = new Map<string, CustomerPage>([
       render: (payment) => instructionsPage(payment, instructionsOf(payment)),
       // The money is on its way; test_helpers fund (or expire) stands for it arriving (or not).
       actions: new Map([['sent', () => ({ status: 'processing' })]]),
+      formsDecide: false,
     },
   ],
 ]);
@@ -145,7 +153,8 @@ function servePage(personalities: readonly Personality[], request: IncomingMessa
     return sendHtml(reply, 409, notAwaitingPage(payment, page.awaitingWhat));
   }
   if (!page.awaiting.has(payment.status)) return sendHtml(reply, 409, notAwaitingPage(payment, page.awaitingWhat));
-  store.update(payment, change(payment));
+  if (page.formsDecide) store.updateAndNotify(payment, change(payment));
+  else store.update(payment, change(payment));
   reply.writeHead(303, { location: payment.returnUrl, 'content-length': 0 });
   reply.end();
 }

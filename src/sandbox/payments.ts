@@ -291,7 +291,8 @@ export function settlePushedPayment(store: SandboxStore, apiKey: string, id: str
   }
   if (!AWAITING_FUNDS.has(payment.status)) throw invalidState(payment, done);
   const changes = operation === 'fund' ? authorizedState(payment) : { status: 'failed' as const, error: TRANSFER_EXPIRED };
-  return { httpStatus: 200, resource: store.update(payment, changes) };
+  // The helper stands for the customer's bank or chain, not for the caller: the change gets its callback.
+  return { httpStatus: 200, resource: store.updateAndNotify(payment, changes) };
 }
 
 export function createSession({ processor, store }: Personality, apiKey: string, input: z.infer<typeof createSessionSchema>): RouteResult {

@@ -1,6 +1,7 @@
 // The processors the sandbox server plays, each under its own path prefix with its own keys, payments, saved
 // cards and idempotency records: two personalities let the service's retries across processors be tested
 // against behaviour that really differs. One table, so a third personality is one more row.
+import type { Callbacks } from './callbacks.ts';
 import type { CardRule } from './cards.ts';
 import { APPROVED, failed } from './outcomes.ts';
 import type { SandboxStore } from './store.ts';
@@ -18,12 +19,15 @@ export interface Processor {
   paymentMethodTypes: ReadonlySet<PaymentMethodType>;
   /** Its own card answers, taking precedence over TEST_CARDS. */
   cardRules: readonly CardRule[];
+  /** Whether a key may register a callback endpoint (`<apiPrefix>/webhook_endpoints`); without, callers sync payments. */
+  webhooks: boolean;
 }
 
-/** A processor as the running server plays it: its row of PROCESSORS and its own memory. */
+/** A processor as the running server plays it: its row of PROCESSORS, its own memory and its callbacks (if it has webhooks). */
 export interface Personality {
   processor: Processor;
   store: SandboxStore;
+  callbacks: Callbacks | null;
 }
 
 export const PROCESSORS: readonly Processor[] = [
@@ -33,6 +37,7 @@ export const PROCESSORS: readonly Processor[] = [
     keyPrefix: 'sk_sandbox_',
     paymentMethodTypes: new Set(PAYMENT_METHOD_TYPES),
     cardRules: [],
+    webhooks: true,
   },
   {
     name: 'fauxpay',
@@ -45,5 +50,6 @@ export const PROCESSORS: readonly Processor[] = [
       // The sandbox personality's processing error: a card that fails at one processor and works at this one.
       { number: '4000000000000119', outcome: APPROVED },
     ],
+    webhooks: false,
   },
 ];

@@ -1,12 +1,14 @@
 // The sandbox processors: a separate HTTP server that behaves like real processors (Stripe-like JSON APIs
 // with secret keys, idempotency keys and declines, for every payment method group, with the customer's pages
 // and wallet sheet), so the service calls it over HTTP exactly as it would call real ones. It plays each
-// personality of PROCESSORS under its own path prefix (`/v1`, `/fauxpay/v1`).
+// personality of PROCESSORS under its own path prefix (`/v1`, `/fauxpay/v1`), and sends the signed callbacks
+// of those that have webhooks.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { SandboxConfig } from '../config.ts';
 import { listen, reachableHost } from '../http/listen.ts';
 import { sendJson } from '../http/node-bridge.ts';
+import { Callbacks, DEFAULT_CALLBACK_RETRY_DELAYS_MS, registerEndpointSchema, type Delivery, type Endpoint } from './callbacks.ts';
 import { handleCustomerRequest, nextAction } from './customer.ts';
 import {
   cancelPayment,
@@ -22,7 +24,7 @@ import {
   settlePushedPayment,
   type RouteResult,
 } from './payments.ts';
-import { PROCESSORS, type Personality } from './processors.ts';
+import { PROCESSORS, type Personality, type Processor } from './processors.ts';
 import { ApiError, answerOrRefusal, authenticate, idempotencyKey, millisecondsHeader, parseInput, readJson, type JsonReply } from './requests.ts';
 import { SandboxStore, requestFingerprint, type Payment, type WalletSession } from './store.ts';
 
@@ -35,6 +37,8 @@ export interface SandboxOptions {
   publicUrl?: string;
   /** How long a bank debit stays processing before it settles, in ms (default 3000); a create's `x-sandbox-settle-ms` header overrides it. */
   bankDebitSettleMs?: number;
+  /** The waits before each retry of a callback that failed, in ms (default 1 s, 5 s, 30 s, 2 min). */
+  callbackRetryDelaysMs?: readonly number[];
 }
 
 export interface Sandbox {
@@ -48,6 +52,7 @@ const DEFAULT_BANK_DEBIT_SETTLE_MS = 3000;
 // API paths, after the personality's prefix.
 const PAYMENT_PATH = /^\/payments\/([^/]+)(?:\/(capture|cancel))?$/;
 const TEST_HELPER_PATH = /^\/test_helpers\/payments\/([^/]+)\/(fund|expire)$/;
+const CALLBACK_PATHS = new Set(['/webhook_endpoints', '/webhook_deliveries']);
 
 interface Context {
   personalities: readonly Personality[];
@@ -89,6 +94,23 @@ function sessionObject(session: WalletSession) {
     amount: session.amount,
     currency: session.currency,
     expires_at: Math.floor(session.expiresMs / 1000),
+  };
+}
+
+/** An endpoint as its key sees it: never its secret. */
+function endpointObject(endpoint: Endpoint) {
+  return { id: endpoint.id, url: endpoint.url, created: Math.floor(endpoint.createdMs / 1000) };
+}
+
+function deliveryObject(delivery: Delivery) {
+  return {
+    event_id: delivery.eventId,
+    type: delivery.type,
+    payment_id: delivery.paymentId,
+    url: delivery.endpoint.url,
+    attempts: delivery.attempts,
+    last_status: delivery.lastStatus,
+    delivered: delivery.delivered,
   };
 }
 
@@ -149,10 +171,26 @@ async function routeApi(context: Context, personality: Personality, request: Inc
   throw new ApiError(404, 'not_found', `There is no route ${method} ${fullPath}.`);
 }
 
+/** The callback routes: a key's endpoint (registered again to replace it) and what was sent to it. */
+async function routeCallbacks({ processor, callbacks }: Personality, request: IncomingMessage, url: URL): Promise<JsonReply> {
+  const apiKey = authenticate(request, processor);
+  if (callbacks === null) throw new ApiError(404, 'webhooks_not_supported', 'This processor has no webhooks; sync payments instead.');
+  const method = request.method ?? 'GET';
+  const path = url.pathname.slice(processor.apiPrefix.length);
+  if (path === '/webhook_endpoints' && method === 'POST') {
+    const endpoint = callbacks.register(apiKey, parseInput(registerEndpointSchema, await readJson(request)));
+    return { status: 200, body: endpointObject(endpoint) };
+  }
+  if (path === '/webhook_endpoints' && method === 'GET') return { status: 200, body: { data: callbacks.endpointsOf(apiKey).map(endpointObject) } };
+  if (path === '/webhook_deliveries' && method === 'GET') return { status: 200, body: { data: callbacks.deliveriesOf(apiKey).map(deliveryObject) } };
+  throw new ApiError(404, 'not_found', `There is no route ${method} ${url.pathname}.`);
+}
+
 async function handleApi(context: Context, personality: Personality, request: IncomingMessage, reply: ServerResponse, url: URL): Promise<void> {
   let latencyMs = context.latencyMs;
   const answer: JsonReply = await answerOrRefusal(async () => {
     latencyMs = millisecondsHeader(request, 'x-sandbox-latency-ms', MAX_LATENCY_MS) ?? latencyMs;
+    if (CALLBACK_PATHS.has(url.pathname.slice(personality.processor.apiPrefix.length))) return routeCallbacks(personality, request, url);
     const { httpStatus, resource, replayed } = await routeApi(context, personality, request, url);
     return {
       status: httpStatus,
@@ -174,14 +212,22 @@ async function handleRequest(context: Context, request: IncomingMessage, reply: 
   sendJson(reply, 404, { error: { code: 'not_found', message: `There is no route ${request.method} ${path}.` } });
 }
 
+/** A processor's row brought to life: its store, and its callbacks (rendering payments as GET answers them) if it has webhooks. */
+function play(processor: Processor, publicUrl: string, retryDelaysMs: readonly number[]): Personality {
+  const callbacks = processor.webhooks ? new Callbacks({ retryDelaysMs, render: (payment) => paymentObject(payment, publicUrl) }) : null;
+  return { processor, store: new SandboxStore((payment) => callbacks?.paymentChanged(payment)), callbacks };
+}
+
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const host = options.host ?? '127.0.0.1';
   const server = createServer();
   const url = `http://${reachableHost(host)}:${await listen(server, options.port, host)}`;
+  const publicUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
+  const retryDelaysMs = options.callbackRetryDelaysMs ?? DEFAULT_CALLBACK_RETRY_DELAYS_MS;
   const context: Context = {
-    personalities: PROCESSORS.map((processor) => ({ processor, store: new SandboxStore() })),
+    personalities: PROCESSORS.map((processor) => play(processor, publicUrl, retryDelaysMs)),
     latencyMs: options.latencyMs ?? 0,
-    publicUrl: (options.publicUrl ?? url).replace(/\/+$/, ''),
+    publicUrl,
     bankDebitSettleMs: options.bankDebitSettleMs ?? DEFAULT_BANK_DEBIT_SETTLE_MS,
   };
   server.on('request', (request: IncomingMessage, reply: ServerResponse) => {
@@ -193,7 +239,14 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   });
   return {
     url,
-    close: () => new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
+    close: () => {
+      // Settlements and callbacks stop first, so nothing is sent by a server that is closing.
+      for (const { store, callbacks } of context.personalities) {
+        store.close();
+        callbacks?.close();
+      }
+      return new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    },
   };
 }
 
@@ -205,5 +258,6 @@ export function startSandboxFromConfig(config: SandboxConfig): Promise<Sandbox> 
     latencyMs: config.SANDBOX_LATENCY_MS,
     publicUrl: config.SANDBOX_PUBLIC_URL,
     bankDebitSettleMs: config.SANDBOX_BANK_DEBIT_SETTLE_MS,
+    callbackRetryDelaysMs: config.SANDBOX_CALLBACK_RETRY_DELAYS_MS,
   });
 }

@@ -1,6 +1,7 @@
 // A sandbox processor's memory: payments by id, each visible only to the API key that created it, each key's
 // saved cards, wallet sessions and idempotency records. Nothing survives a restart, like a test-mode account
-// that is reset. Each processor personality has a store of its own.
+// that is reset. Each processor personality has a store of its own. Its only background work is applying a
+// bank debit's settlement when it falls due.
 import { createHash, randomBytes } from 'node:crypto';
 import { randomBase62 } from '../domain/ids.ts';
 import type { CardBrand } from './cards.ts';
@@ -52,8 +53,9 @@ export interface Payment {
   /** The saved card this payment created (setup_future_usage), for later payments of its key. */
   readonly paymentMethodToken: string | null;
   /**
-   * A result already decided but not yet due (a bank debit's settlement). It is applied by the first read
-   * after `dueMs` rather than by a timer, so nothing runs in the background and tests control the moment.
+   * A result already decided but not yet due (a bank debit's settlement). It is applied once, by whichever
+   * comes first: a timer at `dueMs` (so its callback goes out with no read at all) or the first read after
+   * `dueMs` (so a test that moves the clock sees it without waiting for the timer).
    */
   settlement: { dueMs: number; changes: PaymentChanges } | null;
   readonly returnUrl: string;
@@ -107,12 +109,19 @@ export class SandboxStore {
   private readonly sessions = new Map<string, WalletSession>();
   private readonly sessionsByPaymentToken = new Map<string, WalletSession>();
   private readonly transferReferences = new Set<string>();
+  /** By payment id: the timers of settlements not yet applied. */
+  private readonly settlementTimers = new Map<string, NodeJS.Timeout>();
+  private closed = false;
+
+  /** `notify` hears of every change made with updateAndNotify, and of every settlement, once applied. */
+  constructor(private readonly notify: (payment: Payment) => void = () => {}) {}
 
   createPayment(fields: NewPayment): Payment {
     const now = Date.now();
     const payment: Payment = { ...fields, object: 'payment', id: `sbx_pay_${randomBase62(24)}`, createdMs: now, updatedMs: now };
     this.payments.set(payment.id, payment);
     if (payment.reference !== null) this.paymentsByReference.set(`${payment.apiKey} ${payment.reference}`, payment);
+    this.scheduleSettlement(payment);
     return payment;
   }
 
@@ -137,6 +146,18 @@ export class SandboxStore {
   update(payment: Payment, changes: PaymentChanges): Payment {
     Object.assign(payment, changes);
     payment.updatedMs = Math.max(Date.now(), payment.updatedMs + 1);
+    return payment;
+  }
+
+  /**
+   * Applies a change that happens away from the caller's requests (the customer on a page, the funds of a
+   * transfer), which the processor tells the caller about with a callback; an API call's own change is only
+   * in its answer (update).
+   */
+  updateAndNotify(payment: Payment, changes: PaymentChanges): Payment {
+    const before = payment.status;
+    this.update(payment, changes);
+    if (payment.status !== before) this.notify(payment);
     return payment;
   }
 
@@ -198,11 +219,34 @@ export class SandboxStore {
     return reference;
   }
 
+  /** Stops the settlement timers, for a server that closes; a read still applies a settlement that is due. */
+  close(): void {
+    this.closed = true;
+    for (const timer of this.settlementTimers.values()) clearTimeout(timer);
+    this.settlementTimers.clear();
+  }
+
   private settled(payment: Payment): Payment {
     const { settlement } = payment;
     if (settlement === null || Date.now() < settlement.dueMs) return payment;
     payment.settlement = null;
-    return this.update(payment, settlement.changes);
+    clearTimeout(this.settlementTimers.get(payment.id));
+    this.settlementTimers.delete(payment.id);
+    return this.updateAndNotify(payment, settlement.changes);
+  }
+
+  /** Applies `payment`'s settlement when it is due, even if nobody reads the payment. */
+  private scheduleSettlement(payment: Payment): void {
+    const { settlement } = payment;
+    if (settlement === null || this.closed) return;
+    const timer = setTimeout(() => {
+      this.settlementTimers.delete(payment.id);
+      // Not due yet by Date (a timer may fire a millisecond early, and tests freeze Date): wait again.
+      if (this.settled(payment).settlement !== null) this.scheduleSettlement(payment);
+    }, Math.max(0, settlement.dueMs - Date.now()));
+    // Like the callbacks, a settlement never keeps the process alive.
+    timer.unref();
+    this.settlementTimers.set(payment.id, timer);
   }
 }
 

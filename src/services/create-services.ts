@@ -2,6 +2,7 @@
 import { ApiKeyService } from './api-keys.ts';
 import { BusinessProfileService } from './business-profiles.ts';
 import { ConnectorAccountService } from './connector-accounts.ts';
+import { ConnectorCallbackService } from './connector-callbacks.ts';
 import type { ServiceContext } from './context.ts';
 import { CustomerService } from './customers.ts';
 import { IdempotencyService } from './idempotency.ts';
@@ -32,6 +33,7 @@ export function createServices(context: ServiceContext, adapters: ServiceAdapter
     merchantAccounts: new MerchantAccountService(context),
     businessProfiles: new BusinessProfileService(context),
     connectorAccounts,
+    connectorCallbacks: new ConnectorCallbackService(context, connectorAccounts, payments),
     idempotency: new IdempotencyService(context),
     customers,
     payments,

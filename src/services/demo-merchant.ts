@@ -8,6 +8,7 @@ import type { ServiceContext } from './context.ts';
 export const DEMO_MERCHANT_ID = 'mer_DemoMerchant000000000000';
 const DEMO_PROFILE_ID = 'pro_DemoProfile0000000000000';
 const DEMO_CONNECTOR_ACCOUNT_ID = 'mca_DemoSandbox0000000000000';
+const DEMO_SECRET_KEY_ID = 'key_DemoSecretKey00000000000';
 
 function derive(key: Buffer, label: string): string {
   return createHmac('sha256', key).update(`demo:${label}`).digest('hex');
@@ -20,6 +21,8 @@ export interface DemoCredentials {
   publishableKey: string;
   paymentResponseHashKey: string;
   connectorAccountId: string;
+  /** The id of the demo secret key (what a request with it would be authenticated as). */
+  secretKeyId: string;
 }
 
 export async function ensureDemoMerchant(context: ServiceContext): Promise<DemoCredentials> {
@@ -31,10 +34,11 @@ export async function ensureDemoMerchant(context: ServiceContext): Promise<DemoC
     publishableKey: `pk_test_${derive(config.encryptionKey, 'publishable').slice(0, 32)}`,
     paymentResponseHashKey: derive(config.encryptionKey, 'payment_response_hash_key'),
     connectorAccountId: DEMO_CONNECTOR_ACCOUNT_ID,
+    secretKeyId: DEMO_SECRET_KEY_ID,
   };
   const sandboxApiKey = `sk_sandbox_${derive(config.encryptionKey, 'sandbox').slice(0, 32)}`;
   const keys = [
-    { id: 'key_DemoSecretKey00000000000', type: 'SECRET' as const, key: credentials.secretKey, name: 'demo secret key' },
+    { id: DEMO_SECRET_KEY_ID, type: 'SECRET' as const, key: credentials.secretKey, name: 'demo secret key' },
     { id: 'key_DemoPublishableKey000000', type: 'PUBLISHABLE' as const, key: credentials.publishableKey, name: 'demo publishable key' },
   ];
   await db.$transaction(async (tx) => {

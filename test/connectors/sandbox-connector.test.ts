@@ -38,7 +38,7 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const CONNECTOR_PERSONALITY = { name: 'sandbox', pathPrefix: '', keyPrefix: 'sk_sandbox_' } as const;
+const CONNECTOR_PERSONALITY = { name: 'sandbox', pathPrefix: '', keyPrefix: 'sk_sandbox_', webhooks: true } as const;
 const connector = (url = baseUrl) => new SandboxConnector(CONNECTOR_PERSONALITY, { apiKey: 'sk_sandbox_test1234' }, { baseUrl: url, timeoutMs: 300 });
 
 const payment = (fields: Record<string, unknown> = {}) =>

@@ -135,3 +135,24 @@ describe('createWebhookSender', () => {
     expect(response.kind === 'no_response' && response.error).toMatch(/ECONNREFUSED/);
   });
 });
+
+describe('createWebhookSender, once the status line is in', () => {
+  it('keeps a 2xx whose body stalls past the timeout, marked truncated', async () => {
+    const target = await receiver((_, reply) => {
+      reply.writeHead(200, { 'content-type': 'text/plain' });
+      reply.write('accepted, and then nothing more');
+    });
+    const response = await sender.send(request(target.url));
+    expect(response).toMatchObject({ kind: 'response', status: 200, body: 'accepted, and then nothing more', truncated: true });
+  });
+
+  it('keeps a 2xx whose connection is reset in the middle of the body', async () => {
+    const target = await receiver((_, reply) => {
+      reply.writeHead(202, { 'content-length': '1000' });
+      reply.write('part');
+      setTimeout(() => reply.destroy(), 20);
+    });
+    const response = await sender.send(request(target.url));
+    expect(response).toMatchObject({ kind: 'response', status: 202, truncated: true });
+  });
+});

@@ -1,6 +1,7 @@
 // The sandbox processors over real HTTP, as the service's connector and a customer's browser use them: each
 // test file starts its own server with useSandbox(). Every answer is checked for the secrets sent so far
-// (card numbers, CVCs, IBANs, wallet payment tokens), so no test can pass while the sandbox echoes one.
+// (card numbers, CVCs, IBANs, wallet payment tokens, callback signing secrets), so no test can pass while the
+// sandbox echoes one.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.ts';
@@ -116,14 +117,14 @@ export const METHOD_DETAILS = {
 // ---- The leak guard --------------------------------------------------------------------------------------
 
 /** Keys that would mean the sandbox returns what it must keep (or never keep). */
-const SECRET_KEYS = new Set(['number', 'cvc', 'card_cvc']);
+const SECRET_KEYS = new Set(['number', 'cvc', 'card_cvc', 'secret']);
 /** Keys that echo the caller's own words or show a card's last digits, by design. */
 const ECHO_KEYS = new Set(['reference', 'last4']);
-/** The secrets a request sends: card numbers, CVCs, IBANs and wallet payment tokens. */
+/** The secrets a request sends: card numbers, CVCs, IBANs, wallet payment tokens and callback signing secrets. */
 function secretsOf(body: unknown): string[] {
   if (body === null || typeof body !== 'object') return [];
-  const { card, card_cvc, bank_debit, wallet, pay_later } = body as Record<string, Record<string, unknown> | undefined>;
-  const candidates = [card?.number, card?.cvc, card_cvc, bank_debit?.iban, wallet?.payment_token, pay_later?.payment_token];
+  const { card, card_cvc, bank_debit, wallet, pay_later, secret } = body as Record<string, Record<string, unknown> | undefined>;
+  const candidates = [card?.number, card?.cvc, card_cvc, bank_debit?.iban, wallet?.payment_token, pay_later?.payment_token, secret];
   // Only values that could be real secrets: a 2-digit "CVC" sent to test a refusal would match everywhere.
   return candidates.filter((value): value is string => typeof value === 'string' && (/^\d{3,4}$/.test(value) || value.length >= 10));
 }

@@ -25,9 +25,9 @@ export async function scheduleAndAwaitCompletion(config: Config, job: PaymentSyn
     await scheduler.schedule(job);
     return await vi.waitFor(
       async () => {
-        const queued = await queue.getJob(paymentSyncJobId(job));
-        expect(await queued?.getState()).toBe('completed');
-        return queued!;
+        // The state first, then the job: a job read before it completed would show its old attempt count.
+        expect(await queue.getJobState(paymentSyncJobId(job))).toBe('completed');
+        return (await queue.getJob(paymentSyncJobId(job)))!;
       },
       { timeout: 10_000, interval: 50 },
     );

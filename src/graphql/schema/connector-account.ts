@@ -1,4 +1,4 @@
-import { CONNECTORS } from '../../connectors/registry.ts';
+import { CONNECTORS, isConnectorName } from '../../connectors/registry.ts';
 import { requireMerchant } from '../../services/principal.ts';
 import { builder } from '../builder.ts';
 import { ModeEnum } from './scalars.ts';
@@ -13,7 +13,36 @@ export const ConnectorAccountRef = builder.prismaObject('ConnectorAccount', {
     currencies: t.exposeStringList('currencies', { description: 'Accepted currencies; empty accepts all.' }),
     countries: t.exposeStringList('countries', { description: 'Accepted customer countries; empty accepts all.' }),
     disabled: t.exposeBoolean('disabled'),
+    hasWebhookSecret: t.boolean({ description: 'Whether callbacks can be verified (a secret was given, or generated at registration).', resolve: (account) => account.webhookSecretEncrypted !== null }),
+    webhookUrl: t.exposeString('webhookUrl', { nullable: true, description: 'Where the processor was told to send callbacks (POST /account/{account_id}/webhooks/{id}).' }),
+    webhookRegisteredAt: t.expose('webhookRegisteredAt', { type: 'DateTime', nullable: true }),
+    webhookFlowCategories: t.stringList({
+      description: 'The flow categories the connector declares for its callbacks. Informational only: callbacks are processed whatever it says, even when empty.',
+      resolve: (account) => (isConnectorName(account.connectorName) ? [...CONNECTORS[account.connectorName].webhookFlowCategories] : []),
+    }),
+    callbacks: t.relation('callbacks', {
+      description: 'The processor’s callbacks to this account, newest first, with what was done (support and replay).',
+      args: { first: t.arg.int({ description: '1 to 100; 20 by default.' }) },
+      query: ({ first }) => ({ orderBy: { receivedAt: 'desc' }, take: Math.min(Math.max(first ?? 20, 1), 100) }),
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.prismaObject('ConnectorCallback', {
+  description: 'A callback as it arrived (credentials removed from its headers), what verification said, and what was done.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    verification: t.exposeString('verification', { description: 'VERIFIED, FAILED or NOT_IMPLEMENTED.' }),
+    outcome: t.exposeString('outcome', {
+      description: 'applied, duplicate_or_stale, payment_not_found, unrecognised_event, signature_mismatch, no_webhook_secret or webhooks_not_implemented.',
+    }),
+    processorEventId: t.exposeString('processorEventId', { nullable: true }),
+    processorEventType: t.exposeString('processorEventType', { nullable: true }),
+    paymentId: t.exposeString('paymentId', { nullable: true }),
+    headers: t.expose('headers', { type: 'JSON' }),
+    bodyBase64: t.string({ description: 'The exact bytes received, base64.', resolve: (callback) => Buffer.from(callback.body).toString('base64') }),
+    receivedAt: t.expose('receivedAt', { type: 'DateTime' }),
   }),
 });
 

@@ -12,14 +12,19 @@ type Executor = { $queryRaw<T>(query: TemplateStringsArray | Prisma.Sql, ...valu
 /** An attempt slot a worker (or a manual retry) holds: the event's bytes and where they go. */
 export interface ClaimedDelivery {
   eventId: string;
+  /** When the slot was claimed: the attempt's start, from which the next delay counts. */
+  claimedAt: Date;
   profileId: string;
   mode: Mode;
   body: string;
   attemptNumber: number;
-  /** Manual retries so far: they do not use up the automatic schedule. */
-  manualAttempts: number;
+  /** Automatic attempts so far, this one included (manual retries do not use up the schedule). */
+  automaticAttempts: number;
+  isTest: boolean;
   url: string | null;
   endpointDisabled: boolean;
+  /** The merchant's live webhook allowlist, checked again at send time (the operator may have narrowed it). */
+  liveWebhookHosts: string[];
   paymentResponseHashKeyEncrypted: string;
 }
 
@@ -29,7 +34,9 @@ interface ClaimRow {
   mode: Mode;
   body: string;
   attempt_count: number;
-  manual_attempts: number;
+  automatic_attempts: number;
+  is_test: boolean;
+  live_webhook_hosts: string[];
   test_webhook_url: string | null;
   live_webhook_url: string | null;
   test_webhook_disabled_at: Date | null;
@@ -60,44 +67,50 @@ export type EventChange =
   | { kind: 'not_sent' }
   | { kind: 'unchanged' };
 
+/** PostgreSQL text cannot hold NUL: a receiver's binary answer is stored with U+FFFD in its place. */
+const storable = (text: string | null) => (text === null ? null : text.replaceAll('\u0000', '\uFFFD'));
+
 export class DeliveryStore {
   constructor(private readonly db: Executor) {}
 
   /** Claims the due automatic attempt of `eventId`, holding it until `leaseUntil`; null when none is due. */
   claimDue(eventId: string, now: Date, leaseUntil: Date): Promise<ClaimedDelivery | null> {
     return this.claim(
-      Prisma.sql`next_attempt_at = ${leaseUntil}`,
+      now,
+      Prisma.sql`automatic_attempts = automatic_attempts + 1, next_attempt_at = ${leaseUntil}`,
       Prisma.sql`id = ${eventId} AND delivery_status = 'PENDING' AND next_attempt_at <= ${now}`,
     );
   }
 
   /** Claims an attempt outside the schedule (manual retry, test event), whatever the event's status. */
   claimNow(eventId: string): Promise<ClaimedDelivery | null> {
-    return this.claim(Prisma.empty, Prisma.sql`id = ${eventId}`);
+    return this.claim(new Date(), Prisma.empty, Prisma.sql`id = ${eventId}`);
   }
 
-  private async claim(alsoSet: Prisma.Sql, where: Prisma.Sql): Promise<ClaimedDelivery | null> {
+  private async claim(claimedAt: Date, alsoSet: Prisma.Sql, where: Prisma.Sql): Promise<ClaimedDelivery | null> {
     const set = alsoSet === Prisma.empty ? Prisma.sql`attempt_count = attempt_count + 1` : Prisma.sql`attempt_count = attempt_count + 1, ${alsoSet}`;
     const rows = await this.db.$queryRaw<ClaimRow[]>`
       WITH claimed AS (
         UPDATE events SET ${set} WHERE ${where}
-        RETURNING id, profile_id, mode, body, attempt_count
+        RETURNING id, merchant_id, profile_id, mode, body, attempt_count, automatic_attempts, is_test
       )
-      SELECT c.id, c.profile_id, c.mode::text AS mode, c.body, c.attempt_count,
-             (SELECT count(*)::int FROM webhook_delivery_attempts a WHERE a.event_id = c.id AND a.kind = 'MANUAL_RETRY') AS manual_attempts,
+      SELECT c.id, c.profile_id, c.mode::text AS mode, c.body, c.attempt_count, c.automatic_attempts, c.is_test,
              p.test_webhook_url, p.live_webhook_url, p.test_webhook_disabled_at, p.live_webhook_disabled_at,
-             p.payment_response_hash_key_encrypted
-      FROM claimed c JOIN business_profiles p ON p.id = c.profile_id`;
+             p.payment_response_hash_key_encrypted, m.live_webhook_hosts
+      FROM claimed c JOIN business_profiles p ON p.id = c.profile_id JOIN merchant_accounts m ON m.id = c.merchant_id`;
     const row = rows[0];
     if (row === undefined) return null;
     const live = row.mode === 'LIVE';
     return {
       eventId: row.id,
+      claimedAt,
       profileId: row.profile_id,
       mode: row.mode,
       body: row.body,
       attemptNumber: row.attempt_count,
-      manualAttempts: row.manual_attempts,
+      automaticAttempts: row.automatic_attempts,
+      isTest: row.is_test,
+      liveWebhookHosts: row.live_webhook_hosts,
       url: live ? row.live_webhook_url : row.test_webhook_url,
       endpointDisabled: (live ? row.live_webhook_disabled_at : row.test_webhook_disabled_at) !== null,
       paymentResponseHashKeyEncrypted: row.payment_response_hash_key_encrypted,
@@ -112,10 +125,10 @@ export class DeliveryStore {
     const rows = await executor.$queryRaw<{ changed: number }[]>`
       WITH attempt AS (
         INSERT INTO webhook_delivery_attempts
-          (id, event_id, attempt_number, kind, url, request_headers, response_status, response_body, response_body_truncated, latency_ms, error, created_at)
+          (id, event_id, attempt_number, kind, url, request_headers, response_status, response_body, response_body_truncated, latency_ms, error, started_at, created_at)
         VALUES (${newId('deliveryAttempt')}, ${id}, ${claim.attemptNumber}, ${attempt.kind}::"DeliveryKind", ${attempt.url},
-                ${JSON.stringify(attempt.requestHeaders)}::jsonb, ${attempt.responseStatus}, ${attempt.responseBody},
-                ${attempt.responseBodyTruncated}, ${Math.round(attempt.latencyMs)}, ${attempt.error}, ${now})
+                ${JSON.stringify(attempt.requestHeaders)}::jsonb, ${attempt.responseStatus}, ${storable(attempt.responseBody)},
+                ${attempt.responseBodyTruncated}, ${Math.round(attempt.latencyMs)}, ${storable(attempt.error)}, ${claim.claimedAt}, ${now})
         RETURNING id
       ), changed AS (${update})
       SELECT (SELECT count(*)::int FROM changed) AS changed, (SELECT count(*)::int FROM attempt) AS recorded`;

@@ -10,6 +10,7 @@ import type { Mode } from '../../domain/api-keys.ts';
 import type { EventDeliveryStatus, Prisma } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../context.ts';
 import type { Payment } from '../payments/payment-store.ts';
+import { CLAIM_MARGIN_MS } from './webhook-delivery.ts';
 
 export interface CommittedEvent {
   id: string;
@@ -79,12 +80,20 @@ export class EventOutbox {
         body: serializeWebhook({ merchantId: event.merchantId, eventId: id, eventType: event.eventType, contentType, object: event.object, timestamp: now }),
         isTest: event.isTest,
         deliveryStatus,
-        // A test event is sent once, by sendTestWebhook itself: no automatic attempt is ever due.
-        nextAttemptAt: deliveryStatus === 'PENDING' && !event.isTest ? now : null,
+        nextAttemptAt: deliveryStatus === 'PENDING' ? (event.isTest ? this.testEventFallback(now) : now) : null,
         createdAt: now,
       },
     });
     return { id, merchantId: event.merchantId, profileId: event.profileId, mode: event.mode, eventType: event.eventType, objectId: event.objectId, deliveryStatus };
+  }
+
+  /**
+   * A test event is sent once, by sendTestWebhook itself, which ends it DELIVERED or FAILED. Only if that
+   * process dies before recording its send does an automatic attempt come due (after its claim would
+   * have run out), to send it and close it either way.
+   */
+  private testEventFallback(now: Date): Date {
+    return new Date(now.getTime() + this.context.config.WEBHOOK_TIMEOUT_MS + CLAIM_MARGIN_MS);
   }
 
   /** After commit: hand the event on. Never fails the caller, whose change has committed. */

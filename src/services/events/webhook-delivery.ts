@@ -7,7 +7,8 @@ import { standardWebhookHeaders, webhookSignature } from '../../domain/events/we
 import { notFound } from '../../domain/errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../context.ts';
-import { DeliveryStore, type AttemptRecord, type ClaimedDelivery, type EventChange } from './delivery-store.ts';
+import { webhookUrlProblem } from '../../domain/webhook-url.ts';
+import { DeliveryStore, type AttemptRecord, type ClaimedDelivery } from './delivery-store.ts';
 import type { WebhookResponse, WebhookSender } from './webhook-sender.ts';
 
 export const USER_AGENT = 'payments-orchestrator-webhooks/1';
@@ -43,7 +44,7 @@ export class WebhookDeliveryService {
     // Claim: reserve the attempt number and move next_attempt_at past the lease, in one guarded statement.
     const claim = await this.store.claimDue(eventId, now, leaseUntil);
     if (claim === null) return { kind: 'done' };
-    const kind = claim.attemptNumber === 1 ? 'INITIAL' : 'AUTOMATIC_RETRY';
+    const kind = claim.automaticAttempts === 1 ? 'INITIAL' : 'AUTOMATIC_RETRY';
     const { response, attempt } = await this.send(claim, kind);
     if (response === null) {
       await this.store.record(claim, attempt, { kind: 'not_sent' });
@@ -57,14 +58,23 @@ export class WebhookDeliveryService {
       await this.recordGone(claim, attempt);
       return { kind: 'done' };
     }
+    // A test event is sent once: here only when its one send never got recorded (the process died).
+    if (claim.isTest) {
+      await this.store.record(claim, attempt, { kind: 'failed' });
+      return { kind: 'done' };
+    }
     // Which retry comes next counts automatic attempts only: a manual retry does not use up the schedule.
-    const automaticAttempts = claim.attemptNumber - claim.manualAttempts;
     const retryAfterMs = response.kind === 'response' ? response.retryAfterMs : null;
-    const delayMs = automaticAttempts < MAX_ATTEMPTS ? retryDelayMs(automaticAttempts, config.WEBHOOK_RETRY_DELAY_SCALE, retryAfterMs) : null;
+    const delayMs = claim.automaticAttempts < MAX_ATTEMPTS ? retryDelayMs(claim.automaticAttempts, config.WEBHOOK_RETRY_DELAY_SCALE, retryAfterMs) : null;
+    if (delayMs === null) {
+      await this.store.record(claim, attempt, { kind: 'exhausted', leaseUntil });
+      return { kind: 'done' };
+    }
+    // The seed counts each delay from the attempt before (its start), not from when its answer came.
+    const nextAttemptAt = new Date(now.getTime() + delayMs);
     // Only the holder of the claim schedules: if the lease ran out and another worker took the slot, it decides.
-    const change: EventChange = delayMs === null ? { kind: 'exhausted', leaseUntil } : { kind: 'retry_at', nextAttemptAt: new Date(Date.now() + delayMs), leaseUntil };
-    const applied = await this.store.record(claim, attempt, change);
-    return applied && delayMs !== null ? { kind: 'retry', delayMs } : { kind: 'done' };
+    const applied = await this.store.record(claim, attempt, { kind: 'retry_at', nextAttemptAt, leaseUntil });
+    return applied ? { kind: 'retry', delayMs: Math.max(0, nextAttemptAt.getTime() - Date.now()) } : { kind: 'done' };
   }
 
   /**
@@ -92,9 +102,15 @@ export class WebhookDeliveryService {
    */
   private async send(claim: ClaimedDelivery, kind: AttemptRecord['kind']): Promise<{ response: WebhookResponse | null; attempt: AttemptRecord }> {
     const unanswered = { responseStatus: null, responseBody: null, responseBodyTruncated: false };
-    if (claim.url === null || claim.endpointDisabled) {
-      const error = claim.url === null ? `no webhook URL is set for ${claim.mode.toLowerCase()} mode` : 'the endpoint was disabled after it answered 410 Gone';
-      return { response: null, attempt: { kind, url: claim.url, requestHeaders: {}, latencyMs: 0, error, ...unanswered } };
+    const error =
+      claim.url === null
+        ? `no webhook URL is set for ${claim.mode.toLowerCase()} mode`
+        : claim.endpointDisabled
+          ? 'the endpoint was disabled after it answered 410 Gone'
+          : // The live rules again: the operator may have taken the host off the allowlist since the URL was set.
+            claim.mode === 'LIVE' && webhookUrlProblem(claim.url, 'LIVE', claim.liveWebhookHosts);
+    if (claim.url === null || error) {
+      return { response: null, attempt: { kind, url: claim.url, requestHeaders: {}, latencyMs: 0, error: `not sent: ${error}`, ...unanswered } };
     }
     const key = this.context.secretBox.open(claim.paymentResponseHashKeyEncrypted);
     const headers = {

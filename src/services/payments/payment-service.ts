@@ -399,6 +399,24 @@ export class PaymentService {
   }
 
   /**
+   * A processor's callback about the payment whose attempt has `answer.transactionId` at the connector
+   * account: applied through the same table as every other answer, so a duplicate, late or out-of-order
+   * one changes nothing. Null when the account has no such attempt. Only the active attempt's news moves
+   * the payment (an earlier attempt's outcome is history).
+   */
+  async applyCallback(connectorAccountId: string, answer: ProcessorPayment): Promise<{ paymentId: string; changed: boolean } | null> {
+    const attempt = await this.context.db.paymentAttempt.findFirst({
+      where: { connectorAccountId, connectorTransactionId: answer.transactionId },
+      select: { id: true, paymentId: true },
+    });
+    if (attempt === null) return null;
+    const before = await this.store.get(attempt.paymentId);
+    if (before.activeAttempt.id !== attempt.id) return { paymentId: before.id, changed: false };
+    const after = await this.applyAnswer(before.id, answer, 'callback');
+    return { paymentId: after.id, changed: after.version !== before.version };
+  }
+
+  /**
    * Where the processor returns the customer after 3DS or a redirect: sync, then tell the caller where to
    * send the browser. No key: the route is public, and it only ever asks the processor for the truth.
    */

@@ -1,0 +1,132 @@
+// Processors' callbacks (incoming webhooks) and registering where they go. A callback is verified with the
+// connector account's webhook secret over the exact bytes received, read by the connector, and applied to
+// the payment through the same state table as every other processor answer (PaymentService.applyCallback),
+// so a duplicate, late or out-of-order callback changes nothing. Every callback is stored with what was
+// done, for support and replay.
+import { randomBytes } from 'node:crypto';
+import { ConnectorError, type ConnectorCallback } from '../connectors/connector.ts';
+import { AppError, notFound } from '../domain/errors.ts';
+import { isId, newId } from '../domain/ids.ts';
+import type { CallbackVerification, ConnectorAccount } from '../generated/prisma/client.ts';
+import type { ConnectorAccountService } from './connector-accounts.ts';
+import type { ServiceContext } from './context.ts';
+import type { PaymentService } from './payments/payment-service.ts';
+import type { SecretKeyPrincipal } from './principal.ts';
+
+/** What the route answers the processor. */
+export interface CallbackAnswer {
+  status: 200 | 401 | 404 | 501;
+  body: Record<string, unknown>;
+}
+
+export interface IncomingCallback {
+  merchantId: string;
+  connectorAccountId: string;
+  rawBody: Buffer;
+  headers: Readonly<Record<string, string | undefined>>;
+}
+
+/** Headers that carry credentials: never stored. */
+const SECRET_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'api-key', 'x-api-key']);
+
+const acknowledged = (outcome: string): CallbackAnswer => ({ status: 200, body: { received: true, outcome } });
+
+export class ConnectorCallbackService {
+  constructor(
+    private readonly context: ServiceContext,
+    private readonly connectorAccounts: ConnectorAccountService,
+    private readonly payments: PaymentService,
+  ) {}
+
+  async receive(callback: IncomingCallback): Promise<CallbackAnswer> {
+    const account = await this.findAccount(callback.merchantId, callback.connectorAccountId);
+    if (account === null) return { status: 404, body: { error: { code: 'NOT_FOUND', message: 'No such merchant or connector account.' } } };
+    const record = (verification: CallbackVerification, outcome: string, details: { callback?: ConnectorCallback; paymentId?: string } = {}) =>
+      this.store(account, callback, verification, outcome, details);
+
+    const webhooks = this.connectorAccounts.connectorFor(account).webhooks;
+    if (webhooks === undefined) {
+      await record('NOT_IMPLEMENTED', 'webhooks_not_implemented');
+      const message = `${account.connectorName} sends no callbacks; its payments are kept up to date by sync.`;
+      return { status: 501, body: { error: { code: 'WEBHOOKS_NOT_SUPPORTED', message } } };
+    }
+    const secret = account.webhookSecretEncrypted === null ? null : this.context.secretBox.open(account.webhookSecretEncrypted);
+    if (secret === null || !webhooks.verify(callback.rawBody, callback.headers, secret, new Date())) {
+      await record('FAILED', secret === null ? 'no_webhook_secret' : 'signature_mismatch');
+      return { status: 401, body: { error: { code: 'UNAUTHENTICATED', message: 'The callback signature does not verify.' } } };
+    }
+    const parsed = webhooks.parse(callback.rawBody);
+    if (parsed === null) {
+      await record('VERIFIED', 'unrecognised_event');
+      return acknowledged('ignored');
+    }
+    const result = await this.payments.applyCallback(account.id, parsed.payment);
+    if (result === null) {
+      // Acknowledged all the same (as Hyperswitch does): a 4xx would make the processor retry it forever.
+      this.context.logger.warn({ connectorAccountId: account.id, processorEventId: parsed.eventId }, 'callback for a payment this account does not have');
+      await record('VERIFIED', 'payment_not_found', { callback: parsed });
+      return acknowledged('payment_not_found');
+    }
+    const outcome = result.changed ? 'applied' : 'duplicate_or_stale';
+    await record('VERIFIED', outcome, { callback: parsed, paymentId: result.paymentId });
+    return acknowledged(outcome);
+  }
+
+  /**
+   * Points the processor's callbacks for the account at this service's callback route, signed with the
+   * account's webhook secret (one is generated when the account has none), and records where.
+   */
+  async register(principal: SecretKeyPrincipal, merchantIdInPath: string, connectorAccountId: string) {
+    if (merchantIdInPath !== principal.merchantId) throw new AppError('FORBIDDEN', 'The key belongs to another merchant account.');
+    const account = await this.findAccount(principal.merchantId, connectorAccountId);
+    if (account === null || account.mode !== principal.mode) throw notFound('connector account', connectorAccountId);
+    const webhooks = this.connectorAccounts.connectorFor(account).webhooks;
+    if (webhooks === undefined) throw new AppError('WEBHOOKS_NOT_SUPPORTED', `${account.connectorName} sends no callbacks; its payments are kept up to date by sync.`);
+    const secret = account.webhookSecretEncrypted === null ? `whsec_${randomBytes(32).toString('base64url')}` : this.context.secretBox.open(account.webhookSecretEncrypted);
+    const url = `${this.context.publicUrl.replace(/\/$/, '')}/webhooks/${account.merchantId}/${account.id}`;
+    let endpointId: string;
+    try {
+      ({ endpointId } = await webhooks.register(url, secret));
+    } catch (error) {
+      if (error instanceof ConnectorError) throw new AppError('CONNECTOR_ERROR', `The processor did not register the webhook: ${error.message}.`);
+      throw error;
+    }
+    const registered = await this.context.db.connectorAccount.update({
+      where: { id: account.id },
+      data: { webhookUrl: url, webhookEndpointId: endpointId, webhookRegisteredAt: new Date(), webhookSecretEncrypted: this.context.secretBox.seal(secret) },
+    });
+    return { merchantConnectorId: registered.id, connectorName: registered.connectorName, webhookUrl: url, connectorWebhookId: endpointId, registeredAt: registered.webhookRegisteredAt! };
+  }
+
+  private findAccount(merchantId: string, connectorAccountId: string): Promise<ConnectorAccount | null> {
+    // Ids from the path are hostile: only well-formed ones reach the database.
+    if (!isId('merchant', merchantId) || !isId('connectorAccount', connectorAccountId)) return Promise.resolve(null);
+    return this.context.db.connectorAccount.findFirst({ where: { id: connectorAccountId, merchantId } });
+  }
+
+  private async store(
+    account: ConnectorAccount,
+    callback: IncomingCallback,
+    verification: CallbackVerification,
+    outcome: string,
+    details: { callback?: ConnectorCallback; paymentId?: string },
+  ): Promise<void> {
+    const headers = Object.fromEntries(Object.entries(callback.headers).filter(([name, value]) => value !== undefined && !SECRET_HEADERS.has(name)));
+    await this.context.db.connectorCallback.create({
+      data: {
+        id: newId('connectorCallback'),
+        merchantId: account.merchantId,
+        connectorAccountId: account.id,
+        connectorName: account.connectorName,
+        headers,
+        body: new Uint8Array(callback.rawBody),
+        verification,
+        outcome,
+        // Only verified content is trusted enough to be indexed by.
+        processorEventId: details.callback?.eventId.slice(0, 100) ?? null,
+        processorEventType: details.callback?.eventType.slice(0, 100) ?? null,
+        paymentId: details.paymentId ?? null,
+      },
+    });
+  }
+}
