@@ -103,6 +103,8 @@ export interface ConnectorCallback {
   /** The processor's event name, as sent (`payment.succeeded`). */
   eventType: string;
   payment: ProcessorPayment;
+  /** Our reference (the attempt id) as the processor echoes it, to find an attempt that has no transaction id yet. */
+  reference: string | null;
 }
 
 export interface ConnectorWebhooks {

@@ -33,29 +33,38 @@ export const credentialsSchemaFor = (personality: SandboxPersonality) =>
   });
 export type SandboxCredentials = z.infer<ReturnType<typeof credentialsSchemaFor>>;
 
+/** Text a processor sends that may be stored: bounded, and without NUL (which PostgreSQL cannot hold). */
+const processorText = (max: number) => z.string().max(max).refine((value) => !value.includes('\u0000'), 'must not contain NUL');
+/** Amounts in minor units, within the database's integer range. */
+const processorAmount = z.number().int().nonnegative().max(2_147_483_647);
+
 /** The sandbox's payment object, as far as the service reads it; anything else is not an answer. */
 const sandboxPaymentSchema = z.object({
-  id: z.string().min(1),
+  id: processorText(100).pipe(z.string().min(1)),
   status: z.enum(['requires_device_data', 'requires_authentication', 'requires_customer_action', 'requires_capture', 'processing', 'succeeded', 'failed', 'canceled']),
-  amount: z.number().int(),
-  amount_capturable: z.number().int().nonnegative(),
-  amount_captured: z.number().int().nonnegative(),
+  amount: processorAmount,
+  amount_capturable: processorAmount,
+  amount_captured: processorAmount,
   next_action: z
     .discriminatedUnion('type', [
-      z.object({ type: z.literal('redirect'), redirect_url: z.string() }),
-      z.object({ type: z.literal('display_instructions'), redirect_url: z.string(), instructions: z.record(z.string(), z.union([z.string(), z.number()])) }),
+      z.object({ type: z.literal('redirect'), redirect_url: processorText(2048) }),
+      z.object({
+        type: z.literal('display_instructions'),
+        redirect_url: processorText(2048),
+        instructions: z.record(processorText(100), z.union([processorText(1000), z.number()])),
+      }),
     ])
     .nullable(),
-  payment_method_token: z.string().nullish(),
-  error: z.object({ code: z.string(), message: z.string(), retryable: z.boolean() }).nullable(),
+  payment_method_token: processorText(200).nullish(),
+  error: z.object({ code: processorText(100), message: processorText(1000), retryable: z.boolean() }).nullable(),
 });
 type SandboxPayment = z.infer<typeof sandboxPaymentSchema>;
 
 /** A sandbox callback: `{"id","type","created","data":{"object":<the payment as GET returns it>}}`. */
 const sandboxCallbackSchema = z.object({
-  id: z.string().min(1).max(100),
-  type: z.string().max(100),
-  data: z.object({ object: sandboxPaymentSchema }),
+  id: z.string().regex(/^[\x21-\x7e]{1,100}$/),
+  type: z.string().regex(/^[\x21-\x7e]{1,100}$/),
+  data: z.object({ object: sandboxPaymentSchema.extend({ reference: processorText(100).nullish() }) }),
 });
 
 /** How far a callback's signed timestamp may be from now: older ones are replays. */
@@ -83,7 +92,8 @@ function parseSandboxCallback(rawBody: Buffer): ConnectorCallback | null {
   }
   const callback = sandboxCallbackSchema.safeParse(json);
   if (!callback.success || !callback.data.type.startsWith('payment.')) return null;
-  return { eventId: callback.data.id, eventType: callback.data.type, payment: toProcessorPayment(callback.data.data.object) };
+  const object = callback.data.data.object;
+  return { eventId: callback.data.id, eventType: callback.data.type, payment: toProcessorPayment(object), reference: object.reference ?? null };
 }
 
 const sandboxEndpointSchema = z.object({ id: z.string().min(1) });

@@ -122,7 +122,12 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     const started = process.hrtime.bigint();
     const requestId = (request.headers['x-request-id'] as string | undefined)?.slice(0, 64) || randomUUID();
     reply.setHeader('x-request-id', requestId);
-    const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
+    // A fixed base: the Host header is the client's to forge (and `Host: [` would make URL throw here).
+    const url = URL.parse(request.url ?? '/', 'http://api.invalid');
+    if (url === null) {
+      sendJson(reply, 400, { error: { code: 'INVALID_INPUT', message: 'The request target is not a valid URL.' } });
+      return;
+    }
     const label = routeLabel(url.pathname);
     reply.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -12,6 +12,8 @@ export const DEFAULT_CALLBACK_RETRY_DELAYS_MS: readonly number[] = [1000, 5000, 
 /** How long one attempt may wait for the endpoint's answer before it counts as failed. */
 const CALLBACK_TIMEOUT_MS = 10_000;
 const MAX_URL_LENGTH = 2048;
+/** How many of a key's callbacks GET webhook_deliveries can show. */
+const MAX_DELIVERIES_PER_KEY = 1000;
 
 const secretRule = 'must be 16 to 256 characters';
 export const registerEndpointSchema = z.strictObject({
@@ -100,6 +102,8 @@ export class Callbacks {
       const delivery: Delivery = { eventId, type, paymentId: payment.id, endpoint, body, attempts: 0, lastStatus: null, delivered: false };
       const list = this.deliveries.get(payment.apiKey) ?? [];
       list.unshift(delivery);
+      // The newest only: a long-running sandbox must not keep every callback it ever sent.
+      if (list.length > MAX_DELIVERIES_PER_KEY) list.length = MAX_DELIVERIES_PER_KEY;
       this.deliveries.set(payment.apiKey, list);
       this.schedule(delivery, 0);
     } catch (error) {

@@ -15,7 +15,7 @@ import type { SecretKeyPrincipal } from './principal.ts';
 
 /** What the route answers the processor. */
 export interface CallbackAnswer {
-  status: 200 | 401 | 404 | 501;
+  status: 200 | 401 | 404 | 501 | 503;
   body: Record<string, unknown>;
 }
 
@@ -28,6 +28,9 @@ export interface IncomingCallback {
 
 /** Headers that carry credentials: never stored. */
 const SECRET_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'api-key', 'x-api-key']);
+
+/** How much of a callback that did not verify is kept. */
+const MAX_UNVERIFIED_BODY_BYTES = 4096;
 
 const acknowledged = (outcome: string): CallbackAnswer => ({ status: 200, body: { received: true, outcome } });
 
@@ -60,14 +63,19 @@ export class ConnectorCallbackService {
       await record('VERIFIED', 'unrecognised_event');
       return acknowledged('ignored');
     }
-    const result = await this.payments.applyCallback(account.id, parsed.payment);
+    const result = await this.payments.applyCallback(account.id, parsed.payment, parsed.reference);
     if (result === null) {
       // Acknowledged all the same (as Hyperswitch does): a 4xx would make the processor retry it forever.
       this.context.logger.warn({ connectorAccountId: account.id, processorEventId: parsed.eventId }, 'callback for a payment this account does not have');
       await record('VERIFIED', 'payment_not_found', { callback: parsed });
       return acknowledged('payment_not_found');
     }
-    const outcome = result.changed ? 'applied' : 'duplicate_or_stale';
+    if (result.outcome === 'deferred') {
+      // Not committed (the payment kept changing under it): the processor is asked to send it again.
+      await record('VERIFIED', 'deferred', { callback: parsed, paymentId: result.paymentId });
+      return { status: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'The payment is changing; send the callback again.' } } };
+    }
+    const outcome = result.outcome === 'committed' ? 'applied' : 'duplicate_or_stale';
     await record('VERIFIED', outcome, { callback: parsed, paymentId: result.paymentId });
     return acknowledged(outcome);
   }
@@ -82,7 +90,7 @@ export class ConnectorCallbackService {
     if (account === null || account.mode !== principal.mode) throw notFound('connector account', connectorAccountId);
     const webhooks = this.connectorAccounts.connectorFor(account).webhooks;
     if (webhooks === undefined) throw new AppError('WEBHOOKS_NOT_SUPPORTED', `${account.connectorName} sends no callbacks; its payments are kept up to date by sync.`);
-    const secret = account.webhookSecretEncrypted === null ? `whsec_${randomBytes(32).toString('base64url')}` : this.context.secretBox.open(account.webhookSecretEncrypted);
+    const secret = this.context.secretBox.open(await this.ensureWebhookSecret(account));
     const url = `${this.context.publicUrl.replace(/\/$/, '')}/webhooks/${account.merchantId}/${account.id}`;
     let endpointId: string;
     try {
@@ -93,9 +101,21 @@ export class ConnectorCallbackService {
     }
     const registered = await this.context.db.connectorAccount.update({
       where: { id: account.id },
-      data: { webhookUrl: url, webhookEndpointId: endpointId, webhookRegisteredAt: new Date(), webhookSecretEncrypted: this.context.secretBox.seal(secret) },
+      data: { webhookUrl: url, webhookEndpointId: endpointId, webhookRegisteredAt: new Date() },
     });
     return { merchantConnectorId: registered.id, connectorName: registered.connectorName, webhookUrl: url, connectorWebhookId: endpointId, registeredAt: registered.webhookRegisteredAt! };
+  }
+
+  /**
+   * The account's sealed webhook secret, generating one first when it has none. Saved before the
+   * processor hears of it, and only if still absent, so concurrent registrations all send the same one.
+   */
+  private async ensureWebhookSecret(account: ConnectorAccount): Promise<string> {
+    if (account.webhookSecretEncrypted !== null) return account.webhookSecretEncrypted;
+    const generated = this.context.secretBox.seal(`whsec_${randomBytes(32).toString('base64url')}`);
+    await this.context.db.connectorAccount.updateMany({ where: { id: account.id, webhookSecretEncrypted: null }, data: { webhookSecretEncrypted: generated } });
+    const saved = await this.context.db.connectorAccount.findUniqueOrThrow({ where: { id: account.id }, select: { webhookSecretEncrypted: true } });
+    return saved.webhookSecretEncrypted!;
   }
 
   private findAccount(merchantId: string, connectorAccountId: string): Promise<ConnectorAccount | null> {
@@ -112,21 +132,26 @@ export class ConnectorCallbackService {
     details: { callback?: ConnectorCallback; paymentId?: string },
   ): Promise<void> {
     const headers = Object.fromEntries(Object.entries(callback.headers).filter(([name, value]) => value !== undefined && !SECRET_HEADERS.has(name)));
-    await this.context.db.connectorCallback.create({
-      data: {
-        id: newId('connectorCallback'),
-        merchantId: account.merchantId,
-        connectorAccountId: account.id,
-        connectorName: account.connectorName,
-        headers,
-        body: new Uint8Array(callback.rawBody),
-        verification,
-        outcome,
-        // Only verified content is trusted enough to be indexed by.
-        processorEventId: details.callback?.eventId.slice(0, 100) ?? null,
-        processorEventType: details.callback?.eventType.slice(0, 100) ?? null,
-        paymentId: details.paymentId ?? null,
-      },
-    });
+    // Anyone can POST here: an unverified body is kept only in part, so the log cannot be filled for free.
+    const body = verification === 'VERIFIED' ? callback.rawBody : callback.rawBody.subarray(0, MAX_UNVERIFIED_BODY_BYTES);
+    // The log must never turn a committed change into an error answer (the processor would send it again).
+    await this.context.db.connectorCallback
+      .create({
+        data: {
+          id: newId('connectorCallback'),
+          merchantId: account.merchantId,
+          connectorAccountId: account.id,
+          connectorName: account.connectorName,
+          headers,
+          body: new Uint8Array(body),
+          verification,
+          outcome,
+          // Only verified content is trusted enough to be indexed by.
+          processorEventId: details.callback?.eventId.slice(0, 100) ?? null,
+          processorEventType: details.callback?.eventType.slice(0, 100) ?? null,
+          paymentId: details.paymentId ?? null,
+        },
+      })
+      .catch((error: unknown) => this.context.logger.error({ err: error, connectorAccountId: account.id, outcome }, 'could not store a connector callback'));
   }
 }

@@ -90,6 +90,15 @@ describe('registering the callback URL at the processor', () => {
 });
 
 describe('the sandbox’s own callbacks', () => {
+  it('concurrent registrations leave one secret, the one the sandbox signs with', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => register(shop.merchantId, shop.connectorAccountId, shop.secretKey)));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    const payment = await processingDebit(shop);
+    await vi.waitFor(async () => expect((await readPayment(shop, payment.id)).status).toBe('SUCCEEDED'), { timeout: 10_000, interval: 50 });
+    expect((await storedCallbacks(shop.connectorAccountId)).map((row) => row.outcome)).toEqual(['applied']);
+  });
+
   it('move a processing bank debit to succeeded, and one outgoing webhook follows', async () => {
     // The sandbox declares no webhook flow categories; callbacks work all the same (the list is informational).
     expect(CONNECTORS.sandbox.webhookFlowCategories).toEqual([]);
@@ -116,6 +125,22 @@ describe('the sandbox’s own callbacks', () => {
       ]);
     });
     expect(outgoing.bodies().filter((body) => body.content.object.payment_id === payment.id && body.event_type === 'payment_succeeded')).toHaveLength(1);
+  });
+});
+
+describe('the route itself', () => {
+  it('survives a forged Host header that is not a valid URL authority', async () => {
+    const { connect } = await import('node:net');
+    const { port } = new URL(stack.api.url);
+    const answerOf = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.end('POST /webhooks/mer_x/mca_y HTTP/1.1\r\nHost: [\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}'));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answerOf).toMatch(/^HTTP\/1\.1 (400|404)/);
+    expect((await fetch(`${stack.api.url}/health`)).status).toBe(200);
   });
 });
 
@@ -177,6 +202,22 @@ describe('callbacks as a processor or an attacker sends them', () => {
     for (const row of stored) expect(row.headers.authorization).toBeUndefined();
   });
 
+  it('an old callback never takes the recovery rows a stalled sync may take', async () => {
+    const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 900, currency: 'USD', captureMethod: 'MANUAL' } })).createPayment;
+    const card = { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } };
+    const authorized = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card } })).confirmPayment;
+    expect(authorized.status).toBe('REQUIRES_CAPTURE');
+    // The authorized snapshot, as a processor's retry could still deliver it after a capture began.
+    const old = await callbackAbout(authorized.activeAttempt!.connectorTransactionId!);
+    // A capture request in flight for a minute (stalled): only a sync may give the authorization back.
+    await sql.query(`UPDATE payment_attempts SET status = 'CAPTURE_INITIATED', updated_at = now() - interval '1 minute' WHERE id = $1`, [authorized.activeAttempt!.id]);
+    await sql.query(`UPDATE payment_intents SET status = 'PROCESSING', version = version + 1 WHERE id = $1`, [created.id]);
+    const response = await postCallback(shop.merchantId, shop.connectorAccountId, old, { 'sandbox-signature': sandboxSignature(old, secret) });
+    expect(await response.json()).toEqual({ received: true, outcome: 'duplicate_or_stale' });
+    const read = await readPayment(shop, created.id);
+    expect([read.status, read.activeAttempt!.status]).toEqual(['PROCESSING', 'CAPTURE_INITIATED']);
+  });
+
   it('a verified callback about a payment this account does not have is acknowledged and logged', async () => {
     const body = JSON.stringify({ id: 'evt_sbx_unknown', type: 'payment.succeeded', created: 1, data: { object: { id: 'py_NotOurs', status: 'succeeded', amount: 5, amount_capturable: 0, amount_captured: 5, next_action: null, error: null } } });
     const response = await postCallback(shop.merchantId, shop.connectorAccountId, body, { 'sandbox-signature': sandboxSignature(body, secret) });
@@ -210,6 +251,9 @@ describe('callbacks as a processor or an attacker sends them', () => {
       'null',
       JSON.stringify({ id: 'evt', type: 'refund.succeeded', data: { object: JSON.parse(valid).data.object } }),
       `${valid}\u0000`,
+      valid.replace(/"id":"[^"]+"/, '"id":"evt_\\u0000nul"'),
+      valid.replace(/"amount_captured":\d+/, `"amount_captured":${2 ** 40}`),
+      valid.replace(/"error":null/, '"error":{"code":"x","message":"nul \\u0000 inside","retryable":false}'),
     ];
     for (let index = 0; index < 20; index += 1) bodies.push(bytes(1 + Math.floor(random() * 2000)));
     for (const body of bodies) {

@@ -404,16 +404,24 @@ export class PaymentService {
    * one changes nothing. Null when the account has no such attempt. Only the active attempt's news moves
    * the payment (an earlier attempt's outcome is history).
    */
-  async applyCallback(connectorAccountId: string, answer: ProcessorPayment): Promise<{ paymentId: string; changed: boolean } | null> {
+  async applyCallback(
+    connectorAccountId: string,
+    answer: ProcessorPayment,
+    reference: string | null,
+  ): Promise<{ paymentId: string; outcome: 'committed' | 'unchanged' | 'deferred' } | null> {
+    // By the processor's id, or (an attempt whose authorization timed out has none yet) by our reference.
     const attempt = await this.context.db.paymentAttempt.findFirst({
-      where: { connectorAccountId, connectorTransactionId: answer.transactionId },
+      where: {
+        connectorAccountId,
+        OR: [{ connectorTransactionId: answer.transactionId }, ...(reference !== null && isId('attempt', reference) ? [{ id: reference }] : [])],
+      },
       select: { id: true, paymentId: true },
     });
     if (attempt === null) return null;
-    const before = await this.store.get(attempt.paymentId);
-    if (before.activeAttempt.id !== attempt.id) return { paymentId: before.id, changed: false };
-    const after = await this.applyAnswer(before.id, answer, 'callback');
-    return { paymentId: after.id, changed: after.version !== before.version };
+    // A callback is a snapshot from when it was sent (a processor's retry may be minutes old): it moves the
+    // payment along the table's ordinary rows only, never the recovery rows a stalled sync may take.
+    const { payment, outcome } = await this.applyAnswerTo(attempt.paymentId, answer, 'callback', { attemptId: attempt.id, recoveryRows: false });
+    return { paymentId: payment.id, outcome };
   }
 
   /**
@@ -517,18 +525,33 @@ export class PaymentService {
    * Re-reads and re-plans when a concurrent request moved the payment first.
    */
   private async applyAnswer(paymentId: string, answer: ProcessorPayment, actor: string): Promise<Payment> {
+    return (await this.applyAnswerTo(paymentId, answer, actor)).payment;
+  }
+
+  /**
+   * applyAnswer, saying whether it committed a change, changed nothing, or gave up to concurrent changes
+   * (deferred to sync). `attemptId`: only while that attempt is the active one (on every re-read).
+   * `recoveryRows: false`: never the stalled-request recovery rows (for answers that may be old).
+   */
+  private async applyAnswerTo(
+    paymentId: string,
+    answer: ProcessorPayment,
+    actor: string,
+    options: { attemptId?: string; recoveryRows?: boolean } = {},
+  ): Promise<{ payment: Payment; outcome: 'committed' | 'unchanged' | 'deferred' }> {
     for (let attempt = 1; ; attempt += 1) {
       const payment = await this.store.get(paymentId);
+      if (options.attemptId !== undefined && payment.activeAttempt.id !== options.attemptId) return { payment, outcome: 'unchanged' };
       const path =
         answer.status === 'pending'
           ? []
           : planProcessorUpdate(payment.activeAttempt.status, ATTEMPT_TARGETS[answer.status], {
               captureMethod: payment.captureMethod,
-              stalled: this.isStalled(payment),
+              stalled: options.recoveryRows !== false && this.isStalled(payment),
             });
       if (path === null) {
         this.context.logger.info({ paymentId, status: payment.activeAttempt.status, answer: answer.status }, 'ignored a processor answer no transition leads to');
-        return payment;
+        return { payment, outcome: 'unchanged' };
       }
       const commit =
         path.length === 0
@@ -555,17 +578,17 @@ export class PaymentService {
               },
               actor,
             };
-      if (commit === null) return payment;
+      if (commit === null) return { payment, outcome: 'unchanged' };
       try {
         const moved = await this.store.commit(payment, commit);
         await this.keepCardToken(payment, moved, answer);
-        return moved;
+        return { payment: moved, outcome: 'committed' };
       } catch (error) {
         if (!(error instanceof AppError && error.code === 'CONFLICT')) throw error;
         if (attempt >= MAX_COMMIT_RETRIES) {
           // The processor acted; its answer is not lost but deferred: a sync reads it again.
           this.context.logger.warn({ paymentId, answer: answer.status }, 'processor answer deferred to sync after repeated concurrent changes');
-          return this.store.get(paymentId);
+          return { payment: await this.store.get(paymentId), outcome: 'deferred' };
         }
       }
     }
