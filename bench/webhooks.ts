@@ -65,7 +65,7 @@ async function deliveryRate(config: Config, count: number) {
   const demo = await ensureDemoMerchant(context);
   await context.db.businessProfile.update({ where: { id: demo.profileId }, data: { testWebhookUrl: target.url, testWebhookDisabledAt: null } });
   const queue = new WebhookQueue(config, logger);
-  const outbox = new EventOutbox(context, queue);
+  const outbox = new EventOutbox(context, queue, { paymentChanged: () => undefined, eventCreated: () => undefined });
   const object = { payment_id: 'pay_bench', status: 'succeeded', amount: 1000, currency: 'USD', metadata: { note: 'x'.repeat(600) } };
   const ids: string[] = [];
   for (let start = 0; start < count; start += 200) {

@@ -5,6 +5,7 @@ import { checkPostgres, checkRedis } from './db/reachability.ts';
 import { createGraphQLServer } from './graphql/yoga.ts';
 import { createMetrics } from './http/metrics.ts';
 import { listen, reachableHost } from './http/listen.ts';
+import { attachGraphQLWebSocket } from './http/graphql-ws.ts';
 import { createHttpServer } from './http/server.ts';
 import type { Logger } from './logger.ts';
 import { createServiceContext } from './service-context.ts';
@@ -29,7 +30,7 @@ export async function startApi(config: Config, logger: Logger): Promise<ApiApp> 
   const adapters = createAdapters(config, logger);
   const services = createServices(context, adapters);
   const metrics = createMetrics();
-  const yoga = createGraphQLServer({ config, services, logger, db: context.db });
+  const yoga = createGraphQLServer({ config, services, logger, db: context.db, live: adapters.liveFeed });
   const server = createHttpServer({
     config,
     logger,
@@ -41,6 +42,7 @@ export async function startApi(config: Config, logger: Logger): Promise<ApiApp> 
       await redis.ping();
     },
   });
+  const webSockets = attachGraphQLWebSocket({ server, yoga, services, config, logger });
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
   const port = await listen(server, config.PORT, config.HOST);
   const url = `http://${reachableHost(config.HOST)}:${port}`;
@@ -51,6 +53,7 @@ export async function startApi(config: Config, logger: Logger): Promise<ApiApp> 
     context,
     close: async () => {
       // Stop accepting, let in-flight requests finish (bounded), then release connections.
+      await webSockets.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const deadline = setTimeout(() => server.closeAllConnections(), 10_000).unref();

@@ -47,7 +47,10 @@ const configSchema = z.object({
   WEBHOOK_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** Scales the payment sync schedule (domain/payments/sync-schedule.ts) down, for tests and demos. */
   PAYMENT_SYNC_DELAY_SCALE: z.coerce.number().positive().max(1).default(1),
-  /** How many jobs one worker process runs at once. */
+  /** Subscriptions (graphql-ws) one API process serves at once, and one API key may hold on one process. */
+  SUBSCRIPTIONS_PER_PROCESS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  SUBSCRIPTIONS_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(100),
+    /** How many jobs one worker process runs at once. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
 });
 

@@ -1,6 +1,7 @@
 // The per-request GraphQL context: who is calling and the services to act through.
 import type { Database } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
+import type { LiveFeed } from '../realtime/live-feed.ts';
 import type { Services } from '../services/create-services.ts';
 import type { Principal } from '../services/principal.ts';
 
@@ -11,4 +12,6 @@ export interface GraphQLContext {
   /** For @pothos/plugin-prisma's relation loading only: resolvers go through services. */
   db: Database;
   requestId: string;
+  /** What subscriptions listen to (Redis pub/sub, shared by every process). */
+  live: LiveFeed;
 }

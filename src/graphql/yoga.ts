@@ -10,6 +10,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { AppError, ERROR_CODES } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
+import type { LiveFeed } from '../realtime/live-feed.ts';
 import type { Services } from '../services/create-services.ts';
 import type { Principal } from '../services/principal.ts';
 import type { GraphQLContext } from './context.ts';
@@ -99,8 +100,14 @@ function useNoNulCharacters(): Plugin {
   };
 }
 
-export function createGraphQLServer(deps: { config: Config; services: Services; logger: Logger; db: Database }): YogaServerInstance<ServerContext, GraphQLContext> {
-  const { config, services, logger, db } = deps;
+export function createGraphQLServer(deps: {
+  config: Config;
+  services: Services;
+  logger: Logger;
+  db: Database;
+  live: LiveFeed;
+}): YogaServerInstance<ServerContext, GraphQLContext> {
+  const { config, services, logger, db, live } = deps;
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -110,7 +117,7 @@ export function createGraphQLServer(deps: { config: Config; services: Services; 
     context: async ({ request, requestId, principal: authenticated }) => {
       try {
         const principal = authenticated ?? (await services.apiKeys.authenticate(presentedKey(request.headers)));
-        return { principal, services, logger: logger.child({ requestId }), requestId, db };
+        return { principal, services, logger: logger.child({ requestId }), requestId, db, live };
       } catch (error) {
         if (error instanceof AppError) throw appErrorToGraphQL(error);
         throw error;

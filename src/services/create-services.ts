@@ -10,7 +10,7 @@ import { MerchantAccountService } from './merchant-accounts.ts';
 import { EligibleMethodsService } from './payments/eligible-methods.ts';
 import { PaymentService } from './payments/payment-service.ts';
 import type { PaymentSyncScheduler } from './payments/sync-scheduler.ts';
-import { EventOutbox, type EventRelay } from './events/event-outbox.ts';
+import { EventOutbox, type EventRelay, type LivePublisher } from './events/event-outbox.ts';
 import { EventService } from './events/event-service.ts';
 import { WebhookDeliveryService } from './events/webhook-delivery.ts';
 import type { WebhookSender } from './events/webhook-sender.ts';
@@ -20,12 +20,13 @@ export interface ServiceAdapters {
   paymentSyncScheduler: PaymentSyncScheduler;
   eventRelay: EventRelay;
   webhookSender: WebhookSender;
+  livePublisher: LivePublisher;
 }
 
 export function createServices(context: ServiceContext, adapters: ServiceAdapters) {
   const connectorAccounts = new ConnectorAccountService(context);
   const customers = new CustomerService(context);
-  const outbox = new EventOutbox(context, adapters.eventRelay);
+  const outbox = new EventOutbox(context, adapters.eventRelay, adapters.livePublisher);
   const payments = new PaymentService(context, connectorAccounts, customers, outbox, adapters.paymentSyncScheduler);
   const webhookDelivery = new WebhookDeliveryService(context, adapters.webhookSender);
   return {

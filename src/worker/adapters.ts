@@ -1,14 +1,16 @@
-// What every process role plugs into its services: the queues (payment sync schedule, webhook relay) and
-// the webhook HTTP client. One place, so the API and the worker cannot wire them differently.
+// What every process role plugs into its services: the queues (payment sync schedule, webhook relay), the
+// live feed (Redis pub/sub for subscriptions) and the webhook HTTP client. One place, so the API and the worker cannot wire them differently.
 import type { Config } from '../config.ts';
 import { createWebhookSender } from '../http/webhook-sender.ts';
 import type { Logger } from '../logger.ts';
+import { createLiveFeed, type LiveFeed } from '../realtime/live-feed.ts';
 import type { ServiceAdapters } from '../services/create-services.ts';
 import { PaymentSyncQueue } from './payment-sync-queue.ts';
 import { WebhookQueue } from './webhook-queue.ts';
 
 export interface ProcessAdapters extends ServiceAdapters {
   webhookQueue: WebhookQueue;
+  liveFeed: LiveFeed;
   close(): Promise<void>;
 }
 
@@ -16,13 +18,17 @@ export function createAdapters(config: Config, logger: Logger): ProcessAdapters 
   const paymentSyncQueue = new PaymentSyncQueue(config, logger);
   const webhookQueue = new WebhookQueue(config, logger);
   const webhookSender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS });
+  const liveFeed = createLiveFeed(config, logger);
   return {
     paymentSyncScheduler: paymentSyncQueue,
     eventRelay: webhookQueue,
     webhookSender,
+    livePublisher: liveFeed,
+    liveFeed,
     webhookQueue,
     close: async () => {
       webhookSender.close();
+      await liveFeed.close();
       // Closing sends QUIT; with Redis unreachable that fails, and there is nothing left to flush anyway.
       const closed = await Promise.allSettled([paymentSyncQueue.close(), webhookQueue.close()]);
       for (const result of closed) if (result.status === 'rejected') logger.warn({ err: result.reason }, 'closing a queue failed; its connection is dropped');

@@ -180,6 +180,23 @@ builder.queryField('payment', (t) =>
   }),
 );
 
+builder.subscriptionField('paymentUpdated', (t) =>
+  t.field({
+    type: PaymentRef,
+    description:
+      'The payment each time a change of it commits (every status transition, in order; `updated` and `version` order them). The secret key, or a publishable key with the payment’s client secret; checked when the subscription starts.',
+    authScopes: { $any: { secretKey: true, publishableKey: true } },
+    args: { paymentId: t.arg.string({ required: true }), clientSecret: t.arg.string() },
+    subscribe: async (_root, args, { principal, services, live }) => {
+      // The payment query's rule, before anything is streamed: a refused subscriber gets an error, not a stream.
+      await services.payments.getVisible(principal, args.paymentId, args.clientSecret);
+      return live.paymentChanges(args.paymentId);
+    },
+    // The payload is the payment as committed (not re-read), so no transition is skipped or repeated.
+    resolve: (payment) => payment,
+  }),
+);
+
 const PaymentEdge = builder.simpleObject('PaymentEdge', { fields: (t) => ({ cursor: t.string(), node: t.field({ type: PaymentRef }) }) });
 const PageInfo = builder.simpleObject('PageInfo', { fields: (t) => ({ hasNextPage: t.boolean(), endCursor: t.string({ nullable: true }) }) });
 const PaymentConnection = builder.simpleObject('PaymentConnection', {

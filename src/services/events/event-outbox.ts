@@ -27,12 +27,19 @@ export interface EventRelay {
   relay(event: CommittedEvent): Promise<void>;
 }
 
+/** Live subscribers' feed (GraphQL subscriptions): told of every committed change, best effort. */
+export interface LivePublisher {
+  paymentChanged(payment: Payment): void;
+  eventCreated(event: CommittedEvent): void;
+}
+
 type Transaction = Prisma.TransactionClient;
 
 export class EventOutbox {
   constructor(
     private readonly context: ServiceContext,
     private readonly relay: EventRelay,
+    private readonly live: LivePublisher,
   ) {}
 
   /** Inside the change's transaction: the event the payment's new status emits, if any. */
@@ -96,8 +103,22 @@ export class EventOutbox {
     return new Date(now.getTime() + this.context.config.WEBHOOK_TIMEOUT_MS + CLAIM_MARGIN_MS);
   }
 
+  /** After commit: tell live subscribers of the payment's new state. Never fails the caller. */
+  paymentCommitted(payment: Payment): void {
+    try {
+      this.live.paymentChanged(payment);
+    } catch (error) {
+      this.context.logger.warn({ paymentId: payment.id, err: error }, 'live feed publish failed');
+    }
+  }
+
   /** After commit: hand the event on. Never fails the caller, whose change has committed. */
   afterCommit(event: CommittedEvent): void {
+    try {
+      this.live.eventCreated(event);
+    } catch (error) {
+      this.context.logger.warn({ eventId: event.id, err: error }, 'live feed publish failed');
+    }
     this.relay.relay(event).catch((error: unknown) => {
       this.context.logger.warn({ eventId: event.id, err: error }, 'event relay failed; the reconciler will pick the event up');
     });

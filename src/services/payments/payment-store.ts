@@ -147,6 +147,7 @@ export class PaymentStore {
       return changed;
     });
     if (event !== null) this.outbox.afterCommit(event);
+    this.outbox.paymentCommitted(after);
     return after;
   }
 

@@ -1,0 +1,114 @@
+// paymentUpdated with real clients: graphql-ws over a WebSocket and Server-Sent Events, against real API
+// processes sharing Redis pub/sub, while payments move through the sandbox processor.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from 'graphql-ws';
+import { ConfirmPaymentDocument, CreatePaymentDocument, PaymentUpdatedDocument } from '../gql/graphql.ts';
+import { startTestApi, type TestApi } from '../support/api.ts';
+import { dataOf } from '../support/graphql-client.ts';
+import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
+import { subscribeSse, subscribeWs, wsClient } from '../support/subscriptions.ts';
+
+const card = (number: string) => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } });
+
+let stack: Stack;
+/** A second API process (same database, same Redis prefix): what a load balancer would spread clients over. */
+let otherApi: TestApi;
+const clients: Client[] = [];
+beforeAll(async () => {
+  stack = await startStack();
+  otherApi = await startTestApi(stack.env);
+});
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.dispose()));
+  await otherApi.close();
+  await stack.close();
+});
+
+const client = (apiUrl: string, key?: string) => {
+  const created = wsClient(apiUrl, key);
+  clients.push(created);
+  return created;
+};
+
+async function createdPayment(shop: Awaited<ReturnType<typeof merchantWithSandbox>>) {
+  return dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 2500, currency: 'USD', returnUrl: 'https://shop.example/back' } })).createPayment;
+}
+
+/** Lets a just-started subscription reach Redis before the change it waits for (it only sees later commits). */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
+
+describe('paymentUpdated over graphql-ws', () => {
+  it('shows every transition of a 3DS payment, in order, with rising versions', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const payment = await createdPayment(shop);
+    const watched = subscribeWs(client(stack.api.url, shop.publishableKey), PaymentUpdatedDocument, { paymentId: payment.id, clientSecret: payment.clientSecret });
+    await settle();
+    const confirmed = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4000002500003155') } })).confirmPayment;
+    expect(confirmed.status).toBe('REQUIRES_CUSTOMER_ACTION');
+    const challenge = confirmed.nextAction!.redirectToUrl!;
+    await fetch(challenge);
+    const submitted = await fetch(`${challenge}/complete`, { method: 'POST', redirect: 'manual' });
+    await fetch(submitted.headers.get('location')!, { redirect: 'manual' }); // back through our redirect route: a sync
+    const seen = await watched.waitFor(3);
+    const updates = seen.map((result) => result.paymentUpdated);
+    expect(updates.map((update) => update.status)).toEqual(['PROCESSING', 'REQUIRES_CUSTOMER_ACTION', 'SUCCEEDED']);
+    for (let index = 1; index < updates.length; index += 1) {
+      expect(updates[index]!.version).toBeGreaterThan(updates[index - 1]!.version);
+      expect(Date.parse(updates[index]!.updated)).toBeGreaterThanOrEqual(Date.parse(updates[index - 1]!.updated));
+    }
+    expect(updates.at(-1)).toMatchObject({ id: payment.id, amountReceived: 2500, activeAttempt: { status: 'CHARGED' } });
+    watched.close();
+  });
+
+  it('reaches a subscriber on another API process than the one the payment is confirmed on', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const payment = await createdPayment(shop);
+    const watched = subscribeWs(client(otherApi.url, shop.secretKey), PaymentUpdatedDocument, { paymentId: payment.id });
+    await settle();
+    dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4242424242424242') } }));
+    const seen = await watched.waitFor(2);
+    expect(seen.map((result) => result.paymentUpdated.status)).toEqual(['PROCESSING', 'SUCCEEDED']);
+    watched.close();
+  });
+
+  it('refuses a publishable key without the client secret or with another payment’s, another merchant’s key, and no key', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const payment = await createdPayment(shop);
+    const other = await createdPayment(shop);
+    const stranger = await merchantWithSandbox(stack);
+    const cases = [
+      { key: shop.publishableKey, variables: { paymentId: payment.id }, code: 'FORBIDDEN' },
+      { key: shop.publishableKey, variables: { paymentId: payment.id, clientSecret: other.clientSecret }, code: 'FORBIDDEN' },
+      { key: stranger.secretKey, variables: { paymentId: payment.id }, code: 'NOT_FOUND' },
+      { key: undefined, variables: { paymentId: payment.id }, code: 'UNAUTHENTICATED' },
+      { key: 'sk_test_not_a_real_key_000000000000', variables: { paymentId: payment.id }, code: 'UNAUTHENTICATED' },
+    ];
+    for (const { key, variables, code } of cases) {
+      const refused = subscribeWs(client(stack.api.url, key), PaymentUpdatedDocument, variables);
+      const errors = await refused.waitForError();
+      expect(errors.map((error) => error.extensions?.code), JSON.stringify(errors)).toEqual([code]);
+      expect(refused.results).toEqual([]);
+    }
+  });
+
+  it('applies the HTTP limits through Yoga’s envelop: a query over GRAPHQL_MAX_TOKENS is refused before it runs', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const huge = `subscription { paymentUpdated(paymentId: "pay_x") { ${'id '.repeat(6000)} } }`;
+    const refused = subscribeWs(client(stack.api.url, shop.secretKey), { toString: () => huge } as never, {});
+    const errors = await refused.waitForError();
+    expect(errors[0]?.message).toMatch(/token/i);
+  });
+});
+
+describe('paymentUpdated over Server-Sent Events', () => {
+  it('streams the payment’s transitions to an HTTP client', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const payment = await createdPayment(shop);
+    const watched = subscribeSse(stack.api.url, shop.secretKey, PaymentUpdatedDocument, { paymentId: payment.id });
+    await settle();
+    dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4242424242424242') } }));
+    const seen = await watched.waitFor(2);
+    expect(seen.map((result) => result.paymentUpdated.status)).toEqual(['PROCESSING', 'SUCCEEDED']);
+    watched.close();
+  });
+});

@@ -1,0 +1,115 @@
+// Real subscription clients: graphql-ws over a WebSocket, and Server-Sent Events over HTTP, each
+// collecting what arrives so a test can wait for it.
+import { createClient, type Client } from 'graphql-ws';
+import { expect, vi } from 'vitest';
+import WebSocket from 'ws';
+import type { TypedDocumentString } from '../gql/graphql.ts';
+import type { GraphQLErrorShape } from './graphql-client.ts';
+
+export interface Collected<Data> {
+  results: Data[];
+  errors: GraphQLErrorShape[];
+  completed: boolean;
+  /** Waits until `count` results have arrived, and returns them. */
+  waitFor: (count: number, timeout?: number) => Promise<Data[]>;
+  /** Waits until the subscription ended with an error, and returns it. */
+  waitForError: (timeout?: number) => Promise<GraphQLErrorShape[]>;
+  close: () => void;
+}
+
+function collector<Data>(close: () => void): Collected<Data> {
+  const collected: Collected<Data> = {
+    results: [],
+    errors: [],
+    completed: false,
+    waitFor: (count, timeout = 10_000) =>
+      vi.waitFor(
+        () => {
+          expect(collected.errors, JSON.stringify(collected.errors)).toEqual([]);
+          expect(collected.results.length).toBeGreaterThanOrEqual(count);
+          return collected.results;
+        },
+        { timeout, interval: 20 },
+      ),
+    waitForError: (timeout = 10_000) =>
+      vi.waitFor(
+        () => {
+          expect(collected.errors.length).toBeGreaterThan(0);
+          return collected.errors;
+        },
+        { timeout, interval: 20 },
+      ),
+    close,
+  };
+  return collected;
+}
+
+/** A graphql-ws client of the API at `apiUrl`, authenticated by `key` in connectionParams. */
+export function wsClient(apiUrl: string, key?: string): Client {
+  return createClient({
+    url: `${apiUrl.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: key ? { 'api-key': key } : {},
+    retryAttempts: 0,
+    lazy: true,
+  });
+}
+
+/** Subscribes through graphql-ws; results (the data of each) and errors are collected. */
+export function subscribeWs<Data, Variables>(client: Client, document: TypedDocumentString<Data, Variables>, variables: Variables): Collected<Data> {
+  let dispose = () => undefined as void;
+  const collected = collector<Data>(() => dispose());
+  dispose = client.subscribe<Data>(
+    { query: document.toString(), variables: variables as Record<string, unknown> },
+    {
+      next: (result) => {
+        if (result.errors) collected.errors.push(...(result.errors as GraphQLErrorShape[]));
+        else collected.results.push(result.data as Data);
+      },
+      error: (error) => {
+        collected.errors.push(...(Array.isArray(error) ? error : [{ message: String((error as Error).message ?? error) }]));
+      },
+      complete: () => {
+        collected.completed = true;
+      },
+    },
+  );
+  return collected;
+}
+
+/** Subscribes through Server-Sent Events (Yoga's default transport) with `key` in the api-key header. */
+export function subscribeSse<Data, Variables>(apiUrl: string, key: string, document: TypedDocumentString<Data, Variables>, variables: Variables): Collected<Data> {
+  const abort = new AbortController();
+  const collected = collector<Data>(() => abort.abort());
+  void (async () => {
+    const response = await fetch(`${apiUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'api-key': key },
+      body: JSON.stringify({ query: document.toString(), variables }),
+      signal: abort.signal,
+    });
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) !== -1) {
+        const message = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = message
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).trim())
+          .join('\n');
+        if (!data) continue;
+        const result = JSON.parse(data) as { data?: Data; errors?: GraphQLErrorShape[] };
+        if (result.errors) collected.errors.push(...result.errors);
+        else if (result.data) collected.results.push(result.data);
+      }
+    }
+    collected.completed = true;
+  })().catch((error: unknown) => {
+    if (!abort.signal.aborted) collected.errors.push({ message: String(error) });
+  });
+  return collected;
+}
