@@ -50,6 +50,8 @@ const configSchema = z.object({
   /** Subscriptions (graphql-ws) one API process serves at once, and one API key may hold on one process. */
   SUBSCRIPTIONS_PER_PROCESS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   SUBSCRIPTIONS_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(100),
+  /** How often the keys of running subscriptions are checked again: a revoked key's subscriptions end within this. */
+  SUBSCRIPTION_KEY_RECHECK_MS: z.coerce.number().int().min(50).max(3_600_000).default(30_000),
     /** How many jobs one worker process runs at once. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
 });

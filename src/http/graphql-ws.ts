@@ -22,6 +22,8 @@ import type { Principal } from '../services/principal.ts';
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 /** graphql-ws's close code for "try again later", which clients treat as retryable. */
 const CLOSE_TOO_SLOW = 4500;
+/** graphql-ws's close code for Forbidden: the key was revoked while its subscriptions ran. */
+const CLOSE_FORBIDDEN = 4403;
 
 interface Counts {
   process: number;
@@ -49,6 +51,8 @@ export function attachGraphQLWebSocket(deps: {
   const counts: Counts = { process: 0, byKey: new Map() };
   // Each socket's running subscriptions (operation id → key), to release their counts once they complete.
   const runningBySocket = new WeakMap<object, Map<string, string>>();
+  // The key each socket's subscriptions run under: checked again on an interval, so a revoked key's end.
+  const keyBySocket = new Map<import('ws').WebSocket, string | null>();
   const webSocketServer = new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: config.MAX_BODY_BYTES });
   const refuse = (code: string, message: string) => [new GraphQLError(message, { extensions: { code } })];
 
@@ -58,8 +62,9 @@ export function attachGraphQLWebSocket(deps: {
       subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,
       onSubscribe: async (context, id, payload) => {
         let principal: Principal;
+        const presented = presentedKeyOf(context.connectionParams);
         try {
-          principal = await services.apiKeys.authenticate(presentedKeyOf(context.connectionParams));
+          principal = await services.apiKeys.authenticate(presented);
         } catch (error) {
           if (error instanceof AppError) return [appErrorToGraphQL(error)];
           throw error;
@@ -88,6 +93,8 @@ export function attachGraphQLWebSocket(deps: {
         if (errors.length > 0) return errors;
         counts.process += 1;
         counts.byKey.set(key, (counts.byKey.get(key) ?? 0) + 1);
+        keyBySocket.set(context.extra.socket, presented);
+        context.extra.socket.once('close', () => keyBySocket.delete(context.extra.socket));
         const running = runningBySocket.get(context.extra.socket) ?? new Map<string, string>();
         running.set(id, key);
         runningBySocket.set(context.extra.socket, running);
@@ -111,9 +118,37 @@ export function attachGraphQLWebSocket(deps: {
     webSocketServer,
   );
   webSocketServer.on('error', (error) => logger.warn({ err: error }, 'websocket server error'));
+
+  /** Each distinct key once: a revoked (or otherwise refused) one ends every socket that uses it. */
+  const recheckKeys = async () => {
+    const verdicts = new Map<string | null, Promise<boolean>>();
+    for (const [socket, presented] of keyBySocket) {
+      if (presented === null) continue;
+      let valid = verdicts.get(presented);
+      if (valid === undefined) {
+        valid = services.apiKeys.authenticate(presented).then(
+          () => true,
+          (error: unknown) => !(error instanceof AppError && error.code === 'UNAUTHENTICATED'),
+        );
+        verdicts.set(presented, valid);
+      }
+      if (!(await valid)) socket.close(CLOSE_FORBIDDEN, 'Forbidden: the API key was revoked');
+    }
+  };
+  let rechecking: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    rechecking ??= recheckKeys()
+      .catch((error: unknown) => logger.warn({ err: error }, 'subscription key check failed; it runs again next interval'))
+      .finally(() => {
+        rechecking = null;
+      });
+  }, config.SUBSCRIPTION_KEY_RECHECK_MS);
+  timer.unref();
+
   return {
     close: () =>
       new Promise((resolve) => {
+        clearInterval(timer);
         for (const client of webSocketServer.clients) client.close(1001, 'server shutting down');
         webSocketServer.close(() => resolve());
       }),

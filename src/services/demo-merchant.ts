@@ -2,6 +2,7 @@
 // keys printed on every start.
 // Its keys are derived from ENCRYPTION_KEY (HMAC), so they can be shown again without ever being stored.
 import { createHmac } from 'node:crypto';
+import { CONNECTORS } from '../connectors/registry.ts';
 import { hashApiKey, redactApiKey } from '../domain/api-keys.ts';
 import type { ServiceContext } from './context.ts';
 
@@ -62,9 +63,10 @@ export async function ensureDemoMerchant(context: ServiceContext): Promise<DemoC
         connectorName: 'sandbox',
         mode: 'TEST',
         credentialsEncrypted: secretBox.seal(JSON.stringify({ apiKey: sandboxApiKey })),
-        paymentMethods: ['card'],
+        paymentMethods: [...CONNECTORS.sandbox.paymentMethods],
       },
-      update: {},
+      // Every method the sandbox offers, so each group of the README can be tried with the demo keys.
+      update: { paymentMethods: [...CONNECTORS.sandbox.paymentMethods] },
     });
     for (const { id, type, key, name } of keys) {
       // Re-enable the demo keys if someone revoked them while trying the API.

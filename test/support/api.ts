@@ -24,6 +24,7 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     WEBHOOK_RETRY_DELAY_SCALE: '0.0001',
     WEBHOOK_RECONCILE_INTERVAL_MS: '500',
+    SUBSCRIPTION_KEY_RECHECK_MS: '200',
     ...overrides,
   };
 }

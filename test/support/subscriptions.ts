@@ -67,7 +67,12 @@ export function subscribeWs<Data, Variables>(client: Client, document: TypedDocu
         else collected.results.push(result.data as Data);
       },
       error: (error) => {
-        collected.errors.push(...(Array.isArray(error) ? error : [{ message: String((error as Error).message ?? error) }]));
+        if (Array.isArray(error)) collected.errors.push(...error);
+        else if (error && typeof error === 'object' && 'code' in error && 'reason' in error) {
+          // The socket closed: graphql-ws gives the close event (a revoked key is 4403).
+          const closed = error as { code: number; reason: string };
+          collected.errors.push({ message: `socket closed ${closed.code}: ${closed.reason}`, extensions: { code: `CLOSE_${closed.code}` } });
+        } else collected.errors.push({ message: String((error as Error).message ?? error) });
       },
       complete: () => {
         collected.completed = true;

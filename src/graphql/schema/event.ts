@@ -90,6 +90,22 @@ builder.queryField('events', (t) =>
   }),
 );
 
+builder.subscriptionField('paymentEvents', (t) =>
+  t.field({
+    type: EventRef,
+    description:
+      'Every event of the profile (payments, and later refunds, disputes, payouts) as it is created, for live dashboards; secret key. With `after` (an event id), first the events created since that one, then live ones, without gaps or repeats.',
+    authScopes: { secretKey: true },
+    args: { profileId: t.arg.string({ required: true }), eventTypes: t.arg({ type: [EventTypeEnum] }), after: t.arg.string() },
+    subscribe: (_root, args, { principal, services, live }) => {
+      const key = requireSecretKey(principal);
+      const input = { ...args, eventTypes: args.eventTypes?.map((type) => type.toLowerCase()) };
+      return services.events.watch(key, input, live.events(key.merchantId, key.mode));
+    },
+    resolve: (event) => event,
+  }),
+);
+
 const RetryWebhookDeliveryInput = builder.inputType('RetryWebhookDeliveryInput', { fields: (t) => ({ eventId: t.string({ required: true }) }) });
 
 builder.mutationField('retryWebhookDelivery', (t) =>

@@ -10,8 +10,17 @@ import type { Event, Prisma, WebhookDeliveryAttempt } from '../../generated/pris
 import type { ServiceContext } from '../context.ts';
 import type { MerchantPrincipal, SecretKeyPrincipal } from '../principal.ts';
 import { parseInput } from '../validation.ts';
-import type { EventOutbox } from './event-outbox.ts';
+import type { CommittedEvent, EventOutbox } from './event-outbox.ts';
 import type { WebhookDeliveryService } from './webhook-delivery.ts';
+
+const watchEventsInput = z.object({
+  profileId: z.string().refine((id) => isId('businessProfile', id), 'is not a business profile id'),
+  eventTypes: z.array(z.string().refine(isEventType, `must be one of the ${EVENT_TYPES.length} event types`)).max(EVENT_TYPES.length).nullish(),
+  after: z.string().refine((id) => isId('event', id), 'is not an event id').nullish(),
+});
+
+/** How many missed events one catch-up query reads at a time. */
+const CATCH_UP_PAGE = 100;
 
 const listEventsInput = z.object({
   first: z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').nullish(),
@@ -23,7 +32,12 @@ const listEventsInput = z.object({
 
 export type EventWithAttempts = Event & { attempts: WebhookDeliveryAttempt[] };
 
+/** How long a new event, as read for live subscribers, is shared by all of them (one read per event, not per subscriber). */
+const LIVE_SNAPSHOT_MS = 5_000;
+
 export class EventService {
+  readonly #liveSnapshots = new Map<string, { read: Promise<EventWithAttempts | null>; until: number }>();
+
   constructor(
     private readonly context: ServiceContext,
     private readonly outbox: EventOutbox,
@@ -63,6 +77,78 @@ export class EventService {
       edges: page.map((node) => ({ node, cursor: encodeCursor(node) })),
       pageInfo: { hasNextPage: rows.length > first, endCursor: page.length ? encodeCursor(page.at(-1)!) : null },
     };
+  }
+
+  /**
+   * The profile's events as they are created (for live dashboards). With `after`, first the events created
+   * since that one, from the database, then live ones, with no gap or repeat at the seam: `live` is already
+   * listening while the database is read, and what it brings that the catch-up already gave is skipped.
+   * Validated before anything streams, so a bad argument is an error, not an empty stream.
+   */
+  async watch(principal: SecretKeyPrincipal, rawInput: unknown, live: AsyncIterable<CommittedEvent>): Promise<AsyncIterable<EventWithAttempts>> {
+    const input = parseInput(watchEventsInput, rawInput);
+    const { db } = this.context;
+    const profile = await db.businessProfile.findFirst({ where: { id: input.profileId, merchantId: principal.merchantId }, select: { id: true } });
+    if (profile === null) throw notFound('business profile', input.profileId);
+    const from = input.after ? await db.event.findFirst({ where: { id: input.after, merchantId: principal.merchantId, mode: principal.mode }, select: { id: true, createdAt: true } }) : null;
+    if (input.after && from === null) throw notFound('event', input.after);
+    const types = input.eventTypes?.length ? new Set<string>(input.eventTypes) : null;
+    const wanted = (event: Pick<Event, 'profileId' | 'eventType'>) => event.profileId === input.profileId && (types === null || types.has(event.eventType));
+    const withAttempts = { attempts: { orderBy: { attemptNumber: 'asc' } } } as const;
+    const snapshotOf = (eventId: string) => this.liveSnapshot(eventId);
+    const listening = live[Symbol.asyncIterator]();
+    // Start listening now (the first next() subscribes), before the catch-up reads the database.
+    let next = listening.next();
+    return (async function* stream() {
+      const caughtUp = new Set<string>();
+      try {
+        for (let cursor = from; cursor !== null; ) {
+          const page = await db.event.findMany({
+            where: {
+              merchantId: principal.merchantId,
+              mode: principal.mode,
+              profileId: input.profileId,
+              ...(types ? { eventType: { in: [...types] } } : {}),
+              OR: [{ createdAt: { gt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { gt: cursor.id } }],
+            },
+            include: withAttempts,
+            orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+            take: CATCH_UP_PAGE,
+          });
+          for (const event of page) {
+            caughtUp.add(event.id);
+            yield event;
+          }
+          cursor = page.length === CATCH_UP_PAGE ? page.at(-1)! : null;
+        }
+        for (;;) {
+          const { value, done } = await next;
+          if (done) return;
+          next = listening.next();
+          if (caughtUp.has(value.id) || !wanted(value)) continue;
+          const event = await snapshotOf(value.id);
+          if (event !== null) yield event;
+        }
+      } finally {
+        await listening.return?.();
+      }
+    })();
+  }
+
+  /** The event as just created, read once for every subscriber of this process that wants it. */
+  private liveSnapshot(eventId: string): Promise<EventWithAttempts | null> {
+    const now = Date.now();
+    for (const [id, snapshot] of this.#liveSnapshots) {
+      if (snapshot.until > now) break; // inserted in time order: the rest are younger
+      this.#liveSnapshots.delete(id);
+    }
+    let snapshot = this.#liveSnapshots.get(eventId);
+    if (snapshot === undefined) {
+      const read = this.context.db.event.findUnique({ where: { id: eventId }, include: { attempts: { orderBy: { attemptNumber: 'asc' } } } });
+      snapshot = { read, until: now + LIVE_SNAPSHOT_MS };
+      this.#liveSnapshots.set(eventId, snapshot);
+    }
+    return snapshot.read;
   }
 
   /** Sends the event again now (same body, same event id), even after the schedule ran out. */

@@ -1,0 +1,126 @@
+// paymentEvents: a merchant's events live over graphql-ws, catch-up after a disconnect with `after` (no gap,
+// no repeat at the seam), filters, who may subscribe, and a revoked key ending its subscriptions.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from 'graphql-ws';
+import { ConfirmPaymentDocument, CreateApiKeyDocument, CreatePaymentDocument, EventsDocument, PaymentEventsDocument, RevokeApiKeyDocument } from '../gql/graphql.ts';
+import { dataOf } from '../support/graphql-client.ts';
+import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
+import { subscribeWs, wsClient } from '../support/subscriptions.ts';
+
+const card = { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } };
+
+let stack: Stack;
+const clients: Client[] = [];
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.dispose()));
+  await stack.close();
+});
+
+const client = (key?: string) => {
+  const created = wsClient(stack.api.url, key);
+  clients.push(created);
+  return created;
+};
+
+type Shop = Awaited<ReturnType<typeof merchantWithSandbox>>;
+
+/** A paid card payment: two events (payment_processing, payment_succeeded). */
+async function pay(shop: Shop): Promise<string> {
+  const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1500, currency: 'USD' } })).createPayment;
+  dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card } }));
+  return created.id;
+}
+
+/** The merchant's event ids, oldest first, as the events query lists them. */
+async function eventIdsOldestFirst(shop: Shop): Promise<string[]> {
+  const { events } = dataOf(await shop.secret(EventsDocument, { first: 100 }));
+  return events.edges.map((edge) => edge.node.id).reverse();
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
+
+describe('paymentEvents', () => {
+  it('streams the profile’s events as they are created, in order', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const watched = subscribeWs(client(shop.secretKey), PaymentEventsDocument, { profileId: shop.profileId });
+    await settle();
+    const paymentId = await pay(shop);
+    const seen = (await watched.waitFor(2)).map((result) => result.paymentEvents);
+    expect(seen.map((event) => [event.eventType, event.objectId])).toEqual([
+      ['PAYMENT_PROCESSING', paymentId],
+      ['PAYMENT_SUCCEEDED', paymentId],
+    ]);
+    expect(seen[1]!.objectVersion).toBeGreaterThan(seen[0]!.objectVersion);
+    watched.close();
+  });
+
+  it('catches up from `after`, then goes on live: nothing missed, nothing repeated, even with payments made at the seam', async () => {
+    const shop = await merchantWithSandbox(stack);
+    await pay(shop);
+    await pay(shop);
+    const [after] = await eventIdsOldestFirst(shop);
+    // Payments keep happening while the subscriber reconnects: some commit before, some during, some after the catch-up.
+    const during = Promise.all([pay(shop), pay(shop), pay(shop)]);
+    const watched = subscribeWs(client(shop.secretKey), PaymentEventsDocument, { profileId: shop.profileId, after });
+    await during;
+    await settle();
+    await pay(shop);
+    const expected = (await eventIdsOldestFirst(shop)).slice(1);
+    expect(expected).toHaveLength(11); // 12 events (6 payments), all but the first
+    const seen = (await watched.waitFor(expected.length)).map((result) => result.paymentEvents.id);
+    await settle();
+    expect(watched.results).toHaveLength(expected.length); // no repeats came after
+    expect(new Set(seen).size).toBe(seen.length);
+    expect([...seen].sort()).toEqual([...expected].sort());
+    watched.close();
+  });
+
+  it('filters by event type and leaves other profiles’ events out', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const watched = subscribeWs(client(shop.secretKey), PaymentEventsDocument, { profileId: shop.profileId, eventTypes: ['PAYMENT_SUCCEEDED'] });
+    const stranger = await merchantWithSandbox(stack);
+    await settle();
+    await pay(stranger);
+    const paymentId = await pay(shop);
+    const seen = await watched.waitFor(1);
+    await settle();
+    expect(watched.results.map((result) => [result.paymentEvents.eventType, result.paymentEvents.objectId])).toEqual([['PAYMENT_SUCCEEDED', paymentId]]);
+    expect(seen).toHaveLength(1);
+    watched.close();
+  });
+
+  it('is for the secret key of the profile’s merchant only, and names a bad argument', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const stranger = await merchantWithSandbox(stack);
+    const cases = [
+      { key: shop.publishableKey, variables: { profileId: shop.profileId }, code: 'FORBIDDEN' },
+      { key: stranger.secretKey, variables: { profileId: shop.profileId }, code: 'NOT_FOUND' },
+      { key: shop.secretKey, variables: { profileId: 'not-a-profile' }, code: 'INVALID_INPUT' },
+      { key: shop.secretKey, variables: { profileId: shop.profileId, after: 'evt_DoesNotExist000000000000' }, code: 'NOT_FOUND' },
+    ];
+    for (const { key, variables, code } of cases) {
+      const refused = subscribeWs(client(key), PaymentEventsDocument, variables);
+      const errors = await refused.waitForError();
+      expect(errors.map((error) => error.extensions?.code), JSON.stringify(errors)).toEqual([code]);
+    }
+  });
+
+  it('ends when its key is revoked', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const { key, apiKey } = dataOf(await shop.secret(CreateApiKeyDocument, { input: { name: 'dashboard', type: 'SECRET' } })).createApiKey;
+    const watched = subscribeWs(client(key), PaymentEventsDocument, { profileId: shop.profileId });
+    await settle();
+    await pay(shop);
+    await watched.waitFor(2);
+    dataOf(await shop.secret(RevokeApiKeyDocument, { input: { keyId: apiKey.id } }));
+    const errors = await watched.waitForError(5_000);
+    expect(errors.map((error) => error.extensions?.code)).toEqual(['CLOSE_4403']);
+    expect(errors[0]!.message).toMatch(/revoked/);
+    await pay(shop);
+    await settle();
+    expect(watched.results).toHaveLength(2);
+  });
+});
