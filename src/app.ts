@@ -2,6 +2,7 @@
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import { checkPostgres, checkRedis } from './db/reachability.ts';
+import { SubscriptionGate } from './graphql/subscription-gate.ts';
 import { createGraphQLServer } from './graphql/yoga.ts';
 import { createMetrics } from './http/metrics.ts';
 import { listen, reachableHost } from './http/listen.ts';
@@ -30,7 +31,8 @@ export async function startApi(config: Config, logger: Logger): Promise<ApiApp> 
   const adapters = createAdapters(config, logger);
   const services = createServices(context, adapters);
   const metrics = createMetrics();
-  const yoga = createGraphQLServer({ config, services, logger, db: context.db, live: adapters.liveFeed });
+  const gate = new SubscriptionGate(config, services.apiKeys, logger);
+  const yoga = createGraphQLServer({ config, services, logger, db: context.db, live: adapters.liveFeed, gate });
   const server = createHttpServer({
     config,
     logger,
@@ -53,6 +55,7 @@ export async function startApi(config: Config, logger: Logger): Promise<ApiApp> 
     context,
     close: async () => {
       // Stop accepting, let in-flight requests finish (bounded), then release connections.
+      gate.close();
       await webSockets.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();

@@ -2,6 +2,7 @@
 import type { Database } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
 import type { LiveFeed } from '../realtime/live-feed.ts';
+import type { SubscriptionGate } from './subscription-gate.ts';
 import type { Services } from '../services/create-services.ts';
 import type { Principal } from '../services/principal.ts';
 
@@ -14,4 +15,6 @@ export interface GraphQLContext {
   requestId: string;
   /** What subscriptions listen to (Redis pub/sub, shared by every process). */
   live: LiveFeed;
+  /** Bounds, backlog limit and revocation for every subscription stream (both transports). */
+  gate: SubscriptionGate;
 }

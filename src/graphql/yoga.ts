@@ -11,6 +11,7 @@ import type { Database } from '../db/client.ts';
 import { AppError, ERROR_CODES } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
 import type { LiveFeed } from '../realtime/live-feed.ts';
+import type { SubscriptionGate } from './subscription-gate.ts';
 import type { Services } from '../services/create-services.ts';
 import type { Principal } from '../services/principal.ts';
 import type { GraphQLContext } from './context.ts';
@@ -106,8 +107,9 @@ export function createGraphQLServer(deps: {
   logger: Logger;
   db: Database;
   live: LiveFeed;
+  gate: SubscriptionGate;
 }): YogaServerInstance<ServerContext, GraphQLContext> {
-  const { config, services, logger, db, live } = deps;
+  const { config, services, logger, db, live, gate } = deps;
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -117,7 +119,7 @@ export function createGraphQLServer(deps: {
     context: async ({ request, requestId, principal: authenticated }) => {
       try {
         const principal = authenticated ?? (await services.apiKeys.authenticate(presentedKey(request.headers)));
-        return { principal, services, logger: logger.child({ requestId }), requestId, db, live };
+        return { principal, services, logger: logger.child({ requestId }), requestId, db, live, gate };
       } catch (error) {
         if (error instanceof AppError) throw appErrorToGraphQL(error);
         throw error;

@@ -3,33 +3,40 @@
 // sees changes made by any API or worker process. Publishing happens after commit, and never fails the
 // change that caused it: a subscriber that missed something catches up from the database (`after`).
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
+import { Repeater } from '@repeaterjs/repeater';
 import { createPubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { drain } from '../domain/async-streams.ts';
+import { AppError } from '../domain/errors.ts';
 import type { CommittedEvent, LivePublisher } from '../services/events/event-outbox.ts';
+import type { LiveEvents } from '../services/events/event-service.ts';
 import type { Payment } from '../services/payments/payment-store.ts';
 
-/** JSON that keeps Dates as Dates across Redis (`{"$date": iso}`), so a payload resolves like a database row. */
+/**
+ * The tag of a Date in a payload. It starts with NUL, which no stored text may contain (PostgreSQL
+ * refuses it, and the API refuses it in every input), so merchant metadata can never look like a Date.
+ */
+const DATE_TAG = '\u0000date';
+
+/** JSON that keeps Dates as Dates across Redis, so a payload resolves like a database row. */
 const serializer = {
   stringify: (value: unknown) =>
     JSON.stringify(value, function replace(this: Record<string, unknown>, key: string, json: unknown) {
       const raw = this[key];
-      return raw instanceof Date ? { $date: raw.toISOString() } : json;
+      return raw instanceof Date ? { [DATE_TAG]: raw.toISOString() } : json;
     }),
   parse: (text: string) =>
-    JSON.parse(text, (_key, value: unknown) =>
-      value !== null && typeof value === 'object' && Object.keys(value).length === 1 && typeof (value as { $date?: unknown }).$date === 'string'
-        ? new Date((value as { $date: string }).$date)
-        : value,
-    ),
+    JSON.parse(text, (_key, value: unknown) => {
+      const tagged = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[DATE_TAG] : undefined;
+      return typeof tagged === 'string' ? new Date(tagged) : value;
+    }),
 };
 
-export interface LiveFeed extends LivePublisher {
+export interface LiveFeed extends LivePublisher, LiveEvents {
   /** The payment as each of its changes commits. */
   paymentChanges(paymentId: string): AsyncIterable<Payment>;
-  /** The merchant's new events in one mode, as they commit. */
-  events(merchantId: string, mode: string): AsyncIterable<CommittedEvent>;
   close(): Promise<void>;
 }
 
@@ -47,14 +54,39 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
   };
   const eventTarget = createRedisEventTarget({ publishClient: publishClient as unknown as Redis, subscribeClient: subscribeClient as unknown as Redis, serializer });
   const pubSub = createPubSub<Record<string, [string, unknown]>>({ eventTarget });
+
+  // While the subscriber connection is down, publications are lost: every live stream ends with a
+  // retryable error, so its client reconnects (with `after`) and catches up, rather than missing them.
+  const interruptions = new Set<(error: Error) => void>();
+  subscribeRedis.on('close', () => {
+    for (const interrupt of [...interruptions]) interrupt(new AppError('SERVICE_UNAVAILABLE', 'The live feed lost its connection to Redis; subscribe again (with `after`) to catch up.'));
+  });
+  const interruptible = <T>(source: AsyncIterable<T>): AsyncIterable<T> =>
+    new Repeater<T>(async (push, stop) => {
+      const interrupt = (error: Error) => stop(error);
+      interruptions.add(interrupt);
+      try {
+        await drain(source[Symbol.asyncIterator](), stop, push);
+        stop();
+      } catch (error) {
+        stop(error as Error);
+      } finally {
+        interruptions.delete(interrupt);
+      }
+    });
   // Channels carry the deployment's prefix, like every other Redis key of the service.
   const paymentTopic = `${config.REDIS_PREFIX}:live:payment`;
   const eventsTopic = `${config.REDIS_PREFIX}:live:events`;
   return {
     paymentChanged: (payment) => pubSub.publish(paymentTopic, payment.id, payment),
     eventCreated: (event) => pubSub.publish(eventsTopic, `${event.merchantId}:${event.mode}`, event),
-    paymentChanges: (paymentId) => pubSub.subscribe(paymentTopic, paymentId) as AsyncIterable<Payment>,
-    events: (merchantId, mode) => pubSub.subscribe(eventsTopic, `${merchantId}:${mode}`) as AsyncIterable<CommittedEvent>,
+    paymentChanges: (paymentId) => interruptible(pubSub.subscribe(paymentTopic, paymentId) as AsyncIterable<Payment>),
+    events: (merchantId, mode) => interruptible(pubSub.subscribe(eventsTopic, `${merchantId}:${mode}`) as AsyncIterable<CommittedEvent>),
+    // Redis answers a connection's commands in order: a PING answered means every SUBSCRIBE sent before it is in effect.
+    subscribed: async () => {
+      await new Promise((resolve) => setImmediate(resolve)); // let subscriptions just started send their SUBSCRIBE
+      await subscribeRedis.ping();
+    },
     close: async () => {
       publishRedis.disconnect();
       subscribeRedis.disconnect();

@@ -50,7 +50,15 @@ export class ApiKeyService {
     return { kind, merchantId: row.merchantId, mode: row.mode, keyId: row.id };
   }
 
-  /** A secret key issues keys for its own merchant and mode; the admin key issues any, live ones included. */
+  /** Which of `keyIds` may no longer be used (revoked, or gone): their running subscriptions end. */
+  async unusable(keyIds: readonly string[]): Promise<Set<string>> {
+    if (keyIds.length === 0) return new Set();
+    const usable = await this.context.db.apiKey.findMany({ where: { id: { in: [...keyIds] }, revokedAt: null }, select: { id: true } });
+    const active = new Set(usable.map((row) => row.id));
+    return new Set(keyIds.filter((id) => !active.has(id)));
+  }
+
+    /** A secret key issues keys for its own merchant and mode; the admin key issues any, live ones included. */
   async create(principal: Principal, rawInput: unknown): Promise<IssuedKey> {
     const input = parseInput(createApiKeyInput, rawInput);
     let merchantId: string;

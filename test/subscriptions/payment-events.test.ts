@@ -117,7 +117,7 @@ describe('paymentEvents', () => {
     await watched.waitFor(2);
     dataOf(await shop.secret(RevokeApiKeyDocument, { input: { keyId: apiKey.id } }));
     const errors = await watched.waitForError(5_000);
-    expect(errors.map((error) => error.extensions?.code)).toEqual(['CLOSE_4403']);
+    expect(errors.map((error) => error.extensions?.code)).toEqual(['UNAUTHENTICATED']);
     expect(errors[0]!.message).toMatch(/revoked/);
     await pay(shop);
     await settle();

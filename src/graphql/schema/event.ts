@@ -97,10 +97,10 @@ builder.subscriptionField('paymentEvents', (t) =>
       'Every event of the profile (payments, and later refunds, disputes, payouts) as it is created, for live dashboards; secret key. With `after` (an event id), first the events created since that one, then live ones, without gaps or repeats.',
     authScopes: { secretKey: true },
     args: { profileId: t.arg.string({ required: true }), eventTypes: t.arg({ type: [EventTypeEnum] }), after: t.arg.string() },
-    subscribe: (_root, args, { principal, services, live }) => {
+    subscribe: async (_root, args, { principal, services, live, gate }) => {
       const key = requireSecretKey(principal);
       const input = { ...args, eventTypes: args.eventTypes?.map((type) => type.toLowerCase()) };
-      return services.events.watch(key, input, live.events(key.merchantId, key.mode));
+      return gate.open(key, await services.events.watch(key, input, live));
     },
     resolve: (event) => event,
   }),

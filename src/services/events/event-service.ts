@@ -1,6 +1,8 @@
 // What merchants do with their events: read them with every delivery attempt, send one again by hand, and
 // send a signed test event to check an endpoint.
+import { Repeater } from '@repeaterjs/repeater';
 import { z } from 'zod';
+import { drain } from '../../domain/async-streams.ts';
 import { isEventType, EVENT_TYPES } from '../../domain/events/catalog.ts';
 import { paymentWireObject } from '../../domain/events/wire-objects.ts';
 import { AppError, invalidInput, notFound } from '../../domain/errors.ts';
@@ -19,8 +21,16 @@ const watchEventsInput = z.object({
   after: z.string().refine((id) => isId('event', id), 'is not an event id').nullish(),
 });
 
-/** How many missed events one catch-up query reads at a time. */
+/** How many missed events one catch-up query reads at a time, and at most in all. */
 const CATCH_UP_PAGE = 100;
+const MAX_CATCH_UP = 10_000;
+
+/** What watch listens to: the merchant's new events, and when the listening is in effect. */
+export interface LiveEvents {
+  events(merchantId: string, mode: string): AsyncIterable<CommittedEvent>;
+  /** Resolves once every subscription requested so far is acknowledged by Redis. */
+  subscribed(): Promise<void>;
+}
 
 const listEventsInput = z.object({
   first: z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').nullish(),
@@ -81,11 +91,12 @@ export class EventService {
 
   /**
    * The profile's events as they are created (for live dashboards). With `after`, first the events created
-   * since that one, from the database, then live ones, with no gap or repeat at the seam: `live` is already
-   * listening while the database is read, and what it brings that the catch-up already gave is skipped.
-   * Validated before anything streams, so a bad argument is an error, not an empty stream.
+   * since that one, from the database, then live ones, with no gap or repeat at the seam: the live feed is
+   * subscribed (and Redis has acknowledged it) before the database is read, and what it brings that the
+   * catch-up already gave is skipped. Validated before anything streams, so a bad argument is an error,
+   * not an empty stream; nothing listens until the stream is read, and its end stops listening at once.
    */
-  async watch(principal: SecretKeyPrincipal, rawInput: unknown, live: AsyncIterable<CommittedEvent>): Promise<AsyncIterable<EventWithAttempts>> {
+  async watch(principal: SecretKeyPrincipal, rawInput: unknown, live: LiveEvents): Promise<AsyncIterable<EventWithAttempts>> {
     const input = parseInput(watchEventsInput, rawInput);
     const { db } = this.context;
     const profile = await db.businessProfile.findFirst({ where: { id: input.profileId, merchantId: principal.merchantId }, select: { id: true } });
@@ -94,45 +105,48 @@ export class EventService {
     if (input.after && from === null) throw notFound('event', input.after);
     const types = input.eventTypes?.length ? new Set<string>(input.eventTypes) : null;
     const wanted = (event: Pick<Event, 'profileId' | 'eventType'>) => event.profileId === input.profileId && (types === null || types.has(event.eventType));
-    const withAttempts = { attempts: { orderBy: { attemptNumber: 'asc' } } } as const;
+    const scope = { merchantId: principal.merchantId, mode: principal.mode, profileId: input.profileId, ...(types ? { eventType: { in: [...types] } } : {}) };
+    if (from !== null) {
+      const missed = await db.event.count({ where: { ...scope, OR: [{ createdAt: { gt: from.createdAt } }, { createdAt: from.createdAt, id: { gt: from.id } }] } });
+      if (missed > MAX_CATCH_UP) throw invalidInput('after', `more than ${MAX_CATCH_UP} events came after it; read them with the events query, then subscribe from the newest`);
+    }
     const snapshotOf = (eventId: string) => this.liveSnapshot(eventId);
-    const listening = live[Symbol.asyncIterator]();
-    // Start listening now (the first next() subscribes), before the catch-up reads the database.
-    let next = listening.next();
-    return (async function* stream() {
+    return new Repeater<EventWithAttempts>(async (push, stop) => {
+      const listening = live.events(principal.merchantId, principal.mode)[Symbol.asyncIterator]();
+      const first = listening.next(); // subscribes
       const caughtUp = new Set<string>();
       try {
+        await live.subscribed();
         for (let cursor = from; cursor !== null; ) {
           const page = await db.event.findMany({
-            where: {
-              merchantId: principal.merchantId,
-              mode: principal.mode,
-              profileId: input.profileId,
-              ...(types ? { eventType: { in: [...types] } } : {}),
-              OR: [{ createdAt: { gt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { gt: cursor.id } }],
-            },
-            include: withAttempts,
+            where: { ...scope, OR: [{ createdAt: { gt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { gt: cursor.id } }] },
+            include: { attempts: { orderBy: { attemptNumber: 'asc' } } },
             orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
             take: CATCH_UP_PAGE,
           });
           for (const event of page) {
             caughtUp.add(event.id);
-            yield event;
+            await push(event);
           }
           cursor = page.length === CATCH_UP_PAGE ? page.at(-1)! : null;
         }
-        for (;;) {
-          const { value, done } = await next;
-          if (done) return;
-          next = listening.next();
-          if (caughtUp.has(value.id) || !wanted(value)) continue;
-          const event = await snapshotOf(value.id);
-          if (event !== null) yield event;
-        }
+        await drain(
+          listening,
+          stop,
+          async (notice) => {
+            if (caughtUp.delete(notice.id) || !wanted(notice)) return;
+            const event = await snapshotOf(notice.id);
+            if (event !== null) await push(event);
+          },
+          first,
+        );
+        stop();
+      } catch (error) {
+        stop(error as Error);
       } finally {
         await listening.return?.();
       }
-    })();
+    });
   }
 
   /** The event as just created, read once for every subscriber of this process that wants it. */
@@ -210,6 +224,8 @@ export class EventService {
     const event = await this.context.db.$transaction((tx) =>
       this.outbox.record(tx, { merchantId: principal.merchantId, profileId, mode: principal.mode, eventType: 'payment_succeeded', objectId: paymentId, objectVersion: 0, object: sample, isTest: true }),
     );
+    // Dashboards watching paymentEvents see it as they see every event.
+    this.outbox.afterCommit(event);
     // One attempt only: a test event is not retried for a day.
     await this.delivery.sendNow(event.id, 'TEST');
     return this.get(principal, event.id);
