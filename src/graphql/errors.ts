@@ -25,6 +25,17 @@ function fieldOf(message: string): string | undefined {
 }
 
 /**
+ * A variable-coercion message without the value it refused: that value may be a card number or a CVC
+ * sent with the wrong type, and must not come back in an answer (or a client's error log).
+ */
+export function withoutInputValues(message: string): string {
+  return message
+    .replace(/ got invalid value [\s\S]*?( at "[^"]*")?; /, (_match, at: string | undefined) => ` got an invalid value${at ?? ''}; `)
+    .replace(/(cannot represent [^:;]*?)(: [\s\S]*)$/, '$1.')
+    .replace(/(Expected value of type "[^"]+"), found [\s\S]*$/, '$1.');
+}
+
+/**
  * A GraphQLError produced before execution (parse, validation, variable coercion, armor limits, Yoga's
  * request parsing) gets a catalog code. Errors that already carry a code are returned as they are.
  */
@@ -37,7 +48,7 @@ export function withErrorCode(error: GraphQLError): GraphQLError {
   else if (status !== undefined && status >= 500) code = 'INTERNAL';
   const field = code === 'INVALID_INPUT' ? fieldOf(error.message) : undefined;
   const { originalError: _internal, ...extensions } = error.extensions ?? {};
-  return new GraphQLError(error.message, {
+  return new GraphQLError(code === 'INVALID_INPUT' ? withoutInputValues(error.message) : error.message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,

@@ -11,6 +11,8 @@ const FAILURES: AttemptFailure[] = [
     { kind: 'declined' as const, code, retryable: false },
     // A processor that calls a hard decline retryable is overruled.
     { kind: 'declined' as const, code, retryable: true },
+    // Refused before the processor acted (an invalid number): another processor would refuse it too.
+    { kind: 'not_processed' as const, code },
   ]),
 ];
 const PROFILE_CODES: string[][] = [[], ['card_declined'], ['card_declined', 'do_not_honor']];
@@ -27,7 +29,7 @@ describe('retryDecision', () => {
   it(`covers ${cases.length} combinations`, () => expect(cases.length).toBe(FAILURES.length * 3 * 3 * 2));
 
   it.each(cases)('$failure.kind $failure.code (processor retryable: $failure.retryable), profile $context.retryableDeclineCodes, used $context.retriesUsed/2, next $context.nextConnectorAvailable', ({ failure, context }) => {
-    const hard = failure.kind === 'declined' && HARD_DECLINE_CODES.has(failure.code);
+    const hard = HARD_DECLINE_CODES.has(failure.code);
     const worth = failure.kind === 'not_processed' || failure.retryable || context.retryableDeclineCodes.includes(failure.code);
     const expected = !hard && worth && context.retriesUsed < context.maxRetries && context.nextConnectorAvailable;
     const decision = retryDecision(failure, context);

@@ -39,7 +39,9 @@ export interface RetryContext {
 export type RetryDecision = { retry: true } | { retry: false; reason: string };
 
 export function retryDecision(failure: AttemptFailure, context: RetryContext): RetryDecision {
-  if (failure.kind === 'declined' && HARD_DECLINE_CODES.has(failure.code)) return { retry: false, reason: `${failure.code} is a hard decline` };
+  // Whether the processor declined it or refused it before acting (an invalid number), another processor
+  // would get the same card to the same end: never sent on.
+  if (HARD_DECLINE_CODES.has(failure.code)) return { retry: false, reason: `${failure.code} is a hard decline` };
   const worthRetrying =
     failure.kind === 'not_processed' || failure.retryable || context.retryableDeclineCodes.includes(failure.code);
   if (!worthRetrying) return { retry: false, reason: `${failure.code} is not retryable` };

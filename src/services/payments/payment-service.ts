@@ -16,7 +16,7 @@ import {
 } from '../../domain/payments/attempt-machine.ts';
 import { AWAITING_PROCESSOR_INTENT_STATUSES, SYNCABLE_INTENT_STATUSES, type AttemptStatus } from '../../domain/payments/statuses.ts';
 import { supportsManualCapture } from '../../domain/payments/methods.ts';
-import { MAX_ATTEMPTS_PER_PAYMENT, retryDecision, type AttemptFailure } from '../../domain/payments/retry.ts';
+import { HARD_DECLINE_CODES, MAX_ATTEMPTS_PER_PAYMENT, retryDecision, type AttemptFailure } from '../../domain/payments/retry.ts';
 import { paymentSyncDelayMs } from '../../domain/payments/sync-schedule.ts';
 import { Prisma, type BusinessProfile, type ConnectorAccount, type SavedPaymentMethod } from '../../generated/prisma/client.ts';
 import type { ConnectorAccountService } from '../connector-accounts.ts';
@@ -233,6 +233,7 @@ export class PaymentService {
       if (payment.attemptCount >= MAX_ATTEMPTS_PER_PAYMENT) {
         throw new AppError('INVALID_STATE', `This payment has had ${payment.attemptCount} attempts, the most allowed; create a new payment.`, { status: payment.activeAttempt.status });
       }
+      await this.refuseHardDeclinedCard(payment, kept.cardFingerprint);
       pending = await this.store.startAttempt(payment, { closeMove: null, attempt: routedTo(candidates[0]!), intent: { ...intent, errorCode: null, errorMessage: null }, trigger: 'manual_retry', actor: principal.keyId });
     } else {
       const moves: AttemptTransition[] = [];
@@ -259,22 +260,43 @@ export class PaymentService {
         });
         if (decision.retry) {
           const error = { errorCode: failure.code, errorMessage: failureMessage(outcome) };
-          pending = await this.store.startAttempt(pending, {
-            closeMove: transitionAttempt('PENDING', 'processor_call', { result: 'failure', retry: true }),
-            closeFields: { ...error, connectorTransactionId: 'answer' in outcome ? outcome.answer.transactionId : null },
-            attempt: routedTo(candidates[index + 1]!),
-            trigger: 'retry',
-            actor: 'processor',
-          });
+          try {
+            pending = await this.store.startAttempt(pending, {
+              closeMove: transitionAttempt('PENDING', 'processor_call', { result: 'failure', retry: true }),
+              closeFields: { ...error, connectorTransactionId: 'answer' in outcome ? outcome.answer.transactionId : null },
+              attempt: routedTo(candidates[index + 1]!),
+              trigger: 'retry',
+              actor: 'processor',
+            });
+          } catch (conflict) {
+            // A callback or sync moved the payment first (it learnt the same failure): what it did stands.
+            if (!(conflict instanceof AppError && conflict.code === 'CONFLICT')) throw conflict;
+            return this.watched(await this.store.get(pending.id));
+          }
           retriesUsed += 1;
           continue;
         }
         this.context.logger.info({ paymentId: pending.id, code: failure.code, reason: decision.reason }, 'attempt failed without retry');
       }
       if ('error' in outcome) return this.watched(await this.afterConnectorError(pending, outcome.error, 'processor_call'));
-      const result = await this.applyAnswer(pending.id, outcome.answer, 'processor');
+      const result = await this.applyAnswer(pending, outcome.answer, 'processor');
       if (options.saved && result.activeAttempt.id === pending.activeAttempt.id && PAID.has(result.status)) await this.customers.markUsed(options.saved.id);
       return this.watched(this.declinedOrResult(result, outcome.answer));
+    }
+  }
+
+  /**
+   * A manual retry may not send a card back to be declined again for a reason that will not change
+   * (insufficient funds, stolen, ...): it would only test the card. Another method is welcome.
+   */
+  private async refuseHardDeclinedCard(payment: Payment, cardFingerprint: string | null | undefined): Promise<void> {
+    if (!cardFingerprint) return;
+    const declined = await this.context.db.paymentAttempt.findFirst({
+      where: { paymentId: payment.id, cardFingerprint, errorCode: { in: [...HARD_DECLINE_CODES] } },
+      select: { errorCode: true },
+    });
+    if (declined !== null) {
+      throw invalidInput('paymentMethodData', `this card was declined for this payment (${declined.errorCode}) and will be again; use another payment method`);
     }
   }
 
@@ -338,7 +360,7 @@ export class PaymentService {
     const connector = await this.connectorOf(initiated);
     try {
       const answer = await connector.capture(initiated.activeAttempt.connectorTransactionId!, amount, `${initiated.activeAttempt.id}_capture`);
-      return this.watched(this.declinedOrResult(await this.applyAnswer(initiated.id, answer, 'processor'), answer));
+      return this.watched(this.declinedOrResult(await this.applyAnswer(initiated, answer, 'processor'), answer));
     } catch (error) {
       return this.watched(await this.afterConnectorError(initiated, error, 'capture_at_processor'));
     }
@@ -370,7 +392,7 @@ export class PaymentService {
     const connector = await this.connectorOf(cancelled);
     try {
       const answer = await connector.void(cancelled.activeAttempt.connectorTransactionId!, `${cancelled.activeAttempt.id}_void`);
-      return this.watched(await this.applyAnswer(cancelled.id, answer, 'processor'));
+      return this.watched(await this.applyAnswer(cancelled, answer, 'processor'));
     } catch (error) {
       return this.watched(await this.afterConnectorError(cancelled, error, 'void_at_processor'));
     }
@@ -506,7 +528,7 @@ export class PaymentService {
       if (error instanceof ConnectorError) throw new AppError('CONNECTOR_ERROR', `The processor could not be asked: ${error.message}.`);
       throw error;
     }
-    if (answer !== null) return this.applyAnswer(payment.id, answer, actor);
+    if (answer !== null) return this.applyAnswer(payment, answer, actor);
     // The processor has no payment for the attempt. Once its authorization request has certainly ended,
     // that is final: the request never reached the processor, and the attempt failed without a charge.
     if (payment.activeAttempt.status !== 'PENDING' || !this.isStalled(payment)) return payment;
@@ -524,8 +546,12 @@ export class PaymentService {
    * leads to (late, duplicate or out of order) changes nothing; neither does `pending` (still working).
    * Re-reads and re-plans when a concurrent request moved the payment first.
    */
-  private async applyAnswer(paymentId: string, answer: ProcessorPayment, actor: string): Promise<Payment> {
-    return (await this.applyAnswerTo(paymentId, answer, actor)).payment;
+  /**
+   * The processor's answer about `asked`'s active attempt: applied to that attempt only. If another attempt
+   * became active meanwhile (a retry, a manual retry after a callback), the answer changes nothing.
+   */
+  private async applyAnswer(asked: Payment, answer: ProcessorPayment, actor: string): Promise<Payment> {
+    return (await this.applyAnswerTo(asked.id, answer, actor, { attemptId: asked.activeAttempt.id })).payment;
   }
 
   /**
