@@ -106,6 +106,8 @@ const sandboxConfigSchema = z.object({
   SANDBOX_HOST: z.string().default('127.0.0.1'),
   SANDBOX_LATENCY_MS: integerFrom(0, 30_000).default(0),
   SANDBOX_BANK_DEBIT_SETTLE_MS: integerFrom(0, 600_000).default(3_000),
+  /** How long a pending sandbox refund (of the refund test cards) waits before it settles. */
+  SANDBOX_REFUND_SETTLE_MS: integerFrom(0, 600_000).default(3_000),
   /** The waits before each retry of a failed sandbox callback; unset: the server's default (1 s, 5 s, 30 s, 2 min). */
   SANDBOX_CALLBACK_RETRY_DELAYS_MS: integerListFrom(0, 3_600_000, 20).optional(),
   /** Where customers' browsers reach the sandbox (challenge URLs are built from it). */

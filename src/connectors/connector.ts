@@ -1,6 +1,7 @@
 // The connector interface: what the payments service needs from any processor. Each implementation knows
 // its processor's wire format and nothing of GraphQL or the database.
 import type { ProcessorPaymentStatus } from '../domain/payments/attempt-machine.ts';
+import type { ProcessorRefundStatus } from '../domain/refunds/refund-machine.ts';
 import type { PaymentMethodType } from '../domain/payments/methods.ts';
 import type { CaptureMethod } from '../domain/payments/statuses.ts';
 
@@ -59,6 +60,24 @@ export interface ProcessorPayment {
   error: { code: string; message: string; retryable: boolean } | null;
 }
 
+export interface RefundRequest {
+  /** The processor's id of the payment whose capture is refunded. */
+  transactionId: string;
+  amount: number;
+  currency: string;
+  reason: string | null;
+  /** Our refund id: the processor's reference and the idempotency key of the call. */
+  reference: string;
+}
+
+/** A processor's view of a refund, normalised. */
+export interface ProcessorRefund {
+  refundId: string;
+  status: ProcessorRefundStatus;
+  amount: number;
+  error: { code: string; message: string } | null;
+}
+
 /** A session a wallet or pay-later SDK needs before the customer can approve in its sheet. */
 export interface WalletSession {
   wallet: string;
@@ -90,22 +109,28 @@ export interface Connector {
   sync(transactionId: string): Promise<ProcessorPayment>;
   /** The payment created for `reference`, when a call's answer was lost (timeout); null if none was created. */
   findByReference(reference: string): Promise<ProcessorPayment | null>;
+  refund(request: RefundRequest): Promise<ProcessorRefund>;
+  syncRefund(refundId: string): Promise<ProcessorRefund>;
+  /** The refund created for `reference` (our refund id), when a call's answer was lost; null if none was created. */
+  findRefundByReference(reference: string): Promise<ProcessorRefund | null>;
   /** A session for one of the connector's wallets (ConnectorDefinition.wallets). */
   createSession(request: { wallet: string; amount: number; currency: string }): Promise<WalletSession>;
   /** The processor's callbacks; absent when the connector has none (its payments rely on sync). */
   readonly webhooks?: ConnectorWebhooks;
 }
 
-/** A processor's callback, verified and read: the payment it is about, as the processor sees it now. */
-export interface ConnectorCallback {
+/**
+ * A processor's callback, verified and read: the payment or refund it is about, as the processor sees it
+ * now. `reference` is ours (an attempt or refund id) as the processor echoes it, to find a resource whose
+ * call timed out before the processor's id was known.
+ */
+export type ConnectorCallback = {
   /** The processor's own id of the event, for the callback log. */
   eventId: string;
   /** The processor's event name, as sent (`payment.succeeded`). */
   eventType: string;
-  payment: ProcessorPayment;
-  /** Our reference (the attempt id) as the processor echoes it, to find an attempt that has no transaction id yet. */
   reference: string | null;
-}
+} & ({ kind: 'payment'; payment: ProcessorPayment } | { kind: 'refund'; refund: ProcessorRefund });
 
 export interface ConnectorWebhooks {
   /** Whether `headers` carry the processor's signature of exactly `rawBody` under `secret` (constant time). */

@@ -13,6 +13,8 @@ import {
   type PaymentMethod,
   type ProcessorNextAction,
   type ProcessorPayment,
+  type ProcessorRefund,
+  type RefundRequest,
   type WalletSession,
 } from './connector.ts';
 
@@ -60,11 +62,24 @@ const sandboxPaymentSchema = z.object({
 });
 type SandboxPayment = z.infer<typeof sandboxPaymentSchema>;
 
-/** A sandbox callback: `{"id","type","created","data":{"object":<the payment as GET returns it>}}`. */
+/** The sandbox's refund object, as far as the service reads it. */
+const sandboxRefundSchema = z.object({
+  id: processorText(100).pipe(z.string().min(1)),
+  object: z.literal('refund'),
+  status: z.enum(['pending', 'succeeded', 'failed', 'requires_review']),
+  amount: processorAmount,
+  reference: processorText(100).nullish(),
+  error: z.object({ code: processorText(100), message: processorText(1000) }).nullable(),
+});
+type SandboxRefund = z.infer<typeof sandboxRefundSchema>;
+
+const eventName = z.string().regex(/^[\x21-\x7e]{1,100}$/);
+
+/** A sandbox callback: `{"id","type","created","data":{"object":<the payment or refund as GET returns it>}}`. */
 const sandboxCallbackSchema = z.object({
-  id: z.string().regex(/^[\x21-\x7e]{1,100}$/),
-  type: z.string().regex(/^[\x21-\x7e]{1,100}$/),
-  data: z.object({ object: sandboxPaymentSchema.extend({ reference: processorText(100).nullish() }) }),
+  id: eventName,
+  type: eventName,
+  data: z.object({ object: z.union([sandboxRefundSchema, sandboxPaymentSchema.extend({ reference: processorText(100).nullish() })]) }),
 });
 
 /** How far a callback's signed timestamp may be from now: older ones are replays. */
@@ -91,9 +106,14 @@ function parseSandboxCallback(rawBody: Buffer): ConnectorCallback | null {
     return null;
   }
   const callback = sandboxCallbackSchema.safeParse(json);
-  if (!callback.success || !callback.data.type.startsWith('payment.')) return null;
-  const object = callback.data.data.object;
-  return { eventId: callback.data.id, eventType: callback.data.type, payment: toProcessorPayment(object), reference: object.reference ?? null };
+  if (!callback.success) return null;
+  const { id: eventId, type: eventType, data } = callback.data;
+  const reference = data.object.reference ?? null;
+  // The event's name and its object must agree: a `refund.*` event carries a refund, a `payment.*` one a payment.
+  if ('object' in data.object && data.object.object === 'refund') {
+    return eventType.startsWith('refund.') ? { kind: 'refund', eventId, eventType, refund: toProcessorRefund(data.object), reference } : null;
+  }
+  return eventType.startsWith('payment.') ? { kind: 'payment', eventId, eventType, payment: toProcessorPayment(data.object as SandboxPayment), reference } : null;
 }
 
 const sandboxEndpointSchema = z.object({ id: z.string().min(1) });
@@ -139,6 +159,15 @@ function toProcessorPayment(payment: SandboxPayment): ProcessorPayment {
     nextAction: nextActionOf(payment),
     paymentMethodToken: payment.payment_method_token ?? null,
     error: payment.error,
+  };
+}
+
+function toProcessorRefund(refund: SandboxRefund): ProcessorRefund {
+  return {
+    refundId: refund.id,
+    status: refund.status === 'requires_review' ? 'review' : refund.status,
+    amount: refund.amount,
+    error: refund.error,
   };
 }
 
@@ -237,6 +266,20 @@ export class SandboxConnector implements Connector {
     return payment === null ? null : toProcessorPayment(payment);
   }
 
+  async refund(request: RefundRequest): Promise<ProcessorRefund> {
+    const body = { payment: request.transactionId, amount: request.amount, reference: request.reference, ...(request.reason ? { reason: request.reason } : {}) };
+    return toProcessorRefund(await this.callRefund('POST', '/v1/refunds', request.reference, body));
+  }
+
+  async syncRefund(refundId: string): Promise<ProcessorRefund> {
+    return toProcessorRefund(await this.callRefund('GET', `/v1/refunds/${encodeURIComponent(refundId)}`));
+  }
+
+  async findRefundByReference(reference: string): Promise<ProcessorRefund | null> {
+    const refund = await this.callRefund('GET', `/v1/refunds?reference=${encodeURIComponent(reference)}`, undefined, undefined, true);
+    return refund === null ? null : toProcessorRefund(refund);
+  }
+
   async createSession(request: { wallet: string; amount: number; currency: string }): Promise<WalletSession> {
     const body = await this.request('POST', '/v1/sessions', undefined, { wallet: request.wallet, amount: request.amount, currency: request.currency.toLowerCase() });
     const session = sandboxSessionSchema.safeParse(body.payload);
@@ -247,13 +290,24 @@ export class SandboxConnector implements Connector {
   private async call(method: string, path: string, idempotencyKey?: string, body?: unknown): Promise<SandboxPayment>;
   private async call(method: string, path: string, idempotencyKey: undefined, body: undefined, notFoundIsNull: true): Promise<SandboxPayment | null>;
   private async call(method: string, path: string, idempotencyKey?: string, body?: unknown, notFoundIsNull = false): Promise<SandboxPayment | null> {
+    return this.read(sandboxPaymentSchema, 'a payment', method, path, idempotencyKey, body, notFoundIsNull);
+  }
+
+  private async callRefund(method: string, path: string, idempotencyKey?: string, body?: unknown): Promise<SandboxRefund>;
+  private async callRefund(method: string, path: string, idempotencyKey: undefined, body: undefined, notFoundIsNull: true): Promise<SandboxRefund | null>;
+  private async callRefund(method: string, path: string, idempotencyKey?: string, body?: unknown, notFoundIsNull = false): Promise<SandboxRefund | null> {
+    return this.read(sandboxRefundSchema, 'a refund', method, path, idempotencyKey, body, notFoundIsNull);
+  }
+
+  /** One call answered with a `schema` object (or, with `notFoundIsNull`, the processor's own "no such one"). */
+  private async read<T>(schema: z.ZodType<T>, what: string, method: string, path: string, idempotencyKey: string | undefined, body: unknown, notFoundIsNull: boolean): Promise<T | null> {
     const { response, payload } = await this.request(method, path, idempotencyKey, body);
     // A decline is a payment with status "failed" (HTTP 402): an answer, not an error.
     if (response.ok || response.status === 402) {
-      const payment = sandboxPaymentSchema.safeParse(payload);
-      if (payment.success) return payment.data;
+      const resource = schema.safeParse(payload);
+      if (resource.success) return resource.data;
       // It answered "done" in a shape we cannot read: whatever it did, it did; sync will tell.
-      throw new ConnectorError(`${this.name} answered HTTP ${response.status} with a body that is not a payment`, 'bad_response', true);
+      throw new ConnectorError(`${this.name} answered HTTP ${response.status} with a body that is not ${what}`, 'bad_response', true);
     }
     // Only the processor's own "no such payment" proves there is none (a 404 from a wrong URL does not).
     if (response.status === 404 && notFoundIsNull && sandboxErrorSchema.safeParse(payload).data?.error.code === 'resource_missing') return null;

@@ -1,12 +1,13 @@
 // The sandbox personality's callbacks (its webhooks): a secret key registers one endpoint, and every status
-// change of its payments that happens away from the caller's own requests (a debit settling, a transfer's
-// funds arriving or not, the customer finishing a challenge or the bank's page) is POSTed there, signed, and
-// retried on the server's delays. So the service's callback route is exercised over HTTP as a real
-// processor would call it. A processor without webhooks (fauxpay) has no Callbacks at all.
+// change of its payments and refunds that happens away from the caller's own requests (a debit or a refund
+// settling, a transfer's funds arriving or not, the customer finishing a challenge or the bank's page, a
+// refund's review) is POSTed there, signed, and retried on the server's delays. So the service's callback
+// route is exercised over HTTP as a real processor would call it. A processor without webhooks (fauxpay) has
+// no Callbacks at all.
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 import { randomBase62 } from '../domain/ids.ts';
-import type { Payment } from './store.ts';
+import type { Changeable } from './store.ts';
 
 export const DEFAULT_CALLBACK_RETRY_DELAYS_MS: readonly number[] = [1000, 5000, 30_000, 120_000];
 /** How long one attempt may wait for the endpoint's answer before it counts as failed. */
@@ -33,6 +34,9 @@ export interface Endpoint {
 export interface Delivery {
   readonly eventId: string;
   readonly type: string;
+  /** The payment's or refund's id. */
+  readonly objectId: string;
+  /** The payment's id, or the refunded payment's for a refund. */
   readonly paymentId: string;
   /**
    * The endpoint registered when the change happened. Its retries go there even if the key registers
@@ -50,8 +54,8 @@ export interface Delivery {
 export interface CallbackOptions {
   /** The wait before each retry; one attempt more than there are delays. */
   retryDelaysMs: readonly number[];
-  /** The payment object exactly as `GET <apiPrefix>/payments/<id>` answers it. */
-  render(payment: Payment): unknown;
+  /** The payment or refund object exactly as `GET <apiPrefix>/payments/<id>` (or `/refunds/<id>`) answers it. */
+  render(changed: Changeable): unknown;
 }
 
 /** `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<body>">`, keyed with the secret's UTF-8 bytes. */
@@ -88,26 +92,28 @@ export class Callbacks {
   }
 
   /**
-   * Sends the callback of `payment`'s new status to its key's endpoint, if it has one. The event is built now,
-   * so it shows the payment as this change left it; the sending starts on a timer, after the caller's answer,
-   * and nothing it does can throw into the change that it reports.
+   * Sends the callback of a payment's or refund's new status (`payment.<status>`, `refund.<status>`) to its
+   * key's endpoint, if it has one. The event is built now, so it shows the object as this change left it; the
+   * sending starts on a timer, after the caller's answer, and nothing it does can throw into the change that
+   * it reports.
    */
-  paymentChanged(payment: Payment): void {
-    const endpoint = this.endpoints.get(payment.apiKey);
+  changed(changed: Changeable): void {
+    const endpoint = this.endpoints.get(changed.apiKey);
     if (endpoint === undefined || this.closing.signal.aborted) return;
     try {
       const eventId = `evt_sbx_${randomBase62(24)}`;
-      const type = `payment.${payment.status}`;
-      const body = JSON.stringify({ id: eventId, type, created: Math.floor(Date.now() / 1000), data: { object: this.options.render(payment) } });
-      const delivery: Delivery = { eventId, type, paymentId: payment.id, endpoint, body, attempts: 0, lastStatus: null, delivered: false };
-      const list = this.deliveries.get(payment.apiKey) ?? [];
+      const type = `${changed.object}.${changed.status}`;
+      const body = JSON.stringify({ id: eventId, type, created: Math.floor(Date.now() / 1000), data: { object: this.options.render(changed) } });
+      const paymentId = changed.object === 'payment' ? changed.id : changed.paymentId;
+      const delivery: Delivery = { eventId, type, objectId: changed.id, paymentId, endpoint, body, attempts: 0, lastStatus: null, delivered: false };
+      const list = this.deliveries.get(changed.apiKey) ?? [];
       list.unshift(delivery);
       // The newest only: a long-running sandbox must not keep every callback it ever sent.
       if (list.length > MAX_DELIVERIES_PER_KEY) list.length = MAX_DELIVERIES_PER_KEY;
-      this.deliveries.set(payment.apiKey, list);
+      this.deliveries.set(changed.apiKey, list);
       this.schedule(delivery, 0);
     } catch (error) {
-      process.stderr.write(`sandbox: could not prepare the callback of ${payment.id}: ${(error as Error).stack}\n`);
+      process.stderr.write(`sandbox: could not prepare the callback of ${changed.id}: ${(error as Error).stack}\n`);
     }
   }
 

@@ -2,7 +2,7 @@
 // outcomes from it and the tests walk it, so a new row is served with no other change.
 // The sandbox checks numbers itself rather than through src/domain/cards.ts: it stands in for an outside
 // processor, and a processor sharing the service's own checks would hide a bug in them.
-import { APPROVED, failed, type Outcome, type ProcessorError } from './outcomes.ts';
+import { APPROVED, REFUNDS_SUCCEED, failed, type Outcome, type ProcessorError, type RefundBehaviour } from './outcomes.ts';
 
 export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'unknown';
 
@@ -11,6 +11,8 @@ export type CardOutcome = Outcome | { kind: 'challenge' };
 export interface TestCard {
   number: string;
   outcome: CardOutcome;
+  /** What the payment's refunds do; absent, they succeed at once. */
+  refund?: RefundBehaviour;
 }
 
 /** A processor's own answer for one number or a whole brand, taking precedence over TEST_CARDS (see processors.ts). */
@@ -34,9 +36,16 @@ export const TEST_CARDS: readonly TestCard[] = [
   { number: '4000000000000069', outcome: { kind: 'failed', error: EXPIRED_CARD } },
   { number: '4000000000000119', outcome: failed('processing_error', 'An error occurred while processing your card. Try again.', true) },
   { number: '4000000000000127', outcome: failed('incorrect_cvc', "Your card's security code is incorrect.") },
+  { number: '4000000000007726', outcome: APPROVED, refund: { kind: 'settles', outcome: { status: 'succeeded' } } },
+  {
+    number: '4000000000005126',
+    outcome: APPROVED,
+    refund: { kind: 'settles', outcome: { status: 'failed', error: { code: 'refund_failed', message: 'The bank could not return the funds.' } } },
+  },
+  { number: '4000000000006975', outcome: APPROVED, refund: { kind: 'review' } },
 ];
 
-const OUTCOME_BY_NUMBER = new Map(TEST_CARDS.map((card) => [card.number, card.outcome]));
+const TEST_CARD_BY_NUMBER = new Map(TEST_CARDS.map((card) => [card.number, card]));
 
 /** The Luhn (mod 10) check: walking left from the check digit, every second digit is doubled. */
 export function luhnValid(number: string): boolean {
@@ -67,5 +76,10 @@ export function cardBrand(number: string): CardBrand {
 export function cardOutcome(card: { number: string; expMonth: number; expYear: number }, now: Date, rules: readonly CardRule[]): CardOutcome {
   if (now.getTime() >= Date.UTC(card.expYear, card.expMonth, 1)) return { kind: 'failed', error: EXPIRED_CARD };
   const rule = rules.find((candidate) => ('number' in candidate ? candidate.number === card.number : candidate.brand === cardBrand(card.number)));
-  return rule?.outcome ?? OUTCOME_BY_NUMBER.get(card.number) ?? APPROVED;
+  return rule?.outcome ?? TEST_CARD_BY_NUMBER.get(card.number)?.outcome ?? APPROVED;
+}
+
+/** What the refunds of a payment with the card `number` do: its test row's behaviour, or success at once. */
+export function cardRefundBehaviour(number: string): RefundBehaviour {
+  return TEST_CARD_BY_NUMBER.get(number)?.refund ?? REFUNDS_SUCCEED;
 }

@@ -1,5 +1,5 @@
-// What the sandbox processors decide about a payment, shared by every payment method group's table of test
-// values (cards.ts, banks.ts, wallets.ts).
+// What the sandbox processors decide about a payment and its refunds, shared by every payment method group's
+// table of test values (cards.ts, banks.ts, wallets.ts).
 
 /** A processor's reason for failing a payment, as the payment object's `error` carries it. */
 export interface ProcessorError {
@@ -20,3 +20,30 @@ export const failed = (code: string, message: string, retryable = false): Outcom
 
 /** A bank transfer's or crypto payment's funds did not arrive before the payment expired. */
 export const TRANSFER_EXPIRED: ProcessorError = { code: 'transfer_expired', message: 'The funds did not arrive in time.', retryable: false };
+
+/** A processor's reason for failing a refund, as the refund object's `error` carries it. */
+export interface RefundError {
+  code: string;
+  message: string;
+}
+
+/** How a refund ends: the status (and error) it settles with. */
+export type RefundOutcome = { status: 'succeeded' } | { status: 'failed'; error: RefundError };
+
+/**
+ * What becomes of a payment's refunds. Decided by the payment method when the payment is created and kept on
+ * the payment, so the sandbox never has to keep the card number to know it.
+ */
+export type RefundBehaviour =
+  /** Answered `succeeded`: the money is back at once. */
+  | { kind: 'succeeded' }
+  /** Answered `pending`, then settled as `outcome` once the refund settle delay has passed. */
+  | { kind: 'settles'; outcome: RefundOutcome }
+  /** Answered `requires_review`, until the test helpers approve or reject it. */
+  | { kind: 'review' };
+
+/** Every payment method's refunds, unless its test value says otherwise. */
+export const REFUNDS_SUCCEED: RefundBehaviour = { kind: 'succeeded' };
+
+/** A refund in review that the test helper rejected. */
+export const REFUND_REJECTED: RefundError = { code: 'refund_rejected', message: 'The refund was rejected after review.' };

@@ -1,21 +1,21 @@
 // What a sandbox processor does with a request: create a payment of any payment method group, capture,
 // cancel, receive (or give up on) a transfer's funds, open a wallet session and record the customer's answer
-// in it. Everything here works on one personality's store for one API key; server.ts reads the requests and
-// writes the answers.
+// in it (refunds are in refunds.ts). Everything here works on one personality's store for one API key;
+// server.ts reads the requests and writes the answers.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { SANDBOX_TRANSFER_IBAN, bankDebitOutcome, ibanValid } from './banks.ts';
-import { cardBrand, cardOutcome, luhnValid } from './cards.ts';
-import { TRANSFER_EXPIRED, type Outcome } from './outcomes.ts';
+import { cardBrand, cardOutcome, cardRefundBehaviour, luhnValid } from './cards.ts';
+import { REFUNDS_SUCCEED, TRANSFER_EXPIRED, type Outcome } from './outcomes.ts';
 import { PAYMENT_METHOD_TYPES, type PaymentMethodType, type Personality } from './processors.ts';
-import { ApiError } from './requests.ts';
-import type { CardSummary, Instructions, NewPayment, Payment, PaymentChanges, PaymentStatus, SandboxStore, WalletSession } from './store.ts';
+import { ApiError, referenceParameter } from './requests.ts';
+import type { CardSummary, Changeable, Instructions, NewPayment, Payment, PaymentChanges, PaymentStatus, Refund, SandboxStore, WalletSession } from './store.ts';
 import { SESSION_TTL_MS, WALLETS, WALLET_DECISIONS, WALLET_TYPES, type WalletDecision, type WalletType } from './wallets.ts';
 
 /** What a route produced and the HTTP status it is answered with (402 for a failed payment). */
 export interface RouteResult {
   httpStatus: number;
-  resource: Payment | WalletSession;
+  resource: Payment | Refund | WalletSession;
   replayed?: boolean;
 }
 
@@ -28,7 +28,7 @@ const NO_MANUAL_CAPTURE = new Set<PaymentMethodType>(['bank_debit', 'bank_transf
 const PUSHED = new Set<PaymentMethodType>(['bank_transfer', 'crypto']);
 const AWAITING_FUNDS = new Set<PaymentStatus>(['requires_customer_action', 'processing']);
 
-const amountSchema = z.number().int('must be an integer').min(1, 'must be at least 1');
+export const amountSchema = z.number().int('must be an integer').min(1, 'must be at least 1');
 const currencySchema = z.string().regex(/^[A-Za-z]{3}$/, 'must be 3 letters');
 const cvcSchema = z.string().regex(/^\d{3,4}$/, 'must be 3 or 4 digits');
 const walletTokenSchema = (wallet: WalletType) => z.strictObject({ type: z.literal(wallet, `must be "${wallet}"`), payment_token: z.string() });
@@ -138,6 +138,7 @@ export function createPayment(personality: Personality, apiKey: string, input: C
     bankDebit: null,
     instructions: null,
     paymentMethodToken: null,
+    refundBehaviour: REFUNDS_SUCCEED,
     settlement: null,
     returnUrl: input.return_url,
     error: null,
@@ -174,12 +175,13 @@ function createCardPayment({ processor, store }: Personality, apiKey: string, in
   if (input.three_ds === undefined) throw new ApiError(400, 'invalid_request', 'three_ds is required.');
   const { number, card } = cardToCharge(store, apiKey, input);
   const outcome = cardOutcome({ number, expMonth: card.expMonth, expYear: card.expYear }, new Date(), processor.cardRules);
-  if (outcome.kind === 'failed') return decided(store, { ...draft, card }, outcome);
+  const withCard = { ...draft, card, refundBehaviour: cardRefundBehaviour(number) };
+  if (outcome.kind === 'failed') return decided(store, withCard, outcome);
   // A card is saved only once accepted (authorised, or sent to 3D Secure): a declined card is not kept. A
   // saved card paying (payment_method_token) is not saved again, so it gets no new token.
   const save = input.setup_future_usage !== undefined && input.card !== undefined;
   const paymentMethodToken = save ? store.saveCard({ apiKey, number, card }) : null;
-  const accepted = { ...draft, card, paymentMethodToken };
+  const accepted = { ...withCard, paymentMethodToken };
   if (outcome.kind === 'challenge' || input.three_ds === 'required') return created(store, { ...accepted, status: 'requires_device_data' });
   return decided(store, accepted, outcome);
 }
@@ -246,8 +248,8 @@ function depositAddress(): string {
   return `sbx1${Array.from(randomBytes(38), (byte) => BECH32[byte % 32]).join('')}`;
 }
 
-const invalidState = (payment: Payment, operation: string) =>
-  new ApiError(409, 'invalid_state', `This payment cannot be ${operation}: its status is ${payment.status}.`);
+export const invalidState = (resource: Changeable, operation: string) =>
+  new ApiError(409, 'invalid_state', `This ${resource.object} cannot be ${operation}: its status is ${resource.status}.`);
 
 export function findPayment(store: SandboxStore, apiKey: string, id: string): Payment {
   const payment = store.find(apiKey, id);
@@ -257,8 +259,7 @@ export function findPayment(store: SandboxStore, apiKey: string, id: string): Pa
 
 /** How a caller finds a payment whose create answer it never received (it timed out): by its own reference. */
 export function findPaymentByReference(store: SandboxStore, apiKey: string, query: URLSearchParams): Payment {
-  const reference = query.get('reference');
-  if (!reference) throw new ApiError(400, 'invalid_request', 'reference is required as a query parameter (GET …/payments?reference=…).');
+  const reference = referenceParameter(query, 'payments');
   const payment = store.findByReference(apiKey, reference);
   if (!payment) throw new ApiError(404, 'resource_missing', `No payment with reference ${reference}.`);
   return payment;

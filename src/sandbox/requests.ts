@@ -62,6 +62,13 @@ export function millisecondsHeader(request: IncomingMessage, name: string, max: 
   return Number(value);
 }
 
+/** The `reference` of a lookup by reference (GET …/<collection>?reference=…), or a 400 naming it. */
+export function referenceParameter(query: URLSearchParams, collection: string): string {
+  const reference = query.get('reference');
+  if (!reference) throw new ApiError(400, 'invalid_request', `reference is required as a query parameter (GET …/${collection}?reference=…).`);
+  return reference;
+}
+
 export function idempotencyKey(request: IncomingMessage): string | undefined {
   const value = header(request, 'idempotency-key');
   if (value !== undefined && (value.length === 0 || value.length > MAX_IDEMPOTENCY_KEY_LENGTH)) {

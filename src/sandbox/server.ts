@@ -1,8 +1,8 @@
 // The sandbox processors: a separate HTTP server that behaves like real processors (Stripe-like JSON APIs
-// with secret keys, idempotency keys and declines, for every payment method group, with the customer's pages
-// and wallet sheet), so the service calls it over HTTP exactly as it would call real ones. It plays each
-// personality of PROCESSORS under its own path prefix (`/v1`, `/fauxpay/v1`), and sends the signed callbacks
-// of those that have webhooks.
+// with secret keys, idempotency keys and declines, for every payment method group, with refunds, the
+// customer's pages and wallet sheet), so the service calls it over HTTP exactly as it would call real ones.
+// It plays each personality of PROCESSORS under its own path prefix (`/v1`, `/fauxpay/v1`), and sends the
+// signed callbacks of those that have webhooks.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { SandboxConfig } from '../config.ts';
@@ -25,8 +25,9 @@ import {
   type RouteResult,
 } from './payments.ts';
 import { PROCESSORS, type Personality, type Processor } from './processors.ts';
+import { createRefund, createRefundSchema, findRefund, findRefundByReference, isReviewDecision, reviewRefund } from './refunds.ts';
 import { ApiError, answerOrRefusal, authenticate, idempotencyKey, millisecondsHeader, parseInput, readJson, type JsonReply } from './requests.ts';
-import { SandboxStore, requestFingerprint, type Payment, type WalletSession } from './store.ts';
+import { SandboxStore, requestFingerprint, type Payment, type Refund, type WalletSession } from './store.ts';
 
 export interface SandboxOptions {
   port: number;
@@ -37,6 +38,8 @@ export interface SandboxOptions {
   publicUrl?: string;
   /** How long a bank debit stays processing before it settles, in ms (default 3000); a create's `x-sandbox-settle-ms` header overrides it. */
   bankDebitSettleMs?: number;
+  /** How long a pending refund (refund test cards) waits to settle, in ms (default 3000); a create's `x-sandbox-settle-ms` header overrides it. */
+  refundSettleMs?: number;
   /** The waits before each retry of a callback that failed, in ms (default 1 s, 5 s, 30 s, 2 min). */
   callbackRetryDelaysMs?: readonly number[];
 }
@@ -49,9 +52,12 @@ export interface Sandbox {
 const MAX_LATENCY_MS = 30_000;
 const MAX_SETTLE_MS = 600_000;
 const DEFAULT_BANK_DEBIT_SETTLE_MS = 3000;
+const DEFAULT_REFUND_SETTLE_MS = 3000;
 // API paths, after the personality's prefix.
 const PAYMENT_PATH = /^\/payments\/([^/]+)(?:\/(capture|cancel))?$/;
 const TEST_HELPER_PATH = /^\/test_helpers\/payments\/([^/]+)\/(fund|expire)$/;
+const REFUND_PATH = /^\/refunds\/([^/]+)$/;
+const REFUND_HELPER_PATH = /^\/test_helpers\/refunds\/([^/]+)\/([a-z]+)$/;
 const CALLBACK_PATHS = new Set(['/webhook_endpoints', '/webhook_deliveries']);
 
 interface Context {
@@ -59,6 +65,7 @@ interface Context {
   latencyMs: number;
   publicUrl: string;
   bankDebitSettleMs: number;
+  refundSettleMs: number;
 }
 
 function paymentObject(payment: Payment, publicUrl: string) {
@@ -84,6 +91,22 @@ function paymentObject(payment: Payment, publicUrl: string) {
   };
 }
 
+function refundObject(refund: Refund) {
+  return {
+    id: refund.id,
+    object: 'refund',
+    payment: refund.paymentId,
+    amount: refund.amount,
+    currency: refund.currency,
+    status: refund.status,
+    reason: refund.reason,
+    reference: refund.reference,
+    error: refund.error,
+    created: Math.floor(refund.createdMs / 1000),
+    updated_ms: refund.updatedMs,
+  };
+}
+
 /** A session as its creator sees it; the payment token of the customer's answer is never part of it. */
 function sessionObject(session: WalletSession) {
   return {
@@ -102,10 +125,23 @@ function endpointObject(endpoint: Endpoint) {
   return { id: endpoint.id, url: endpoint.url, created: Math.floor(endpoint.createdMs / 1000) };
 }
 
+/** What a route produced, as the API answers it (and a callback carries it): rendered by its `object`. */
+function resourceObject(resource: RouteResult['resource'], publicUrl: string) {
+  switch (resource.object) {
+    case 'payment':
+      return paymentObject(resource, publicUrl);
+    case 'refund':
+      return refundObject(resource);
+    case 'session':
+      return sessionObject(resource);
+  }
+}
+
 function deliveryObject(delivery: Delivery) {
   return {
     event_id: delivery.eventId,
     type: delivery.type,
+    object_id: delivery.objectId,
     payment_id: delivery.paymentId,
     url: delivery.endpoint.url,
     attempts: delivery.attempts,
@@ -117,8 +153,8 @@ function deliveryObject(delivery: Delivery) {
 /**
  * Runs a POST route once per Idempotency-Key: a repeat with the same request answers with what the first
  * one produced (as it is now), a repeat with another request is refused. Only requests that produced a
- * payment or session are recorded, so a refused request may be retried with its key. Nothing awaits between
- * the lookup and the record, so two concurrent requests with one key cannot both run.
+ * payment, refund or session are recorded, so a refused request may be retried with its key. Nothing awaits
+ * between the lookup and the record, so two concurrent requests with one key cannot both run.
  */
 async function idempotentPost<T>(
   store: SandboxStore,
@@ -148,10 +184,17 @@ async function routeApi(context: Context, personality: Personality, request: Inc
   const method = request.method ?? 'GET';
   const fullPath = url.pathname;
   const path = fullPath.slice(personality.processor.apiPrefix.length);
+  /** A create's settlement delay: its `x-sandbox-settle-ms` header, or the server's `configured` one. */
+  const settleMs = (configured: number) => millisecondsHeader(request, 'x-sandbox-settle-ms', MAX_SETTLE_MS) ?? configured;
   if (path === '/payments' && method === 'GET') return { httpStatus: 200, resource: findPaymentByReference(store, apiKey, url.searchParams) };
   if (path === '/payments' && method === 'POST') {
-    const settleMs = millisecondsHeader(request, 'x-sandbox-settle-ms', MAX_SETTLE_MS) ?? context.bankDebitSettleMs;
-    return idempotentPost(store, request, apiKey, fullPath, createPaymentSchema, (input) => createPayment(personality, apiKey, input, settleMs));
+    const delayMs = settleMs(context.bankDebitSettleMs);
+    return idempotentPost(store, request, apiKey, fullPath, createPaymentSchema, (input) => createPayment(personality, apiKey, input, delayMs));
+  }
+  if (path === '/refunds' && method === 'GET') return { httpStatus: 200, resource: findRefundByReference(store, apiKey, url.searchParams) };
+  if (path === '/refunds' && method === 'POST') {
+    const delayMs = settleMs(context.refundSettleMs);
+    return idempotentPost(store, request, apiKey, fullPath, createRefundSchema, (input) => createRefund(store, apiKey, input, delayMs));
   }
   if (path === '/sessions' && method === 'POST') {
     return idempotentPost(store, request, apiKey, fullPath, createSessionSchema, (input) => createSession(personality, apiKey, input));
@@ -167,6 +210,12 @@ async function routeApi(context: Context, personality: Personality, request: Inc
   const [, helperId, helper] = TEST_HELPER_PATH.exec(path) ?? [];
   if (helperId !== undefined && (helper === 'fund' || helper === 'expire') && method === 'POST') {
     return idempotentPost(store, request, apiKey, fullPath, noParametersSchema, () => settlePushedPayment(store, apiKey, helperId, helper));
+  }
+  const [, refundId] = REFUND_PATH.exec(path) ?? [];
+  if (refundId !== undefined && method === 'GET') return { httpStatus: 200, resource: findRefund(store, apiKey, refundId) };
+  const [, reviewedId, decision] = REFUND_HELPER_PATH.exec(path) ?? [];
+  if (reviewedId !== undefined && decision !== undefined && isReviewDecision(decision) && method === 'POST') {
+    return idempotentPost(store, request, apiKey, fullPath, noParametersSchema, () => reviewRefund(store, apiKey, reviewedId, decision));
   }
   throw new ApiError(404, 'not_found', `There is no route ${method} ${fullPath}.`);
 }
@@ -194,7 +243,7 @@ async function handleApi(context: Context, personality: Personality, request: In
     const { httpStatus, resource, replayed } = await routeApi(context, personality, request, url);
     return {
       status: httpStatus,
-      body: resource.object === 'payment' ? paymentObject(resource, context.publicUrl) : sessionObject(resource),
+      body: resourceObject(resource, context.publicUrl),
       ...(replayed ? { headers: { 'idempotent-replayed': 'true' } } : {}),
     };
   });
@@ -212,10 +261,10 @@ async function handleRequest(context: Context, request: IncomingMessage, reply: 
   sendJson(reply, 404, { error: { code: 'not_found', message: `There is no route ${request.method} ${path}.` } });
 }
 
-/** A processor's row brought to life: its store, and its callbacks (rendering payments as GET answers them) if it has webhooks. */
+/** A processor's row brought to life: its store, and its callbacks (rendering payments and refunds as GET answers them) if it has webhooks. */
 function play(processor: Processor, publicUrl: string, retryDelaysMs: readonly number[]): Personality {
-  const callbacks = processor.webhooks ? new Callbacks({ retryDelaysMs, render: (payment) => paymentObject(payment, publicUrl) }) : null;
-  return { processor, store: new SandboxStore((payment) => callbacks?.paymentChanged(payment)), callbacks };
+  const callbacks = processor.webhooks ? new Callbacks({ retryDelaysMs, render: (changed) => resourceObject(changed, publicUrl) }) : null;
+  return { processor, store: new SandboxStore((changed) => callbacks?.changed(changed)), callbacks };
 }
 
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
@@ -229,6 +278,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     latencyMs: options.latencyMs ?? 0,
     publicUrl,
     bankDebitSettleMs: options.bankDebitSettleMs ?? DEFAULT_BANK_DEBIT_SETTLE_MS,
+    refundSettleMs: options.refundSettleMs ?? DEFAULT_REFUND_SETTLE_MS,
   };
   server.on('request', (request: IncomingMessage, reply: ServerResponse) => {
     handleRequest(context, request, reply).catch((error: unknown) => {
@@ -258,6 +308,7 @@ export function startSandboxFromConfig(config: SandboxConfig): Promise<Sandbox> 
     latencyMs: config.SANDBOX_LATENCY_MS,
     publicUrl: config.SANDBOX_PUBLIC_URL,
     bankDebitSettleMs: config.SANDBOX_BANK_DEBIT_SETTLE_MS,
+    refundSettleMs: config.SANDBOX_REFUND_SETTLE_MS,
     callbackRetryDelaysMs: config.SANDBOX_CALLBACK_RETRY_DELAYS_MS,
   });
 }

@@ -11,6 +11,7 @@ import type { CallbackVerification, ConnectorAccount } from '../generated/prisma
 import type { ConnectorAccountService } from './connector-accounts.ts';
 import type { ServiceContext } from './context.ts';
 import type { PaymentService } from './payments/payment-service.ts';
+import type { RefundService } from './refunds/refund-service.ts';
 import type { SecretKeyPrincipal } from './principal.ts';
 
 /** What the route answers the processor. */
@@ -39,6 +40,7 @@ export class ConnectorCallbackService {
     private readonly context: ServiceContext,
     private readonly connectorAccounts: ConnectorAccountService,
     private readonly payments: PaymentService,
+    private readonly refunds: RefundService,
   ) {}
 
   async receive(callback: IncomingCallback): Promise<CallbackAnswer> {
@@ -63,17 +65,20 @@ export class ConnectorCallbackService {
       await record('VERIFIED', 'unrecognised_event');
       return acknowledged('ignored');
     }
-    const result = await this.payments.applyCallback(account.id, parsed.payment, parsed.reference);
+    const result =
+      parsed.kind === 'payment'
+        ? await this.payments.applyCallback(account.id, parsed.payment, parsed.reference)
+        : await this.refunds.applyCallback(account.id, parsed.refund, parsed.reference);
     if (result === null) {
       // Acknowledged all the same (as Hyperswitch does): a 4xx would make the processor retry it forever.
-      this.context.logger.warn({ connectorAccountId: account.id, processorEventId: parsed.eventId }, 'callback for a payment this account does not have');
-      await record('VERIFIED', 'payment_not_found', { callback: parsed });
-      return acknowledged('payment_not_found');
+      this.context.logger.warn({ connectorAccountId: account.id, processorEventId: parsed.eventId }, `callback for a ${parsed.kind} this account does not have`);
+      await record('VERIFIED', `${parsed.kind}_not_found`, { callback: parsed });
+      return acknowledged(`${parsed.kind}_not_found`);
     }
     if (result.outcome === 'deferred') {
-      // Not committed (the payment kept changing under it): the processor is asked to send it again.
+      // Not committed (the resource kept changing under it): the processor is asked to send it again.
       await record('VERIFIED', 'deferred', { callback: parsed, paymentId: result.paymentId });
-      return { status: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'The payment is changing; send the callback again.' } } };
+      return { status: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message: `The ${parsed.kind} is changing; send the callback again.` } } };
     }
     const outcome = result.outcome === 'committed' ? 'applied' : 'duplicate_or_stale';
     await record('VERIFIED', outcome, { callback: parsed, paymentId: result.paymentId });

@@ -10,6 +10,7 @@ import { MerchantAccountService } from './merchant-accounts.ts';
 import { EligibleMethodsService } from './payments/eligible-methods.ts';
 import { PaymentService } from './payments/payment-service.ts';
 import type { PaymentSyncScheduler } from './payments/sync-scheduler.ts';
+import { RefundService } from './refunds/refund-service.ts';
 import { EventOutbox, type EventRelay, type LivePublisher } from './events/event-outbox.ts';
 import { EventService } from './events/event-service.ts';
 import { WebhookDeliveryService } from './events/webhook-delivery.ts';
@@ -28,16 +29,18 @@ export function createServices(context: ServiceContext, adapters: ServiceAdapter
   const customers = new CustomerService(context);
   const outbox = new EventOutbox(context, adapters.eventRelay, adapters.livePublisher);
   const payments = new PaymentService(context, connectorAccounts, customers, outbox, adapters.paymentSyncScheduler);
+  const refunds = new RefundService(context, payments, connectorAccounts, outbox, adapters.paymentSyncScheduler);
   const webhookDelivery = new WebhookDeliveryService(context, adapters.webhookSender);
   return {
     apiKeys: new ApiKeyService(context),
     merchantAccounts: new MerchantAccountService(context),
     businessProfiles: new BusinessProfileService(context),
     connectorAccounts,
-    connectorCallbacks: new ConnectorCallbackService(context, connectorAccounts, payments),
+    connectorCallbacks: new ConnectorCallbackService(context, connectorAccounts, payments, refunds),
     idempotency: new IdempotencyService(context),
     customers,
     payments,
+    refunds,
     eligibleMethods: new EligibleMethodsService(context, payments, connectorAccounts, customers),
     webhookDelivery,
     events: new EventService(context, outbox, webhookDelivery),

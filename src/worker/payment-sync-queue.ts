@@ -4,9 +4,12 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { Config } from '../config.ts';
 import { paymentSyncDelayMs } from '../domain/payments/sync-schedule.ts';
 import type { Logger } from '../logger.ts';
-import type { PaymentSyncJob, PaymentSyncScheduler } from '../services/payments/sync-scheduler.ts';
+import type { PaymentSyncJob, PaymentSyncScheduler, RefundSyncJob } from '../services/payments/sync-scheduler.ts';
 
 export const PAYMENT_SYNC_QUEUE = 'payment-sync';
+
+/** The job names of the queue: which service's runScheduledSync a job is for. */
+export const SYNC_JOB_NAMES = { payment: 'sync', refund: 'refund-sync' } as const;
 
 /** One id per step of one attempt, so scheduling it again adds nothing (BullMQ refuses ':' in custom ids). */
 export const paymentSyncJobId = (job: PaymentSyncJob): string => `${job.paymentId}.${job.attemptId}.${job.step}`;
@@ -24,7 +27,7 @@ const JOB_OPTIONS: JobsOptions = {
 };
 
 export class PaymentSyncQueue implements PaymentSyncScheduler {
-  private readonly queue: Queue<PaymentSyncJob>;
+  private readonly queue: Queue<PaymentSyncJob | RefundSyncJob>;
 
   constructor(
     private readonly config: Config,
@@ -39,10 +42,18 @@ export class PaymentSyncQueue implements PaymentSyncScheduler {
     this.queue.on('error', (error) => logger.warn({ err: error }, 'payment sync queue: redis error'));
   }
 
-  async schedule(job: PaymentSyncJob): Promise<void> {
+  schedule(job: PaymentSyncJob): Promise<void> {
+    return this.add(SYNC_JOB_NAMES.payment, job, paymentSyncJobId(job));
+  }
+
+  scheduleRefund(job: RefundSyncJob): Promise<void> {
+    return this.add(SYNC_JOB_NAMES.refund, job, `${job.refundId}.${job.step}`);
+  }
+
+  private async add(name: string, job: PaymentSyncJob | RefundSyncJob, jobId: string): Promise<void> {
     const delay = paymentSyncDelayMs(job.step, this.config.PAYMENT_SYNC_DELAY_SCALE);
     if (delay === null) return;
-    await this.queue.add('sync', job, { jobId: paymentSyncJobId(job), delay });
+    await this.queue.add(name, job, { jobId, delay });
   }
 
   close(): Promise<void> {

@@ -6,9 +6,9 @@ import { checkPostgres, checkRedis } from '../db/reachability.ts';
 import type { Logger } from '../logger.ts';
 import { createServiceContext } from '../service-context.ts';
 import { createServices } from '../services/create-services.ts';
-import type { PaymentSyncJob } from '../services/payments/sync-scheduler.ts';
+import type { PaymentSyncJob, RefundSyncJob } from '../services/payments/sync-scheduler.ts';
 import { createAdapters } from './adapters.ts';
-import { PAYMENT_SYNC_QUEUE } from './payment-sync-queue.ts';
+import { PAYMENT_SYNC_QUEUE, SYNC_JOB_NAMES } from './payment-sync-queue.ts';
 import { startWebhookWorker } from './webhook-queue.ts';
 
 export interface WorkerApp {
@@ -23,12 +23,16 @@ export async function startWorker(config: Config, logger: Logger): Promise<Worke
   const adapters = createAdapters(config, logger);
   const services = createServices(context, adapters);
   const webhooks = startWebhookWorker({ config, logger, db: context.db, delivery: services.webhookDelivery, queue: adapters.webhookQueue });
-  const worker = new Worker<PaymentSyncJob>(PAYMENT_SYNC_QUEUE, (job) => services.payments.runScheduledSync(job.data), {
+  const worker = new Worker<PaymentSyncJob | RefundSyncJob>(
+    PAYMENT_SYNC_QUEUE,
+    (job) => (job.name === SYNC_JOB_NAMES.refund ? services.refunds.runScheduledSync(job.data as RefundSyncJob) : services.payments.runScheduledSync(job.data as PaymentSyncJob)),
+    {
     // A worker's blocking connection must wait out Redis outages rather than fail its commands.
     connection: { url: config.REDIS_URL, maxRetriesPerRequest: null },
     prefix: config.REDIS_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,
-  });
+    },
+  );
   // The job id names the payment, attempt and step; the job's data holds nothing more.
   worker.on('failed', (job, error) => logger.error({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: error }, 'payment sync job failed'));
   worker.on('error', (error) => logger.warn({ err: error }, 'payment sync worker: redis error'));

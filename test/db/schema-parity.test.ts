@@ -53,7 +53,8 @@ function sampleValue(model: string, field: FieldModel): unknown {
       case 'String':
         return `${model}.${field.name}.${sequence}.ünïcødé`;
       case 'Int':
-        return 1_000 + sequence;
+        // Decreasing, so a later field is smaller: the money CHECKs (amount_refunded <= amount_received) hold.
+        return 1_000_000 - sequence;
       case 'BigInt':
         return 9_007_199_254_740_993n + BigInt(sequence);
       case 'Float':

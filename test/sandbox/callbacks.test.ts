@@ -41,6 +41,7 @@ interface Callback {
 interface DeliveryView {
   event_id: string;
   type: string;
+  object_id: string;
   payment_id: string;
   url: string;
   attempts: number;
@@ -226,7 +227,7 @@ describe('callbacks', () => {
     expect(callback.data.object.id).toBe(created.id);
     await matchesGet(key, callback);
     const [delivery] = await deliveries(key);
-    expect(delivery).toEqual({ event_id: callback.id, type, payment_id: created.id, url: receiver.url, attempts: 1, last_status: 200, delivered: true });
+    expect(delivery).toEqual({ event_id: callback.id, type, object_id: created.id, payment_id: created.id, url: receiver.url, attempts: 1, last_status: 200, delivered: true });
   });
 
   it('sends the same payment bytes GET answers, inside the event', async () => {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.ts';
 
-/** A payment object, a session, a wallet answer or an error envelope: one loose shape for all of them. */
+/** A payment object, a refund, a session, a wallet answer or an error envelope: one loose shape for all of them. */
 export interface Body {
   id: string;
   object: string;
@@ -29,6 +29,9 @@ export interface Body {
   error: { code: string; message: string; retryable?: boolean } | null;
   created: number;
   updated_ms: number;
+  // A refund (its other fields are a payment's)
+  payment: string;
+  reason: string | null;
   // A session
   wallet: string;
   session_token: string;
@@ -80,6 +83,10 @@ export const EXPECTED_CARDS: Record<string, ExpectedCard> = {
   '4000000000000069': { brand: 'visa', ...DECLINE('expired_card', 'Your card has expired.') },
   '4000000000000119': { brand: 'visa', ...DECLINE('processing_error', 'An error occurred while processing your card. Try again.', true) },
   '4000000000000127': { brand: 'visa', ...DECLINE('incorrect_cvc', "Your card's security code is incorrect.") },
+  // The refund test cards (refunds.test.ts): the payment itself is approved.
+  '4000000000007726': { brand: 'visa', http: 200, status: 'succeeded', error: null },
+  '4000000000005126': { brand: 'visa', http: 200, status: 'succeeded', error: null },
+  '4000000000006975': { brand: 'visa', http: 200, status: 'succeeded', error: null },
 };
 
 /** An Amex CVC has 4 digits, the others 3. */

@@ -20,6 +20,8 @@ export interface StackOptions {
   sandboxLatencyMs?: number;
   /** How long the sandbox's bank debits stay processing (3 s by default). */
   sandboxBankDebitSettleMs?: number;
+  /** How long the sandbox's pending refunds wait before they settle (3 s by default). */
+  sandboxRefundSettleMs?: number;
   /** Settings of the API and the worker. */
   env?: Record<string, string>;
   /** Settings of the worker only, over `env` (a worker more patient with the processor than the API). */
@@ -29,7 +31,12 @@ export interface StackOptions {
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const sandbox = await startSandbox({ port: 0, latencyMs: options.sandboxLatencyMs ?? 0, bankDebitSettleMs: options.sandboxBankDebitSettleMs });
+  const sandbox = await startSandbox({
+    port: 0,
+    latencyMs: options.sandboxLatencyMs ?? 0,
+    bankDebitSettleMs: options.sandboxBankDebitSettleMs,
+    refundSettleMs: options.sandboxRefundSettleMs,
+  });
   // A Redis prefix of its own: the stack's worker syncs through its own sandbox, so it must see only the
   // payments of this stack, not those of another test's stack running meanwhile.
   const env = { SANDBOX_URL: sandbox.url, REDIS_PREFIX: `${inject('redisPrefix')}_${randomBytes(3).toString('hex')}`, ...options.env };

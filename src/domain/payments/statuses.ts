@@ -76,4 +76,4 @@ export const SYNCABLE_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['PRO
 export const AWAITING_PROCESSOR_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['PROCESSING', 'REQUIRES_CUSTOMER_ACTION']);
 
 /** The GraphQL/webhook spelling of a status: "REQUIRES_CAPTURE" → "requires_capture". */
-export const snakeCaseStatus = (status: IntentStatus | AttemptStatus): string => status.toLowerCase();
+export const snakeCaseStatus = (status: string): string => status.toLowerCase();

@@ -7,6 +7,7 @@ import './connector-account.ts';
 import './customer.ts';
 import './payment-method.ts';
 import './payment.ts';
+import './refund.ts';
 import './event.ts';
 import { builder } from '../builder.ts';
 

@@ -4,10 +4,11 @@
 // loses nothing: the reconciler finds due events that have no job.
 import { contentTypeOf, PAYMENT_STATUS_EVENTS, type EventType } from '../../domain/events/catalog.ts';
 import { serializeWebhook } from '../../domain/events/webhook.ts';
-import { paymentWireObject } from '../../domain/events/wire-objects.ts';
+import { paymentWireObject, refundWireObject } from '../../domain/events/wire-objects.ts';
+import { REFUND_STATUS_EVENTS } from '../../domain/refunds/refund-machine.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Mode } from '../../domain/api-keys.ts';
-import type { EventDeliveryStatus, Prisma } from '../../generated/prisma/client.ts';
+import type { EventDeliveryStatus, Prisma, Refund } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../context.ts';
 import type { Payment } from '../payments/payment-store.ts';
 import { CLAIM_MARGIN_MS } from './webhook-delivery.ts';
@@ -54,6 +55,22 @@ export class EventOutbox {
       objectId: payment.id,
       objectVersion: payment.version,
       object: paymentWireObject(payment, payment.activeAttempt),
+      isTest: false,
+    });
+  }
+
+  /** Inside the refund's transaction: the event its new status emits, if any. */
+  async recordRefundChange(tx: Transaction, refund: Refund): Promise<CommittedEvent | null> {
+    const eventType = REFUND_STATUS_EVENTS[refund.status];
+    if (eventType === null) return null;
+    return this.record(tx, {
+      merchantId: refund.merchantId,
+      profileId: refund.profileId,
+      mode: refund.mode,
+      eventType,
+      objectId: refund.id,
+      objectVersion: refund.version,
+      object: refundWireObject(refund),
       isTest: false,
     });
   }

@@ -8,10 +8,18 @@ export interface PaymentSyncJob {
   step: number;
 }
 
+/** One scheduled sync of a refund still waiting on its processor, on the same schedule as payments. */
+export interface RefundSyncJob {
+  refundId: string;
+  step: number;
+}
+
 export interface PaymentSyncScheduler {
   /**
    * Runs `PaymentService.runScheduledSync(job)` after `paymentSyncDelayMs(job.step, scale)`. Scheduling
    * the same job twice runs it once; a job whose step has no delay is not scheduled.
    */
   schedule(job: PaymentSyncJob): Promise<void>;
+  /** The same for a refund: runs `RefundService.runScheduledSync(job)`. */
+  scheduleRefund(job: RefundSyncJob): Promise<void>;
 }

@@ -1,0 +1,235 @@
+// The refunds use cases. A refund's amount is reserved on its payment (amountRefunded) in the transaction that
+// creates it, by one conditional UPDATE that only succeeds while the reservation stays within the captured
+// amount: concurrent refunds queue on the payment's row and the database refuses the one that would overdraw
+// (a CHECK constraint holds the same line). The processor is called after commit, as for payments, and its
+// answer moves the refund along domain/refunds/refund-machine.ts in a second transaction guarded by the
+// refund's version; a refund that ends FAILED gives its reservation back in that same transaction.
+import { z } from 'zod';
+import { ConnectorError, type Connector, type ProcessorRefund } from '../../connectors/connector.ts';
+import { AppError, invalidInput, notFound } from '../../domain/errors.ts';
+import { isId, newId } from '../../domain/ids.ts';
+import { paymentSyncDelayMs } from '../../domain/payments/sync-schedule.ts';
+import {
+  isRefundMoveAllowed,
+  OPEN_REFUND_STATUSES,
+  REFUNDABLE_PAYMENT_STATUSES,
+  REFUND_TARGETS,
+  refundAmount,
+  type RefundStatus,
+} from '../../domain/refunds/refund-machine.ts';
+import type { Refund } from '../../generated/prisma/client.ts';
+import type { ConnectorAccountService } from '../connector-accounts.ts';
+import type { ServiceContext } from '../context.ts';
+import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
+import type { PaymentService } from '../payments/payment-service.ts';
+import type { PaymentSyncScheduler, RefundSyncJob } from '../payments/sync-scheduler.ts';
+import type { SecretKeyPrincipal } from '../principal.ts';
+import { parseInput } from '../validation.ts';
+
+/** How many times a processor answer is re-applied when a concurrent change moved the refund first. */
+const MAX_COMMIT_RETRIES = 3;
+
+const createRefundInput = z.object({
+  paymentId: z.string().refine((value) => isId('payment', value), 'must be a payment id (pay_…)'),
+  amount: z.number().int('must be a whole number of minor units').min(1, 'must be at least 1').nullish(),
+  reason: z.string().trim().min(1, 'must not be empty').max(255, 'must be at most 255 characters').nullish(),
+});
+
+export type ApplyOutcome = 'committed' | 'unchanged' | 'deferred';
+
+export class RefundService {
+  constructor(
+    private readonly context: ServiceContext,
+    private readonly payments: PaymentService,
+    private readonly connectorAccounts: ConnectorAccountService,
+    private readonly outbox: EventOutbox,
+    private readonly syncScheduler: PaymentSyncScheduler,
+  ) {}
+
+  /**
+   * Refunds `amount` (or all that is left) of a captured payment: reserves it, sends it to the payment's
+   * processor and returns the refund as the processor left it (PENDING while it decides).
+   */
+  async create(principal: SecretKeyPrincipal, rawInput: unknown): Promise<Refund> {
+    const input = parseInput(createRefundInput, rawInput);
+    const payment = await this.payments.getVisible(principal, input.paymentId);
+    if (!REFUNDABLE_PAYMENT_STATUSES.has(payment.status)) {
+      throw new AppError('INVALID_STATE', `Only a payment that captured money can be refunded; this one is ${payment.status}.`, { status: payment.status });
+    }
+    const attempt = payment.activeAttempt;
+    const decided = refundAmount(input.amount ?? undefined, payment.amountReceived - payment.amountRefunded);
+    if ('problem' in decided) throw invalidInput('amount', decided.problem);
+    const now = new Date();
+    const refundId = newId('refund');
+    const refund = await this.context.db.$transaction(async (tx) => {
+      // The reservation: one statement, so two concurrent refunds cannot both see the same room.
+      const reserved = await tx.$executeRaw`
+        UPDATE payment_intents SET amount_refunded = amount_refunded + ${decided.amount}
+        WHERE id = ${payment.id} AND amount_received - amount_refunded >= ${decided.amount}`;
+      if (reserved === 0) {
+        const current = await tx.paymentIntent.findUniqueOrThrow({ where: { id: payment.id }, select: { amountReceived: true, amountRefunded: true } });
+        const again = refundAmount(decided.amount, current.amountReceived - current.amountRefunded);
+        throw invalidInput('amount', 'problem' in again ? again.problem : 'the payment changed meanwhile; try again');
+      }
+      return tx.refund.create({
+        data: {
+          id: refundId,
+          paymentId: payment.id,
+          merchantId: payment.merchantId,
+          profileId: payment.profileId,
+          mode: payment.mode,
+          attemptId: attempt.id,
+          connectorAccountId: attempt.connectorAccountId!,
+          connectorName: attempt.connectorName!,
+          status: 'PENDING',
+          amount: decided.amount,
+          currency: payment.currency,
+          reason: input.reason ?? null,
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+    });
+    let answer: ProcessorRefund;
+    try {
+      const connector = await this.connectorOf(refund);
+      answer = await connector.refund({ transactionId: attempt.connectorTransactionId!, amount: refund.amount, currency: refund.currency, reason: refund.reason, reference: refund.id });
+    } catch (error) {
+      if (!(error instanceof ConnectorError)) throw error;
+      this.context.logger.warn({ refundId, kind: error.kind, err: error.message }, 'refund call to the processor failed');
+      // The processor may have acted (timeout, 5xx): the refund stays PENDING and the schedule syncs it.
+      if (error.outcomeUnknown) return this.watched(refund);
+      const failure = { refundId: refund.id, status: 'failed' as const, amount: refund.amount, error: { code: error.processorCode ?? 'connector_error', message: error.message } };
+      return (await this.apply(refund.id, failure, 'processor')).refund;
+    }
+    return this.watched((await this.apply(refund.id, answer, 'processor')).refund);
+  }
+
+  async get(principal: SecretKeyPrincipal, refundId: string): Promise<Refund> {
+    const refund = isId('refund', refundId) ? await this.context.db.refund.findUnique({ where: { id: refundId } }) : null;
+    if (refund === null || refund.merchantId !== principal.merchantId || refund.mode !== principal.mode) throw notFound('refund', refundId);
+    return refund;
+  }
+
+  /** A payment's refunds, oldest first. */
+  async listForPayment(principal: SecretKeyPrincipal, paymentId: string): Promise<Refund[]> {
+    return this.ofPayment((await this.payments.getVisible(principal, paymentId)).id);
+  }
+
+  /** The refunds of a payment the caller has already been allowed to see. */
+  ofPayment(paymentId: string): Promise<Refund[]> {
+    return this.context.db.refund.findMany({ where: { paymentId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  }
+
+  /** Asks the processor for the refund's current state (syncRefund). */
+  async sync(principal: SecretKeyPrincipal, refundId: string): Promise<Refund> {
+    return this.syncRefund(await this.get(principal, refundId), principal.keyId);
+  }
+
+  /**
+   * A verified processor callback about a refund of this connector account: applied through the same table
+   * as every answer. Null when the account has no such refund.
+   */
+  async applyCallback(connectorAccountId: string, answer: ProcessorRefund, reference: string | null): Promise<{ paymentId: string; outcome: ApplyOutcome } | null> {
+    const found = await this.context.db.refund.findFirst({
+      where: { connectorAccountId, OR: [{ connectorRefundId: answer.refundId }, ...(reference !== null && isId('refund', reference) ? [{ id: reference }] : [])] },
+      select: { id: true, paymentId: true },
+    });
+    if (found === null) return null;
+    const { outcome } = await this.apply(found.id, answer, 'callback');
+    return { paymentId: found.paymentId, outcome };
+  }
+
+  /** One step of a refund's sync schedule (run by the worker), then the next, or a flag when it ran out. */
+  async runScheduledSync(job: RefundSyncJob): Promise<void> {
+    const found = await this.context.db.refund.findUnique({ where: { id: job.refundId } });
+    if (found === null || !OPEN_REFUND_STATUSES.has(found.status)) return;
+    let refund = found;
+    try {
+      refund = await this.syncRefund(found, 'scheduled_sync');
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'CONNECTOR_ERROR')) throw error;
+      this.context.logger.warn({ refundId: job.refundId, step: job.step, err: error.message }, 'scheduled refund sync could not reach the processor');
+    }
+    if (!OPEN_REFUND_STATUSES.has(refund.status)) return;
+    const next = { ...job, step: job.step + 1 };
+    if (paymentSyncDelayMs(next.step, 1) !== null) return this.syncScheduler.scheduleRefund(next);
+    await this.context.db.refund.update({ where: { id: job.refundId }, data: { syncExhaustedAt: new Date() } });
+    this.context.logger.warn({ refundId: job.refundId, status: refund.status }, 'refund still waits on its processor after the last scheduled sync');
+  }
+
+  private async syncRefund(refund: Refund, actor: string): Promise<Refund> {
+    if (!OPEN_REFUND_STATUSES.has(refund.status)) return refund;
+    const connector = await this.connectorOf(refund);
+    let answer: ProcessorRefund | null;
+    try {
+      // A timed-out call left no processor id: find the refund by our reference.
+      answer = refund.connectorRefundId ? await connector.syncRefund(refund.connectorRefundId) : await connector.findRefundByReference(refund.id);
+    } catch (error) {
+      if (error instanceof ConnectorError) throw new AppError('CONNECTOR_ERROR', `The processor could not be asked: ${error.message}.`);
+      throw error;
+    }
+    // No refund at the processor: the call may still be in flight, so nothing is concluded from absence.
+    return answer === null ? refund : (await this.apply(refund.id, answer, actor)).refund;
+  }
+
+  /**
+   * Moves the refund to what the processor reports, along the table's rows only: a late, duplicate or
+   * out-of-order answer changes nothing. A move to FAILED releases the reservation; each move that has an
+   * event writes it in the same transaction.
+   */
+  private async apply(refundId: string, answer: ProcessorRefund, actor: string): Promise<{ refund: Refund; outcome: ApplyOutcome }> {
+    for (let attempt = 1; ; attempt += 1) {
+      const refund = await this.context.db.refund.findUniqueOrThrow({ where: { id: refundId } });
+      const target: RefundStatus = REFUND_TARGETS[answer.status];
+      const moves = target !== refund.status && isRefundMoveAllowed(refund.status, target);
+      if (!moves && target !== refund.status) this.context.logger.info({ refundId, status: refund.status, answer: answer.status }, 'ignored a refund answer no transition leads to');
+      // Still learn the processor's id of a refund whose call timed out, without moving it.
+      if (!moves && refund.connectorRefundId !== null) return { refund, outcome: 'unchanged' };
+      let event: CommittedEvent | null = null;
+      const updated = await this.context.db.$transaction(async (tx) => {
+        const rows = await tx.refund.updateManyAndReturn({
+          where: { id: refund.id, version: refund.version },
+          data: {
+            connectorRefundId: answer.refundId,
+            ...(moves
+              ? { status: target, errorCode: answer.error?.code ?? null, errorMessage: answer.error?.message ?? null, version: { increment: 1 }, updatedAt: new Date() }
+              : {}),
+          },
+        });
+        const changed = rows[0];
+        if (changed === undefined) return null;
+        if (moves && target === 'FAILED') {
+          await tx.$executeRaw`UPDATE payment_intents SET amount_refunded = amount_refunded - ${refund.amount} WHERE id = ${refund.paymentId}`;
+        }
+        if (moves) event = await this.outbox.recordRefundChange(tx, changed);
+        return changed;
+      });
+      if (updated !== null) {
+        if (event !== null) this.outbox.afterCommit(event);
+        return { refund: updated, outcome: moves ? 'committed' : 'unchanged' };
+      }
+      if (attempt >= MAX_COMMIT_RETRIES) {
+        this.context.logger.warn({ refundId, answer: answer.status }, 'refund answer deferred to sync after repeated concurrent changes');
+        return { refund: await this.context.db.refund.findUniqueOrThrow({ where: { id: refundId } }), outcome: 'deferred' };
+      }
+    }
+  }
+
+  /** Starts the sync schedule of a refund left open by the call that just returned. */
+  private async watched(refund: Refund): Promise<Refund> {
+    if (!OPEN_REFUND_STATUSES.has(refund.status)) return refund;
+    try {
+      await this.syncScheduler.scheduleRefund({ refundId: refund.id, step: 0 });
+    } catch (error) {
+      // The refund is committed and the processor has it: the caller must learn it; syncRefund still works.
+      this.context.logger.error({ refundId: refund.id, err: error }, 'could not schedule the sync of a refund waiting on its processor');
+    }
+    return refund;
+  }
+
+  private async connectorOf(refund: Refund): Promise<Connector> {
+    const account = await this.context.db.connectorAccount.findUniqueOrThrow({ where: { id: refund.connectorAccountId } });
+    return this.connectorAccounts.connectorFor(account);
+  }
+}
