@@ -45,6 +45,8 @@ const configSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   /** How often the worker looks for due webhook deliveries that have no queued job (after a Redis flush). */
   WEBHOOK_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /** How often a worker expires unconfirmed payments past their profile's session expiry. */
+  PAYMENT_EXPIRY_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** Scales the payment sync schedule (domain/payments/sync-schedule.ts) down, for tests and demos. */
   PAYMENT_SYNC_DELAY_SCALE: z.coerce.number().positive().max(1).default(1),
   /** Subscriptions (graphql-ws) one API process serves at once, and one API key may hold on one process. */
@@ -108,6 +110,8 @@ const sandboxConfigSchema = z.object({
   SANDBOX_BANK_DEBIT_SETTLE_MS: integerFrom(0, 600_000).default(3_000),
   /** How long a pending sandbox refund (of the refund test cards) waits before it settles. */
   SANDBOX_REFUND_SETTLE_MS: integerFrom(0, 600_000).default(3_000),
+  /** How long after its payment succeeded the sandbox's dispute test card is disputed. */
+  SANDBOX_DISPUTE_OPEN_MS: integerFrom(0, 600_000).default(3_000),
   /** The waits before each retry of a failed sandbox callback; unset: the server's default (1 s, 5 s, 30 s, 2 min). */
   SANDBOX_CALLBACK_RETRY_DELAYS_MS: integerListFrom(0, 3_600_000, 20).optional(),
   /** Where customers' browsers reach the sandbox (challenge URLs are built from it). */

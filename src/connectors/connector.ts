@@ -1,6 +1,7 @@
 // The connector interface: what the payments service needs from any processor. Each implementation knows
 // its processor's wire format and nothing of GraphQL or the database.
 import type { ProcessorPaymentStatus } from '../domain/payments/attempt-machine.ts';
+import type { ProcessorDisputeStatus } from '../domain/disputes/dispute-machine.ts';
 import type { ProcessorRefundStatus } from '../domain/refunds/refund-machine.ts';
 import type { PaymentMethodType } from '../domain/payments/methods.ts';
 import type { CaptureMethod } from '../domain/payments/statuses.ts';
@@ -78,6 +79,18 @@ export interface ProcessorRefund {
   error: { code: string; message: string } | null;
 }
 
+/** A processor's view of a dispute (chargeback), normalised. */
+export interface ProcessorDispute {
+  disputeId: string;
+  /** The processor's id of the disputed payment. */
+  transactionId: string;
+  status: ProcessorDisputeStatus;
+  amount: number;
+  currency: string;
+  reason: string | null;
+  evidenceDueBy: Date | null;
+}
+
 /** A session a wallet or pay-later SDK needs before the customer can approve in its sheet. */
 export interface WalletSession {
   wallet: string;
@@ -113,6 +126,10 @@ export interface Connector {
   syncRefund(refundId: string): Promise<ProcessorRefund>;
   /** The refund created for `reference` (our refund id), when a call's answer was lost; null if none was created. */
   findRefundByReference(reference: string): Promise<ProcessorRefund | null>;
+  /** Concedes a dispute. */
+  acceptDispute(disputeId: string, idempotencyKey: string): Promise<ProcessorDispute>;
+  /** Challenges a dispute with the merchant's evidence (named text fields). */
+  submitDisputeEvidence(disputeId: string, evidence: Record<string, string>, idempotencyKey: string): Promise<ProcessorDispute>;
   /** A session for one of the connector's wallets (ConnectorDefinition.wallets). */
   createSession(request: { wallet: string; amount: number; currency: string }): Promise<WalletSession>;
   /** The processor's callbacks; absent when the connector has none (its payments rely on sync). */
@@ -120,7 +137,7 @@ export interface Connector {
 }
 
 /**
- * A processor's callback, verified and read: the payment or refund it is about, as the processor sees it
+ * A processor's callback, verified and read: the payment, refund or dispute it is about, as the processor sees it
  * now. `reference` is ours (an attempt or refund id) as the processor echoes it, to find a resource whose
  * call timed out before the processor's id was known.
  */
@@ -130,7 +147,7 @@ export type ConnectorCallback = {
   /** The processor's event name, as sent (`payment.succeeded`). */
   eventType: string;
   reference: string | null;
-} & ({ kind: 'payment'; payment: ProcessorPayment } | { kind: 'refund'; refund: ProcessorRefund });
+} & ({ kind: 'payment'; payment: ProcessorPayment } | { kind: 'refund'; refund: ProcessorRefund } | { kind: 'dispute'; dispute: ProcessorDispute });
 
 export interface ConnectorWebhooks {
   /** Whether `headers` carry the processor's signature of exactly `rawBody` under `secret` (constant time). */

@@ -12,6 +12,7 @@ import {
   type ConnectorWebhooks,
   type PaymentMethod,
   type ProcessorNextAction,
+  type ProcessorDispute,
   type ProcessorPayment,
   type ProcessorRefund,
   type RefundRequest,
@@ -73,13 +74,26 @@ const sandboxRefundSchema = z.object({
 });
 type SandboxRefund = z.infer<typeof sandboxRefundSchema>;
 
+/** The sandbox's dispute object, as far as the service reads it. */
+const sandboxDisputeSchema = z.object({
+  id: processorText(100).pipe(z.string().min(1)),
+  object: z.literal('dispute'),
+  payment: processorText(100).pipe(z.string().min(1)),
+  status: z.enum(['needs_response', 'accepted', 'under_review', 'won', 'lost', 'expired', 'cancelled']),
+  amount: processorAmount,
+  currency: z.string().regex(/^[a-z]{3}$/),
+  reason: processorText(100).nullable(),
+  evidence_due_by: z.number().int().min(0).max(253_402_300_799).nullable(),
+});
+type SandboxDispute = z.infer<typeof sandboxDisputeSchema>;
+
 const eventName = z.string().regex(/^[\x21-\x7e]{1,100}$/);
 
 /** A sandbox callback: `{"id","type","created","data":{"object":<the payment or refund as GET returns it>}}`. */
 const sandboxCallbackSchema = z.object({
   id: eventName,
   type: eventName,
-  data: z.object({ object: z.union([sandboxRefundSchema, sandboxPaymentSchema.extend({ reference: processorText(100).nullish() })]) }),
+  data: z.object({ object: z.union([sandboxRefundSchema, sandboxDisputeSchema, sandboxPaymentSchema.extend({ reference: processorText(100).nullish() })]) }),
 });
 
 /** How far a callback's signed timestamp may be from now: older ones are replays. */
@@ -108,12 +122,16 @@ function parseSandboxCallback(rawBody: Buffer): ConnectorCallback | null {
   const callback = sandboxCallbackSchema.safeParse(json);
   if (!callback.success) return null;
   const { id: eventId, type: eventType, data } = callback.data;
-  const reference = data.object.reference ?? null;
+  const { object } = data;
   // The event's name and its object must agree: a `refund.*` event carries a refund, a `payment.*` one a payment.
-  if ('object' in data.object && data.object.object === 'refund') {
-    return eventType.startsWith('refund.') ? { kind: 'refund', eventId, eventType, refund: toProcessorRefund(data.object), reference } : null;
+  if ('object' in object && object.object === 'dispute') {
+    return eventType.startsWith('dispute.') ? { kind: 'dispute', eventId, eventType, dispute: toProcessorDispute(object), reference: null } : null;
   }
-  return eventType.startsWith('payment.') ? { kind: 'payment', eventId, eventType, payment: toProcessorPayment(data.object as SandboxPayment), reference } : null;
+  const reference = object.reference ?? null;
+  if ('object' in object && object.object === 'refund') {
+    return eventType.startsWith('refund.') ? { kind: 'refund', eventId, eventType, refund: toProcessorRefund(object), reference } : null;
+  }
+  return eventType.startsWith('payment.') ? { kind: 'payment', eventId, eventType, payment: toProcessorPayment(object as SandboxPayment), reference } : null;
 }
 
 const sandboxEndpointSchema = z.object({ id: z.string().min(1) });
@@ -168,6 +186,28 @@ function toProcessorRefund(refund: SandboxRefund): ProcessorRefund {
     status: refund.status === 'requires_review' ? 'review' : refund.status,
     amount: refund.amount,
     error: refund.error,
+  };
+}
+
+const DISPUTE_STATUSES = {
+  needs_response: 'opened',
+  accepted: 'accepted',
+  under_review: 'challenged',
+  won: 'won',
+  lost: 'lost',
+  expired: 'expired',
+  cancelled: 'cancelled',
+} as const satisfies Record<SandboxDispute['status'], ProcessorDispute['status']>;
+
+function toProcessorDispute(dispute: SandboxDispute): ProcessorDispute {
+  return {
+    disputeId: dispute.id,
+    transactionId: dispute.payment,
+    status: DISPUTE_STATUSES[dispute.status],
+    amount: dispute.amount,
+    currency: dispute.currency.toUpperCase(),
+    reason: dispute.reason,
+    evidenceDueBy: dispute.evidence_due_by === null ? null : new Date(dispute.evidence_due_by * 1000),
   };
 }
 
@@ -280,6 +320,14 @@ export class SandboxConnector implements Connector {
     return refund === null ? null : toProcessorRefund(refund);
   }
 
+  async acceptDispute(disputeId: string, idempotencyKey: string): Promise<ProcessorDispute> {
+    return toProcessorDispute(await this.callDispute(`/v1/disputes/${encodeURIComponent(disputeId)}/accept`, idempotencyKey, {}));
+  }
+
+  async submitDisputeEvidence(disputeId: string, evidence: Record<string, string>, idempotencyKey: string): Promise<ProcessorDispute> {
+    return toProcessorDispute(await this.callDispute(`/v1/disputes/${encodeURIComponent(disputeId)}/evidence`, idempotencyKey, { evidence }));
+  }
+
   async createSession(request: { wallet: string; amount: number; currency: string }): Promise<WalletSession> {
     const body = await this.request('POST', '/v1/sessions', undefined, { wallet: request.wallet, amount: request.amount, currency: request.currency.toLowerCase() });
     const session = sandboxSessionSchema.safeParse(body.payload);
@@ -297,6 +345,10 @@ export class SandboxConnector implements Connector {
   private async callRefund(method: string, path: string, idempotencyKey: undefined, body: undefined, notFoundIsNull: true): Promise<SandboxRefund | null>;
   private async callRefund(method: string, path: string, idempotencyKey?: string, body?: unknown, notFoundIsNull = false): Promise<SandboxRefund | null> {
     return this.read(sandboxRefundSchema, 'a refund', method, path, idempotencyKey, body, notFoundIsNull);
+  }
+
+  private async callDispute(path: string, idempotencyKey: string, body: unknown): Promise<SandboxDispute> {
+    return (await this.read(sandboxDisputeSchema, 'a dispute', 'POST', path, idempotencyKey, body, false))!;
   }
 
   /** One call answered with a `schema` object (or, with `notFoundIsNull`, the processor's own "no such one"). */

@@ -1,7 +1,7 @@
 // The sandbox personality's callbacks (its webhooks): a secret key registers one endpoint, and every status
-// change of its payments and refunds that happens away from the caller's own requests (a debit or a refund
-// settling, a transfer's funds arriving or not, the customer finishing a challenge or the bank's page, a
-// refund's review) is POSTed there, signed, and retried on the server's delays. So the service's callback
+// change of its payments, refunds and disputes that happens away from the caller's own requests (a debit or a
+// refund settling, a transfer's funds arriving or not, the customer finishing a challenge or the bank's page, a
+// refund's review, a dispute opened or decided by the customer's bank) is POSTed there, signed, and retried on the server's delays. So the service's callback
 // route is exercised over HTTP as a real processor would call it. A processor without webhooks (fauxpay) has
 // no Callbacks at all.
 import { createHmac } from 'node:crypto';
@@ -34,9 +34,9 @@ export interface Endpoint {
 export interface Delivery {
   readonly eventId: string;
   readonly type: string;
-  /** The payment's or refund's id. */
+  /** The payment's, refund's or dispute's id. */
   readonly objectId: string;
-  /** The payment's id, or the refunded payment's for a refund. */
+  /** The payment's id, or the refunded or disputed payment's for a refund or a dispute. */
   readonly paymentId: string;
   /**
    * The endpoint registered when the change happened. Its retries go there even if the key registers
@@ -54,7 +54,7 @@ export interface Delivery {
 export interface CallbackOptions {
   /** The wait before each retry; one attempt more than there are delays. */
   retryDelaysMs: readonly number[];
-  /** The payment or refund object exactly as `GET <apiPrefix>/payments/<id>` (or `/refunds/<id>`) answers it. */
+  /** The object exactly as `GET <apiPrefix>/payments/<id>` (or `/refunds/<id>`, `/disputes/<id>`) answers it. */
   render(changed: Changeable): unknown;
 }
 
@@ -92,10 +92,10 @@ export class Callbacks {
   }
 
   /**
-   * Sends the callback of a payment's or refund's new status (`payment.<status>`, `refund.<status>`) to its
-   * key's endpoint, if it has one. The event is built now, so it shows the object as this change left it; the
-   * sending starts on a timer, after the caller's answer, and nothing it does can throw into the change that
-   * it reports.
+   * Sends the callback of a payment's, refund's or dispute's new status (`payment.<status>`, `refund.<status>`,
+   * `dispute.<status>`; a new dispute is `dispute.needs_response`) to its key's endpoint, if it has one. The
+   * event is built now, so it shows the object as this change left it; the sending starts on a timer, after
+   * the caller's answer, and nothing it does can throw into the change that it reports.
    */
   changed(changed: Changeable): void {
     const endpoint = this.endpoints.get(changed.apiKey);

@@ -2,7 +2,7 @@
 // outcomes from it and the tests walk it, so a new row is served with no other change.
 // The sandbox checks numbers itself rather than through src/domain/cards.ts: it stands in for an outside
 // processor, and a processor sharing the service's own checks would hide a bug in them.
-import { APPROVED, REFUNDS_SUCCEED, failed, type Outcome, type ProcessorError, type RefundBehaviour } from './outcomes.ts';
+import { APPROVED, NO_DISPUTE, REFUNDS_SUCCEED, failed, type DisputeBehaviour, type Outcome, type ProcessorError, type RefundBehaviour } from './outcomes.ts';
 
 export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'unknown';
 
@@ -13,6 +13,8 @@ export interface TestCard {
   outcome: CardOutcome;
   /** What the payment's refunds do; absent, they succeed at once. */
   refund?: RefundBehaviour;
+  /** Whether the customer's bank disputes the payment by itself; absent, it does not. */
+  dispute?: DisputeBehaviour;
 }
 
 /** A processor's own answer for one number or a whole brand, taking precedence over TEST_CARDS (see processors.ts). */
@@ -43,6 +45,7 @@ export const TEST_CARDS: readonly TestCard[] = [
     refund: { kind: 'settles', outcome: { status: 'failed', error: { code: 'refund_failed', message: 'The bank could not return the funds.' } } },
   },
   { number: '4000000000006975', outcome: APPROVED, refund: { kind: 'review' } },
+  { number: '4000000000000259', outcome: APPROVED, dispute: { kind: 'opens', reason: 'fraudulent' } },
 ];
 
 const TEST_CARD_BY_NUMBER = new Map(TEST_CARDS.map((card) => [card.number, card]));
@@ -79,7 +82,11 @@ export function cardOutcome(card: { number: string; expMonth: number; expYear: n
   return rule?.outcome ?? TEST_CARD_BY_NUMBER.get(card.number)?.outcome ?? APPROVED;
 }
 
-/** What the refunds of a payment with the card `number` do: its test row's behaviour, or success at once. */
-export function cardRefundBehaviour(number: string): RefundBehaviour {
-  return TEST_CARD_BY_NUMBER.get(number)?.refund ?? REFUNDS_SUCCEED;
+/**
+ * What becomes of a payment with the card `number` after it succeeded, as its test row says: what its refunds
+ * do (success at once otherwise) and whether the customer's bank disputes it (not otherwise).
+ */
+export function cardBehaviours(number: string): { refundBehaviour: RefundBehaviour; disputeBehaviour: DisputeBehaviour } {
+  const row = TEST_CARD_BY_NUMBER.get(number);
+  return { refundBehaviour: row?.refund ?? REFUNDS_SUCCEED, disputeBehaviour: row?.dispute ?? NO_DISPUTE };
 }

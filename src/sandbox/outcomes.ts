@@ -1,5 +1,5 @@
-// What the sandbox processors decide about a payment and its refunds, shared by every payment method group's
-// table of test values (cards.ts, banks.ts, wallets.ts).
+// What the sandbox processors decide about a payment, its refunds and its disputes, shared by every payment
+// method group's table of test values (cards.ts, banks.ts, wallets.ts).
 
 /** A processor's reason for failing a payment, as the payment object's `error` carries it. */
 export interface ProcessorError {
@@ -47,3 +47,16 @@ export const REFUNDS_SUCCEED: RefundBehaviour = { kind: 'succeeded' };
 
 /** A refund in review that the test helper rejected. */
 export const REFUND_REJECTED: RefundError = { code: 'refund_rejected', message: 'The refund was rejected after review.' };
+
+/**
+ * Whether the customer's bank disputes a payment by itself. Decided by the payment method when the payment is
+ * created and kept on the payment, as for refunds. The test helper opens a dispute on any succeeded payment.
+ */
+export type DisputeBehaviour =
+  /** Never disputed unless the test helper opens one. */
+  | { kind: 'none' }
+  /** Disputed for all it captured, for `reason`, once the dispute delay has passed after the payment succeeded. */
+  | { kind: 'opens'; reason: string };
+
+/** Every payment method's payments, unless its test value says otherwise. */
+export const NO_DISPUTE: DisputeBehaviour = { kind: 'none' };

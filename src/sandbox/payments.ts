@@ -1,21 +1,21 @@
 // What a sandbox processor does with a request: create a payment of any payment method group, capture,
 // cancel, receive (or give up on) a transfer's funds, open a wallet session and record the customer's answer
-// in it (refunds are in refunds.ts). Everything here works on one personality's store for one API key;
-// server.ts reads the requests and writes the answers.
+// in it (refunds are in refunds.ts, disputes in disputes.ts). Everything here works on one personality's
+// store for one API key; server.ts reads the requests and writes the answers.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { SANDBOX_TRANSFER_IBAN, bankDebitOutcome, ibanValid } from './banks.ts';
-import { cardBrand, cardOutcome, cardRefundBehaviour, luhnValid } from './cards.ts';
-import { REFUNDS_SUCCEED, TRANSFER_EXPIRED, type Outcome } from './outcomes.ts';
+import { cardBehaviours, cardBrand, cardOutcome, luhnValid } from './cards.ts';
+import { NO_DISPUTE, REFUNDS_SUCCEED, TRANSFER_EXPIRED, type Outcome } from './outcomes.ts';
 import { PAYMENT_METHOD_TYPES, type PaymentMethodType, type Personality } from './processors.ts';
 import { ApiError, referenceParameter } from './requests.ts';
-import type { CardSummary, Changeable, Instructions, NewPayment, Payment, PaymentChanges, PaymentStatus, Refund, SandboxStore, WalletSession } from './store.ts';
+import type { CardSummary, Changeable, Instructions, NewPayment, Payment, PaymentChanges, PaymentStatus, Resource, SandboxStore, WalletSession } from './store.ts';
 import { SESSION_TTL_MS, WALLETS, WALLET_DECISIONS, WALLET_TYPES, type WalletDecision, type WalletType } from './wallets.ts';
 
-/** What a route produced and the HTTP status it is answered with (402 for a failed payment). */
-export interface RouteResult {
+/** What a route produced (a list only for a GET) and the HTTP status it is answered with (402 for a failed payment). */
+export interface RouteResult<R = Resource> {
   httpStatus: number;
-  resource: Payment | Refund | WalletSession;
+  resource: R;
   replayed?: boolean;
 }
 
@@ -139,6 +139,7 @@ export function createPayment(personality: Personality, apiKey: string, input: C
     instructions: null,
     paymentMethodToken: null,
     refundBehaviour: REFUNDS_SUCCEED,
+    disputeBehaviour: NO_DISPUTE,
     settlement: null,
     returnUrl: input.return_url,
     error: null,
@@ -175,7 +176,7 @@ function createCardPayment({ processor, store }: Personality, apiKey: string, in
   if (input.three_ds === undefined) throw new ApiError(400, 'invalid_request', 'three_ds is required.');
   const { number, card } = cardToCharge(store, apiKey, input);
   const outcome = cardOutcome({ number, expMonth: card.expMonth, expYear: card.expYear }, new Date(), processor.cardRules);
-  const withCard = { ...draft, card, refundBehaviour: cardRefundBehaviour(number) };
+  const withCard = { ...draft, card, ...cardBehaviours(number) };
   if (outcome.kind === 'failed') return decided(store, withCard, outcome);
   // A card is saved only once accepted (authorised, or sent to 3D Secure): a declined card is not kept. A
   // saved card paying (payment_method_token) is not saved again, so it gets no new token.

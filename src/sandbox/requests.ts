@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { BodyTooLargeError, readBody } from '../http/node-bridge.ts';
 import type { Processor } from './processors.ts';
 
+/** The largest request body, but for the routes that say otherwise (a dispute's evidence). */
 export const MAX_BODY_BYTES = 64 * 1024;
 const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
@@ -77,12 +78,12 @@ export function idempotencyKey(request: IncomingMessage): string | undefined {
   return value;
 }
 
-export async function readJson(request: IncomingMessage): Promise<unknown> {
+export async function readJson(request: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
   let raw: Buffer;
   try {
-    raw = await readBody(request, MAX_BODY_BYTES);
+    raw = await readBody(request, maxBytes);
   } catch (error) {
-    if (error instanceof BodyTooLargeError) throw new ApiError(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+    if (error instanceof BodyTooLargeError) throw new ApiError(413, 'payload_too_large', `The request body is larger than ${maxBytes} bytes.`);
     throw error;
   }
   // A POST without a body (as `curl -X POST` sends) means "no parameters".

@@ -1,6 +1,6 @@
 // The sandbox processors: a separate HTTP server that behaves like real processors (Stripe-like JSON APIs
-// with secret keys, idempotency keys and declines, for every payment method group, with refunds, the
-// customer's pages and wallet sheet), so the service calls it over HTTP exactly as it would call real ones.
+// with secret keys, idempotency keys and declines, for every payment method group, with refunds, disputes,
+// the customer's pages and wallet sheet), so the service calls it over HTTP exactly as it would call real ones.
 // It plays each personality of PROCESSORS under its own path prefix (`/v1`, `/fauxpay/v1`), and sends the
 // signed callbacks of those that have webhooks.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -10,6 +10,20 @@ import { listen, reachableHost } from '../http/listen.ts';
 import { sendJson } from '../http/node-bridge.ts';
 import { Callbacks, DEFAULT_CALLBACK_RETRY_DELAYS_MS, registerEndpointSchema, type Delivery, type Endpoint } from './callbacks.ts';
 import { handleCustomerRequest, nextAction } from './customer.ts';
+import {
+  MAX_EVIDENCE_BODY_BYTES,
+  actOnDispute,
+  evidenceDueByMs,
+  findDispute,
+  isDisputeAction,
+  listDisputes,
+  openDispute,
+  openDisputeSchema,
+  scheduleDisputeOpening,
+  submitEvidence,
+  submitEvidenceSchema,
+  type DisputeList,
+} from './disputes.ts';
 import {
   cancelPayment,
   capturePayment,
@@ -27,7 +41,7 @@ import {
 import { PROCESSORS, type Personality, type Processor } from './processors.ts';
 import { createRefund, createRefundSchema, findRefund, findRefundByReference, isReviewDecision, reviewRefund } from './refunds.ts';
 import { ApiError, answerOrRefusal, authenticate, idempotencyKey, millisecondsHeader, parseInput, readJson, type JsonReply } from './requests.ts';
-import { SandboxStore, requestFingerprint, type Payment, type Refund, type WalletSession } from './store.ts';
+import { SandboxStore, requestFingerprint, type Dispute, type Payment, type Refund, type Resource, type WalletSession } from './store.ts';
 
 export interface SandboxOptions {
   port: number;
@@ -40,6 +54,8 @@ export interface SandboxOptions {
   bankDebitSettleMs?: number;
   /** How long a pending refund (refund test cards) waits to settle, in ms (default 3000); a create's `x-sandbox-settle-ms` header overrides it. */
   refundSettleMs?: number;
+  /** How long after its payment succeeded the dispute test card's dispute opens, in ms (default 3000). */
+  disputeOpenMs?: number;
   /** The waits before each retry of a callback that failed, in ms (default 1 s, 5 s, 30 s, 2 min). */
   callbackRetryDelaysMs?: readonly number[];
 }
@@ -53,11 +69,15 @@ const MAX_LATENCY_MS = 30_000;
 const MAX_SETTLE_MS = 600_000;
 const DEFAULT_BANK_DEBIT_SETTLE_MS = 3000;
 const DEFAULT_REFUND_SETTLE_MS = 3000;
+const DEFAULT_DISPUTE_OPEN_MS = 3000;
 // API paths, after the personality's prefix.
 const PAYMENT_PATH = /^\/payments\/([^/]+)(?:\/(capture|cancel))?$/;
-const TEST_HELPER_PATH = /^\/test_helpers\/payments\/([^/]+)\/(fund|expire)$/;
+const TEST_HELPER_PATH = /^\/test_helpers\/payments\/([^/]+)\/(fund|expire|dispute)$/;
 const REFUND_PATH = /^\/refunds\/([^/]+)$/;
 const REFUND_HELPER_PATH = /^\/test_helpers\/refunds\/([^/]+)\/([a-z]+)$/;
+const DISPUTE_PATH = /^\/disputes\/([^/]+)$/;
+/** The merchant's actions on a dispute, and (under test_helpers) the network's. */
+const DISPUTE_ACTION_PATH = /^\/(test_helpers\/)?disputes\/([^/]+)\/([a-z]+)$/;
 const CALLBACK_PATHS = new Set(['/webhook_endpoints', '/webhook_deliveries']);
 
 interface Context {
@@ -66,6 +86,13 @@ interface Context {
   publicUrl: string;
   bankDebitSettleMs: number;
   refundSettleMs: number;
+}
+
+/** What every personality the server plays shares. */
+interface Playing {
+  publicUrl: string;
+  retryDelaysMs: readonly number[];
+  disputeOpenMs: number;
 }
 
 function paymentObject(payment: Payment, publicUrl: string) {
@@ -88,6 +115,22 @@ function paymentObject(payment: Payment, publicUrl: string) {
     error: payment.error,
     created: Math.floor(payment.createdMs / 1000),
     updated_ms: payment.updatedMs,
+  };
+}
+
+function disputeObject(dispute: Dispute) {
+  return {
+    id: dispute.id,
+    object: 'dispute',
+    payment: dispute.paymentId,
+    amount: dispute.amount,
+    currency: dispute.currency,
+    status: dispute.status,
+    reason: dispute.reason,
+    evidence_due_by: Math.floor(evidenceDueByMs(dispute) / 1000),
+    evidence: dispute.evidence,
+    created: Math.floor(dispute.createdMs / 1000),
+    updated_ms: dispute.updatedMs,
   };
 }
 
@@ -126,14 +169,18 @@ function endpointObject(endpoint: Endpoint) {
 }
 
 /** What a route produced, as the API answers it (and a callback carries it): rendered by its `object`. */
-function resourceObject(resource: RouteResult['resource'], publicUrl: string) {
+function resourceObject(resource: Resource | DisputeList, publicUrl: string): unknown {
   switch (resource.object) {
     case 'payment':
       return paymentObject(resource, publicUrl);
     case 'refund':
       return refundObject(resource);
+    case 'dispute':
+      return disputeObject(resource);
     case 'session':
       return sessionObject(resource);
+    case 'list':
+      return { data: resource.data.map((item) => resourceObject(item, publicUrl)) };
   }
 }
 
@@ -153,8 +200,9 @@ function deliveryObject(delivery: Delivery) {
 /**
  * Runs a POST route once per Idempotency-Key: a repeat with the same request answers with what the first
  * one produced (as it is now), a repeat with another request is refused. Only requests that produced a
- * payment, refund or session are recorded, so a refused request may be retried with its key. Nothing awaits
- * between the lookup and the record, so two concurrent requests with one key cannot both run.
+ * resource are recorded, so a refused request may be retried with its key. Nothing awaits between the lookup
+ * and the record, so two concurrent requests with one key cannot both run. `maxBodyBytes` is for a route
+ * whose body may be larger than the others' (requests.ts).
  */
 async function idempotentPost<T>(
   store: SandboxStore,
@@ -163,9 +211,10 @@ async function idempotentPost<T>(
   path: string,
   schema: z.ZodType<T>,
   execute: (input: T) => RouteResult,
+  maxBodyBytes?: number,
 ): Promise<RouteResult> {
   const key = idempotencyKey(request);
-  const body = await readJson(request);
+  const body = await readJson(request, maxBodyBytes);
   if (key === undefined) return execute(parseInput(schema, body));
   const fingerprint = requestFingerprint(path, body);
   const record = store.idempotencyRecord(apiKey, key);
@@ -178,7 +227,7 @@ async function idempotentPost<T>(
   return result;
 }
 
-async function routeApi(context: Context, personality: Personality, request: IncomingMessage, url: URL): Promise<RouteResult> {
+async function routeApi(context: Context, personality: Personality, request: IncomingMessage, url: URL): Promise<RouteResult<Resource | DisputeList>> {
   const apiKey = authenticate(request, personality.processor);
   const { store } = personality;
   const method = request.method ?? 'GET';
@@ -208,6 +257,9 @@ async function routeApi(context: Context, personality: Personality, request: Inc
     return idempotentPost(store, request, apiKey, fullPath, noParametersSchema, () => cancelPayment(store, apiKey, id));
   }
   const [, helperId, helper] = TEST_HELPER_PATH.exec(path) ?? [];
+  if (helperId !== undefined && helper === 'dispute' && method === 'POST') {
+    return idempotentPost(store, request, apiKey, fullPath, openDisputeSchema, (input) => openDispute(store, apiKey, helperId, input));
+  }
   if (helperId !== undefined && (helper === 'fund' || helper === 'expire') && method === 'POST') {
     return idempotentPost(store, request, apiKey, fullPath, noParametersSchema, () => settlePushedPayment(store, apiKey, helperId, helper));
   }
@@ -216,6 +268,17 @@ async function routeApi(context: Context, personality: Personality, request: Inc
   const [, reviewedId, decision] = REFUND_HELPER_PATH.exec(path) ?? [];
   if (reviewedId !== undefined && decision !== undefined && isReviewDecision(decision) && method === 'POST') {
     return idempotentPost(store, request, apiKey, fullPath, noParametersSchema, () => reviewRefund(store, apiKey, reviewedId, decision));
+  }
+  if (path === '/disputes' && method === 'GET') return listDisputes(store, apiKey, url.searchParams);
+  const [, disputeId] = DISPUTE_PATH.exec(path) ?? [];
+  if (disputeId !== undefined && method === 'GET') return { httpStatus: 200, resource: findDispute(store, apiKey, disputeId) };
+  const [, helperPrefix, actedOnId, action] = DISPUTE_ACTION_PATH.exec(path) ?? [];
+  if (actedOnId !== undefined && action !== undefined && isDisputeAction(action, helperPrefix ? 'network' : 'merchant') && method === 'POST') {
+    if (action === 'evidence') {
+      const submit = (input: z.infer<typeof submitEvidenceSchema>) => submitEvidence(store, apiKey, actedOnId, input);
+      return idempotentPost(store, request, apiKey, fullPath, submitEvidenceSchema, submit, MAX_EVIDENCE_BODY_BYTES);
+    }
+    return idempotentPost(store, request, apiKey, fullPath, noParametersSchema, () => actOnDispute(store, apiKey, actedOnId, action));
   }
   throw new ApiError(404, 'not_found', `There is no route ${method} ${fullPath}.`);
 }
@@ -261,10 +324,17 @@ async function handleRequest(context: Context, request: IncomingMessage, reply: 
   sendJson(reply, 404, { error: { code: 'not_found', message: `There is no route ${request.method} ${path}.` } });
 }
 
-/** A processor's row brought to life: its store, and its callbacks (rendering payments and refunds as GET answers them) if it has webhooks. */
-function play(processor: Processor, publicUrl: string, retryDelaysMs: readonly number[]): Personality {
+/**
+ * A processor's row brought to life: its store, which opens the dispute test card's disputes, and its callbacks
+ * (rendering what changed as GET answers it) if it has webhooks.
+ */
+function play(processor: Processor, { publicUrl, retryDelaysMs, disputeOpenMs }: Playing): Personality {
   const callbacks = processor.webhooks ? new Callbacks({ retryDelaysMs, render: (changed) => resourceObject(changed, publicUrl) }) : null;
-  return { processor, store: new SandboxStore((changed) => callbacks?.changed(changed)), callbacks };
+  const store: SandboxStore = new SandboxStore({
+    notify: (changed) => callbacks?.changed(changed),
+    paymentSucceeded: (payment) => scheduleDisputeOpening(store, payment, disputeOpenMs),
+  });
+  return { processor, store, callbacks };
 }
 
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
@@ -272,9 +342,13 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const server = createServer();
   const url = `http://${reachableHost(host)}:${await listen(server, options.port, host)}`;
   const publicUrl = (options.publicUrl ?? url).replace(/\/+$/, '');
-  const retryDelaysMs = options.callbackRetryDelaysMs ?? DEFAULT_CALLBACK_RETRY_DELAYS_MS;
+  const playing: Playing = {
+    publicUrl,
+    retryDelaysMs: options.callbackRetryDelaysMs ?? DEFAULT_CALLBACK_RETRY_DELAYS_MS,
+    disputeOpenMs: options.disputeOpenMs ?? DEFAULT_DISPUTE_OPEN_MS,
+  };
   const context: Context = {
-    personalities: PROCESSORS.map((processor) => play(processor, publicUrl, retryDelaysMs)),
+    personalities: PROCESSORS.map((processor) => play(processor, playing)),
     latencyMs: options.latencyMs ?? 0,
     publicUrl,
     bankDebitSettleMs: options.bankDebitSettleMs ?? DEFAULT_BANK_DEBIT_SETTLE_MS,
@@ -309,6 +383,7 @@ export function startSandboxFromConfig(config: SandboxConfig): Promise<Sandbox> 
     publicUrl: config.SANDBOX_PUBLIC_URL,
     bankDebitSettleMs: config.SANDBOX_BANK_DEBIT_SETTLE_MS,
     refundSettleMs: config.SANDBOX_REFUND_SETTLE_MS,
+    disputeOpenMs: config.SANDBOX_DISPUTE_OPEN_MS,
     callbackRetryDelaysMs: config.SANDBOX_CALLBACK_RETRY_DELAYS_MS,
   });
 }

@@ -1,11 +1,12 @@
-// A sandbox processor's memory: payments and refunds by id, each visible only to the API key that created it,
-// each key's saved cards, wallet sessions and idempotency records. Nothing survives a restart, like a test-mode
-// account that is reset. Each processor personality has a store of its own. Its only background work is
-// applying a settlement (a bank debit's, a refund's) when it falls due.
+// A sandbox processor's memory: payments, refunds and disputes by id, each visible only to the API key that
+// created it (a dispute: its payment's key), each key's saved cards, wallet sessions and idempotency records.
+// Nothing survives a restart, like a test-mode account that is reset. Each processor personality has a store
+// of its own. Its only background work is applying a change decided earlier when it falls due (a bank debit's
+// or a refund's settlement, the opening of the dispute test card's dispute).
 import { createHash, randomBytes } from 'node:crypto';
 import { randomBase62 } from '../domain/ids.ts';
 import type { CardBrand } from './cards.ts';
-import type { ProcessorError, RefundBehaviour, RefundError } from './outcomes.ts';
+import type { DisputeBehaviour, ProcessorError, RefundBehaviour, RefundError } from './outcomes.ts';
 import type { PaymentMethodType } from './processors.ts';
 import type { WalletDecision, WalletType } from './wallets.ts';
 
@@ -30,11 +31,7 @@ export interface CardSummary {
   holderName: string | null;
 }
 
-/**
- * A result already decided but not yet due (a bank debit's or a refund's settlement). It is applied once, by
- * whichever comes first: a timer at `dueMs` (so its callback goes out with no read at all) or the first read
- * after `dueMs` (so a test that moves the clock sees it without waiting for the timer).
- */
+/** A result already decided but not yet due (a bank debit's or a refund's settlement), applied with whenDue. */
 export interface Settlement<Changes> {
   readonly dueMs: number;
   readonly changes: Changes;
@@ -64,6 +61,8 @@ export interface Payment {
   readonly paymentMethodToken: string | null;
   /** What the payment's refunds do, decided by its payment method (its test card) when it was created. */
   readonly refundBehaviour: RefundBehaviour;
+  /** Whether the customer's bank disputes the payment once it succeeded, decided likewise. */
+  readonly disputeBehaviour: DisputeBehaviour;
   settlement: Settlement<PaymentChanges> | null;
   readonly returnUrl: string;
   error: ProcessorError | null;
@@ -99,10 +98,37 @@ export interface Refund {
 export type NewRefund = Omit<Refund, 'object' | 'id' | 'createdMs' | 'updatedMs'>;
 export type RefundChanges = Partial<Pick<Refund, 'status' | 'error'>>;
 
-/** What changes after its creation, maybe away from the caller's requests (then with a callback): a payment or a refund. */
-export type Changeable = Payment | Refund;
-/** What may change on `T`: what its settlement may hold. */
-type ChangesOf<T extends Changeable> = NonNullable<T['settlement']>['changes'];
+export type DisputeStatus = 'needs_response' | 'accepted' | 'under_review' | 'won' | 'lost' | 'expired' | 'cancelled';
+
+/** A succeeded payment's money claimed back by the customer's bank (a chargeback), all of what was captured or part of it. */
+export interface Dispute {
+  readonly object: 'dispute';
+  readonly id: string;
+  /** Its payment's key: the only one that sees it. */
+  readonly apiKey: string;
+  readonly paymentId: string;
+  readonly amount: number;
+  /** The payment's. */
+  readonly currency: string;
+  status: DisputeStatus;
+  readonly reason: string;
+  /** What the merchant submitted to challenge the dispute (`evidence` action), key by key. */
+  evidence: Readonly<Record<string, string>> | null;
+  /** When the customer's bank opened it; the evidence is due a fixed time after (disputes.ts). */
+  readonly createdMs: number;
+  updatedMs: number;
+}
+
+export type NewDispute = Omit<Dispute, 'object' | 'id' | 'createdMs' | 'updatedMs'>;
+export type DisputeChanges = Partial<Pick<Dispute, 'status' | 'evidence'>>;
+
+/** What changes after its creation, maybe away from the caller's requests (then with a callback). */
+export type Changeable = Payment | Refund | Dispute;
+/** What may change on `T`. */
+type ChangesOf<T extends Changeable> = { payment: PaymentChanges; refund: RefundChanges; dispute: DisputeChanges }[T['object']];
+
+/** Everything a route may answer with (an idempotent replay too). */
+export type Resource = Changeable | WalletSession;
 
 /** A card saved with setup_future_usage. Only the processor's vault holds its number, as with a real processor. */
 export interface SavedCard {
@@ -130,9 +156,29 @@ export type NewWalletSession = Omit<WalletSession, 'object' | 'id' | 'token' | '
 /** What an Idempotency-Key stands for: the request it was first used with and what that request produced. */
 export interface IdempotencyRecord {
   fingerprint: string;
-  resource: Payment | Refund | WalletSession;
+  resource: Resource;
   httpStatus: number;
 }
+
+/** A change of one resource, decided earlier, that whenDue applies once it is due. */
+interface DueChange {
+  readonly dueMs: number;
+  readonly apply: () => void;
+  timer: NodeJS.Timeout | null;
+}
+
+/** Who hears of what happens in a store. */
+export interface StoreListeners {
+  /** Every change made with updateAndNotify (a settlement's too) and every dispute opened, once applied: the callbacks. */
+  notify(changed: Changeable): void;
+  /**
+   * Every payment that succeeds, whichever way (at creation, captured, settled, funded, on the customer's
+   * page), once: the moment the dispute test card's dispute is counted from.
+   */
+  paymentSucceeded(payment: Payment): void;
+}
+
+const NO_LISTENERS: StoreListeners = { notify: () => {}, paymentSucceeded: () => {} };
 
 export class SandboxStore {
   private readonly payments = new Map<string, Payment>();
@@ -141,8 +187,10 @@ export class SandboxStore {
   private readonly refunds = new Map<string, Refund>();
   /** By `<api key> <reference>`, as for payments. */
   private readonly refundsByReference = new Map<string, Refund>();
-  /** By payment id, oldest first. */
+  /** By payment id, oldest first (here and below). */
   private readonly refundsByPayment = new Map<string, Refund[]>();
+  private readonly disputes = new Map<string, Dispute>();
+  private readonly disputesByPayment = new Map<string, Dispute[]>();
   /** By `<api key> <idempotency key>`; an API key has no space, so two pairs never share an entry (here and above). */
   private readonly idempotencyRecords = new Map<string, IdempotencyRecord>();
   /** By payment_method_token. */
@@ -151,17 +199,18 @@ export class SandboxStore {
   private readonly sessions = new Map<string, WalletSession>();
   private readonly sessionsByPaymentToken = new Map<string, WalletSession>();
   private readonly transferReferences = new Set<string>();
-  /** By payment or refund id (their prefixes differ): the timers of settlements not yet applied. */
-  private readonly settlementTimers = new Map<string, NodeJS.Timeout>();
+  /** By the id of the resource they change (the prefixes of payment, refund and dispute ids differ), in no order. */
+  private readonly dueChanges = new Map<string, DueChange[]>();
   private closed = false;
 
-  /** `notify` hears of every change made with updateAndNotify, and of every settlement, once applied. */
-  constructor(private readonly notify: (changed: Changeable) => void = () => {}) {}
+  constructor(private readonly listeners: StoreListeners = NO_LISTENERS) {}
 
   createPayment(fields: NewPayment): Payment {
     const now = Date.now();
     const payment: Payment = { ...fields, object: 'payment', id: `sbx_pay_${randomBase62(24)}`, createdMs: now, updatedMs: now };
-    return this.keep(payment, this.payments, this.paymentsByReference);
+    this.keep(payment, this.payments, this.paymentsByReference, payment.settlement);
+    if (payment.status === 'succeeded') this.listeners.paymentSucceeded(payment);
+    return payment;
   }
 
   /** The payment if `apiKey` created it; another key's payment looks the same as a missing one. */
@@ -176,10 +225,8 @@ export class SandboxStore {
   createRefund(fields: NewRefund): Refund {
     const now = Date.now();
     const refund: Refund = { ...fields, object: 'refund', id: `sbx_re_${randomBase62(24)}`, createdMs: now, updatedMs: now };
-    const ofPayment = this.refundsByPayment.get(refund.paymentId) ?? [];
-    ofPayment.push(refund);
-    this.refundsByPayment.set(refund.paymentId, ofPayment);
-    return this.keep(refund, this.refunds, this.refundsByReference);
+    appendTo(this.refundsByPayment, refund.paymentId, refund);
+    return this.keep(refund, this.refunds, this.refundsByReference, refund.settlement);
   }
 
   /** The refund if `apiKey` created it; another key's refund looks the same as a missing one. */
@@ -197,6 +244,29 @@ export class SandboxStore {
     return (this.refundsByPayment.get(payment.id) ?? []).map((refund) => this.settled(refund));
   }
 
+  /**
+   * Stores a dispute the customer's bank opened, and tells its key with a callback: the caller never opens
+   * one (the test helper that does stands for the bank).
+   */
+  openDispute(fields: NewDispute): Dispute {
+    const now = Date.now();
+    const dispute: Dispute = { ...fields, object: 'dispute', id: `sbx_dp_${randomBase62(24)}`, createdMs: now, updatedMs: now };
+    appendTo(this.disputesByPayment, dispute.paymentId, dispute);
+    this.disputes.set(dispute.id, dispute);
+    this.listeners.notify(dispute);
+    return dispute;
+  }
+
+  /** The dispute if `apiKey` created its payment; another key's dispute looks the same as a missing one. */
+  findDispute(apiKey: string, id: string): Dispute | undefined {
+    return this.owned(apiKey, this.disputes.get(id));
+  }
+
+  /** `payment`'s disputes, oldest first. */
+  disputesOf(payment: Payment): Dispute[] {
+    return [...(this.disputesByPayment.get(payment.id) ?? [])];
+  }
+
   /** Any key's payment: the customer's pages are opened by a browser, which has no key. */
   findForCustomer(id: string): Payment | undefined {
     const payment = this.payments.get(id);
@@ -205,8 +275,10 @@ export class SandboxStore {
 
   /** Applies a state change; `updatedMs` always moves forward, even for two changes in one millisecond. */
   update<T extends Changeable>(resource: T, changes: ChangesOf<T>): T {
+    const before = resource.status;
     Object.assign(resource, changes);
     resource.updatedMs = Math.max(Date.now(), resource.updatedMs + 1);
+    if (resource.object === 'payment' && resource.status === 'succeeded' && before !== 'succeeded') this.listeners.paymentSucceeded(resource);
     return resource;
   }
 
@@ -218,11 +290,22 @@ export class SandboxStore {
   updateAndNotify<T extends Changeable>(resource: T, changes: ChangesOf<T>): T {
     const before = resource.status;
     this.update(resource, changes);
-    if (resource.status !== before) this.notify(resource);
+    if (resource.status !== before) this.listeners.notify(resource);
     return resource;
   }
 
-  /** The record, with its payment or refund as it is now (a replayed bank debit may have settled since). */
+  /**
+   * Applies `apply` (a change of `resource`, or of what belongs to it) once it is due, by whichever comes
+   * first: a timer at `dueMs` (so its callback goes out with no read at all) or the first read of `resource`
+   * after `dueMs` (so a test that moves the clock sees it without waiting for the timer).
+   */
+  whenDue(resource: Changeable, dueMs: number, apply: () => void): void {
+    const change: DueChange = { dueMs, apply, timer: null };
+    appendTo(this.dueChanges, resource.id, change);
+    this.startTimer(resource, change);
+  }
+
+  /** The record, with its resource as it is now (a replayed bank debit may have settled since). */
   idempotencyRecord(apiKey: string, key: string): IdempotencyRecord | undefined {
     const record = this.idempotencyRecords.get(`${apiKey} ${key}`);
     if (record !== undefined && record.resource.object !== 'session') this.settled(record.resource);
@@ -280,18 +363,25 @@ export class SandboxStore {
     return reference;
   }
 
-  /** Stops the settlement timers, for a server that closes; a read still applies a settlement that is due. */
+  /** Stops the timers of the changes not yet due, for a server that closes; a read still applies a change that is due. */
   close(): void {
     this.closed = true;
-    for (const timer of this.settlementTimers.values()) clearTimeout(timer);
-    this.settlementTimers.clear();
+    for (const changes of this.dueChanges.values()) for (const change of changes) clearTimeout(change.timer ?? undefined);
   }
 
-  /** Stores a new payment or refund under its id and reference, and starts its settlement's timer. */
-  private keep<T extends Changeable>(resource: T, byId: Map<string, T>, byReference: Map<string, T>): T {
+  /**
+   * Stores a new payment or refund under its id and reference, with its settlement due. The settlement is the
+   * resource's own, passed by the caller that knows its type (so its changes are known to fit the resource).
+   */
+  private keep<T extends Payment | Refund>(resource: T, byId: Map<string, T>, byReference: Map<string, T>, settlement: Settlement<ChangesOf<T>> | null): T {
     byId.set(resource.id, resource);
     if (resource.reference !== null) byReference.set(`${resource.apiKey} ${resource.reference}`, resource);
-    this.scheduleSettlement(resource);
+    if (settlement !== null) {
+      this.whenDue(resource, settlement.dueMs, () => {
+        resource.settlement = null;
+        this.updateAndNotify(resource, settlement.changes);
+      });
+    }
     return resource;
   }
 
@@ -299,28 +389,41 @@ export class SandboxStore {
     return resource?.apiKey === apiKey ? this.settled(resource) : undefined;
   }
 
+  /** `resource` after its due changes were applied, in the order they fell due (one may lead to another). */
   private settled<T extends Changeable>(resource: T): T {
-    const settlement: Settlement<ChangesOf<T>> | null = resource.settlement;
-    if (settlement === null || Date.now() < settlement.dueMs) return resource;
-    resource.settlement = null;
-    clearTimeout(this.settlementTimers.get(resource.id));
-    this.settlementTimers.delete(resource.id);
-    return this.updateAndNotify(resource, settlement.changes);
+    for (;;) {
+      const changes = this.dueChanges.get(resource.id) ?? [];
+      const now = Date.now();
+      const next = changes.filter((change) => change.dueMs <= now).sort((a, b) => a.dueMs - b.dueMs)[0];
+      if (next === undefined) return resource;
+      // Taken out before it applies, so a read or a timer during the change cannot apply it a second time.
+      const rest = changes.filter((change) => change !== next);
+      if (rest.length === 0) this.dueChanges.delete(resource.id);
+      else this.dueChanges.set(resource.id, rest);
+      clearTimeout(next.timer ?? undefined);
+      next.apply();
+    }
   }
 
-  /** Applies `resource`'s settlement when it is due, even if nobody reads it. */
-  private scheduleSettlement(resource: Changeable): void {
-    const { settlement } = resource;
-    if (settlement === null || this.closed) return;
-    const timer = setTimeout(() => {
-      this.settlementTimers.delete(resource.id);
+  /** Applies `change` when it is due, even if nobody reads `resource`. */
+  private startTimer(resource: Changeable, change: DueChange): void {
+    if (this.closed) return;
+    change.timer = setTimeout(() => {
+      change.timer = null;
+      this.settled(resource);
       // Not due yet by Date (a timer may fire a millisecond early, and tests freeze Date): wait again.
-      if (this.settled(resource).settlement !== null) this.scheduleSettlement(resource);
-    }, Math.max(0, settlement.dueMs - Date.now()));
-    // Like the callbacks, a settlement never keeps the process alive.
-    timer.unref();
-    this.settlementTimers.set(resource.id, timer);
+      if (this.dueChanges.get(resource.id)?.includes(change)) this.startTimer(resource, change);
+    }, Math.max(0, change.dueMs - Date.now()));
+    // Like the callbacks, a due change never keeps the process alive.
+    change.timer.unref();
   }
+}
+
+/** Adds `value` to the list of `key` in `map`, the list's last. */
+function appendTo<V>(map: Map<string, V[]>, key: string, value: V): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
 }
 
 /** JSON with object keys sorted, so two bodies that differ only in key order count as the same request. */

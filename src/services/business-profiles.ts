@@ -40,6 +40,12 @@ const updateProfileInput = z
       .refine((names) => new Set(names).size === names.length, 'must not name a connector twice')
       .nullish(),
     maxRetries: z.number().int('must be an integer').min(0, 'must be at least 0').max(MAX_RETRIES_LIMIT, `must be at most ${MAX_RETRIES_LIMIT}`).nullish(),
+    sessionExpirySeconds: z
+      .number()
+      .int('must be a whole number of seconds')
+      .min(60, 'must be 60 seconds to 90 days (7776000)')
+      .max(7_776_000, 'must be 60 seconds to 90 days (7776000)')
+      .nullish(),
     retryableDeclineCodes: z
       .array(
         z
@@ -101,6 +107,7 @@ export class BusinessProfileService {
     if (input.name != null) data.name = input.name;
     if (input.routing != null) data.routing = input.routing;
     if (input.maxRetries != null) data.maxRetries = input.maxRetries;
+    if (input.sessionExpirySeconds != null) data.sessionExpirySeconds = input.sessionExpirySeconds;
     if (input.retryableDeclineCodes != null) data.retryableDeclineCodes = input.retryableDeclineCodes;
     if (input.webhookUrl !== undefined) {
       const url = input.webhookUrl === null || input.webhookUrl === '' ? null : input.webhookUrl;

@@ -11,6 +11,7 @@ import type { CallbackVerification, ConnectorAccount } from '../generated/prisma
 import type { ConnectorAccountService } from './connector-accounts.ts';
 import type { ServiceContext } from './context.ts';
 import type { PaymentService } from './payments/payment-service.ts';
+import type { DisputeService } from './disputes/dispute-service.ts';
 import type { RefundService } from './refunds/refund-service.ts';
 import type { SecretKeyPrincipal } from './principal.ts';
 
@@ -39,8 +40,8 @@ export class ConnectorCallbackService {
   constructor(
     private readonly context: ServiceContext,
     private readonly connectorAccounts: ConnectorAccountService,
-    private readonly payments: PaymentService,
-    private readonly refunds: RefundService,
+    /** What callbacks move, each through its own state table. */
+    private readonly resources: { payments: PaymentService; refunds: RefundService; disputes: DisputeService },
   ) {}
 
   async receive(callback: IncomingCallback): Promise<CallbackAnswer> {
@@ -65,10 +66,13 @@ export class ConnectorCallbackService {
       await record('VERIFIED', 'unrecognised_event');
       return acknowledged('ignored');
     }
+    const { payments, refunds, disputes } = this.resources;
     const result =
       parsed.kind === 'payment'
-        ? await this.payments.applyCallback(account.id, parsed.payment, parsed.reference)
-        : await this.refunds.applyCallback(account.id, parsed.refund, parsed.reference);
+        ? await payments.applyCallback(account.id, parsed.payment, parsed.reference)
+        : parsed.kind === 'refund'
+          ? await refunds.applyCallback(account.id, parsed.refund, parsed.reference)
+          : await disputes.applyCallback(account.id, parsed.dispute);
     if (result === null) {
       // Acknowledged all the same (as Hyperswitch does): a 4xx would make the processor retry it forever.
       this.context.logger.warn({ connectorAccountId: account.id, processorEventId: parsed.eventId }, `callback for a ${parsed.kind} this account does not have`);

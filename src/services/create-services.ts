@@ -10,6 +10,7 @@ import { MerchantAccountService } from './merchant-accounts.ts';
 import { EligibleMethodsService } from './payments/eligible-methods.ts';
 import { PaymentService } from './payments/payment-service.ts';
 import type { PaymentSyncScheduler } from './payments/sync-scheduler.ts';
+import { DisputeService } from './disputes/dispute-service.ts';
 import { RefundService } from './refunds/refund-service.ts';
 import { EventOutbox, type EventRelay, type LivePublisher } from './events/event-outbox.ts';
 import { EventService } from './events/event-service.ts';
@@ -30,17 +31,19 @@ export function createServices(context: ServiceContext, adapters: ServiceAdapter
   const outbox = new EventOutbox(context, adapters.eventRelay, adapters.livePublisher);
   const payments = new PaymentService(context, connectorAccounts, customers, outbox, adapters.paymentSyncScheduler);
   const refunds = new RefundService(context, payments, connectorAccounts, outbox, adapters.paymentSyncScheduler);
+  const disputes = new DisputeService(context, connectorAccounts, outbox);
   const webhookDelivery = new WebhookDeliveryService(context, adapters.webhookSender);
   return {
     apiKeys: new ApiKeyService(context),
     merchantAccounts: new MerchantAccountService(context),
     businessProfiles: new BusinessProfileService(context),
     connectorAccounts,
-    connectorCallbacks: new ConnectorCallbackService(context, connectorAccounts, payments, refunds),
+    connectorCallbacks: new ConnectorCallbackService(context, connectorAccounts, { payments, refunds, disputes }),
     idempotency: new IdempotencyService(context),
     customers,
     payments,
     refunds,
+    disputes,
     eligibleMethods: new EligibleMethodsService(context, payments, connectorAccounts, customers),
     webhookDelivery,
     events: new EventService(context, outbox, webhookDelivery),

@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { MAX_ATTEMPTS } from '../domain/events/retry-schedule.ts';
 import type { Logger } from '../logger.ts';
+import { runEvery } from './periodic.ts';
 import type { CommittedEvent, EventRelay } from '../services/events/event-outbox.ts';
 import { CLAIM_MARGIN_MS, type WebhookDeliveryService } from '../services/events/webhook-delivery.ts';
 
@@ -102,19 +103,11 @@ export function startWebhookWorker(deps: { config: Config; logger: Logger; db: D
     });
     for (const { id } of due) await queue.enqueue(id);
   };
-  let reconciling: Promise<void> | null = null;
-  const timer = setInterval(() => {
-    reconciling ??= reconcile()
-      .catch((error: unknown) => logger.warn({ err: error }, 'webhook reconciler failed; it runs again next interval'))
-      .finally(() => {
-        reconciling = null;
-      });
-  }, config.WEBHOOK_RECONCILE_INTERVAL_MS);
+  const reconciler = runEvery(config.WEBHOOK_RECONCILE_INTERVAL_MS, reconcile, logger, 'webhook reconciler');
   return {
     ready: () => worker.waitUntilReady(),
     close: async () => {
-      clearInterval(timer);
-      await reconciling;
+      await reconciler.stop();
       await worker.close();
     },
   };

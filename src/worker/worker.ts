@@ -9,6 +9,7 @@ import { createServices } from '../services/create-services.ts';
 import type { PaymentSyncJob, RefundSyncJob } from '../services/payments/sync-scheduler.ts';
 import { createAdapters } from './adapters.ts';
 import { PAYMENT_SYNC_QUEUE, SYNC_JOB_NAMES } from './payment-sync-queue.ts';
+import { runEvery } from './periodic.ts';
 import { startWebhookWorker } from './webhook-queue.ts';
 
 export interface WorkerApp {
@@ -36,9 +37,12 @@ export async function startWorker(config: Config, logger: Logger): Promise<Worke
   // The job id names the payment, attempt and step; the job's data holds nothing more.
   worker.on('failed', (job, error) => logger.error({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: error }, 'payment sync job failed'));
   worker.on('error', (error) => logger.warn({ err: error }, 'payment sync worker: redis error'));
+  // Unconfirmed payments past their session expiry (any worker may sweep; the version guard settles races).
+  const expirySweep = runEvery(config.PAYMENT_EXPIRY_SWEEP_MS, async () => void (await services.payments.expireDue(500)), logger, 'payment expiry sweep');
   await Promise.all([worker.waitUntilReady(), webhooks.ready()]);
   return {
     close: async () => {
+      await expirySweep.stop();
       await worker.close(); // takes no new job and lets the running ones finish
       await webhooks.close();
       await adapters.close();

@@ -75,6 +75,7 @@ describe('the event catalog', () => {
     FAILED: 'payment_failed',
     CANCELLED: 'payment_cancelled',
     PARTIALLY_CAPTURED: 'payment_captured',
+    EXPIRED: 'payment_expired',
   } as const;
 
   it.each(INTENT_STATUSES.map((status) => ({ status, event: EXPECTED_PAYMENT_EVENTS[status] })))('a payment reaching $status emits $event', ({ status, event }) => {

@@ -42,6 +42,7 @@ const TRIGGER_KEYS: Record<AttemptTrigger, null> = {
   capture_at_processor: null,
   void: null,
   void_at_processor: null,
+  expire: null,
 };
 const ALL_TRIGGERS = Object.keys(TRIGGER_KEYS) as AttemptTrigger[];
 
@@ -395,6 +396,8 @@ describe('intentStatusOf', () => {
     ['FAILURE', 'FAILED'],
     ['VOIDED', 'CANCELLED'],
     ['PARTIAL_CHARGED', 'PARTIALLY_CAPTURED'],
+    // Hyperswitch's Expired: a payment not confirmed within its session expiry.
+    ['EXPIRED', 'EXPIRED'],
   ];
 
   it('the mapping table covers every attempt status exactly once', () => {

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TEST_BANK_ACCOUNTS } from '../../src/sandbox/banks.ts';
 import { startSandbox } from '../../src/sandbox/server.ts';
-import { METHOD_DETAILS, methodInput, newKey, useSandbox, type Body } from './harness.ts';
+import { METHOD_DETAILS, atFrozenTime, methodInput, newKey, useSandbox, type Body } from './harness.ts';
 
 const { call, createWith, get, capture, cancel } = useSandbox();
 
@@ -21,14 +21,6 @@ const debit = (iban: string, account: Record<string, unknown> = {}) => ({
 });
 
 const SETTLE_NOW = { 'x-sandbox-settle-ms': '0' };
-
-/** Freezes the sandbox's clock (Date only: the HTTP timers keep running) for the test's callback. */
-async function atFrozenTime(run: (at: (offsetMs: number) => void) => Promise<void>): Promise<void> {
-  const start = Date.now();
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(start);
-  await run((offsetMs) => vi.setSystemTime(start + offsetMs));
-}
 
 afterEach(() => {
   vi.useRealTimers();

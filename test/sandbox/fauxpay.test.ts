@@ -131,7 +131,7 @@ describe('fauxpay keys and memory', () => {
   });
 
   it('answers 404 for a route fauxpay does not have', async () => {
-    const answer = await call('GET', `${FAUXPAY}/disputes`, { key: newFauxpayKey() });
+    const answer = await call('GET', `${FAUXPAY}/nowhere`, { key: newFauxpayKey() });
     expect(answer.status).toBe(404);
     expect(answer.body.error?.code).toBe('not_found');
   });

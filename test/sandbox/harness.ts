@@ -2,11 +2,12 @@
 // test file starts its own server with useSandbox(). Every answer is checked for the secrets sent so far
 // (card numbers, CVCs, IBANs, wallet payment tokens, callback signing secrets), so no test can pass while the
 // sandbox echoes one.
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { createHmac, randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.ts';
+import { startReceiver, type ReceivedRequest, type Receiver } from '../support/receiver.ts';
 
-/** A payment object, a refund, a session, a wallet answer or an error envelope: one loose shape for all of them. */
+/** A payment object, a refund, a dispute, a session, a wallet answer or an error envelope: one loose shape for all of them. */
 export interface Body {
   id: string;
   object: string;
@@ -32,6 +33,9 @@ export interface Body {
   // A refund (its other fields are a payment's)
   payment: string;
   reason: string | null;
+  // A dispute (its other fields are a refund's)
+  evidence_due_by: number;
+  evidence: Record<string, string> | null;
   // A session
   wallet: string;
   session_token: string;
@@ -87,6 +91,8 @@ export const EXPECTED_CARDS: Record<string, ExpectedCard> = {
   '4000000000007726': { brand: 'visa', http: 200, status: 'succeeded', error: null },
   '4000000000005126': { brand: 'visa', http: 200, status: 'succeeded', error: null },
   '4000000000006975': { brand: 'visa', http: 200, status: 'succeeded', error: null },
+  // The dispute test card (disputes.test.ts): the payment itself is approved.
+  '4000000000000259': { brand: 'visa', http: 200, status: 'succeeded', error: null },
 };
 
 /** An Amex CVC has 4 digits, the others 3. */
@@ -222,7 +228,14 @@ export function useSandbox(options: Omit<SandboxOptions, 'port'> = {}) {
     return created.body;
   }
 
-  return { url, call, create, createWith, get, capture, cancel, browser, challenged };
+  /** A succeeded card payment of `key` (of `number`, by default a card with no test behaviour after success). */
+  async function paid(key: string, number = '4242424242424242', overrides: Record<string, unknown> = {}): Promise<Body> {
+    const created = await create(key, overrides, { number, cvc: cvcFor(number) });
+    expect(created.body.status).toBe('succeeded');
+    return created.body;
+  }
+
+  return { url, call, create, createWith, get, capture, cancel, browser, challenged, paid };
 }
 
 /** Every field of the sandbox's payment object, sorted. */
@@ -245,3 +258,82 @@ export const PAYMENT_KEYS = [
   'created',
   'updated_ms',
 ].sort();
+
+// ---- Checks shared by the test files ------------------------------------------------------------------------
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `answer` is the error envelope with `status`, `code` and `message` (exactly, or matching). */
+export function expectRefused(answer: Answer, status: number, code: string, message: string | RegExp): void {
+  expect(answer.status, answer.text).toBe(status);
+  expect(answer.body.error?.code).toBe(code);
+  if (typeof message === 'string') expect(answer.body.error?.message).toBe(message);
+  else expect(answer.body.error?.message).toMatch(message);
+}
+
+/** Freezes the sandbox's clock (Date only: the HTTP timers keep running) for the test's callback; the caller's afterEach unfreezes it. */
+export async function atFrozenTime(run: (at: (offsetMs: number) => void) => Promise<void>): Promise<void> {
+  const start = Date.now();
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(start);
+  await run((offsetMs) => vi.setSystemTime(start + offsetMs));
+}
+
+/** A callback's event, as the sandbox personality POSTs it. */
+export interface Callback {
+  id: string;
+  type: string;
+  created: number;
+  data: { object: Body };
+}
+
+/**
+ * Keys of the sandbox personality with their callback endpoint on a local receiver (closed after each test),
+ * and the checks of what the receivers get. `secret` signs the callbacks; `quietMs` is long enough for a
+ * callback that would be sent to have arrived.
+ */
+export function useCallbackReceivers(call: ReturnType<typeof useSandbox>['call'], secret: string, quietMs: number) {
+  const receivers: Receiver[] = [];
+  afterEach(async () => {
+    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+  });
+
+  /** A new key with its callback endpoint registered on a new receiver (at the sandbox at `base`, by default the file's). */
+  async function registered(base?: string): Promise<{ key: string; receiver: Receiver }> {
+    const key = newKey();
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    expect((await call('POST', '/v1/webhook_endpoints', { key, base, body: { url: receiver.url, secret } })).status).toBe(200);
+    return { key, receiver };
+  }
+
+  /** The event of a callback, after checking its signature with an HMAC computed here, apart from the sandbox's code. */
+  function signedEvent(request: ReceivedRequest): Callback {
+    expect(request.headers['content-type']).toBe('application/json');
+    const [, timestamp, signature] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(request.headers['sandbox-signature'])) ?? [];
+    expect(signature, String(request.headers['sandbox-signature'])).toBeDefined();
+    expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(5);
+    expect(signature).toBe(createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.`).update(request.body).digest('hex'));
+    return JSON.parse(request.body.toString('utf8')) as Callback;
+  }
+
+  /**
+   * Waits for the only callback `receiver` gets, checks it (its type, its signature) and that GET answers
+   * exactly the object it carries (`GET /v1/refunds/{id}` for a refund, ...).
+   */
+  async function onlyCallback(key: string, receiver: Receiver, type: string, base?: string): Promise<Callback> {
+    const [request] = await receiver.waitForRequests(1, 3000);
+    const event = signedEvent(request!);
+    expect(event.type).toBe(type);
+    const { object, id } = event.data.object;
+    expect(type.startsWith(`${object}.`)).toBe(true);
+    const fetched = await call('GET', `/v1/${object}s/${id}`, { key, base });
+    expect(event.data.object).toEqual(fetched.body);
+    expect(request!.body.toString('utf8').endsWith(`,"data":{"object":${fetched.text}}}`)).toBe(true);
+    await sleep(quietMs);
+    expect(receiver.received).toHaveLength(1);
+    return event;
+  }
+
+  return { registered, signedEvent, onlyCallback };
+}

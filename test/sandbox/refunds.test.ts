@@ -1,21 +1,32 @@
 // Refunds over real HTTP, as the service's connector uses them: full and partial refunds up to what the payment
 // captured (also under concurrent requests), the refund test cards (pending then settled, or held for review)
 // observed by GET and by signed `refund.*` callbacks, idempotency, lookups by reference, and every refusal.
-import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadSandboxConfig } from '../../src/config.ts';
 import { TEST_CARDS } from '../../src/sandbox/cards.ts';
 import { startSandbox, startSandboxFromConfig } from '../../src/sandbox/server.ts';
-import { startReceiver, type ReceivedRequest, type Receiver } from '../support/receiver.ts';
-import { EXPECTED_CARDS, METHOD_DETAILS, cvcFor, newFauxpayKey, newKey, paymentInput, useSandbox, type Answer, type Body } from './harness.ts';
+import {
+  EXPECTED_CARDS,
+  METHOD_DETAILS,
+  atFrozenTime,
+  expectRefused,
+  newFauxpayKey,
+  newKey,
+  paymentInput,
+  sleep,
+  useCallbackReceivers,
+  useSandbox,
+  type Body,
+  type Callback,
+} from './harness.ts';
 
 /** Short, so a pending refund settles within the test; the frozen-clock tests move Date instead of waiting. */
 const SETTLE_MS = 50;
-const { call, create, createWith, capture, browser, challenged } = useSandbox({ refundSettleMs: SETTLE_MS });
+const { call, create, createWith, capture, browser, challenged, paid } = useSandbox({ refundSettleMs: SETTLE_MS });
 
-const SECRET = 'whsec_sandbox_refunds_0123456789';
 /** Long enough for a callback that would be sent to have arrived, and for a 50 ms settlement to have happened. */
 const QUIET_MS = 200;
+const { registered, onlyCallback } = useCallbackReceivers(call, 'whsec_sandbox_refunds_0123456789', QUIET_MS);
 const AMOUNT = 1234;
 
 // Written from the contract, not derived from TEST_CARDS, so a wrong row in the table fails here.
@@ -28,20 +39,9 @@ const EXPECTED_REFUNDS: Record<string, { answered: string; settles: { status: st
 };
 const REFUND_KEYS = ['id', 'object', 'payment', 'amount', 'currency', 'status', 'reason', 'reference', 'error', 'created', 'updated_ms'];
 
-interface Callback {
-  id: string;
-  type: string;
-  created: number;
-  data: { object: Body };
-}
-
-const receivers: Receiver[] = [];
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers();
-  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const refund = (key: string, body: Record<string, unknown>, headers: Record<string, string> = {}, prefix = '/v1') =>
   call('POST', `${prefix}/refunds`, { key, body, headers });
@@ -50,54 +50,7 @@ const byReference = (key: string, reference: string) => call('GET', `/v1/refunds
 const review = (key: string, id: string, decision: string, headers: Record<string, string> = {}) =>
   call('POST', `/v1/test_helpers/refunds/${id}/${decision}`, { key, body: {}, headers });
 
-/** A succeeded card payment of `key` (of `number`, by default a card whose refunds succeed at once). */
-async function paid(key: string, number = '4242424242424242', overrides: Record<string, unknown> = {}): Promise<Body> {
-  const created = await create(key, overrides, { number, cvc: cvcFor(number) });
-  expect(created.body.status).toBe('succeeded');
-  return created.body;
-}
-
-function expectRefused(answer: Answer, status: number, code: string, message: string | RegExp): void {
-  expect(answer.status, answer.text).toBe(status);
-  expect(answer.body.error?.code).toBe(code);
-  if (typeof message === 'string') expect(answer.body.error?.message).toBe(message);
-  else expect(answer.body.error?.message).toMatch(message);
-}
-
 const notYetRefunded = (amount: number) => `amount must be at most ${amount} (the amount not yet refunded).`;
-
-/** `key` with its callback endpoint registered on a local receiver. */
-async function registered(): Promise<{ key: string; receiver: Receiver }> {
-  const key = newKey();
-  const receiver = await startReceiver();
-  receivers.push(receiver);
-  expect((await call('POST', '/v1/webhook_endpoints', { key, body: { url: receiver.url, secret: SECRET } })).status).toBe(200);
-  return { key, receiver };
-}
-
-/** The event of a callback, after checking its signature with an HMAC computed here, apart from the sandbox's code. */
-function signedEvent(request: ReceivedRequest): Callback {
-  expect(request.headers['content-type']).toBe('application/json');
-  const [, timestamp, signature] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(request.headers['sandbox-signature'])) ?? [];
-  expect(signature, String(request.headers['sandbox-signature'])).toBeDefined();
-  expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(5);
-  expect(signature).toBe(createHmac('sha256', Buffer.from(SECRET, 'utf8')).update(`${timestamp}.`).update(request.body).digest('hex'));
-  return JSON.parse(request.body.toString('utf8')) as Callback;
-}
-
-/** Waits for the only callback `receiver` gets, checks it, and that GET answers exactly the refund it carries. */
-async function onlyCallback(key: string, receiver: Receiver, type: string): Promise<Callback> {
-  const [request] = await receiver.waitForRequests(1, 3000);
-  const event = signedEvent(request!);
-  expect(event.type).toBe(type);
-  expect(event.data.object.object).toBe('refund');
-  const fetched = await getRefund(key, event.data.object.id);
-  expect(event.data.object).toEqual(fetched.body);
-  expect(request!.body.toString('utf8').endsWith(`,"data":{"object":${fetched.text}}}`)).toBe(true);
-  await sleep(QUIET_MS);
-  expect(receiver.received).toHaveLength(1);
-  return event;
-}
 
 describe('refunding a payment', () => {
   it('refunds all that was captured by default, answering the refund object that GET answers too', async () => {
@@ -451,14 +404,6 @@ describe('other payment methods', () => {
 });
 
 describe('the refund settle delay', () => {
-  /** Freezes the sandbox's clock (Date only: the HTTP timers keep running) for the test's callback. */
-  async function atFrozenTime(run: (at: (offsetMs: number) => void) => Promise<void>): Promise<void> {
-    const start = Date.now();
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(start);
-    await run((offsetMs) => vi.setSystemTime(start + offsetMs));
-  }
-
   it('is 3 s by default, refundSettleMs as set, SANDBOX_REFUND_SETTLE_MS from the environment, and the header over all', async () => {
     const byDefault = await startSandbox({ port: 0 });
     const byOption = await startSandbox({ port: 0, refundSettleMs: 10_000 });

@@ -177,7 +177,7 @@ describe('authentication and isolation', () => {
     expect(missing.status).toBe(404);
     expect(missing.body.error?.code).toBe('resource_missing');
     for (const [method, path] of [
-      ['GET', '/v1/disputes'],
+      ['GET', '/v1/nowhere'],
       ['DELETE', '/v1/payments/sbx_pay_000000000000000000000000'],
       ['GET', '/v1/payments/sbx_pay_000000000000000000000000/capture'],
       ['GET', '/nowhere'],

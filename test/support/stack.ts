@@ -22,6 +22,8 @@ export interface StackOptions {
   sandboxBankDebitSettleMs?: number;
   /** How long the sandbox's pending refunds wait before they settle (3 s by default). */
   sandboxRefundSettleMs?: number;
+  /** How long after its payment succeeded the sandbox's dispute test card is disputed (3 s by default). */
+  sandboxDisputeOpenMs?: number;
   /** Settings of the API and the worker. */
   env?: Record<string, string>;
   /** Settings of the worker only, over `env` (a worker more patient with the processor than the API). */
@@ -36,6 +38,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     latencyMs: options.sandboxLatencyMs ?? 0,
     bankDebitSettleMs: options.sandboxBankDebitSettleMs,
     refundSettleMs: options.sandboxRefundSettleMs,
+    disputeOpenMs: options.sandboxDisputeOpenMs,
   });
   // A Redis prefix of its own: the stack's worker syncs through its own sandbox, so it must see only the
   // payments of this stack, not those of another test's stack running meanwhile.

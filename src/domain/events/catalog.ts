@@ -75,4 +75,5 @@ export const PAYMENT_STATUS_EVENTS: Readonly<Record<IntentStatus, EventType | nu
   FAILED: 'payment_failed',
   CANCELLED: 'payment_cancelled',
   PARTIALLY_CAPTURED: 'payment_captured',
+  EXPIRED: 'payment_expired',
 };

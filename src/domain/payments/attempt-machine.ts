@@ -16,7 +16,8 @@ export type AttemptTrigger =
   | 'capture'
   | 'capture_at_processor'
   | 'void'
-  | 'void_at_processor';
+  | 'void_at_processor'
+  | 'expire';
 
 /** What a row's condition can depend on. */
 export interface AttemptConditions {
@@ -83,6 +84,9 @@ export const ATTEMPT_TRANSITIONS: readonly AttemptTransition[] = [
   // payment authorized) gives the authorization back, so the merchant can capture or cancel again.
   { from: 'CAPTURE_INITIATED', trigger: 'capture_at_processor', when: { stalled: true }, to: 'AUTHORIZED', source: 'anchor' },
   { from: 'VOID_INITIATED', trigger: 'void_at_processor', when: { stalled: true }, to: 'AUTHORIZED', source: 'anchor' },
+  // Session expiry: a payment not confirmed in time can no longer be (nothing reached a processor).
+  { from: 'PAYMENT_METHOD_AWAITED', trigger: 'expire', to: 'EXPIRED', source: 'anchor' },
+  { from: 'CONFIRMATION_AWAITED', trigger: 'expire', to: 'EXPIRED', source: 'anchor' },
 ];
 
 /** Operation names as a merchant reads them in an INVALID_STATE message. */
@@ -97,6 +101,7 @@ const OPERATION_NAMES: Record<AttemptTrigger, string> = {
   capture_at_processor: 'apply a capture result to',
   void: 'cancel',
   void_at_processor: 'apply a void result to',
+  expire: 'expire',
 };
 
 function matches(row: AttemptTransition, conditions: AttemptConditions): boolean {

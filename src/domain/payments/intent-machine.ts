@@ -37,6 +37,8 @@ export const INTENT_TRANSITIONS: readonly IntentTransition[] = [
   { from: 'REQUIRES_PAYMENT_METHOD', trigger: 'cancel', to: 'CANCELLED', source: 'anchor' },
   { from: 'REQUIRES_CONFIRMATION', trigger: 'cancel', to: 'CANCELLED', source: 'anchor' },
   { from: 'REQUIRES_CUSTOMER_ACTION', trigger: 'cancel', condition: 'not voided at the processor', to: 'CANCELLED', source: 'anchor' },
+  { from: 'REQUIRES_PAYMENT_METHOD', trigger: 'session expiry', condition: 'not confirmed in time', to: 'EXPIRED', source: 'anchor' },
+  { from: 'REQUIRES_CONFIRMATION', trigger: 'session expiry', condition: 'not confirmed in time', to: 'EXPIRED', source: 'anchor' },
   // Hyperswitch's manual retry: a failed payment confirmed again, with another method, starts a new attempt.
   { from: 'FAILED', trigger: 'confirm again', condition: 'manual retry with another payment method', to: 'PROCESSING', source: 'anchor', newAttempt: true },
 ];

@@ -12,6 +12,8 @@ export const INTENT_STATUSES = [
   'FAILED',
   'CANCELLED',
   'PARTIALLY_CAPTURED',
+  // Not confirmed within the profile's session expiry (Hyperswitch's Expired).
+  'EXPIRED',
 ] as const;
 export type IntentStatus = (typeof INTENT_STATUSES)[number];
 
@@ -35,6 +37,7 @@ export const ATTEMPT_STATUSES = [
   'PARTIAL_CHARGED',
   'VOID_INITIATED',
   'VOID_FAILED',
+  'EXPIRED',
 ] as const;
 export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 
@@ -59,6 +62,7 @@ const INTENT_STATUS_OF: Record<AttemptStatus, IntentStatus> = {
   PARTIAL_CHARGED: 'PARTIALLY_CAPTURED',
   VOID_INITIATED: 'PROCESSING',
   VOID_FAILED: 'FAILED',
+  EXPIRED: 'EXPIRED',
 };
 
 /** The intent's status is always derived from its active attempt's, through this function only. */
@@ -67,7 +71,10 @@ export function intentStatusOf(attemptStatus: AttemptStatus): IntentStatus {
 }
 
 /** Intent states nothing moves out of: a late or duplicate processor answer cannot change them. */
-export const TERMINAL_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED', 'PARTIALLY_CAPTURED']);
+export const TERMINAL_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED', 'PARTIALLY_CAPTURED', 'EXPIRED']);
+
+/** Intent states of a payment not yet confirmed: they expire after the profile's session expiry. */
+export const UNCONFIRMED_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['REQUIRES_PAYMENT_METHOD', 'REQUIRES_CONFIRMATION']);
 
 /** Intent states whose truth is at the processor: sync asks it (Hyperswitch's should_force_sync). */
 export const SYNCABLE_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['PROCESSING', 'REQUIRES_CUSTOMER_ACTION', 'REQUIRES_CAPTURE']);

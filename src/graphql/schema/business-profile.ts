@@ -13,6 +13,7 @@ export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
     testWebhookDisabledAt: t.expose('testWebhookDisabledAt', { type: 'DateTime', nullable: true, description: 'Set when the endpoint answered 410 Gone; setting the URL again re-enables it.' }),
     liveWebhookDisabledAt: t.expose('liveWebhookDisabledAt', { type: 'DateTime', nullable: true }),
     routing: t.exposeStringList('routing', { description: 'Connector names in the order payments try them.' }),
+    sessionExpirySeconds: t.exposeInt('sessionExpirySeconds', { description: 'How long a payment may wait for its confirmation before it expires (900 by default).' }),
     maxRetries: t.exposeInt('maxRetries', { description: 'Further attempts on the next eligible connectors after a retryable failure.' }),
     retryableDeclineCodes: t.exposeStringList('retryableDeclineCodes', { description: 'Decline codes retried on the next connector (hard declines never are).' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
@@ -61,6 +62,7 @@ const UpdateBusinessProfileInput = builder.inputType('UpdateBusinessProfileInput
     generatePaymentResponseHashKey: t.boolean({ description: 'Generate a new signing key and return it once.' }),
     routing: t.stringList({ description: 'Connector names in the order payments try them (a payment’s own `connectors` come first).' }),
     maxRetries: t.int({ description: '0 to 5 further attempts after a retryable failure (2 by default).' }),
+    sessionExpirySeconds: t.int({ description: '60 to 7776000 (90 days): payments not confirmed within it expire (payment_expired). Applies to payments created afterwards.' }),
     retryableDeclineCodes: t.stringList({ description: 'Decline codes worth another connector, e.g. card_declined; hard declines are refused.' }),
   }),
 });

@@ -8,6 +8,7 @@ import './customer.ts';
 import './payment-method.ts';
 import './payment.ts';
 import './refund.ts';
+import './dispute.ts';
 import './event.ts';
 import { builder } from '../builder.ts';
 

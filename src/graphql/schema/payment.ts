@@ -140,6 +140,7 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
     errorCode: t.exposeString('errorCode', { nullable: true }),
     errorMessage: t.exposeString('errorMessage', { nullable: true }),
     version: t.exposeInt('version', { description: 'Increases with every change; order updates by it.' }),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true, description: 'When the payment expires if it is not confirmed by then (the profile’s session expiry).' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updated: t.expose('updatedAt', { type: 'DateTime', description: 'When the payment last changed (webhook ordering uses it).' }),
     attempts: t.relation('attempts', { query: { orderBy: { attemptNumber: 'asc' } } }),

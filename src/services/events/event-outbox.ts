@@ -4,11 +4,10 @@
 // loses nothing: the reconciler finds due events that have no job.
 import { contentTypeOf, PAYMENT_STATUS_EVENTS, type EventType } from '../../domain/events/catalog.ts';
 import { serializeWebhook } from '../../domain/events/webhook.ts';
-import { paymentWireObject, refundWireObject } from '../../domain/events/wire-objects.ts';
-import { REFUND_STATUS_EVENTS } from '../../domain/refunds/refund-machine.ts';
+import { paymentWireObject } from '../../domain/events/wire-objects.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Mode } from '../../domain/api-keys.ts';
-import type { EventDeliveryStatus, Prisma, Refund } from '../../generated/prisma/client.ts';
+import type { EventDeliveryStatus, Prisma } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../context.ts';
 import type { Payment } from '../payments/payment-store.ts';
 import { CLAIM_MARGIN_MS } from './webhook-delivery.ts';
@@ -59,20 +58,19 @@ export class EventOutbox {
     });
   }
 
-  /** Inside the refund's transaction: the event its new status emits, if any. */
-  async recordRefundChange(tx: Transaction, refund: Refund): Promise<CommittedEvent | null> {
-    const eventType = REFUND_STATUS_EVENTS[refund.status];
+  /**
+   * Inside the transaction of a change of a refund, dispute, mandate or payout: the event its new status
+   * emits (`eventType`, null for none), carrying `object` (its wire shape) at the version the change made.
+   */
+  async recordChange(
+    tx: Transaction,
+    resource: { id: string; merchantId: string; profileId: string; mode: Mode; version: number },
+    eventType: EventType | null,
+    object: Record<string, unknown>,
+  ): Promise<CommittedEvent | null> {
     if (eventType === null) return null;
-    return this.record(tx, {
-      merchantId: refund.merchantId,
-      profileId: refund.profileId,
-      mode: refund.mode,
-      eventType,
-      objectId: refund.id,
-      objectVersion: refund.version,
-      object: refundWireObject(refund),
-      isTest: false,
-    });
+    const { id: objectId, merchantId, profileId, mode, version: objectVersion } = resource;
+    return this.record(tx, { merchantId, profileId, mode, eventType, objectId, objectVersion, object, isTest: false });
   }
 
   /** Inside a transaction: one event, PENDING when the profile has a live endpoint for its mode, else NOT_SENT. */

@@ -14,7 +14,7 @@ import {
   transitionAttempt,
   type AttemptTransition,
 } from '../../domain/payments/attempt-machine.ts';
-import { AWAITING_PROCESSOR_INTENT_STATUSES, SYNCABLE_INTENT_STATUSES, type AttemptStatus } from '../../domain/payments/statuses.ts';
+import { AWAITING_PROCESSOR_INTENT_STATUSES, SYNCABLE_INTENT_STATUSES, UNCONFIRMED_INTENT_STATUSES, type AttemptStatus } from '../../domain/payments/statuses.ts';
 import { supportsManualCapture } from '../../domain/payments/methods.ts';
 import { HARD_DECLINE_CODES, MAX_ATTEMPTS_PER_PAYMENT, retryDecision, type AttemptFailure } from '../../domain/payments/retry.ts';
 import { paymentSyncDelayMs } from '../../domain/payments/sync-schedule.ts';
@@ -147,6 +147,7 @@ export class PaymentService {
           returnUrl: input.returnUrl ?? null,
           setupFutureUsage: input.setupFutureUsage ?? null,
           connectors: input.connectors ?? [],
+          expiresAt: new Date(now.getTime() + profile.sessionExpirySeconds * 1000),
           activeAttemptId: attemptId,
           attemptCount: 1,
           createdAt: now,
@@ -189,7 +190,10 @@ export class PaymentService {
   async confirm(principal: Principal, rawInput: unknown): Promise<Payment> {
     const input = parseInput(confirmPaymentInput, rawInput);
     const paymentId = this.paymentIdOfClientSecret(input.clientSecret);
-    const payment = await this.getVisible(principal, paymentId, input.clientSecret);
+    const payment = await this.expiredOrAsIs(await this.getVisible(principal, paymentId, input.clientSecret));
+    if (payment.status === 'EXPIRED') {
+      throw new AppError('INVALID_STATE', `This payment expired at ${payment.expiresAt!.toISOString()} without being confirmed; create a new one.`, { status: payment.status });
+    }
     const returnUrl = input.returnUrl ?? null;
     // A browser may point the customer back elsewhere on the merchant's site, not to another site.
     if (returnUrl && principal.kind === 'publishableKey' && payment.returnUrl && new URL(returnUrl).origin !== new URL(payment.returnUrl).origin) {
@@ -501,6 +505,36 @@ export class PaymentService {
     if (paymentSyncDelayMs(next.step, 1) !== null) return this.syncScheduler.schedule(next);
     await this.context.db.paymentIntent.update({ where: { id: job.paymentId }, data: { syncExhaustedAt: new Date() } });
     this.context.logger.warn({ paymentId: job.paymentId, status: payment.status }, 'payment still waits on its processor after the last scheduled sync');
+  }
+
+  /**
+   * Expires the unconfirmed payments whose session expiry has passed, at most `limit` of them (run by the
+   * worker's sweep); returns how many it expired. A payment confirmed meanwhile is left alone.
+   */
+  async expireDue(limit: number, now = new Date()): Promise<number> {
+    const due = await this.context.db.paymentIntent.findMany({
+      where: { status: { in: [...UNCONFIRMED_INTENT_STATUSES] }, expiresAt: { lte: now } },
+      select: { id: true },
+      orderBy: { expiresAt: 'asc' },
+      take: limit,
+    });
+    let expired = 0;
+    for (const { id } of due) {
+      const payment = await this.expiredOrAsIs(await this.store.get(id), now).catch((error: unknown) => {
+        // Confirmed or expired by someone else a moment ago: nothing to do.
+        if (error instanceof AppError && (error.code === 'CONFLICT' || error.code === 'INVALID_STATE')) return null;
+        throw error;
+      });
+      if (payment?.status === 'EXPIRED') expired += 1;
+    }
+    return expired;
+  }
+
+  /** `payment`, expired first if it is unconfirmed and its session expiry has passed (payment_expired). */
+  private async expiredOrAsIs(payment: Payment, now = new Date()): Promise<Payment> {
+    if (!UNCONFIRMED_INTENT_STATUSES.has(payment.status) || payment.expiresAt === null || payment.expiresAt > now) return payment;
+    const error = { errorCode: 'payment_expired', errorMessage: 'The payment was not confirmed within its session expiry.' };
+    return this.store.commit(payment, { moves: [transitionAttempt(payment.activeAttempt.status, 'expire')], attempt: error, intent: error, actor: 'expiry' });
   }
 
   /** Starts the sync schedule of a payment left waiting on its processor by the call that just returned. */

@@ -7,12 +7,14 @@
 import { z } from 'zod';
 import { ConnectorError, type Connector, type ProcessorRefund } from '../../connectors/connector.ts';
 import { AppError, invalidInput, notFound } from '../../domain/errors.ts';
+import { refundWireObject } from '../../domain/events/wire-objects.ts';
 import { isId, newId } from '../../domain/ids.ts';
 import { paymentSyncDelayMs } from '../../domain/payments/sync-schedule.ts';
 import {
   isRefundMoveAllowed,
   OPEN_REFUND_STATUSES,
   REFUNDABLE_PAYMENT_STATUSES,
+  REFUND_STATUS_EVENTS,
   REFUND_TARGETS,
   refundAmount,
   type RefundStatus,
@@ -202,7 +204,7 @@ export class RefundService {
         if (moves && target === 'FAILED') {
           await tx.$executeRaw`UPDATE payment_intents SET amount_refunded = amount_refunded - ${refund.amount} WHERE id = ${refund.paymentId}`;
         }
-        if (moves) event = await this.outbox.recordRefundChange(tx, changed);
+        if (moves) event = await this.outbox.recordChange(tx, changed, REFUND_STATUS_EVENTS[changed.status], refundWireObject(changed));
         return changed;
       });
       if (updated !== null) {

@@ -1,0 +1,186 @@
+// The disputes use cases. A dispute is opened by the processor's callback (never by the API), as one row per
+// processor dispute: the unique (account, processor id) key makes a repeated "opened" callback find the row
+// it created. The merchant accepts or challenges it at the processor; the network's decision comes back by
+// callback. Every move follows domain/disputes/dispute-machine.ts under the dispute's version, and writes
+// its event in the same transaction.
+import { z } from 'zod';
+import { ConnectorError, type Connector, type ProcessorDispute } from '../../connectors/connector.ts';
+import { DISPUTE_STATUSES, DISPUTE_STATUS_EVENTS, DISPUTE_TARGETS, evidenceProblem, isDisputeMoveAllowed } from '../../domain/disputes/dispute-machine.ts';
+import { AppError, invalidInput, notFound } from '../../domain/errors.ts';
+import { disputeWireObject } from '../../domain/events/wire-objects.ts';
+import { isId, newId } from '../../domain/ids.ts';
+import { Prisma, type Dispute } from '../../generated/prisma/client.ts';
+import type { ConnectorAccountService } from '../connector-accounts.ts';
+import type { ServiceContext } from '../context.ts';
+import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
+import type { SecretKeyPrincipal } from '../principal.ts';
+import type { ApplyOutcome } from '../refunds/refund-service.ts';
+import { parseInput } from '../validation.ts';
+
+/** How many times a processor answer is re-applied when a concurrent change moved the dispute first. */
+const MAX_COMMIT_RETRIES = 3;
+
+const disputeIdInput = z.object({ disputeId: z.string().refine((value) => isId('dispute', value), 'must be a dispute id (dis_…)') });
+
+const listDisputesInput = z.object({
+  paymentId: z.string().max(64).nullish(),
+  status: z.enum(DISPUTE_STATUSES).nullish(),
+  first: z.number().int().min(1, 'must be 1 to 100').max(100, 'must be 1 to 100').nullish(),
+});
+
+export class DisputeService {
+  constructor(
+    private readonly context: ServiceContext,
+    private readonly connectorAccounts: ConnectorAccountService,
+    private readonly outbox: EventOutbox,
+  ) {}
+
+  async get(principal: SecretKeyPrincipal, disputeId: string): Promise<Dispute> {
+    const dispute = isId('dispute', disputeId) ? await this.context.db.dispute.findUnique({ where: { id: disputeId } }) : null;
+    if (dispute === null || dispute.merchantId !== principal.merchantId || dispute.mode !== principal.mode) throw notFound('dispute', disputeId);
+    return dispute;
+  }
+
+  /** The merchant's disputes in the key's mode, newest first. */
+  list(principal: SecretKeyPrincipal, rawInput: unknown): Promise<Dispute[]> {
+    const input = parseInput(listDisputesInput, rawInput);
+    return this.context.db.dispute.findMany({
+      where: { merchantId: principal.merchantId, mode: principal.mode, ...(input.paymentId ? { paymentId: input.paymentId } : {}), ...(input.status ? { status: input.status } : {}) },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: input.first ?? 20,
+    });
+  }
+
+  /** The disputes of a payment the caller has already been allowed to see, oldest first. */
+  ofPayment(paymentId: string): Promise<Dispute[]> {
+    return this.context.db.dispute.findMany({ where: { paymentId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  }
+
+  /** Concedes an open dispute at the processor. */
+  async accept(principal: SecretKeyPrincipal, rawInput: unknown): Promise<Dispute> {
+    const dispute = await this.openDispute(principal, parseInput(disputeIdInput, rawInput).disputeId, 'accepted');
+    const answer = await this.atProcessor(dispute, (connector) => connector.acceptDispute(dispute.connectorDisputeId, `${dispute.id}.accept`));
+    return (await this.apply(dispute.id, answer, principal.keyId)).dispute;
+  }
+
+  /** Challenges an open dispute with the merchant's evidence, before its deadline. */
+  async challenge(principal: SecretKeyPrincipal, rawInput: unknown): Promise<Dispute> {
+    const input = parseInput(disputeIdInput.extend({ evidence: z.unknown() }), rawInput);
+    const problem = evidenceProblem(input.evidence);
+    if (problem !== null) throw invalidInput(problem.field, problem.rule);
+    const evidence = input.evidence as Record<string, string>;
+    const dispute = await this.openDispute(principal, input.disputeId, 'challenged');
+    if (dispute.evidenceDueBy !== null && dispute.evidenceDueBy.getTime() <= Date.now()) {
+      throw new AppError('INVALID_STATE', `The evidence was due by ${dispute.evidenceDueBy.toISOString()}; the dispute can no longer be challenged.`, { status: dispute.status });
+    }
+    const answer = await this.atProcessor(dispute, (connector) => connector.submitDisputeEvidence(dispute.connectorDisputeId, evidence, `${dispute.id}.challenge`));
+    return (await this.apply(dispute.id, answer, principal.keyId, { evidence })).dispute;
+  }
+
+  /**
+   * A verified processor callback about a dispute of this connector account: opens it (dispute_opened) the
+   * first time, then moves it through the table. Null when the account has no such payment.
+   */
+  async applyCallback(connectorAccountId: string, answer: ProcessorDispute): Promise<{ paymentId: string; outcome: ApplyOutcome } | null> {
+    const known = await this.context.db.dispute.findUnique({
+      where: { connectorAccountId_connectorDisputeId: { connectorAccountId, connectorDisputeId: answer.disputeId } },
+      select: { id: true, paymentId: true },
+    });
+    if (known !== null) return { paymentId: known.paymentId, outcome: (await this.apply(known.id, answer, 'callback')).outcome };
+    const attempt = await this.context.db.paymentAttempt.findFirst({
+      where: { connectorAccountId, connectorTransactionId: answer.transactionId },
+      include: { payment: true },
+    });
+    if (attempt === null) return null;
+    const opened = await this.open(attempt, answer);
+    if (opened === null) return this.applyCallback(connectorAccountId, answer); // a concurrent callback opened it first
+    // A first callback that already reports a later state (the "opened" one was lost) moves it on from OPENED.
+    if (DISPUTE_TARGETS[answer.status] !== 'OPENED') await this.apply(opened.id, answer, 'callback');
+    return { paymentId: opened.paymentId, outcome: 'committed' };
+  }
+
+  /** The dispute, if it is still open for the merchant's response; INVALID_STATE naming its status otherwise. */
+  private async openDispute(principal: SecretKeyPrincipal, disputeId: string, goal: 'accepted' | 'challenged'): Promise<Dispute> {
+    const dispute = await this.get(principal, disputeId);
+    if (dispute.status !== 'OPENED') throw new AppError('INVALID_STATE', `Only an open dispute can be ${goal}; this one is ${dispute.status}.`, { status: dispute.status });
+    return dispute;
+  }
+
+  private async atProcessor(dispute: Dispute, call: (connector: Connector) => Promise<ProcessorDispute>): Promise<ProcessorDispute> {
+    const account = await this.context.db.connectorAccount.findUniqueOrThrow({ where: { id: dispute.connectorAccountId } });
+    try {
+      return await call(this.connectorAccounts.connectorFor(account));
+    } catch (error) {
+      if (!(error instanceof ConnectorError)) throw error;
+      // Nothing is changed here: the processor's callback (or a repeat of the request, idempotent at the processor) settles it.
+      throw new AppError('CONNECTOR_ERROR', `The processor did not take the response: ${error.message}.`, { disputeId: dispute.id, status: dispute.status });
+    }
+  }
+
+  /** Creates the dispute at OPENED with its dispute_opened event; null if a concurrent callback created it. */
+  private async open(attempt: Prisma.PaymentAttemptGetPayload<{ include: { payment: true } }>, answer: ProcessorDispute): Promise<Dispute | null> {
+    const { payment } = attempt;
+    const now = new Date();
+    let event: CommittedEvent | null = null;
+    try {
+      const dispute = await this.context.db.$transaction(async (tx) => {
+        const created = await tx.dispute.create({
+          data: {
+            id: newId('dispute'),
+            paymentId: payment.id,
+            merchantId: payment.merchantId,
+            profileId: payment.profileId,
+            mode: payment.mode,
+            attemptId: attempt.id,
+            connectorAccountId: attempt.connectorAccountId!,
+            connectorName: attempt.connectorName!,
+            connectorDisputeId: answer.disputeId,
+            status: 'OPENED',
+            amount: answer.amount,
+            currency: answer.currency,
+            reason: answer.reason,
+            evidenceDueBy: answer.evidenceDueBy,
+            createdAt: now,
+            updatedAt: now,
+          },
+        });
+        event = await this.outbox.recordChange(tx, created, DISPUTE_STATUS_EVENTS.OPENED, disputeWireObject(created));
+        return created;
+      });
+      if (event !== null) this.outbox.afterCommit(event);
+      return dispute;
+    } catch (error) {
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return null;
+      throw error;
+    }
+  }
+
+  /** Moves the dispute to what the processor reports, along the table's rows only; anything else changes nothing. */
+  private async apply(disputeId: string, answer: ProcessorDispute, actor: string, extra: { evidence?: Record<string, string> } = {}): Promise<{ dispute: Dispute; outcome: ApplyOutcome }> {
+    for (let attempt = 1; ; attempt += 1) {
+      const dispute = await this.context.db.dispute.findUniqueOrThrow({ where: { id: disputeId } });
+      const target = DISPUTE_TARGETS[answer.status];
+      if (!isDisputeMoveAllowed(dispute.status, target)) {
+        if (target !== dispute.status) this.context.logger.info({ disputeId, status: dispute.status, answer: answer.status, actor }, 'ignored a dispute answer no transition leads to');
+        return { dispute, outcome: 'unchanged' };
+      }
+      let event: CommittedEvent | null = null;
+      const moved = await this.context.db.$transaction(async (tx) => {
+        const [changed] = await tx.dispute.updateManyAndReturn({
+          where: { id: dispute.id, version: dispute.version },
+          data: { status: target, ...(extra.evidence ? { evidence: extra.evidence } : {}), version: { increment: 1 }, updatedAt: new Date() },
+        });
+        if (changed !== undefined) event = await this.outbox.recordChange(tx, changed, DISPUTE_STATUS_EVENTS[changed.status], disputeWireObject(changed));
+        return changed ?? null;
+      });
+      if (moved !== null) {
+        if (event !== null) this.outbox.afterCommit(event);
+        return { dispute: moved, outcome: 'committed' };
+      }
+      if (attempt >= MAX_COMMIT_RETRIES) {
+        this.context.logger.warn({ disputeId, answer: answer.status }, 'dispute answer deferred after repeated concurrent changes');
+        return { dispute: await this.context.db.dispute.findUniqueOrThrow({ where: { id: disputeId } }), outcome: 'deferred' };
+      }
+    }
+  }
+}
