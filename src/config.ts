@@ -47,6 +47,8 @@ const configSchema = z.object({
   WEBHOOK_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** How often a worker expires unconfirmed payments past their profile's session expiry. */
   PAYMENT_EXPIRY_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /** How often a worker charges subscriptions whose next period is due. */
+  SUBSCRIPTION_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** Scales the payment sync schedule (domain/payments/sync-schedule.ts) down, for tests and demos. */
   PAYMENT_SYNC_DELAY_SCALE: z.coerce.number().positive().max(1).default(1),
   /** Subscriptions (graphql-ws) one API process serves at once, and one API key may hold on one process. */
@@ -112,6 +114,8 @@ const sandboxConfigSchema = z.object({
   SANDBOX_REFUND_SETTLE_MS: integerFrom(0, 600_000).default(3_000),
   /** How long after its payment succeeded the sandbox's dispute test card is disputed. */
   SANDBOX_DISPUTE_OPEN_MS: integerFrom(0, 600_000).default(3_000),
+  /** How long each step of a sandbox payout takes (pending to in_transit, in_transit to paid or failed, pending to expired). */
+  SANDBOX_PAYOUT_SETTLE_MS: integerFrom(0, 600_000).default(3_000),
   /** The waits before each retry of a failed sandbox callback; unset: the server's default (1 s, 5 s, 30 s, 2 min). */
   SANDBOX_CALLBACK_RETRY_DELAYS_MS: integerListFrom(0, 3_600_000, 20).optional(),
   /** Where customers' browsers reach the sandbox (challenge URLs are built from it). */

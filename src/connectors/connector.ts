@@ -2,6 +2,7 @@
 // its processor's wire format and nothing of GraphQL or the database.
 import type { ProcessorPaymentStatus } from '../domain/payments/attempt-machine.ts';
 import type { ProcessorDisputeStatus } from '../domain/disputes/dispute-machine.ts';
+import type { ProcessorPayoutStatus } from '../domain/payouts/payout-machine.ts';
 import type { ProcessorRefundStatus } from '../domain/refunds/refund-machine.ts';
 import type { PaymentMethodType } from '../domain/payments/methods.ts';
 import type { CaptureMethod } from '../domain/payments/statuses.ts';
@@ -17,8 +18,11 @@ export interface CardDetails {
 /** What the customer pays with, as the processor needs it (secrets included: never stored or logged). */
 export type PaymentMethod =
   | { type: 'card'; card: CardDetails }
-  /** A card the processor keeps for us: its reusable token and the CVC the customer typed again. */
-  | { type: 'saved_card'; token: string; cvc: string }
+  /**
+   * A card the processor keeps for us: its reusable token and the CVC the customer typed again, or no CVC
+   * for a merchant-initiated payment under a mandate (off session: the customer is not there).
+   */
+  | { type: 'saved_card'; token: string; cvc: string | null }
   | { type: 'bank_debit'; accountHolderName: string; iban: string }
   /** Wallets and pay-later: the token the provider's sheet gave the SDK for a session (paymentSessions). */
   | { type: 'wallet' | 'pay_later'; provider: string; paymentToken: string }
@@ -91,6 +95,27 @@ export interface ProcessorDispute {
   evidenceDueBy: Date | null;
 }
 
+/** Where a payout sends the money (secrets included: never stored or logged). */
+export type PayoutDestination =
+  | { type: 'card'; card: Omit<CardDetails, 'cvc'> }
+  | { type: 'bank_account'; accountHolderName: string; iban: string };
+
+export interface PayoutRequest {
+  /** Our payout id: the processor's reference and the idempotency key of the call. */
+  reference: string;
+  amount: number;
+  currency: string;
+  destination: PayoutDestination;
+  description: string | null;
+}
+
+/** A processor's view of a payout, normalised. */
+export interface ProcessorPayout {
+  payoutId: string;
+  status: ProcessorPayoutStatus;
+  error: { code: string; message: string } | null;
+}
+
 /** A session a wallet or pay-later SDK needs before the customer can approve in its sheet. */
 export interface WalletSession {
   wallet: string;
@@ -130,6 +155,12 @@ export interface Connector {
   acceptDispute(disputeId: string, idempotencyKey: string): Promise<ProcessorDispute>;
   /** Challenges a dispute with the merchant's evidence (named text fields). */
   submitDisputeEvidence(disputeId: string, evidence: Record<string, string>, idempotencyKey: string): Promise<ProcessorDispute>;
+  createPayout(request: PayoutRequest): Promise<ProcessorPayout>;
+  /** Cancels a payout not yet sent. */
+  cancelPayout(payoutId: string, idempotencyKey: string): Promise<ProcessorPayout>;
+  syncPayout(payoutId: string): Promise<ProcessorPayout>;
+  /** The payout created for `reference` (our payout id), when a call's answer was lost; null if none was created. */
+  findPayoutByReference(reference: string): Promise<ProcessorPayout | null>;
   /** A session for one of the connector's wallets (ConnectorDefinition.wallets). */
   createSession(request: { wallet: string; amount: number; currency: string }): Promise<WalletSession>;
   /** The processor's callbacks; absent when the connector has none (its payments rely on sync). */
@@ -147,7 +178,14 @@ export type ConnectorCallback = {
   /** The processor's event name, as sent (`payment.succeeded`). */
   eventType: string;
   reference: string | null;
-} & ({ kind: 'payment'; payment: ProcessorPayment } | { kind: 'refund'; refund: ProcessorRefund } | { kind: 'dispute'; dispute: ProcessorDispute });
+} & (
+  | { kind: 'payment'; payment: ProcessorPayment }
+  | { kind: 'refund'; refund: ProcessorRefund }
+  | { kind: 'dispute'; dispute: ProcessorDispute }
+  | { kind: 'payout'; payout: ProcessorPayout }
+  /** A saved card's reusable token, revoked at the processor (the customer withdrew the mandate at their bank). */
+  | { kind: 'payment_method'; token: string; status: 'active' | 'revoked' }
+);
 
 export interface ConnectorWebhooks {
   /** Whether `headers` carry the processor's signature of exactly `rawBody` under `secret` (constant time). */

@@ -20,10 +20,12 @@ export interface ConnectorDefinition<Credentials = unknown> {
    * whether a callback is accepted, and may be empty while callbacks work (the sandbox's is).
    */
   webhookFlowCategories: readonly ('payments' | 'refunds' | 'disputes' | 'mandates' | 'payouts')[];
+  /** Whether the connector can send payouts (to cards and bank accounts). */
+  payouts: boolean;
   create(credentials: Credentials, settings: ConnectorSettings): Connector;
 }
 
-function sandboxProcessor(personality: SandboxPersonality, capabilities: Pick<ConnectorDefinition, 'paymentMethods' | 'wallets' | 'webhookFlowCategories'>): ConnectorDefinition<SandboxCredentials> {
+function sandboxProcessor(personality: SandboxPersonality, capabilities: Pick<ConnectorDefinition, 'paymentMethods' | 'wallets' | 'webhookFlowCategories' | 'payouts'>): ConnectorDefinition<SandboxCredentials> {
   return {
     credentialsSchema: credentialsSchemaFor(personality),
     ...capabilities,
@@ -41,9 +43,10 @@ export const CONNECTORS = {
         { provider: 'sandbox_later', type: 'pay_later' },
       ],
       webhookFlowCategories: [],
+      payouts: true,
     },
   ),
-  fauxpay: sandboxProcessor({ name: 'fauxpay', pathPrefix: '/fauxpay', keyPrefix: 'sk_fauxpay_', webhooks: false }, { paymentMethods: ['card', 'bank_debit'], wallets: [], webhookFlowCategories: [] }),
+  fauxpay: sandboxProcessor({ name: 'fauxpay', pathPrefix: '/fauxpay', keyPrefix: 'sk_fauxpay_', webhooks: false }, { paymentMethods: ['card', 'bank_debit'], wallets: [], webhookFlowCategories: [], payouts: true }),
 } as const satisfies Record<string, ConnectorDefinition<SandboxCredentials>>;
 
 export type ConnectorName = keyof typeof CONNECTORS;

@@ -13,7 +13,10 @@ import {
   type PaymentMethod,
   type ProcessorNextAction,
   type ProcessorDispute,
+  type PayoutDestination,
+  type PayoutRequest,
   type ProcessorPayment,
+  type ProcessorPayout,
   type ProcessorRefund,
   type RefundRequest,
   type WalletSession,
@@ -87,13 +90,32 @@ const sandboxDisputeSchema = z.object({
 });
 type SandboxDispute = z.infer<typeof sandboxDisputeSchema>;
 
+/** The sandbox's payout object, as far as the service reads it. */
+const sandboxPayoutSchema = z.object({
+  id: processorText(100).pipe(z.string().min(1)),
+  object: z.literal('payout'),
+  status: z.enum(['pending', 'in_transit', 'paid', 'failed', 'cancelled', 'expired', 'returned']),
+  reference: processorText(100).nullish(),
+  error: z.object({ code: processorText(100), message: processorText(1000) }).nullable(),
+});
+type SandboxPayout = z.infer<typeof sandboxPayoutSchema>;
+
+/** The sandbox's saved card (payment method) object, as far as the service reads it. */
+const sandboxPaymentMethodSchema = z.object({
+  id: processorText(200).pipe(z.string().min(1)),
+  object: z.literal('payment_method'),
+  status: z.enum(['active', 'revoked']),
+});
+
 const eventName = z.string().regex(/^[\x21-\x7e]{1,100}$/);
 
 /** A sandbox callback: `{"id","type","created","data":{"object":<the payment or refund as GET returns it>}}`. */
 const sandboxCallbackSchema = z.object({
   id: eventName,
   type: eventName,
-  data: z.object({ object: z.union([sandboxRefundSchema, sandboxDisputeSchema, sandboxPaymentSchema.extend({ reference: processorText(100).nullish() })]) }),
+  data: z.object({
+    object: z.union([sandboxRefundSchema, sandboxDisputeSchema, sandboxPayoutSchema, sandboxPaymentMethodSchema, sandboxPaymentSchema.extend({ reference: processorText(100).nullish() })]),
+  }),
 });
 
 /** How far a callback's signed timestamp may be from now: older ones are replays. */
@@ -124,6 +146,12 @@ function parseSandboxCallback(rawBody: Buffer): ConnectorCallback | null {
   const { id: eventId, type: eventType, data } = callback.data;
   const { object } = data;
   // The event's name and its object must agree: a `refund.*` event carries a refund, a `payment.*` one a payment.
+  if ('object' in object && object.object === 'payment_method') {
+    return eventType.startsWith('payment_method.') ? { kind: 'payment_method', eventId, eventType, token: object.id, status: object.status, reference: null } : null;
+  }
+  if ('object' in object && object.object === 'payout') {
+    return eventType.startsWith('payout.') ? { kind: 'payout', eventId, eventType, payout: toProcessorPayout(object), reference: object.reference ?? null } : null;
+  }
   if ('object' in object && object.object === 'dispute') {
     return eventType.startsWith('dispute.') ? { kind: 'dispute', eventId, eventType, dispute: toProcessorDispute(object), reference: null } : null;
   }
@@ -189,6 +217,35 @@ function toProcessorRefund(refund: SandboxRefund): ProcessorRefund {
   };
 }
 
+const PAYOUT_STATUSES = {
+  pending: 'initiated',
+  in_transit: 'processing',
+  paid: 'succeeded',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  expired: 'expired',
+  returned: 'reversed',
+} as const satisfies Record<SandboxPayout['status'], ProcessorPayout['status']>;
+
+function toProcessorPayout(payout: SandboxPayout): ProcessorPayout {
+  return { payoutId: payout.id, status: PAYOUT_STATUSES[payout.status], error: payout.error };
+}
+
+/** A payout's destination in the sandbox's wire names. */
+function destinationFields(destination: PayoutDestination): Record<string, unknown> {
+  return destination.type === 'card'
+    ? {
+        type: 'card',
+        card: {
+          number: destination.card.number,
+          exp_month: destination.card.expiryMonth,
+          exp_year: destination.card.expiryYear,
+          ...(destination.card.holderName ? { holder_name: destination.card.holderName } : {}),
+        },
+      }
+    : { type: 'bank_account', account_holder_name: destination.accountHolderName, iban: destination.iban };
+}
+
 const DISPUTE_STATUSES = {
   needs_response: 'opened',
   accepted: 'accepted',
@@ -226,7 +283,7 @@ function paymentMethodFields(method: PaymentMethod): Record<string, unknown> {
         },
       };
     case 'saved_card':
-      return { payment_method_type: 'card', payment_method_token: method.token, card_cvc: method.cvc };
+      return { payment_method_type: 'card', payment_method_token: method.token, ...(method.cvc === null ? { off_session: true } : { card_cvc: method.cvc }) };
     case 'bank_debit':
       return { payment_method_type: 'bank_debit', bank_debit: { account_holder_name: method.accountHolderName, iban: method.iban } };
     case 'wallet':
@@ -320,6 +377,30 @@ export class SandboxConnector implements Connector {
     return refund === null ? null : toProcessorRefund(refund);
   }
 
+  async createPayout(request: PayoutRequest): Promise<ProcessorPayout> {
+    const body = {
+      amount: request.amount,
+      currency: request.currency.toLowerCase(),
+      destination: destinationFields(request.destination),
+      reference: request.reference,
+      ...(request.description ? { description: request.description } : {}),
+    };
+    return toProcessorPayout(await this.readPayout('POST', '/v1/payouts', request.reference, body));
+  }
+
+  async cancelPayout(payoutId: string, idempotencyKey: string): Promise<ProcessorPayout> {
+    return toProcessorPayout(await this.readPayout('POST', `/v1/payouts/${encodeURIComponent(payoutId)}/cancel`, idempotencyKey, {}));
+  }
+
+  async syncPayout(payoutId: string): Promise<ProcessorPayout> {
+    return toProcessorPayout(await this.readPayout('GET', `/v1/payouts/${encodeURIComponent(payoutId)}`));
+  }
+
+  async findPayoutByReference(reference: string): Promise<ProcessorPayout | null> {
+    const payout = await this.read(sandboxPayoutSchema, 'a payout', 'GET', `/v1/payouts?reference=${encodeURIComponent(reference)}`, undefined, undefined, true);
+    return payout === null ? null : toProcessorPayout(payout);
+  }
+
   async acceptDispute(disputeId: string, idempotencyKey: string): Promise<ProcessorDispute> {
     return toProcessorDispute(await this.callDispute(`/v1/disputes/${encodeURIComponent(disputeId)}/accept`, idempotencyKey, {}));
   }
@@ -345,6 +426,10 @@ export class SandboxConnector implements Connector {
   private async callRefund(method: string, path: string, idempotencyKey: undefined, body: undefined, notFoundIsNull: true): Promise<SandboxRefund | null>;
   private async callRefund(method: string, path: string, idempotencyKey?: string, body?: unknown, notFoundIsNull = false): Promise<SandboxRefund | null> {
     return this.read(sandboxRefundSchema, 'a refund', method, path, idempotencyKey, body, notFoundIsNull);
+  }
+
+  private async readPayout(method: string, path: string, idempotencyKey?: string, body?: unknown): Promise<SandboxPayout> {
+    return (await this.read(sandboxPayoutSchema, 'a payout', method, path, idempotencyKey, body, false))!;
   }
 
   private async callDispute(path: string, idempotencyKey: string, body: unknown): Promise<SandboxDispute> {

@@ -96,6 +96,26 @@ export interface CardInput {
 
 /** The first rule the card breaks, with the dotted input field that breaks it, or null when it is acceptable. */
 export function cardProblem(card: CardInput, now: Date): { field: string; message: string } | null {
+  const problem = numberOrExpiryProblem(card, now);
+  if (problem) return problem;
+  const length = cvcLength(cardBrand(normaliseCardNumber(card.number)));
+  if (!DIGITS.test(card.cvc) || card.cvc.length !== length) return { field: 'card.cvc', message: `must be ${length} digits` };
+  return holderNameProblem(card);
+}
+
+/** cardProblem for a card that is paid to (a payout), not charged: no CVC is involved. */
+export function cardWithoutCvcProblem(card: Omit<CardInput, 'cvc'>, now: Date): { field: string; message: string } | null {
+  return numberOrExpiryProblem(card, now) ?? holderNameProblem(card);
+}
+
+function holderNameProblem(card: Pick<CardInput, 'holderName'>): { field: string; message: string } | null {
+  if (card.holderName != null && card.holderName.length > MAX_HOLDER_NAME_LENGTH) {
+    return { field: 'card.holderName', message: `must be at most ${MAX_HOLDER_NAME_LENGTH} characters` };
+  }
+  return null;
+}
+
+function numberOrExpiryProblem(card: Omit<CardInput, 'cvc'>, now: Date): { field: string; message: string } | null {
   const number = normaliseCardNumber(card.number);
   if (!DIGITS.test(number)) return { field: 'card.number', message: 'must contain only digits, spaces and dashes' };
   if (number.length < MIN_CARD_NUMBER_LENGTH || number.length > MAX_CARD_NUMBER_LENGTH) {
@@ -104,15 +124,7 @@ export function cardProblem(card: CardInput, now: Date): { field: string; messag
   if (!luhnValid(number)) return { field: 'card.number', message: 'is not a valid card number (the check digit does not match)' };
 
   const expiry = expiryRuleBroken(card.expiryMonth, card.expiryYear, now);
-  if (expiry) return { field: `card.${expiry.field}`, message: expiry.message };
-
-  const length = cvcLength(cardBrand(number));
-  if (!DIGITS.test(card.cvc) || card.cvc.length !== length) return { field: 'card.cvc', message: `must be ${length} digits` };
-
-  if (card.holderName != null && card.holderName.length > MAX_HOLDER_NAME_LENGTH) {
-    return { field: 'card.holderName', message: `must be at most ${MAX_HOLDER_NAME_LENGTH} characters` };
-  }
-  return null;
+  return expiry ? { field: `card.${expiry.field}`, message: expiry.message } : null;
 }
 
 /**

@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   deliveryAttempt: 'dlv',
   connectorCallback: 'cbk',
   paymentLink: 'plink',
+  subscription: 'sub',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,5 +1,5 @@
 // The API's one HTTP server: GraphQL (HTTP and SSE) at /graphql, operational routes, and the REST sidecar
-// (the redirect return, connector callbacks and their registration). Every request gets an id, a bounded body, a log line and metrics.
+// (the redirect return, connector callbacks and their registration, payment links). Every request gets an id, a bounded body, a log line and metrics.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { YogaServerInstance } from 'graphql-yoga';
@@ -14,6 +14,7 @@ import type { Metrics } from './metrics.ts';
 import { BodyTooLargeError, readBody, sendJson, sendResponse, toFetchHeaders } from './node-bridge.ts';
 import { classifyKeyedRequest, runIdempotently, UNSUPPORTED_KEYED_REQUEST } from './idempotent-graphql.ts';
 import { CALLBACK_ROUTE, handleCallback, handleRegistration, REGISTRATION_ROUTE } from './connector-webhooks.ts';
+import { handlePaymentLink, PAYMENT_LINK_ROUTE } from './payment-links.ts';
 import { handleRedirectResponse, REDIRECT_RESPONSE_ROUTE } from './redirect-response.ts';
 
 export interface HttpServerDeps {
@@ -33,6 +34,8 @@ function routeLabel(pathname: string): string {
   if (REDIRECT_RESPONSE_ROUTE.test(pathname)) return '/payments/:id/redirect/response/:connector';
   if (CALLBACK_ROUTE.test(pathname)) return '/webhooks/:merchant_id/:merchant_connector_id';
   if (REGISTRATION_ROUTE.test(pathname)) return '/account/:account_id/webhooks/:merchant_connector_id';
+  const paymentLink = PAYMENT_LINK_ROUTE.exec(pathname);
+  if (paymentLink) return paymentLink[2] ? '/payment-links/:id/payments' : '/payment-links/:id';
   return 'other';
 }
 
@@ -113,6 +116,8 @@ export function createHttpServer(deps: HttpServerDeps): Server {
         if (callback) return handleCallback(services, callback, request, reply);
         const registration = request.method === 'POST' ? REGISTRATION_ROUTE.exec(url.pathname) : null;
         if (registration) return handleRegistration(services, registration, request, reply);
+        const paymentLink = PAYMENT_LINK_ROUTE.exec(url.pathname);
+        if (paymentLink) return handlePaymentLink(services, paymentLink, request, reply);
         return sendJson(reply, 404, { error: { code: 'NOT_FOUND', message: `No route ${request.method} ${url.pathname}.` } });
       }
     }

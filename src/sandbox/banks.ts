@@ -1,18 +1,26 @@
-// The sandbox's banks: the test IBANs of bank debits and what each one does, the sandbox's own account that
-// bank transfers are sent to, and the bank redirect's refusal. TEST_BANK_ACCOUNTS is the one source of truth
-// for debit outcomes, as TEST_CARDS is for cards: the server decides from it and the tests walk it.
-import { APPROVED, failed, type Outcome, type ProcessorError } from './outcomes.ts';
+// The sandbox's banks: the test IBANs of bank debits and payouts and what each one does, the sandbox's own
+// account that bank transfers are sent to, and the bank redirect's refusal. TEST_BANK_ACCOUNTS is the one
+// source of truth for debit and payout outcomes, as TEST_CARDS is for cards: the server decides from it and
+// the tests walk it.
+import { APPROVED, PAYOUTS_PAID, PAYOUT_EXPIRES, failed, payoutFails, type Outcome, type PayoutBehaviour, type ProcessorError } from './outcomes.ts';
 
 export interface TestBankAccount {
   iban: string;
   /** How a debit from the account settles, once the settlement delay has passed. */
   outcome: Outcome;
+  /** What a payout to the account does; absent, it is sent and paid. */
+  payout?: PayoutBehaviour;
 }
 
 export const TEST_BANK_ACCOUNTS: readonly TestBankAccount[] = [
   { iban: 'DE89370400440532013000', outcome: APPROVED },
   { iban: 'DE62370400440532013001', outcome: failed('insufficient_funds', 'The bank account has insufficient funds.') },
-  { iban: 'DE35370400440532013002', outcome: failed('account_closed', 'The bank account is closed.') },
+  {
+    iban: 'DE35370400440532013002',
+    outcome: failed('account_closed', 'The bank account is closed.'),
+    payout: payoutFails('account_closed', 'The destination account is closed.'),
+  },
+  { iban: 'DE08370400440532013003', outcome: APPROVED, payout: PAYOUT_EXPIRES },
 ];
 
 /** Where the customers of bank transfers send the money: one account, the payment told apart by its reference. */
@@ -24,7 +32,7 @@ export const BANK_AUTHORIZATION_FAILED: ProcessorError = {
   retryable: false,
 };
 
-const OUTCOME_BY_IBAN = new Map(TEST_BANK_ACCOUNTS.map((account) => [account.iban, account.outcome]));
+const ACCOUNT_BY_IBAN = new Map(TEST_BANK_ACCOUNTS.map((account) => [account.iban, account]));
 
 /**
  * The ISO 13616 check: with the country and check digits moved to the end and letters read as 10 to 35, the
@@ -43,5 +51,10 @@ export function ibanValid(iban: string): boolean {
 
 /** How a debit from a valid IBAN settles: its test row's outcome, or success for any other account. */
 export function bankDebitOutcome(iban: string): Outcome {
-  return OUTCOME_BY_IBAN.get(iban) ?? APPROVED;
+  return ACCOUNT_BY_IBAN.get(iban)?.outcome ?? APPROVED;
+}
+
+/** What a payout to a valid IBAN does: its test row's behaviour, or sent and paid for any other account. */
+export function bankPayoutBehaviour(iban: string): PayoutBehaviour {
+  return ACCOUNT_BY_IBAN.get(iban)?.payout ?? PAYOUTS_PAID;
 }

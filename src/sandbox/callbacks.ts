@@ -1,8 +1,9 @@
 // The sandbox personality's callbacks (its webhooks): a secret key registers one endpoint, and every status
-// change of its payments, refunds and disputes that happens away from the caller's own requests (a debit or a
-// refund settling, a transfer's funds arriving or not, the customer finishing a challenge or the bank's page, a
-// refund's review, a dispute opened or decided by the customer's bank) is POSTed there, signed, and retried on the server's delays. So the service's callback
-// route is exercised over HTTP as a real processor would call it. A processor without webhooks (fauxpay) has
+// change of its payments, refunds, disputes, saved cards and payouts that happens away from the caller's own
+// requests (a debit or a refund settling, a transfer's funds arriving or not, the customer finishing a
+// challenge or the bank's page, a refund's review, a dispute opened or decided by the customer's bank, a saved
+// card revoked at the bank, a payout moving on or sent back) is POSTed there, signed, and retried on the
+// server's delays. So the service's callback route is exercised over HTTP as a real processor would call it. A processor without webhooks (fauxpay) has
 // no Callbacks at all.
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
@@ -34,10 +35,10 @@ export interface Endpoint {
 export interface Delivery {
   readonly eventId: string;
   readonly type: string;
-  /** The payment's, refund's or dispute's id. */
+  /** The id of what changed: the payment's, refund's, dispute's or payout's, or the saved card's token. */
   readonly objectId: string;
-  /** The payment's id, or the refunded or disputed payment's for a refund or a dispute. */
-  readonly paymentId: string;
+  /** The payment's id, or the refunded or disputed payment's for a refund or a dispute; null for what belongs to no payment (a saved card, a payout). */
+  readonly paymentId: string | null;
   /**
    * The endpoint registered when the change happened. Its retries go there even if the key registers
    * another meanwhile: the body was signed for it, and the new endpoint gets the changes from then on.
@@ -54,8 +55,22 @@ export interface Delivery {
 export interface CallbackOptions {
   /** The wait before each retry; one attempt more than there are delays. */
   retryDelaysMs: readonly number[];
-  /** The object exactly as `GET <apiPrefix>/payments/<id>` (or `/refunds/<id>`, `/disputes/<id>`) answers it. */
+  /** The object exactly as `GET <apiPrefix>/payments/<id>` (or `/refunds/<id>`, `/disputes/<id>`, `/payment_methods/<token>`, `/payouts/<id>`) answers it. */
   render(changed: Changeable): unknown;
+}
+
+/** The payment a change is about: the payment itself, the refunded or disputed one, or none. */
+function paymentOf(changed: Changeable): string | null {
+  switch (changed.object) {
+    case 'payment':
+      return changed.id;
+    case 'refund':
+    case 'dispute':
+      return changed.paymentId;
+    case 'payment_method':
+    case 'payout':
+      return null;
+  }
 }
 
 /** `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<body>">`, keyed with the secret's UTF-8 bytes. */
@@ -92,10 +107,11 @@ export class Callbacks {
   }
 
   /**
-   * Sends the callback of a payment's, refund's or dispute's new status (`payment.<status>`, `refund.<status>`,
-   * `dispute.<status>`; a new dispute is `dispute.needs_response`) to its key's endpoint, if it has one. The
-   * event is built now, so it shows the object as this change left it; the sending starts on a timer, after
-   * the caller's answer, and nothing it does can throw into the change that it reports.
+   * Sends the callback of a payment's, refund's, dispute's, saved card's or payout's new status
+   * (`<object>.<status>`: `payment.succeeded`, `refund.failed`, `payment_method.revoked`, `payout.paid`; a new
+   * dispute is `dispute.needs_response`) to its key's endpoint, if it has one. The event is built now, so it
+   * shows the object as this change left it; the sending starts on a timer, after the caller's answer, and
+   * nothing it does can throw into the change that it reports.
    */
   changed(changed: Changeable): void {
     const endpoint = this.endpoints.get(changed.apiKey);
@@ -104,7 +120,7 @@ export class Callbacks {
       const eventId = `evt_sbx_${randomBase62(24)}`;
       const type = `${changed.object}.${changed.status}`;
       const body = JSON.stringify({ id: eventId, type, created: Math.floor(Date.now() / 1000), data: { object: this.options.render(changed) } });
-      const paymentId = changed.object === 'payment' ? changed.id : changed.paymentId;
+      const paymentId = paymentOf(changed);
       const delivery: Delivery = { eventId, type, objectId: changed.id, paymentId, endpoint, body, attempts: 0, lastStatus: null, delivered: false };
       const list = this.deliveries.get(changed.apiKey) ?? [];
       list.unshift(delivery);

@@ -1,8 +1,22 @@
-// The sandbox's test cards and what each one does. TEST_CARDS is the one source of truth: the server decides
-// outcomes from it and the tests walk it, so a new row is served with no other change.
+// The sandbox's test cards and what each one does, paid with or paid out to. TEST_CARDS is the one source of
+// truth: the server decides outcomes from it and the tests walk it, so a new row is served with no other change.
 // The sandbox checks numbers itself rather than through src/domain/cards.ts: it stands in for an outside
 // processor, and a processor sharing the service's own checks would hide a bug in them.
-import { APPROVED, NO_DISPUTE, REFUNDS_SUCCEED, failed, type DisputeBehaviour, type Outcome, type ProcessorError, type RefundBehaviour } from './outcomes.ts';
+import {
+  APPROVED,
+  NO_DISPUTE,
+  PAYOUTS_PAID,
+  PAYOUT_EXPIRES,
+  PAYOUT_TO_EXPIRED_CARD,
+  REFUNDS_SUCCEED,
+  failed,
+  payoutFails,
+  type DisputeBehaviour,
+  type Outcome,
+  type PayoutBehaviour,
+  type ProcessorError,
+  type RefundBehaviour,
+} from './outcomes.ts';
 
 export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'unknown';
 
@@ -15,6 +29,8 @@ export interface TestCard {
   refund?: RefundBehaviour;
   /** Whether the customer's bank disputes the payment by itself; absent, it does not. */
   dispute?: DisputeBehaviour;
+  /** What a payout to the card does; absent, it is sent and paid. */
+  payout?: PayoutBehaviour;
 }
 
 /** A processor's own answer for one number or a whole brand, taking precedence over TEST_CARDS (see processors.ts). */
@@ -33,7 +49,11 @@ export const TEST_CARDS: readonly TestCard[] = [
   { number: '5555555555554444', outcome: APPROVED },
   { number: '378282246310005', outcome: APPROVED },
   { number: '4000002500003155', outcome: { kind: 'challenge' } },
-  { number: '4000000000000002', outcome: failed('card_declined', 'Your card was declined.') },
+  {
+    number: '4000000000000002',
+    outcome: failed('card_declined', 'Your card was declined.'),
+    payout: payoutFails('card_declined', "The destination card's issuer declined the payout."),
+  },
   { number: '4000000000009995', outcome: failed('insufficient_funds', 'Your card has insufficient funds.') },
   { number: '4000000000000069', outcome: { kind: 'failed', error: EXPIRED_CARD } },
   { number: '4000000000000119', outcome: failed('processing_error', 'An error occurred while processing your card. Try again.', true) },
@@ -46,6 +66,7 @@ export const TEST_CARDS: readonly TestCard[] = [
   },
   { number: '4000000000006975', outcome: APPROVED, refund: { kind: 'review' } },
   { number: '4000000000000259', outcome: APPROVED, dispute: { kind: 'opens', reason: 'fraudulent' } },
+  { number: '4000000000000077', outcome: APPROVED, payout: PAYOUT_EXPIRES },
 ];
 
 const TEST_CARD_BY_NUMBER = new Map(TEST_CARDS.map((card) => [card.number, card]));
@@ -71,13 +92,21 @@ export function cardBrand(number: string): CardBrand {
   return 'unknown';
 }
 
+interface CardToCheck {
+  number: string;
+  expMonth: number;
+  expYear: number;
+}
+
 /**
- * What a processor with `rules` does with a Luhn-valid card at `now`. A card is usable through the last
- * millisecond of its expiry month (UTC); Date.UTC's month is 0-based, so the 1-based month gives the next
- * month's start.
+ * Whether `card` is past its expiry at `now`. A card is usable through the last millisecond of its expiry
+ * month (UTC); Date.UTC's month is 0-based, so the 1-based month gives the next month's start.
  */
-export function cardOutcome(card: { number: string; expMonth: number; expYear: number }, now: Date, rules: readonly CardRule[]): CardOutcome {
-  if (now.getTime() >= Date.UTC(card.expYear, card.expMonth, 1)) return { kind: 'failed', error: EXPIRED_CARD };
+const hasExpired = (card: CardToCheck, now: Date) => now.getTime() >= Date.UTC(card.expYear, card.expMonth, 1);
+
+/** What a processor with `rules` does with a Luhn-valid card at `now`; an expired card declines first. */
+export function cardOutcome(card: CardToCheck, now: Date, rules: readonly CardRule[]): CardOutcome {
+  if (hasExpired(card, now)) return { kind: 'failed', error: EXPIRED_CARD };
   const rule = rules.find((candidate) => ('number' in candidate ? candidate.number === card.number : candidate.brand === cardBrand(card.number)));
   return rule?.outcome ?? TEST_CARD_BY_NUMBER.get(card.number)?.outcome ?? APPROVED;
 }
@@ -89,4 +118,10 @@ export function cardOutcome(card: { number: string; expMonth: number; expYear: n
 export function cardBehaviours(number: string): { refundBehaviour: RefundBehaviour; disputeBehaviour: DisputeBehaviour } {
   const row = TEST_CARD_BY_NUMBER.get(number);
   return { refundBehaviour: row?.refund ?? REFUNDS_SUCCEED, disputeBehaviour: row?.dispute ?? NO_DISPUTE };
+}
+
+/** What a payout to a Luhn-valid card does, created at `now`: refused if the card has expired, else as its test row says (paid otherwise). */
+export function cardPayoutBehaviour(card: CardToCheck, now: Date): PayoutBehaviour {
+  if (hasExpired(card, now)) return PAYOUT_TO_EXPIRED_CARD;
+  return TEST_CARD_BY_NUMBER.get(card.number)?.payout ?? PAYOUTS_PAID;
 }

@@ -1,12 +1,13 @@
-// What a sandbox processor does with a request: create a payment of any payment method group, capture,
-// cancel, receive (or give up on) a transfer's funds, open a wallet session and record the customer's answer
-// in it (refunds are in refunds.ts, disputes in disputes.ts). Everything here works on one personality's
-// store for one API key; server.ts reads the requests and writes the answers.
+// What a sandbox processor does with a request: create a payment of any payment method group (a saved card's
+// too, with its customer or without), capture, cancel, receive (or give up on) a transfer's funds, open a
+// wallet session and record the customer's answer in it (refunds are in refunds.ts, disputes in disputes.ts,
+// saved cards themselves in payment-methods.ts, payouts in payouts.ts). Everything here works on one
+// personality's store for one API key; server.ts reads the requests and writes the answers.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { SANDBOX_TRANSFER_IBAN, bankDebitOutcome, ibanValid } from './banks.ts';
 import { cardBehaviours, cardBrand, cardOutcome, luhnValid } from './cards.ts';
-import { NO_DISPUTE, REFUNDS_SUCCEED, TRANSFER_EXPIRED, type Outcome } from './outcomes.ts';
+import { APPROVED, NO_DISPUTE, REFUNDS_SUCCEED, TRANSFER_EXPIRED, type Outcome } from './outcomes.ts';
 import { PAYMENT_METHOD_TYPES, type PaymentMethodType, type Personality } from './processors.ts';
 import { ApiError, referenceParameter } from './requests.ts';
 import type { CardSummary, Changeable, Instructions, NewPayment, Payment, PaymentChanges, PaymentStatus, Resource, SandboxStore, WalletSession } from './store.ts';
@@ -29,8 +30,20 @@ const PUSHED = new Set<PaymentMethodType>(['bank_transfer', 'crypto']);
 const AWAITING_FUNDS = new Set<PaymentStatus>(['requires_customer_action', 'processing']);
 
 export const amountSchema = z.number().int('must be an integer').min(1, 'must be at least 1');
-const currencySchema = z.string().regex(/^[A-Za-z]{3}$/, 'must be 3 letters');
+export const currencySchema = z.string().regex(/^[A-Za-z]{3}$/, 'must be 3 letters');
 const cvcSchema = z.string().regex(/^\d{3,4}$/, 'must be 3 or 4 digits');
+/** A card's fields but its CVC, as a payment and a payout take them (the number's check digit is checked after: requireCardNumber). */
+export const cardFieldsSchema = z.strictObject({
+  number: z.string().regex(/^\d{12,19}$/, 'must be 12 to 19 digits'),
+  exp_month: z.number().int('must be an integer').min(1, 'must be 1 to 12').max(12, 'must be 1 to 12'),
+  exp_year: z.number().int('must be an integer').min(1000, 'must be a 4-digit year').max(9999, 'must be a 4-digit year'),
+  holder_name: z.string().optional(),
+});
+/** A bank account's fields, as a debit and a payout take them (the IBAN's check digits are checked after: requireIban). */
+export const bankAccountFields = {
+  account_holder_name: z.string().min(1, 'must not be empty'),
+  iban: z.string().regex(/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/, 'must be an IBAN: 15 to 34 capital letters and digits, without spaces'),
+};
 const walletTokenSchema = (wallet: WalletType) => z.strictObject({ type: z.literal(wallet, `must be "${wallet}"`), payment_token: z.string() });
 
 export const createPaymentSchema = z.strictObject({
@@ -38,30 +51,20 @@ export const createPaymentSchema = z.strictObject({
   currency: currencySchema,
   capture_method: z.enum(['automatic', 'manual'], 'must be "automatic" or "manual"'),
   payment_method_type: z.enum(PAYMENT_METHOD_TYPES, `must be one of ${PAYMENT_METHOD_TYPES.join(', ')}`).optional(),
-  card: z
-    .strictObject({
-      number: z.string().regex(/^\d{12,19}$/, 'must be 12 to 19 digits'),
-      exp_month: z.number().int('must be an integer').min(1, 'must be 1 to 12').max(12, 'must be 1 to 12'),
-      exp_year: z.number().int('must be an integer').min(1000, 'must be a 4-digit year').max(9999, 'must be a 4-digit year'),
-      cvc: cvcSchema,
-      holder_name: z.string().optional(),
-    })
-    .optional(),
+  card: cardFieldsSchema.extend({ cvc: cvcSchema }).optional(),
   payment_method_token: z.string().optional(),
   card_cvc: cvcSchema.optional(),
+  // A merchant-initiated payment with the saved card: the customer is not there to type the CVC or be challenged.
+  off_session: z.boolean().optional(),
   setup_future_usage: z.literal('off_session', 'must be "off_session"').optional(),
-  bank_debit: z
-    .strictObject({
-      account_holder_name: z.string().min(1, 'must not be empty'),
-      iban: z.string().regex(/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/, 'must be an IBAN: 15 to 34 capital letters and digits, without spaces'),
-    })
-    .optional(),
+  bank_debit: z.strictObject(bankAccountFields).optional(),
   wallet: walletTokenSchema('sandbox_pay').optional(),
   pay_later: walletTokenSchema('sandbox_later').optional(),
   bank_redirect: z.strictObject({ bank: z.literal('sandbox_bank', 'must be "sandbox_bank"') }).optional(),
   bank_transfer: z.strictObject({}).optional(),
   crypto: z.strictObject({ network: z.literal('sandbox_chain', 'must be "sandbox_chain"') }).optional(),
-  // Required for cards. The other groups authenticate at the bank or in the wallet, so there it has no effect.
+  // Required for cards (off session too, where it never leads to a challenge). The other groups authenticate at
+  // the bank or in the wallet, so there it has no effect.
   three_ds: z.enum(['required', 'automatic'], 'must be "required" or "automatic"').optional(),
   return_url: z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' }),
   reference: z.string().optional(),
@@ -70,7 +73,7 @@ type CreatePaymentInput = z.infer<typeof createPaymentSchema>;
 
 /** The fields that carry each group's payment method: a payment sends its own group's and no other's. */
 const METHOD_FIELDS = {
-  card: ['card', 'payment_method_token', 'card_cvc', 'setup_future_usage'],
+  card: ['card', 'payment_method_token', 'card_cvc', 'off_session', 'setup_future_usage'],
   bank_debit: ['bank_debit'],
   wallet: ['wallet'],
   pay_later: ['pay_later'],
@@ -181,32 +184,59 @@ function createCardPayment({ processor, store }: Personality, apiKey: string, in
   // A card is saved only once accepted (authorised, or sent to 3D Secure): a declined card is not kept. A
   // saved card paying (payment_method_token) is not saved again, so it gets no new token.
   const save = input.setup_future_usage !== undefined && input.card !== undefined;
-  const paymentMethodToken = save ? store.saveCard({ apiKey, number, card }) : null;
+  const paymentMethodToken = save ? store.saveCard({ apiKey, number, card }).id : null;
   const accepted = { ...withCard, paymentMethodToken };
-  if (outcome.kind === 'challenge' || input.three_ds === 'required') return created(store, { ...accepted, status: 'requires_device_data' });
-  return decided(store, accepted, outcome);
+  // A merchant-initiated payment is exempt from 3D Secure: its customer is not there to be challenged.
+  const exempt = input.off_session === true;
+  if (!exempt && (outcome.kind === 'challenge' || input.three_ds === 'required')) return created(store, { ...accepted, status: 'requires_device_data' });
+  // Not failed: approved, or a challenge the exemption skips.
+  return decided(store, accepted, APPROVED);
 }
 
-/** The card a payment charges: the one sent, or the saved card its payment_method_token stands for. */
+/**
+ * The card a payment charges: the one sent, or the active saved card its payment_method_token stands for,
+ * with the CVC the customer typed again or, off session, none.
+ */
 function cardToCharge(store: SandboxStore, apiKey: string, input: CreatePaymentInput): { number: string; card: CardSummary } {
   if (input.card !== undefined) {
     if (input.payment_method_token !== undefined) throw new ApiError(400, 'invalid_request', 'payment_method_token is not allowed with card: send one or the other.');
     if (input.card_cvc !== undefined) throw new ApiError(400, 'invalid_request', 'card_cvc is only for payment_method_token (card has its own cvc).');
+    if (input.off_session !== undefined) throw new ApiError(400, 'invalid_request', 'off_session is only for payment_method_token (a saved card).');
     const { number } = input.card;
-    if (!luhnValid(number)) throw new ApiError(400, 'invalid_number', 'card.number is not a valid card number (the check digit does not match).');
+    requireCardNumber(number, 'card.number');
     const card = { brand: cardBrand(number), last4: number.slice(-4), expMonth: input.card.exp_month, expYear: input.card.exp_year, holderName: input.card.holder_name ?? null };
     return { number, card };
   }
-  if (input.payment_method_token === undefined) throw new ApiError(400, 'invalid_request', 'card is required (or payment_method_token with card_cvc).');
-  if (input.card_cvc === undefined) throw new ApiError(400, 'invalid_request', 'card_cvc is required with payment_method_token.');
+  if (input.payment_method_token === undefined) {
+    if (input.off_session !== undefined) throw new ApiError(400, 'invalid_request', 'off_session is only for payment_method_token (a saved card).');
+    throw new ApiError(400, 'invalid_request', 'card is required (or payment_method_token with card_cvc, or with off_session: true).');
+  }
+  if (input.off_session === true) {
+    if (input.card_cvc !== undefined) throw new ApiError(400, 'invalid_request', 'card_cvc is not allowed with off_session: true (the customer is not there to type it).');
+  } else if (input.card_cvc === undefined) {
+    throw new ApiError(400, 'invalid_request', 'card_cvc is required with payment_method_token (or off_session: true).');
+  }
   const saved = store.findSavedCard(apiKey, input.payment_method_token);
   if (!saved) throw new ApiError(400, 'invalid_payment_method_token', 'payment_method_token is not a saved card of this API key.');
+  if (saved.status === 'revoked') {
+    throw new ApiError(400, 'payment_method_revoked', 'payment_method_token was revoked: the saved card can no longer be charged with it.');
+  }
   return saved;
+}
+
+/** A card number that passes the Luhn check, or a 400 naming `field`. */
+export function requireCardNumber(number: string, field: string): void {
+  if (!luhnValid(number)) throw new ApiError(400, 'invalid_number', `${field} is not a valid card number (the check digit does not match).`);
+}
+
+/** An IBAN whose check digits match, or a 400 naming `field`. */
+export function requireIban(iban: string, field: string): void {
+  if (!ibanValid(iban)) throw new ApiError(400, 'invalid_iban', `${field} is not a valid IBAN (its check digits do not match).`);
 }
 
 function createBankDebitPayment(store: SandboxStore, bankDebit: { iban: string }, draft: Draft, settleMs: number): RouteResult {
   const { iban } = bankDebit;
-  if (!ibanValid(iban)) throw new ApiError(400, 'invalid_iban', 'bank_debit.iban is not a valid IBAN (its check digits do not match).');
+  requireIban(iban, 'bank_debit.iban');
   const outcome = bankDebitOutcome(iban);
   const changes: PaymentChanges = outcome.kind === 'approved' ? authorizedState(draft) : { status: 'failed', error: outcome.error };
   // A real bank answers a debit days later: the sandbox decides now and lets the answer show once settleMs passed.
@@ -249,8 +279,9 @@ function depositAddress(): string {
   return `sbx1${Array.from(randomBytes(38), (byte) => BECH32[byte % 32]).join('')}`;
 }
 
+/** "This payment cannot be captured: its status is …" (a saved card is "this payment method"). */
 export const invalidState = (resource: Changeable, operation: string) =>
-  new ApiError(409, 'invalid_state', `This ${resource.object} cannot be ${operation}: its status is ${resource.status}.`);
+  new ApiError(409, 'invalid_state', `This ${resource.object.replace('_', ' ')} cannot be ${operation}: its status is ${resource.status}.`);
 
 export function findPayment(store: SandboxStore, apiKey: string, id: string): Payment {
   const payment = store.find(apiKey, id);

@@ -1,6 +1,6 @@
 // The processors the sandbox server plays, each under its own path prefix with its own keys, payments, saved
-// cards and idempotency records: two personalities let the service's retries across processors be tested
-// against behaviour that really differs. One table, so a third personality is one more row.
+// cards, payouts and idempotency records: two personalities let the service's retries across processors be
+// tested against behaviour that really differs. One table, so a third personality is one more row.
 import type { Callbacks } from './callbacks.ts';
 import type { CardRule } from './cards.ts';
 import { APPROVED, failed } from './outcomes.ts';

@@ -1,6 +1,7 @@
 // The sandbox processors: a separate HTTP server that behaves like real processors (Stripe-like JSON APIs
-// with secret keys, idempotency keys and declines, for every payment method group, with refunds, disputes,
-// the customer's pages and wallet sheet), so the service calls it over HTTP exactly as it would call real ones.
+// with secret keys, idempotency keys and declines, for every payment method group, with saved cards charged
+// off session and revoked, refunds, disputes, payouts, the customer's pages and wallet sheet), so the service
+// calls it over HTTP exactly as it would call real ones.
 // It plays each personality of PROCESSORS under its own path prefix (`/v1`, `/fauxpay/v1`), and sends the
 // signed callbacks of those that have webhooks.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -24,6 +25,7 @@ import {
   submitEvidenceSchema,
   type DisputeList,
 } from './disputes.ts';
+import { findPaymentMethod, revokePaymentMethod } from './payment-methods.ts';
 import {
   cancelPayment,
   capturePayment,
@@ -38,10 +40,22 @@ import {
   settlePushedPayment,
   type RouteResult,
 } from './payments.ts';
+import { actOnPayout, createPayout, createPayoutSchema, findPayout, findPayoutByReference, isPayoutAction } from './payouts.ts';
 import { PROCESSORS, type Personality, type Processor } from './processors.ts';
 import { createRefund, createRefundSchema, findRefund, findRefundByReference, isReviewDecision, reviewRefund } from './refunds.ts';
 import { ApiError, answerOrRefusal, authenticate, idempotencyKey, millisecondsHeader, parseInput, readJson, type JsonReply } from './requests.ts';
-import { SandboxStore, requestFingerprint, type Dispute, type Payment, type Refund, type Resource, type WalletSession } from './store.ts';
+import {
+  SandboxStore,
+  requestFingerprint,
+  type CardSummary,
+  type Dispute,
+  type Payment,
+  type Payout,
+  type Refund,
+  type Resource,
+  type SavedCard,
+  type WalletSession,
+} from './store.ts';
 
 export interface SandboxOptions {
   port: number;
@@ -56,6 +70,8 @@ export interface SandboxOptions {
   refundSettleMs?: number;
   /** How long after its payment succeeded the dispute test card's dispute opens, in ms (default 3000). */
   disputeOpenMs?: number;
+  /** How long each step of a payout takes (pending to in_transit, in_transit to paid, ...), in ms (default 3000); a create's `x-sandbox-settle-ms` header overrides it. */
+  payoutSettleMs?: number;
   /** The waits before each retry of a callback that failed, in ms (default 1 s, 5 s, 30 s, 2 min). */
   callbackRetryDelaysMs?: readonly number[];
 }
@@ -70,6 +86,7 @@ const MAX_SETTLE_MS = 600_000;
 const DEFAULT_BANK_DEBIT_SETTLE_MS = 3000;
 const DEFAULT_REFUND_SETTLE_MS = 3000;
 const DEFAULT_DISPUTE_OPEN_MS = 3000;
+const DEFAULT_PAYOUT_SETTLE_MS = 3000;
 // API paths, after the personality's prefix.
 const PAYMENT_PATH = /^\/payments\/([^/]+)(?:\/(capture|cancel))?$/;
 const TEST_HELPER_PATH = /^\/test_helpers\/payments\/([^/]+)\/(fund|expire|dispute)$/;
@@ -78,6 +95,12 @@ const REFUND_HELPER_PATH = /^\/test_helpers\/refunds\/([^/]+)\/([a-z]+)$/;
 const DISPUTE_PATH = /^\/disputes\/([^/]+)$/;
 /** The merchant's actions on a dispute, and (under test_helpers) the network's. */
 const DISPUTE_ACTION_PATH = /^\/(test_helpers\/)?disputes\/([^/]+)\/([a-z]+)$/;
+const PAYMENT_METHOD_PATH = /^\/payment_methods\/([^/]+)$/;
+/** The merchant's revocation of a saved card, and (under test_helpers) the customer's bank's. */
+const PAYMENT_METHOD_REVOKE_PATH = /^\/(test_helpers\/)?payment_methods\/([^/]+)\/revoke$/;
+const PAYOUT_PATH = /^\/payouts\/([^/]+)$/;
+/** The merchant's moves of a payout, and (under test_helpers) the bank's. */
+const PAYOUT_ACTION_PATH = /^\/(test_helpers\/)?payouts\/([^/]+)\/([a-z]+)$/;
 const CALLBACK_PATHS = new Set(['/webhook_endpoints', '/webhook_deliveries']);
 
 interface Context {
@@ -86,6 +109,7 @@ interface Context {
   publicUrl: string;
   bankDebitSettleMs: number;
   refundSettleMs: number;
+  payoutSettleMs: number;
 }
 
 /** What every personality the server plays shares. */
@@ -93,6 +117,11 @@ interface Playing {
   publicUrl: string;
   retryDelaysMs: readonly number[];
   disputeOpenMs: number;
+}
+
+/** What a payment or a saved card shows of its card: never the number. */
+function cardObject(card: CardSummary) {
+  return { brand: card.brand, last4: card.last4, exp_month: card.expMonth, exp_year: card.expYear };
 }
 
 function paymentObject(payment: Payment, publicUrl: string) {
@@ -108,7 +137,7 @@ function paymentObject(payment: Payment, publicUrl: string) {
     capture_method: payment.captureMethod,
     reference: payment.reference,
     payment_method_type: payment.paymentMethodType,
-    card: card && { brand: card.brand, last4: card.last4, exp_month: card.expMonth, exp_year: card.expYear },
+    card: card && cardObject(card),
     bank_debit: payment.bankDebit && { last4: payment.bankDebit.last4 },
     payment_method_token: payment.paymentMethodToken,
     next_action: nextAction(payment, publicUrl),
@@ -150,6 +179,32 @@ function refundObject(refund: Refund) {
   };
 }
 
+function paymentMethodObject(savedCard: SavedCard) {
+  return {
+    id: savedCard.id,
+    object: 'payment_method',
+    status: savedCard.status,
+    card: cardObject(savedCard.card),
+    created: Math.floor(savedCard.createdMs / 1000),
+    updated_ms: savedCard.updatedMs,
+  };
+}
+
+function payoutObject(payout: Payout) {
+  return {
+    id: payout.id,
+    object: 'payout',
+    amount: payout.amount,
+    currency: payout.currency,
+    status: payout.status,
+    destination: { type: payout.destination.type, last4: payout.destination.last4 },
+    reference: payout.reference,
+    error: payout.error,
+    created: Math.floor(payout.createdMs / 1000),
+    updated_ms: payout.updatedMs,
+  };
+}
+
 /** A session as its creator sees it; the payment token of the customer's answer is never part of it. */
 function sessionObject(session: WalletSession) {
   return {
@@ -177,6 +232,10 @@ function resourceObject(resource: Resource | DisputeList, publicUrl: string): un
       return refundObject(resource);
     case 'dispute':
       return disputeObject(resource);
+    case 'payment_method':
+      return paymentMethodObject(resource);
+    case 'payout':
+      return payoutObject(resource);
     case 'session':
       return sessionObject(resource);
     case 'list':
@@ -280,6 +339,24 @@ async function routeApi(context: Context, personality: Personality, request: Inc
     }
     return idempotentPost(store, request, apiKey, fullPath, noParametersSchema, () => actOnDispute(store, apiKey, actedOnId, action));
   }
+  const [, token] = PAYMENT_METHOD_PATH.exec(path) ?? [];
+  if (token !== undefined && method === 'GET') return { httpStatus: 200, resource: findPaymentMethod(store, apiKey, token) };
+  const [, revokerPrefix, revokedToken] = PAYMENT_METHOD_REVOKE_PATH.exec(path) ?? [];
+  if (revokedToken !== undefined && method === 'POST') {
+    const by = revokerPrefix ? 'bank' : 'merchant';
+    return idempotentPost(store, request, apiKey, fullPath, noParametersSchema, () => revokePaymentMethod(store, apiKey, revokedToken, by));
+  }
+  if (path === '/payouts' && method === 'GET') return { httpStatus: 200, resource: findPayoutByReference(store, apiKey, url.searchParams) };
+  if (path === '/payouts' && method === 'POST') {
+    const delayMs = settleMs(context.payoutSettleMs);
+    return idempotentPost(store, request, apiKey, fullPath, createPayoutSchema, (input) => createPayout(store, apiKey, input, delayMs));
+  }
+  const [, payoutId] = PAYOUT_PATH.exec(path) ?? [];
+  if (payoutId !== undefined && method === 'GET') return { httpStatus: 200, resource: findPayout(store, apiKey, payoutId) };
+  const [, payoutHelperPrefix, movedId, move] = PAYOUT_ACTION_PATH.exec(path) ?? [];
+  if (movedId !== undefined && move !== undefined && isPayoutAction(move, payoutHelperPrefix ? 'bank' : 'merchant') && method === 'POST') {
+    return idempotentPost(store, request, apiKey, fullPath, noParametersSchema, () => actOnPayout(store, apiKey, movedId, move));
+  }
   throw new ApiError(404, 'not_found', `There is no route ${method} ${fullPath}.`);
 }
 
@@ -353,6 +430,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     publicUrl,
     bankDebitSettleMs: options.bankDebitSettleMs ?? DEFAULT_BANK_DEBIT_SETTLE_MS,
     refundSettleMs: options.refundSettleMs ?? DEFAULT_REFUND_SETTLE_MS,
+    payoutSettleMs: options.payoutSettleMs ?? DEFAULT_PAYOUT_SETTLE_MS,
   };
   server.on('request', (request: IncomingMessage, reply: ServerResponse) => {
     handleRequest(context, request, reply).catch((error: unknown) => {
@@ -384,6 +462,7 @@ export function startSandboxFromConfig(config: SandboxConfig): Promise<Sandbox> 
     bankDebitSettleMs: config.SANDBOX_BANK_DEBIT_SETTLE_MS,
     refundSettleMs: config.SANDBOX_REFUND_SETTLE_MS,
     disputeOpenMs: config.SANDBOX_DISPUTE_OPEN_MS,
+    payoutSettleMs: config.SANDBOX_PAYOUT_SETTLE_MS,
     callbackRetryDelaysMs: config.SANDBOX_CALLBACK_RETRY_DELAYS_MS,
   });
 }

@@ -1,12 +1,12 @@
-// A sandbox processor's memory: payments, refunds and disputes by id, each visible only to the API key that
-// created it (a dispute: its payment's key), each key's saved cards, wallet sessions and idempotency records.
-// Nothing survives a restart, like a test-mode account that is reset. Each processor personality has a store
-// of its own. Its only background work is applying a change decided earlier when it falls due (a bank debit's
-// or a refund's settlement, the opening of the dispute test card's dispute).
+// A sandbox processor's memory: payments, refunds, disputes, saved cards and payouts by id, each visible only
+// to the API key that created it (a dispute: its payment's key), each key's wallet sessions and idempotency
+// records. Nothing survives a restart, like a test-mode account that is reset. Each processor personality has
+// a store of its own. Its only background work is applying a change decided earlier when it falls due (a bank
+// debit's or a refund's settlement, the opening of the dispute test card's dispute, a payout's progress).
 import { createHash, randomBytes } from 'node:crypto';
 import { randomBase62 } from '../domain/ids.ts';
 import type { CardBrand } from './cards.ts';
-import type { DisputeBehaviour, ProcessorError, RefundBehaviour, RefundError } from './outcomes.ts';
+import type { DisputeBehaviour, ProcessorError, RefundBehaviour, ResourceError } from './outcomes.ts';
 import type { PaymentMethodType } from './processors.ts';
 import type { WalletDecision, WalletType } from './wallets.ts';
 
@@ -88,7 +88,7 @@ export interface Refund {
   status: RefundStatus;
   readonly reason: string | null;
   readonly reference: string | null;
-  error: RefundError | null;
+  error: ResourceError | null;
   /** A pending refund's outcome, as for a payment. */
   settlement: Settlement<RefundChanges> | null;
   readonly createdMs: number;
@@ -122,20 +122,64 @@ export interface Dispute {
 export type NewDispute = Omit<Dispute, 'object' | 'id' | 'createdMs' | 'updatedMs'>;
 export type DisputeChanges = Partial<Pick<Dispute, 'status' | 'evidence'>>;
 
+export type PaymentMethodStatus = 'active' | 'revoked';
+
+/**
+ * A card saved with setup_future_usage: a payment method (`payment_method`) its key charges again with the
+ * token, until the merchant or the customer's bank revokes it. Only the processor's vault holds its number,
+ * as with a real processor: it is never answered.
+ */
+export interface SavedCard {
+  readonly object: 'payment_method';
+  /** Its payment_method_token. */
+  readonly id: string;
+  /** The key that saved it: the only one that sees it and pays with it. */
+  readonly apiKey: string;
+  readonly number: string;
+  readonly card: CardSummary;
+  status: PaymentMethodStatus;
+  readonly createdMs: number;
+  updatedMs: number;
+}
+
+export type NewSavedCard = Pick<SavedCard, 'apiKey' | 'number' | 'card'>;
+export type SavedCardChanges = Partial<Pick<SavedCard, 'status'>>;
+
+export type PayoutStatus = 'pending' | 'in_transit' | 'paid' | 'failed' | 'cancelled' | 'expired' | 'returned';
+
+/** Money sent from the merchant to a card or a bank account. */
+export interface Payout {
+  readonly object: 'payout';
+  readonly id: string;
+  /** The key that created the payout: the only one that sees it. */
+  readonly apiKey: string;
+  readonly amount: number;
+  readonly currency: string;
+  status: PayoutStatus;
+  /** What may be shown of the destination: the card number and the IBAN are never kept. */
+  readonly destination: { type: 'card' | 'bank_account'; last4: string };
+  readonly reference: string | null;
+  error: ResourceError | null;
+  readonly createdMs: number;
+  updatedMs: number;
+}
+
+export type NewPayout = Omit<Payout, 'object' | 'id' | 'createdMs' | 'updatedMs'>;
+export type PayoutChanges = Partial<Pick<Payout, 'status' | 'error'>>;
+
 /** What changes after its creation, maybe away from the caller's requests (then with a callback). */
-export type Changeable = Payment | Refund | Dispute;
+export type Changeable = Payment | Refund | Dispute | SavedCard | Payout;
 /** What may change on `T`. */
-type ChangesOf<T extends Changeable> = { payment: PaymentChanges; refund: RefundChanges; dispute: DisputeChanges }[T['object']];
+type ChangesOf<T extends Changeable> = {
+  payment: PaymentChanges;
+  refund: RefundChanges;
+  dispute: DisputeChanges;
+  payment_method: SavedCardChanges;
+  payout: PayoutChanges;
+}[T['object']];
 
 /** Everything a route may answer with (an idempotent replay too). */
 export type Resource = Changeable | WalletSession;
-
-/** A card saved with setup_future_usage. Only the processor's vault holds its number, as with a real processor. */
-export interface SavedCard {
-  apiKey: string;
-  number: string;
-  card: CardSummary;
-}
 
 /** A wallet's payment sheet for one amount: the SDK opens it with `token`, the customer answers in it. */
 export interface WalletSession {
@@ -195,11 +239,14 @@ export class SandboxStore {
   private readonly idempotencyRecords = new Map<string, IdempotencyRecord>();
   /** By payment_method_token. */
   private readonly savedCards = new Map<string, SavedCard>();
+  private readonly payouts = new Map<string, Payout>();
+  /** By `<api key> <reference>`, as for payments. */
+  private readonly payoutsByReference = new Map<string, Payout>();
   /** By session token, and by the payment token the customer's answer gave. */
   private readonly sessions = new Map<string, WalletSession>();
   private readonly sessionsByPaymentToken = new Map<string, WalletSession>();
   private readonly transferReferences = new Set<string>();
-  /** By the id of the resource they change (the prefixes of payment, refund and dispute ids differ), in no order. */
+  /** By the id of the resource they change (the prefixes of payment, refund, dispute and payout ids and of tokens differ), in no order. */
   private readonly dueChanges = new Map<string, DueChange[]>();
   private closed = false;
 
@@ -208,7 +255,7 @@ export class SandboxStore {
   createPayment(fields: NewPayment): Payment {
     const now = Date.now();
     const payment: Payment = { ...fields, object: 'payment', id: `sbx_pay_${randomBase62(24)}`, createdMs: now, updatedMs: now };
-    this.keep(payment, this.payments, this.paymentsByReference, payment.settlement);
+    this.settleWhenDue(this.keep(payment, this.payments, this.paymentsByReference), payment.settlement);
     if (payment.status === 'succeeded') this.listeners.paymentSucceeded(payment);
     return payment;
   }
@@ -226,7 +273,7 @@ export class SandboxStore {
     const now = Date.now();
     const refund: Refund = { ...fields, object: 'refund', id: `sbx_re_${randomBase62(24)}`, createdMs: now, updatedMs: now };
     appendTo(this.refundsByPayment, refund.paymentId, refund);
-    return this.keep(refund, this.refunds, this.refundsByReference, refund.settlement);
+    return this.settleWhenDue(this.keep(refund, this.refunds, this.refundsByReference), refund.settlement);
   }
 
   /** The refund if `apiKey` created it; another key's refund looks the same as a missing one. */
@@ -284,8 +331,8 @@ export class SandboxStore {
 
   /**
    * Applies a change that happens away from the caller's requests (the customer on a page, the funds of a
-   * transfer, a refund's review), which the processor tells the caller about with a callback; an API call's
-   * own change is only in its answer (update).
+   * transfer, a refund's review, a saved card revoked at the bank, a payout's progress), which the processor
+   * tells the caller about with a callback; an API call's own change is only in its answer (update).
    */
   updateAndNotify<T extends Changeable>(resource: T, changes: ChangesOf<T>): T {
     const before = resource.status;
@@ -316,17 +363,34 @@ export class SandboxStore {
     this.idempotencyRecords.set(`${apiKey} ${key}`, record);
   }
 
-  /** Saves a card for `apiKey` and answers its new payment_method_token. */
-  saveCard(savedCard: SavedCard): string {
-    const token = `pm_${randomBase62(24)}`;
-    this.savedCards.set(token, savedCard);
-    return token;
+  /** Saves a card for its key, active, under a new payment_method_token (its id). */
+  saveCard(fields: NewSavedCard): SavedCard {
+    const now = Date.now();
+    const savedCard: SavedCard = { ...fields, object: 'payment_method', id: `pm_${randomBase62(24)}`, status: 'active', createdMs: now, updatedMs: now };
+    this.savedCards.set(savedCard.id, savedCard);
+    return savedCard;
   }
 
   /** The saved card if `apiKey` saved it; another key's token looks the same as an unknown one. */
   findSavedCard(apiKey: string, token: string): SavedCard | undefined {
-    const savedCard = this.savedCards.get(token);
-    return savedCard?.apiKey === apiKey ? savedCard : undefined;
+    return this.owned(apiKey, this.savedCards.get(token));
+  }
+
+  /** Stores a new payout under its id and reference; its progress is scheduled by the caller (payouts.ts) with whenDue. */
+  createPayout(fields: NewPayout): Payout {
+    const now = Date.now();
+    const payout: Payout = { ...fields, object: 'payout', id: `sbx_po_${randomBase62(24)}`, createdMs: now, updatedMs: now };
+    return this.keep(payout, this.payouts, this.payoutsByReference);
+  }
+
+  /** The payout if `apiKey` created it; another key's payout looks the same as a missing one. */
+  findPayout(apiKey: string, id: string): Payout | undefined {
+    return this.owned(apiKey, this.payouts.get(id));
+  }
+
+  /** The latest payout `apiKey` created with `reference`. */
+  findPayoutByReference(apiKey: string, reference: string): Payout | undefined {
+    return this.owned(apiKey, this.payoutsByReference.get(`${apiKey} ${reference}`));
   }
 
   createSession(fields: NewWalletSession): WalletSession {
@@ -369,13 +433,18 @@ export class SandboxStore {
     for (const changes of this.dueChanges.values()) for (const change of changes) clearTimeout(change.timer ?? undefined);
   }
 
-  /**
-   * Stores a new payment or refund under its id and reference, with its settlement due. The settlement is the
-   * resource's own, passed by the caller that knows its type (so its changes are known to fit the resource).
-   */
-  private keep<T extends Payment | Refund>(resource: T, byId: Map<string, T>, byReference: Map<string, T>, settlement: Settlement<ChangesOf<T>> | null): T {
+  /** Stores a new payment, refund or payout under its id and its reference. */
+  private keep<T extends Payment | Refund | Payout>(resource: T, byId: Map<string, T>, byReference: Map<string, T>): T {
     byId.set(resource.id, resource);
     if (resource.reference !== null) byReference.set(`${resource.apiKey} ${resource.reference}`, resource);
+    return resource;
+  }
+
+  /**
+   * Applies a new payment's or refund's settlement once it is due. The settlement is the resource's own,
+   * passed by the caller that knows its type (so its changes are known to fit the resource).
+   */
+  private settleWhenDue<T extends Payment | Refund>(resource: T, settlement: Settlement<ChangesOf<T>> | null): T {
     if (settlement !== null) {
       this.whenDue(resource, settlement.dueMs, () => {
         resource.settlement = null;

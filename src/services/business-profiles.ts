@@ -4,7 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { CONNECTORS, isConnectorName } from '../connectors/registry.ts';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
+import { PAYMENT_METHOD_TYPES } from '../domain/payments/methods.ts';
 import { HARD_DECLINE_CODES, MAX_RETRIES_LIMIT } from '../domain/payments/retry.ts';
+import { surchargeRulesProblem, type SurchargeRule } from '../domain/surcharges.ts';
 import { newId } from '../domain/ids.ts';
 import { webhookUrlProblem } from '../domain/webhook-url.ts';
 import type { BusinessProfile, Prisma } from '../generated/prisma/client.ts';
@@ -46,6 +48,21 @@ const updateProfileInput = z
       .min(60, 'must be 60 seconds to 90 days (7776000)')
       .max(7_776_000, 'must be 60 seconds to 90 days (7776000)')
       .nullish(),
+    surcharges: z
+      .array(
+        z.object({
+          paymentMethodType: z.enum(PAYMENT_METHOD_TYPES, `must be one of ${PAYMENT_METHOD_TYPES.join(', ')}`),
+          fixedAmount: z.number().nullish().transform((value) => value ?? 0),
+          percentBps: z.number().nullish().transform((value) => value ?? 0),
+        }),
+      )
+      .max(PAYMENT_METHOD_TYPES.length, `at most one rule per payment method type (${PAYMENT_METHOD_TYPES.length})`)
+      .superRefine((rules, context) => {
+        const problem = surchargeRulesProblem(rules);
+        if (problem) context.addIssue({ code: 'custom', path: problem.field.split('.').slice(1), message: problem.rule });
+      })
+      .nullish(),
+    payoutLimit: z.number().int('must be a whole number of minor units').min(1, 'must be at least 1').max(2_147_483_647, 'must fit in 32 bits').nullish(),
     retryableDeclineCodes: z
       .array(
         z
@@ -108,6 +125,8 @@ export class BusinessProfileService {
     if (input.routing != null) data.routing = input.routing;
     if (input.maxRetries != null) data.maxRetries = input.maxRetries;
     if (input.sessionExpirySeconds != null) data.sessionExpirySeconds = input.sessionExpirySeconds;
+    if (input.payoutLimit !== undefined) data.payoutLimit = input.payoutLimit;
+    if (input.surcharges != null) data.surcharges = input.surcharges;
     if (input.retryableDeclineCodes != null) data.retryableDeclineCodes = input.retryableDeclineCodes;
     if (input.webhookUrl !== undefined) {
       const url = input.webhookUrl === null || input.webhookUrl === '' ? null : input.webhookUrl;
@@ -142,4 +161,18 @@ export class BusinessProfileService {
     const profile = await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: profileId } });
     return this.context.secretBox.open(profile.paymentResponseHashKeyEncrypted);
   }
+}
+
+/** The profile's surcharge rules (stored as JSON, written only through updateBusinessProfile's validation). */
+export function profileSurcharges(profile: Pick<BusinessProfile, 'surcharges'>): SurchargeRule[] {
+  return profile.surcharges as unknown as SurchargeRule[];
+}
+
+/** The merchant's profile named by `profileId`, or its default one: INVALID_INPUT on profileId otherwise. */
+export async function profileFor(db: ServiceContext['db'], merchantId: string, profileId: string | null | undefined): Promise<BusinessProfile> {
+  const profile = profileId
+    ? await db.businessProfile.findFirst({ where: { id: profileId, merchantId } })
+    : await db.businessProfile.findFirst({ where: { merchantId, isDefault: true } });
+  if (profile === null) throw invalidInput('profileId', profileId ? `no business profile ${profileId} for this merchant` : 'this merchant has no default business profile');
+  return profile;
 }

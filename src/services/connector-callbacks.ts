@@ -12,6 +12,8 @@ import type { ConnectorAccountService } from './connector-accounts.ts';
 import type { ServiceContext } from './context.ts';
 import type { PaymentService } from './payments/payment-service.ts';
 import type { DisputeService } from './disputes/dispute-service.ts';
+import type { MandateService } from './mandates/mandate-service.ts';
+import type { PayoutService } from './payouts/payout-service.ts';
 import type { RefundService } from './refunds/refund-service.ts';
 import type { SecretKeyPrincipal } from './principal.ts';
 
@@ -41,7 +43,7 @@ export class ConnectorCallbackService {
     private readonly context: ServiceContext,
     private readonly connectorAccounts: ConnectorAccountService,
     /** What callbacks move, each through its own state table. */
-    private readonly resources: { payments: PaymentService; refunds: RefundService; disputes: DisputeService },
+    private readonly resources: { payments: PaymentService; refunds: RefundService; disputes: DisputeService; mandates: MandateService; payouts: PayoutService },
   ) {}
 
   async receive(callback: IncomingCallback): Promise<CallbackAnswer> {
@@ -66,13 +68,7 @@ export class ConnectorCallbackService {
       await record('VERIFIED', 'unrecognised_event');
       return acknowledged('ignored');
     }
-    const { payments, refunds, disputes } = this.resources;
-    const result =
-      parsed.kind === 'payment'
-        ? await payments.applyCallback(account.id, parsed.payment, parsed.reference)
-        : parsed.kind === 'refund'
-          ? await refunds.applyCallback(account.id, parsed.refund, parsed.reference)
-          : await disputes.applyCallback(account.id, parsed.dispute);
+    const result = await this.apply(account.id, parsed);
     if (result === null) {
       // Acknowledged all the same (as Hyperswitch does): a 4xx would make the processor retry it forever.
       this.context.logger.warn({ connectorAccountId: account.id, processorEventId: parsed.eventId }, `callback for a ${parsed.kind} this account does not have`);
@@ -81,12 +77,30 @@ export class ConnectorCallbackService {
     }
     if (result.outcome === 'deferred') {
       // Not committed (the resource kept changing under it): the processor is asked to send it again.
-      await record('VERIFIED', 'deferred', { callback: parsed, paymentId: result.paymentId });
+      await record('VERIFIED', 'deferred', { callback: parsed, paymentId: result.paymentId ?? undefined });
       return { status: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message: `The ${parsed.kind} is changing; send the callback again.` } } };
     }
     const outcome = result.outcome === 'committed' ? 'applied' : 'duplicate_or_stale';
-    await record('VERIFIED', outcome, { callback: parsed, paymentId: result.paymentId });
+    await record('VERIFIED', outcome, { callback: parsed, paymentId: result.paymentId ?? undefined });
     return acknowledged(outcome);
+  }
+
+  /** Applies a verified callback to its resource, through that resource's own state table. */
+  private apply(connectorAccountId: string, callback: ConnectorCallback): Promise<{ paymentId: string | null; outcome: 'committed' | 'unchanged' | 'deferred' } | null> {
+    const { payments, refunds, disputes, mandates, payouts } = this.resources;
+    switch (callback.kind) {
+      case 'payment':
+        return payments.applyCallback(connectorAccountId, callback.payment, callback.reference);
+      case 'refund':
+        return refunds.applyCallback(connectorAccountId, callback.refund, callback.reference);
+      case 'dispute':
+        return disputes.applyCallback(connectorAccountId, callback.dispute);
+      case 'payout':
+        return payouts.applyCallback(connectorAccountId, callback.payout, callback.reference);
+      case 'payment_method':
+        // Only a revocation changes anything: a token becomes active when its setup payment is paid.
+        return callback.status === 'revoked' ? mandates.applyRevocation(connectorAccountId, callback.token) : Promise.resolve({ paymentId: null, outcome: 'unchanged' });
+    }
   }
 
   /**

@@ -1,6 +1,7 @@
 // Customers and their saved cards. A customer is the merchant's own id (`cus_…`) on its payments; a saved
 // card is the processor's reusable token for it (sealed at rest), valid at the connector account that
 // issued it, with what may be shown of the card. The card number itself is never stored.
+import { createHmac } from 'node:crypto';
 import { notFound } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Mode } from '../domain/api-keys.ts';
@@ -16,7 +17,16 @@ export interface Customer {
 }
 
 export class CustomerService {
-  constructor(private readonly context: ServiceContext) {}
+  readonly #tokenHashKey: Buffer;
+
+  constructor(private readonly context: ServiceContext) {
+    this.#tokenHashKey = createHmac('sha256', context.config.encryptionKey).update('processor-token').digest();
+  }
+
+  /** The keyed hash a saved card is found by when a processor's callback names its token (never kept in clear). */
+  processorTokenHash(token: string): string {
+    return createHmac('sha256', this.#tokenHashKey).update(token).digest('hex');
+  }
 
   /** The customer with its saved cards; NOT_FOUND when the merchant has neither payments nor cards for it. */
   async get(principal: MerchantPrincipal, rawId: unknown): Promise<Customer> {
@@ -55,6 +65,7 @@ export class CustomerService {
       cardHolderName: attempt.cardHolderName,
     };
     const processorTokenEncrypted = this.context.secretBox.seal(token);
+    const processorTokenHash = this.processorTokenHash(token);
     const key = {
       merchantId: payment.merchantId,
       mode: payment.mode,
@@ -64,8 +75,8 @@ export class CustomerService {
     };
     return this.context.db.savedPaymentMethod.upsert({
       where: { merchantId_mode_customerId_connectorAccountId_cardFingerprint: key },
-      create: { id: newId('paymentMethod'), ...key, ...card, paymentMethodType: 'card', processorTokenEncrypted, lastUsedAt: new Date() },
-      update: { ...card, processorTokenEncrypted, lastUsedAt: new Date() },
+      create: { id: newId('paymentMethod'), ...key, ...card, paymentMethodType: 'card', processorTokenEncrypted, processorTokenHash, lastUsedAt: new Date() },
+      update: { ...card, processorTokenEncrypted, processorTokenHash, lastUsedAt: new Date() },
     });
   }
 

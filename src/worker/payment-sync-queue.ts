@@ -4,12 +4,12 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { Config } from '../config.ts';
 import { paymentSyncDelayMs } from '../domain/payments/sync-schedule.ts';
 import type { Logger } from '../logger.ts';
-import type { PaymentSyncJob, PaymentSyncScheduler, RefundSyncJob } from '../services/payments/sync-scheduler.ts';
+import type { PaymentSyncJob, PaymentSyncScheduler, ResourceSyncJob } from '../services/payments/sync-scheduler.ts';
 
 export const PAYMENT_SYNC_QUEUE = 'payment-sync';
 
-/** The job names of the queue: which service's runScheduledSync a job is for. */
-export const SYNC_JOB_NAMES = { payment: 'sync', refund: 'refund-sync' } as const;
+/** The name of a payment's sync job; a refund's or payout's is `<kind>-sync`. */
+export const PAYMENT_SYNC_JOB_NAME = 'sync';
 
 /** One id per step of one attempt, so scheduling it again adds nothing (BullMQ refuses ':' in custom ids). */
 export const paymentSyncJobId = (job: PaymentSyncJob): string => `${job.paymentId}.${job.attemptId}.${job.step}`;
@@ -27,7 +27,7 @@ const JOB_OPTIONS: JobsOptions = {
 };
 
 export class PaymentSyncQueue implements PaymentSyncScheduler {
-  private readonly queue: Queue<PaymentSyncJob | RefundSyncJob>;
+  private readonly queue: Queue<PaymentSyncJob | ResourceSyncJob>;
 
   constructor(
     private readonly config: Config,
@@ -43,14 +43,14 @@ export class PaymentSyncQueue implements PaymentSyncScheduler {
   }
 
   schedule(job: PaymentSyncJob): Promise<void> {
-    return this.add(SYNC_JOB_NAMES.payment, job, paymentSyncJobId(job));
+    return this.add(PAYMENT_SYNC_JOB_NAME, job, paymentSyncJobId(job));
   }
 
-  scheduleRefund(job: RefundSyncJob): Promise<void> {
-    return this.add(SYNC_JOB_NAMES.refund, job, `${job.refundId}.${job.step}`);
+  scheduleResource(job: ResourceSyncJob): Promise<void> {
+    return this.add(`${job.kind}-sync`, job, `${job.id}.${job.step}`);
   }
 
-  private async add(name: string, job: PaymentSyncJob | RefundSyncJob, jobId: string): Promise<void> {
+  private async add(name: string, job: PaymentSyncJob | ResourceSyncJob, jobId: string): Promise<void> {
     const delay = paymentSyncDelayMs(job.step, this.config.PAYMENT_SYNC_DELAY_SCALE);
     if (delay === null) return;
     await this.queue.add(name, job, { jobId, delay });

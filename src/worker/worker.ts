@@ -6,9 +6,9 @@ import { checkPostgres, checkRedis } from '../db/reachability.ts';
 import type { Logger } from '../logger.ts';
 import { createServiceContext } from '../service-context.ts';
 import { createServices } from '../services/create-services.ts';
-import type { PaymentSyncJob, RefundSyncJob } from '../services/payments/sync-scheduler.ts';
+import type { PaymentSyncJob, ResourceSyncJob } from '../services/payments/sync-scheduler.ts';
 import { createAdapters } from './adapters.ts';
-import { PAYMENT_SYNC_QUEUE, SYNC_JOB_NAMES } from './payment-sync-queue.ts';
+import { PAYMENT_SYNC_JOB_NAME, PAYMENT_SYNC_QUEUE } from './payment-sync-queue.ts';
 import { runEvery } from './periodic.ts';
 import { startWebhookWorker } from './webhook-queue.ts';
 
@@ -24,9 +24,13 @@ export async function startWorker(config: Config, logger: Logger): Promise<Worke
   const adapters = createAdapters(config, logger);
   const services = createServices(context, adapters);
   const webhooks = startWebhookWorker({ config, logger, db: context.db, delivery: services.webhookDelivery, queue: adapters.webhookQueue });
-  const worker = new Worker<PaymentSyncJob | RefundSyncJob>(
+  const worker = new Worker<PaymentSyncJob | ResourceSyncJob>(
     PAYMENT_SYNC_QUEUE,
-    (job) => (job.name === SYNC_JOB_NAMES.refund ? services.refunds.runScheduledSync(job.data as RefundSyncJob) : services.payments.runScheduledSync(job.data as PaymentSyncJob)),
+    (job) => {
+      if (job.name === PAYMENT_SYNC_JOB_NAME) return services.payments.runScheduledSync(job.data as PaymentSyncJob);
+      const resource = job.data as ResourceSyncJob;
+      return (resource.kind === 'refund' ? services.refunds : services.payouts).runScheduledSync(resource);
+    },
     {
     // A worker's blocking connection must wait out Redis outages rather than fail its commands.
     connection: { url: config.REDIS_URL, maxRetriesPerRequest: null },
@@ -39,10 +43,13 @@ export async function startWorker(config: Config, logger: Logger): Promise<Worke
   worker.on('error', (error) => logger.warn({ err: error }, 'payment sync worker: redis error'));
   // Unconfirmed payments past their session expiry (any worker may sweep; the version guard settles races).
   const expirySweep = runEvery(config.PAYMENT_EXPIRY_SWEEP_MS, async () => void (await services.payments.expireDue(500)), logger, 'payment expiry sweep');
+  // Subscriptions whose next period is due (a lease per subscription keeps two workers from charging one).
+  const subscriptionSweep = runEvery(config.SUBSCRIPTION_SWEEP_MS, async () => void (await services.subscriptions.chargeDue(100)), logger, 'subscription sweep');
   await Promise.all([worker.waitUntilReady(), webhooks.ready()]);
   return {
     close: async () => {
       await expirySweep.stop();
+      await subscriptionSweep.stop();
       await worker.close(); // takes no new job and lets the running ones finish
       await webhooks.close();
       await adapters.close();

@@ -13,6 +13,8 @@ const EXPECTED_DEBITS: Record<string, { status: string; amount_captured: number;
   DE89370400440532013000: { status: 'succeeded', amount_captured: 1234, error: null },
   DE62370400440532013001: failedWith('insufficient_funds'),
   DE35370400440532013002: failedWith('account_closed'),
+  // The expiring payout test account (payouts.test.ts): a debit from it succeeds.
+  DE08370400440532013003: { status: 'succeeded', amount_captured: 1234, error: null },
 };
 
 const debit = (iban: string, account: Record<string, unknown> = {}) => ({

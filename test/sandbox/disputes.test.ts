@@ -28,7 +28,7 @@ const { call, create, createWith, capture, cancel, browser, challenged, paid } =
 
 /** Long enough for a callback that would be sent to have arrived, and for a 50 ms dispute delay to have passed. */
 const QUIET_MS = 200;
-const { registered, onlyCallback } = useCallbackReceivers(call, 'whsec_sandbox_disputes_0123456789', QUIET_MS);
+const { registered, onlyCallback, deliveries: deliveriesOf } = useCallbackReceivers(call, 'whsec_sandbox_disputes_0123456789', QUIET_MS);
 
 afterEach(() => {
   vi.useRealTimers();
@@ -72,9 +72,6 @@ const actionPath = (id: string, action: DisputeAction, prefix = '/v1') =>
 const bodyOf = (action: DisputeAction) => (action === 'evidence' ? { evidence: EVIDENCE } : {});
 const act = (key: string, id: string, action: DisputeAction, body: unknown = bodyOf(action), headers: Headers = {}, prefix = '/v1') =>
   call('POST', actionPath(id, action, prefix), { key, body, headers });
-
-const deliveriesOf = async (key: string, base?: string) =>
-  (JSON.parse((await call('GET', '/v1/webhook_deliveries', { key, base })).text) as { data: { type: string; object_id: string; payment_id: string }[] }).data;
 
 /** The actions that lead from needs_response to `status` along DISPUTE_ACTIONS (the shortest way). */
 function pathTo(status: string): DisputeAction[] {

@@ -7,7 +7,10 @@ import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.ts';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../support/receiver.ts';
 
-/** A payment object, a refund, a dispute, a session, a wallet answer or an error envelope: one loose shape for all of them. */
+/**
+ * A payment object, a refund, a dispute, a saved card (payment method), a payout, a session, a wallet answer
+ * or an error envelope: one loose shape for all of them.
+ */
 export interface Body {
   id: string;
   object: string;
@@ -36,6 +39,8 @@ export interface Body {
   // A dispute (its other fields are a refund's)
   evidence_due_by: number;
   evidence: Record<string, string> | null;
+  // A payout (its other fields are a refund's)
+  destination: { type: string; last4: string };
   // A session
   wallet: string;
   session_token: string;
@@ -93,6 +98,8 @@ export const EXPECTED_CARDS: Record<string, ExpectedCard> = {
   '4000000000006975': { brand: 'visa', http: 200, status: 'succeeded', error: null },
   // The dispute test card (disputes.test.ts): the payment itself is approved.
   '4000000000000259': { brand: 'visa', http: 200, status: 'succeeded', error: null },
+  // The expiring payout test card (payouts.test.ts): a payment with it is approved.
+  '4000000000000077': { brand: 'visa', http: 200, status: 'succeeded', error: null },
 };
 
 /** An Amex CVC has 4 digits, the others 3. */
@@ -119,6 +126,9 @@ export function methodInput(method: Record<string, unknown>, overrides: Record<s
 
 export const TEST_IBAN = 'DE89370400440532013000';
 
+/** What saves a payment's card for later payments (a payment_method_token). */
+export const SAVE = { setup_future_usage: 'off_session' };
+
 /** The detail object of each group that needs no customer step before the create (the wallets do, see wallets.test.ts). */
 export const METHOD_DETAILS = {
   bank_debit: { payment_method_type: 'bank_debit', bank_debit: { account_holder_name: 'Erika Mustermann', iban: TEST_IBAN } },
@@ -133,11 +143,15 @@ export const METHOD_DETAILS = {
 const SECRET_KEYS = new Set(['number', 'cvc', 'card_cvc', 'secret']);
 /** Keys that echo the caller's own words or show a card's last digits, by design. */
 const ECHO_KEYS = new Set(['reference', 'last4']);
-/** The secrets a request sends: card numbers, CVCs, IBANs, wallet payment tokens and callback signing secrets. */
+/**
+ * The secrets a request sends: card numbers, CVCs, IBANs (a payment's, or a payout's destination), wallet
+ * payment tokens and callback signing secrets.
+ */
 function secretsOf(body: unknown): string[] {
   if (body === null || typeof body !== 'object') return [];
-  const { card, card_cvc, bank_debit, wallet, pay_later, secret } = body as Record<string, Record<string, unknown> | undefined>;
-  const candidates = [card?.number, card?.cvc, card_cvc, bank_debit?.iban, wallet?.payment_token, pay_later?.payment_token, secret];
+  const { card, card_cvc, bank_debit, wallet, pay_later, secret, destination } = body as Record<string, Record<string, unknown> | undefined>;
+  const payoutCard = destination?.card as Record<string, unknown> | undefined;
+  const candidates = [card?.number, card?.cvc, card_cvc, bank_debit?.iban, wallet?.payment_token, pay_later?.payment_token, secret, payoutCard?.number, destination?.iban];
   // Only values that could be real secrets: a 2-digit "CVC" sent to test a refusal would match everywhere.
   return candidates.filter((value): value is string => typeof value === 'string' && (/^\d{3,4}$/.test(value) || value.length >= 10));
 }
@@ -228,6 +242,21 @@ export function useSandbox(options: Omit<SandboxOptions, 'port'> = {}) {
     return created.body;
   }
 
+  /** Saves `number` for `key` with an accepted payment (setup_future_usage) and answers its payment_method_token. */
+  async function saved(key: string, number = '4242424242424242', card: Record<string, unknown> = {}, prefix = '/v1'): Promise<string> {
+    const created = await call('POST', `${prefix}/payments`, { key, body: paymentInput(SAVE, { number, cvc: cvcFor(number), ...card }) });
+    expect(created.body.payment_method_token, created.text).toMatch(/^pm_[A-Za-z0-9]{24}$/);
+    return created.body.payment_method_token!;
+  }
+
+  /** A payment with the saved card `token`, its customer there: no `card`, the token and the CVC the customer typed again. */
+  const payWithToken = (key: string, token: string, overrides: Record<string, unknown> = {}, prefix = '/v1') =>
+    createWith(key, { payment_method_token: token, card_cvc: '123', three_ds: 'automatic' }, overrides, {}, prefix);
+
+  /** A merchant-initiated payment with the saved card `token` (off session): no CVC, no customer to challenge. */
+  const chargeOffSession = (key: string, token: string, overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}, prefix = '/v1') =>
+    createWith(key, { payment_method_token: token, off_session: true, three_ds: 'automatic' }, overrides, headers, prefix);
+
   /** A succeeded card payment of `key` (of `number`, by default a card with no test behaviour after success). */
   async function paid(key: string, number = '4242424242424242', overrides: Record<string, unknown> = {}): Promise<Body> {
     const created = await create(key, overrides, { number, cvc: cvcFor(number) });
@@ -235,7 +264,7 @@ export function useSandbox(options: Omit<SandboxOptions, 'port'> = {}) {
     return created.body;
   }
 
-  return { url, call, create, createWith, get, capture, cancel, browser, challenged, paid };
+  return { url, call, create, createWith, get, capture, cancel, browser, challenged, paid, saved, payWithToken, chargeOffSession };
 }
 
 /** Every field of the sandbox's payment object, sorted. */
@@ -279,6 +308,18 @@ export async function atFrozenTime(run: (at: (offsetMs: number) => void) => Prom
   await run((offsetMs) => vi.setSystemTime(start + offsetMs));
 }
 
+/** A callback as `GET /v1/webhook_deliveries` shows it. */
+export interface Delivery {
+  event_id: string;
+  type: string;
+  object_id: string;
+  payment_id: string | null;
+  url: string;
+  attempts: number;
+  last_status: number | null;
+  delivered: boolean;
+}
+
 /** A callback's event, as the sandbox personality POSTs it. */
 export interface Callback {
   id: string;
@@ -319,7 +360,8 @@ export function useCallbackReceivers(call: ReturnType<typeof useSandbox>['call']
 
   /**
    * Waits for the only callback `receiver` gets, checks it (its type, its signature) and that GET answers
-   * exactly the object it carries (`GET /v1/refunds/{id}` for a refund, ...).
+   * exactly the object it carries (`GET /v1/refunds/{id}` for a refund, `GET /v1/payment_methods/{token}` for a
+   * saved card, ...).
    */
   async function onlyCallback(key: string, receiver: Receiver, type: string, base?: string): Promise<Callback> {
     const [request] = await receiver.waitForRequests(1, 3000);
@@ -335,5 +377,12 @@ export function useCallbackReceivers(call: ReturnType<typeof useSandbox>['call']
     return event;
   }
 
-  return { registered, signedEvent, onlyCallback };
+  /** What the sandbox (at `base`, by default the file's) sent to `key`'s endpoint, newest first. */
+  async function deliveries(key: string, base?: string): Promise<Delivery[]> {
+    const answer = await call('GET', '/v1/webhook_deliveries', { key, base });
+    expect(answer.status, answer.text).toBe(200);
+    return (JSON.parse(answer.text) as { data: Delivery[] }).data;
+  }
+
+  return { registered, signedEvent, onlyCallback, deliveries };
 }

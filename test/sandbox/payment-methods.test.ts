@@ -18,7 +18,7 @@ const VALID: Record<string, Record<string, unknown>> = {
 
 /** The fields that carry each group's payment method (the contract's list). */
 const FIELDS: Record<string, Record<string, unknown>> = {
-  card: { card: CARD.card, payment_method_token: 'pm_x', card_cvc: '123', setup_future_usage: 'off_session' },
+  card: { card: CARD.card, payment_method_token: 'pm_x', card_cvc: '123', off_session: true, setup_future_usage: 'off_session' },
   bank_debit: { bank_debit: METHOD_DETAILS.bank_debit.bank_debit },
   wallet: { wallet: VALID.wallet!.wallet },
   pay_later: { pay_later: VALID.pay_later!.pay_later },

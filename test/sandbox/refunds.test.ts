@@ -26,7 +26,7 @@ const { call, create, createWith, capture, browser, challenged, paid } = useSand
 
 /** Long enough for a callback that would be sent to have arrived, and for a 50 ms settlement to have happened. */
 const QUIET_MS = 200;
-const { registered, onlyCallback } = useCallbackReceivers(call, 'whsec_sandbox_refunds_0123456789', QUIET_MS);
+const { registered, onlyCallback, deliveries } = useCallbackReceivers(call, 'whsec_sandbox_refunds_0123456789', QUIET_MS);
 const AMOUNT = 1234;
 
 // Written from the contract, not derived from TEST_CARDS, so a wrong row in the table fails here.
@@ -288,7 +288,7 @@ describe('refund test cards', () => {
     expect(event.data.object).toMatchObject({ id: created.body.id, payment: payment.id, status: settles.status, error: settles.error, reference: `ref_${number.slice(-4)}` });
     expect(event.data.object.updated_ms).toBeGreaterThanOrEqual(created.body.created * 1000 + SETTLE_MS);
     expect(event.data.object.updated_ms).toBeGreaterThan(created.body.updated_ms);
-    const [delivery] = JSON.parse((await call('GET', '/v1/webhook_deliveries', { key })).text).data;
+    const [delivery] = await deliveries(key);
     expect(delivery).toMatchObject({ event_id: event.id, type: `refund.${settles.status}`, object_id: created.body.id, payment_id: payment.id, delivered: true });
   });
 

@@ -2,23 +2,9 @@
 // itself would, for its own API key only.
 import { describe, expect, it, vi } from 'vitest';
 import { TEST_CARDS } from '../../src/sandbox/cards.ts';
-import { EXPECTED_CARDS, FUTURE_YEAR, METHOD_DETAILS, RETURN_URL, cvcFor, newKey, useSandbox } from './harness.ts';
+import { EXPECTED_CARDS, FUTURE_YEAR, METHOD_DETAILS, RETURN_URL, SAVE, cvcFor, newKey, useSandbox } from './harness.ts';
 
-const { call, create, createWith, get, capture, browser } = useSandbox();
-
-const SAVE = { setup_future_usage: 'off_session' };
-
-/** A payment with the saved card `token`: no `card`, the token and the CVC the customer typed instead. */
-function payWithToken(key: string, token: string, overrides: Record<string, unknown> = {}) {
-  return createWith(key, { payment_method_token: token, card_cvc: '123', three_ds: 'automatic' }, overrides);
-}
-
-/** Saves `number` for `key` with an approved payment and answers the token. */
-async function saved(key: string, number = '4242424242424242', card: Record<string, unknown> = {}): Promise<string> {
-  const created = await create(key, SAVE, { number, cvc: cvcFor(number), ...card });
-  expect(created.body.payment_method_token).toMatch(/^pm_[A-Za-z0-9]{24}$/);
-  return created.body.payment_method_token!;
-}
+const { call, create, get, capture, browser, saved, payWithToken } = useSandbox();
 
 describe('saving a card', () => {
   it.each(TEST_CARDS.map((card) => card.number))(

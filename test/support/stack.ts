@@ -24,6 +24,8 @@ export interface StackOptions {
   sandboxRefundSettleMs?: number;
   /** How long after its payment succeeded the sandbox's dispute test card is disputed (3 s by default). */
   sandboxDisputeOpenMs?: number;
+  /** How long each step of the sandbox's payouts takes (3 s by default). */
+  sandboxPayoutSettleMs?: number;
   /** Settings of the API and the worker. */
   env?: Record<string, string>;
   /** Settings of the worker only, over `env` (a worker more patient with the processor than the API). */
@@ -39,6 +41,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     bankDebitSettleMs: options.sandboxBankDebitSettleMs,
     refundSettleMs: options.sandboxRefundSettleMs,
     disputeOpenMs: options.sandboxDisputeOpenMs,
+    payoutSettleMs: options.sandboxPayoutSettleMs,
   });
   // A Redis prefix of its own: the stack's worker syncs through its own sandbox, so it must see only the
   // payments of this stack, not those of another test's stack running meanwhile.

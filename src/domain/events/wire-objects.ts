@@ -3,6 +3,11 @@
 // state (the seed's receiver obligations), and `version`, which orders changes of the same instant.
 import { snakeCaseStatus, type AttemptStatus, type IntentStatus } from '../payments/statuses.ts';
 
+/** Who a resource belongs to, as every wire shape carries it. */
+function ownerFields(resource: { merchantId: string; profileId: string; mode: string }) {
+  return { merchant_id: resource.merchantId, profile_id: resource.profileId, livemode: resource.mode === 'LIVE' };
+}
+
 /** What the payment wire shape reads of an intent (structurally the database row). */
 export interface PaymentIntentFields {
   id: string;
@@ -14,6 +19,8 @@ export interface PaymentIntentFields {
   currency: string;
   amountCapturable: number;
   amountReceived: number;
+  amountRefunded: number;
+  surchargeAmount: number;
   captureMethod: string;
   authenticationType: string;
   customerId: string | null;
@@ -49,14 +56,14 @@ export interface PaymentAttemptFields {
 export function paymentWireObject(intent: PaymentIntentFields, attempt: PaymentAttemptFields): Record<string, unknown> {
   return {
     payment_id: intent.id,
-    merchant_id: intent.merchantId,
-    profile_id: intent.profileId,
-    livemode: intent.mode === 'LIVE',
+    ...ownerFields(intent),
     status: snakeCaseStatus(intent.status),
     amount: intent.amount,
     currency: intent.currency,
     amount_capturable: intent.amountCapturable,
     amount_received: intent.amountReceived,
+    amount_refunded: intent.amountRefunded,
+    surcharge_amount: intent.surchargeAmount,
     capture_method: intent.captureMethod.toLowerCase(),
     authentication_type: intent.authenticationType.toLowerCase(),
     customer_id: intent.customerId,
@@ -114,9 +121,7 @@ export function refundWireObject(refund: RefundFields): Record<string, unknown> 
   return {
     refund_id: refund.id,
     payment_id: refund.paymentId,
-    merchant_id: refund.merchantId,
-    profile_id: refund.profileId,
-    livemode: refund.mode === 'LIVE',
+    ...ownerFields(refund),
     status: snakeCaseStatus(refund.status),
     amount: refund.amount,
     currency: refund.currency,
@@ -162,9 +167,7 @@ export function disputeWireObject(dispute: DisputeFields): Record<string, unknow
     dispute_id: dispute.id,
     payment_id: dispute.paymentId,
     attempt_id: dispute.attemptId,
-    merchant_id: dispute.merchantId,
-    profile_id: dispute.profileId,
-    livemode: dispute.mode === 'LIVE',
+    ...ownerFields(dispute),
     amount: dispute.amount,
     currency: dispute.currency,
     dispute_stage: 'dispute',
@@ -178,5 +181,150 @@ export function disputeWireObject(dispute: DisputeFields): Record<string, unknow
     created: dispute.createdAt.toISOString(),
     updated: dispute.updatedAt.toISOString(),
     version: dispute.version,
+  };
+}
+
+/** What the mandate wire shape reads of a mandate and its saved card (structurally the database rows). */
+export interface MandateFields {
+  id: string;
+  merchantId: string;
+  profileId: string;
+  mode: string;
+  customerId: string;
+  paymentId: string;
+  status: string;
+  revokedAt: Date | null;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+  savedPaymentMethod: {
+    id: string;
+    connectorAccountId: string;
+    cardBrand: string | null;
+    cardLast4: string | null;
+    cardExpiryMonth: number | null;
+    cardExpiryYear: number | null;
+  };
+}
+
+/** A mandate in `content.object` (Hyperswitch's MandateResponse is the model): never the processor's token. */
+export function mandateWireObject(mandate: MandateFields): Record<string, unknown> {
+  const card = mandate.savedPaymentMethod;
+  return {
+    mandate_id: mandate.id,
+    ...ownerFields(mandate),
+    status: snakeCaseStatus(mandate.status),
+    customer_id: mandate.customerId,
+    payment_id: mandate.paymentId,
+    payment_method_id: card.id,
+    payment_method: 'card',
+    card: { brand: card.cardBrand?.toLowerCase() ?? null, last4: card.cardLast4, exp_month: card.cardExpiryMonth, exp_year: card.cardExpiryYear },
+    connector_account_id: card.connectorAccountId,
+    revoked_at: mandate.revokedAt?.toISOString() ?? null,
+    created: mandate.createdAt.toISOString(),
+    updated: mandate.updatedAt.toISOString(),
+    version: mandate.version,
+  };
+}
+
+/** What the payout wire shape reads of a payout (structurally the database row). */
+export interface PayoutFields {
+  id: string;
+  merchantId: string;
+  profileId: string;
+  mode: string;
+  status: string;
+  amount: number;
+  currency: string;
+  country: string | null;
+  description: string | null;
+  destinationType: string;
+  destinationLast4: string;
+  connectorName: string | null;
+  connectorPayoutId: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A payout in `content.object` (Hyperswitch's PayoutCreateResponse is the model): never the card number or IBAN. */
+export function payoutWireObject(payout: PayoutFields): Record<string, unknown> {
+  return {
+    payout_id: payout.id,
+    ...ownerFields(payout),
+    status: snakeCaseStatus(payout.status),
+    amount: payout.amount,
+    currency: payout.currency,
+    payout_type: payout.destinationType === 'card' ? 'card' : 'bank',
+    destination: { type: payout.destinationType, last4: payout.destinationLast4 },
+    country: payout.country,
+    description: payout.description,
+    connector: payout.connectorName,
+    connector_payout_id: payout.connectorPayoutId,
+    error_code: payout.errorCode,
+    error_message: payout.errorMessage,
+    created: payout.createdAt.toISOString(),
+    updated: payout.updatedAt.toISOString(),
+    version: payout.version,
+  };
+}
+
+/** What the subscription wire shape reads of a subscription (structurally the database row). */
+export interface SubscriptionFields {
+  id: string;
+  merchantId: string;
+  profileId: string;
+  mode: string;
+  customerId: string;
+  mandateId: string;
+  status: string;
+  amount: number;
+  currency: string;
+  intervalUnit: string;
+  intervalCount: number;
+  paidPeriods: number;
+  nextChargeAt: Date;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The period an invoice_paid event reports. */
+export interface PaidInvoice {
+  period: number;
+  paymentId: string;
+  amount: number;
+  currency: string;
+  periodStart: Date;
+  paidAt: Date;
+}
+
+/** A subscription in `content.object` (subscription_details), with the invoice just paid. */
+export function subscriptionWireObject(subscription: SubscriptionFields, invoice: PaidInvoice): Record<string, unknown> {
+  return {
+    subscription_id: subscription.id,
+    ...ownerFields(subscription),
+    status: snakeCaseStatus(subscription.status),
+    customer_id: subscription.customerId,
+    mandate_id: subscription.mandateId,
+    amount: subscription.amount,
+    currency: subscription.currency,
+    interval: subscription.intervalUnit.toLowerCase(),
+    interval_count: subscription.intervalCount,
+    paid_periods: subscription.paidPeriods,
+    next_charge_at: subscription.nextChargeAt.toISOString(),
+    invoice: {
+      period: invoice.period,
+      payment_id: invoice.paymentId,
+      amount_paid: invoice.amount,
+      currency: invoice.currency,
+      period_start: invoice.periodStart.toISOString(),
+      paid_at: invoice.paidAt.toISOString(),
+    },
+    created: subscription.createdAt.toISOString(),
+    updated: subscription.updatedAt.toISOString(),
+    version: subscription.version,
   };
 }

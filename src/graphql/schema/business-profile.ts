@@ -1,6 +1,25 @@
 import { requireMerchant } from '../../services/principal.ts';
 import { builder } from '../builder.ts';
+import { profileSurcharges } from '../../services/business-profiles.ts';
+import { PaymentMethodTypeEnum } from './payment-method.ts';
 import { ModeEnum } from './scalars.ts';
+
+const SurchargeRuleRef = builder.simpleObject('SurchargeRule', {
+  description: 'What a payment paid with one method type gets added at confirm: fixedAmount plus percentBps of its amount (rounded half up).',
+  fields: (t) => ({
+    paymentMethodType: t.field({ type: PaymentMethodTypeEnum }),
+    fixedAmount: t.int({ description: 'Minor units of the payment’s currency.' }),
+    percentBps: t.int({ description: 'Hundredths of a percent (150 = 1.5 %).' }),
+  }),
+});
+
+const SurchargeRuleInput = builder.inputType('SurchargeRuleInput', {
+  fields: (t) => ({
+    paymentMethodType: t.field({ type: PaymentMethodTypeEnum, required: true }),
+    fixedAmount: t.int({ description: '0 to 1000000 minor units (0 by default).' }),
+    percentBps: t.int({ description: '0 to 2000 basis points, 20 % (0 by default).' }),
+  }),
+});
 
 export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
   description: 'Where webhooks go (one URL per mode), the key that signs them, and how payments are routed and retried.',
@@ -13,6 +32,12 @@ export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
     testWebhookDisabledAt: t.expose('testWebhookDisabledAt', { type: 'DateTime', nullable: true, description: 'Set when the endpoint answered 410 Gone; setting the URL again re-enables it.' }),
     liveWebhookDisabledAt: t.expose('liveWebhookDisabledAt', { type: 'DateTime', nullable: true }),
     routing: t.exposeStringList('routing', { description: 'Connector names in the order payments try them.' }),
+    payoutLimit: t.exposeInt('payoutLimit', { nullable: true, description: 'The largest payout allowed, in minor units; null for no limit.' }),
+    surcharges: t.field({
+      type: [SurchargeRuleRef],
+      description: 'Surcharges added at confirm, by payment method type (shown to the SDK in paymentMethods).',
+      resolve: (profile) => profileSurcharges(profile).map((rule) => ({ ...rule, paymentMethodType: rule.paymentMethodType.toUpperCase() as Uppercase<typeof rule.paymentMethodType> })),
+    }),
     sessionExpirySeconds: t.exposeInt('sessionExpirySeconds', { description: 'How long a payment may wait for its confirmation before it expires (900 by default).' }),
     maxRetries: t.exposeInt('maxRetries', { description: 'Further attempts on the next eligible connectors after a retryable failure.' }),
     retryableDeclineCodes: t.exposeStringList('retryableDeclineCodes', { description: 'Decline codes retried on the next connector (hard declines never are).' }),
@@ -62,6 +87,8 @@ const UpdateBusinessProfileInput = builder.inputType('UpdateBusinessProfileInput
     generatePaymentResponseHashKey: t.boolean({ description: 'Generate a new signing key and return it once.' }),
     routing: t.stringList({ description: 'Connector names in the order payments try them (a payment’s own `connectors` come first).' }),
     maxRetries: t.int({ description: '0 to 5 further attempts after a retryable failure (2 by default).' }),
+    surcharges: t.field({ type: [SurchargeRuleInput], description: 'Replaces the surcharge rules: at most one per payment method type; [] removes them.' }),
+    payoutLimit: t.int({ description: 'The largest payout allowed, in minor units of its currency (larger ones are NOT_PERMITTED); null removes the limit.' }),
     sessionExpirySeconds: t.int({ description: '60 to 7776000 (90 days): payments not confirmed within it expire (payment_expired). Applies to payments created afterwards.' }),
     retryableDeclineCodes: t.stringList({ description: 'Decline codes worth another connector, e.g. card_declined; hard declines are refused.' }),
   }),
@@ -73,7 +100,8 @@ builder.mutationField('updateBusinessProfile', (t) =>
     authScopes: { secretKey: true },
     args: { input: t.arg({ type: UpdateBusinessProfileInput, required: true }) },
     resolve: async (_root, { input }, { principal, services }) => {
-      const updated = await services.businessProfiles.update(requireMerchant(principal), input);
+      const surcharges = input.surcharges?.map((rule) => ({ ...rule, paymentMethodType: rule.paymentMethodType.toLowerCase() }));
+      const updated = await services.businessProfiles.update(requireMerchant(principal), { ...input, surcharges });
       return { businessProfile: updated.businessProfile, paymentResponseHashKey: updated.generatedPaymentResponseHashKey };
     },
   }),

@@ -9,6 +9,10 @@ import './payment-method.ts';
 import './payment.ts';
 import './refund.ts';
 import './dispute.ts';
+import './mandate.ts';
+import './payout.ts';
+import './recurring-subscription.ts';
+import './payment-link.ts';
 import './event.ts';
 import { builder } from '../builder.ts';
 

@@ -70,6 +70,8 @@ const EligiblePaymentMethod = builder.simpleObject('EligiblePaymentMethod', {
     finalization: t.string({ description: '"immediate", or "later" (the payment stays PROCESSING until the processor reports).' }),
     connectors: t.stringList({ description: 'The connectors that would be tried, in routing order.' }),
     providers: t.field({ type: [WalletProvider], description: 'For wallets and pay-later: providers to open sessions for.' }),
+    surchargeAmount: t.int({ description: 'What the merchant’s surcharge rule adds when paying with this method (0 for none).' }),
+    totalAmount: t.int({ description: 'The amount the customer pays with this method: the payment’s amount plus the surcharge.' }),
   }),
 });
 
@@ -102,6 +104,8 @@ builder.queryField('paymentMethods', (t) =>
           finalization: method.flow.finalization,
           connectors: method.connectors,
           providers: method.providers.map((provider) => ({ provider: provider.provider, type: upper(provider.type) })),
+          surchargeAmount: method.surchargeAmount,
+          totalAmount: payment.amount + method.surchargeAmount,
         })),
         savedPaymentMethods: savedCards,
       };

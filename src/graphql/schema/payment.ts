@@ -118,7 +118,8 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
     captureMethod: t.expose('captureMethod', { type: CaptureMethodEnum }),
     authenticationType: t.expose('authenticationType', { type: AuthenticationTypeEnum }),
     amountCapturable: t.exposeInt('amountCapturable'),
-    amountReceived: t.exposeInt('amountReceived'),
+    amountReceived: t.exposeInt('amountReceived', { description: 'What the processor captured: the amount plus any surcharge.' }),
+    surchargeAmount: t.exposeInt('surchargeAmount', { description: 'What the profile’s surcharge rule added at confirm for the method paid with; the processor is asked for amount + surchargeAmount.' }),
     country: t.exposeString('country', { nullable: true }),
     customerId: t.string({
       nullable: true,

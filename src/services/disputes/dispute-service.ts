@@ -14,11 +14,8 @@ import type { ConnectorAccountService } from '../connector-accounts.ts';
 import type { ServiceContext } from '../context.ts';
 import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
 import type { SecretKeyPrincipal } from '../principal.ts';
-import type { ApplyOutcome } from '../refunds/refund-service.ts';
+import { applyGuardedMove, type ApplyOutcome } from '../guarded-moves.ts';
 import { parseInput } from '../validation.ts';
-
-/** How many times a processor answer is re-applied when a concurrent change moved the dispute first. */
-const MAX_COMMIT_RETRIES = 3;
 
 const disputeIdInput = z.object({ disputeId: z.string().refine((value) => isId('dispute', value), 'must be a dispute id (dis_…)') });
 
@@ -157,30 +154,18 @@ export class DisputeService {
 
   /** Moves the dispute to what the processor reports, along the table's rows only; anything else changes nothing. */
   private async apply(disputeId: string, answer: ProcessorDispute, actor: string, extra: { evidence?: Record<string, string> } = {}): Promise<{ dispute: Dispute; outcome: ApplyOutcome }> {
-    for (let attempt = 1; ; attempt += 1) {
-      const dispute = await this.context.db.dispute.findUniqueOrThrow({ where: { id: disputeId } });
-      const target = DISPUTE_TARGETS[answer.status];
-      if (!isDisputeMoveAllowed(dispute.status, target)) {
+    const { row, outcome } = await applyGuardedMove<Dispute>(this.context.db, this.outbox, {
+      read: () => this.context.db.dispute.findUniqueOrThrow({ where: { id: disputeId } }),
+      plan: (dispute) => {
+        const target = DISPUTE_TARGETS[answer.status];
+        if (isDisputeMoveAllowed(dispute.status, target)) return { status: target, ...(extra.evidence ? { evidence: extra.evidence } : {}), version: { increment: 1 }, updatedAt: new Date() };
         if (target !== dispute.status) this.context.logger.info({ disputeId, status: dispute.status, answer: answer.status, actor }, 'ignored a dispute answer no transition leads to');
-        return { dispute, outcome: 'unchanged' };
-      }
-      let event: CommittedEvent | null = null;
-      const moved = await this.context.db.$transaction(async (tx) => {
-        const [changed] = await tx.dispute.updateManyAndReturn({
-          where: { id: dispute.id, version: dispute.version },
-          data: { status: target, ...(extra.evidence ? { evidence: extra.evidence } : {}), version: { increment: 1 }, updatedAt: new Date() },
-        });
-        if (changed !== undefined) event = await this.outbox.recordChange(tx, changed, DISPUTE_STATUS_EVENTS[changed.status], disputeWireObject(changed));
-        return changed ?? null;
-      });
-      if (moved !== null) {
-        if (event !== null) this.outbox.afterCommit(event);
-        return { dispute: moved, outcome: 'committed' };
-      }
-      if (attempt >= MAX_COMMIT_RETRIES) {
-        this.context.logger.warn({ disputeId, answer: answer.status }, 'dispute answer deferred after repeated concurrent changes');
-        return { dispute: await this.context.db.dispute.findUniqueOrThrow({ where: { id: disputeId } }), outcome: 'deferred' };
-      }
-    }
+        return null;
+      },
+      write: async (tx, dispute, data) => (await tx.dispute.updateManyAndReturn({ where: { id: dispute.id, version: dispute.version }, data }))[0],
+      moved: async (tx, _before, after) => [await this.outbox.recordChange(tx, after, DISPUTE_STATUS_EVENTS[after.status], disputeWireObject(after))],
+    });
+    if (outcome === 'deferred') this.context.logger.warn({ disputeId, answer: answer.status }, 'dispute answer deferred after repeated concurrent changes');
+    return { dispute: row, outcome };
   }
 }

@@ -42,20 +42,19 @@ export class EventOutbox {
     private readonly live: LivePublisher,
   ) {}
 
-  /** Inside the change's transaction: the event the payment's new status emits, if any. */
-  async recordPaymentChange(tx: Transaction, payment: Payment): Promise<CommittedEvent | null> {
+  /**
+   * Inside the change's transaction: the events the payment's new status emits: its own, if any, and
+   * surcharge_payment_succeeded beside payment_succeeded when a surcharge was paid.
+   */
+  async recordPaymentChange(tx: Transaction, payment: Payment): Promise<CommittedEvent[]> {
     const eventType = PAYMENT_STATUS_EVENTS[payment.status];
-    if (eventType === null) return null;
-    return this.record(tx, {
-      merchantId: payment.merchantId,
-      profileId: payment.profileId,
-      mode: payment.mode,
-      eventType,
-      objectId: payment.id,
-      objectVersion: payment.version,
-      object: paymentWireObject(payment, payment.activeAttempt),
-      isTest: false,
-    });
+    if (eventType === null) return [];
+    const types: EventType[] = [eventType, ...(eventType === 'payment_succeeded' && payment.surchargeAmount > 0 ? (['surcharge_payment_succeeded'] as const) : [])];
+    const object = paymentWireObject(payment, payment.activeAttempt);
+    const { id: objectId, merchantId, profileId, mode, version: objectVersion } = payment;
+    const events: CommittedEvent[] = [];
+    for (const type of types) events.push(await this.record(tx, { merchantId, profileId, mode, eventType: type, objectId, objectVersion, object, isTest: false }));
+    return events;
   }
 
   /**

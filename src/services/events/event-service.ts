@@ -205,6 +205,8 @@ export class EventService {
         currency: 'USD',
         amountCapturable: 0,
         amountReceived: 1000,
+        amountRefunded: 0,
+        surchargeAmount: 0,
         captureMethod: 'AUTOMATIC',
         authenticationType: 'NO_THREE_DS',
         customerId: null,

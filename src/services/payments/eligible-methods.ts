@@ -6,6 +6,8 @@ import { CONNECTORS, isConnectorName } from '../../connectors/registry.ts';
 import { AppError, invalidInput } from '../../domain/errors.ts';
 import { PAYMENT_METHOD_TYPES, paymentMethodGroup, supportsManualCapture, type PaymentMethodGroup, type PaymentMethodType } from '../../domain/payments/methods.ts';
 import type { ConnectorAccount, SavedPaymentMethod } from '../../generated/prisma/client.ts';
+import { surchargeFor } from '../../domain/surcharges.ts';
+import { profileSurcharges } from '../business-profiles.ts';
 import type { ConnectorAccountService } from '../connector-accounts.ts';
 import type { ServiceContext } from '../context.ts';
 import type { CustomerService } from '../customers.ts';
@@ -26,6 +28,8 @@ export interface EligibleMethod {
   /** The connectors that would be tried, in routing order. */
   connectors: string[];
   providers: WalletProvider[];
+  /** What the profile's surcharge rule adds to this payment when paid with this method. */
+  surchargeAmount: number;
 }
 
 export interface PaymentMethodsAnswer {
@@ -54,7 +58,9 @@ export class EligibleMethodsService {
   async paymentMethods(principal: Principal, clientSecret: string): Promise<PaymentMethodsAnswer> {
     const payment = await this.visible(principal, clientSecret);
     const routes = await this.routes(payment);
+    const rules = profileSurcharges(await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: payment.profileId }, select: { surcharges: true } }));
     const methods = [...routes].map(([type, accounts]) => ({
+      surchargeAmount: surchargeFor(payment.amount, type, rules),
       type,
       flow: paymentMethodGroup(type, payment.authenticationType === 'THREE_DS'),
       connectors: accounts.map((account) => account.connectorName),
@@ -75,12 +81,15 @@ export class EligibleMethodsService {
       (routes.get(type) ?? []).flatMap((account) => providersOf([account], type).map((provider) => ({ ...provider, account }))),
     );
     const requested = wallets ?? [...new Set(offered.map((offer) => offer.provider))];
+    const rules = profileSurcharges(await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: payment.profileId }, select: { surcharges: true } }));
     const sessions: SessionAnswer[] = [];
     for (const [index, provider] of requested.entries()) {
       const offer = offered.find((candidate) => candidate.provider === provider);
       if (!offer) throw invalidInput(`wallets.${index}`, `${provider} is not offered for this payment (offered: ${[...new Set(offered.map((o) => o.provider))].join(', ') || 'none'})`);
       try {
-        const session = await this.connectorAccounts.connectorFor(offer.account).createSession({ wallet: provider, amount: payment.amount, currency: payment.currency });
+        // The wallet approves what the customer will pay: the amount with this method's surcharge.
+        const amount = payment.amount + surchargeFor(payment.amount, offer.type, rules);
+        const session = await this.connectorAccounts.connectorFor(offer.account).createSession({ wallet: provider, amount, currency: payment.currency });
         sessions.push({ provider, type: offer.type, connector: offer.account.connectorName, sessionToken: session.sessionToken, expiresAt: session.expiresAt });
       } catch (error) {
         if (error instanceof ConnectorError) throw new AppError('CONNECTOR_ERROR', `The processor could not open a ${provider} session: ${error.message}.`);

@@ -8,7 +8,7 @@ import { cardProblem, normaliseCardNumber } from '../../domain/cards.ts';
 import { isCountry } from '../../domain/countries.ts';
 import { supportsManualCapture } from '../../domain/payments/methods.ts';
 import { metadataProblem } from '../../domain/metadata.ts';
-import { amountProblem, isCurrency } from '../../domain/money.ts';
+import { checkMoney } from '../validation.ts';
 
 /** The merchant's id for its customer: `cus_` and its own reference (as Hyperswitch, merchants choose it). */
 export const customerId = z.string().regex(/^cus_[A-Za-z0-9_-]{1,60}$/, 'must be cus_ followed by 1 to 60 letters, digits, _ or -');
@@ -83,7 +83,7 @@ export const createPaymentInput = z
     returnUrl: returnUrl.nullish(),
     paymentMethodData: paymentMethodData.nullish(),
     setupFutureUsage: z.enum(['OFF_SESSION', 'ON_SESSION']).nullish(),
-    mandateId: z.null({ message: 'mandates are not available yet' }).optional(),
+    mandateId: z.string().max(64).nullish(),
     profileId: z.string().nullish(),
     connectors: z
       .array(z.string().refine(isConnectorName, 'must be a known connector name'))
@@ -91,18 +91,21 @@ export const createPaymentInput = z
       .nullish(),
   })
   .superRefine((input, context) => {
-    if (!isCurrency(input.currency)) {
-      context.addIssue({ code: 'custom', path: ['currency'], message: `unknown currency ${input.currency} (ISO 4217 code expected)` });
-      return;
-    }
-    const amount = amountProblem(input.amount, input.currency);
-    if (amount) context.addIssue({ code: 'custom', path: ['amount'], message: amount });
+    if (!checkMoney(context, input.currency, { amount: input.amount })) return;
     if (input.metadata != null) {
       const metadata = metadataProblem(input.metadata);
       if (metadata) context.addIssue({ code: 'custom', path: metadata.field.split('.'), message: metadata.message });
     }
-    if (input.confirm && !input.paymentMethodData) {
+    if (input.mandateId) {
+      // A merchant-initiated payment is confirmed at once with the mandate's card: nobody is there to confirm it later.
+      if (input.paymentMethodData) context.addIssue({ code: 'custom', path: ['paymentMethodData'], message: 'cannot be combined with mandateId (the mandate names the card)' });
+      if (!input.confirm) context.addIssue({ code: 'custom', path: ['confirm'], message: 'must be true with mandateId (a merchant-initiated payment is confirmed at once)' });
+      if (input.setupFutureUsage) context.addIssue({ code: 'custom', path: ['setupFutureUsage'], message: 'cannot be combined with mandateId (the mandate already exists)' });
+    } else if (input.confirm && !input.paymentMethodData) {
       context.addIssue({ code: 'custom', path: ['paymentMethodData'], message: 'is required when confirm is true' });
+    }
+    if (input.setupFutureUsage === 'OFF_SESSION' && !input.customerId) {
+      context.addIssue({ code: 'custom', path: ['customerId'], message: 'is required with setupFutureUsage OFF_SESSION (the mandate is the customer’s)' });
     }
     const methodType = input.paymentMethodData ? methodTypeOf(input.paymentMethodData) : null;
     if (methodType && input.captureMethod === 'MANUAL' && !supportsManualCapture(methodType)) {

@@ -18,11 +18,14 @@ import { AWAITING_PROCESSOR_INTENT_STATUSES, SYNCABLE_INTENT_STATUSES, UNCONFIRM
 import { supportsManualCapture } from '../../domain/payments/methods.ts';
 import { HARD_DECLINE_CODES, MAX_ATTEMPTS_PER_PAYMENT, retryDecision, type AttemptFailure } from '../../domain/payments/retry.ts';
 import { paymentSyncDelayMs } from '../../domain/payments/sync-schedule.ts';
+import { surchargeFor } from '../../domain/surcharges.ts';
+import { profileFor, profileSurcharges } from '../business-profiles.ts';
 import { Prisma, type BusinessProfile, type ConnectorAccount, type SavedPaymentMethod } from '../../generated/prisma/client.ts';
 import type { ConnectorAccountService } from '../connector-accounts.ts';
 import type { ServiceContext } from '../context.ts';
 import type { CustomerService } from '../customers.ts';
 import type { EventOutbox } from '../events/event-outbox.ts';
+import type { MandateService } from '../mandates/mandate-service.ts';
 import type { MerchantPrincipal, Principal, SecretKeyPrincipal } from '../principal.ts';
 import { parseInput } from '../validation.ts';
 import { cancelPaymentInput, capturePaymentInput, confirmPaymentInput, createPaymentInput, listPaymentsInput } from './inputs.ts';
@@ -74,6 +77,7 @@ export class PaymentService {
     private readonly context: ServiceContext,
     private readonly connectorAccounts: ConnectorAccountService,
     private readonly customers: CustomerService,
+    private readonly mandates: MandateService,
     outbox: EventOutbox,
     private readonly syncScheduler: PaymentSyncScheduler,
   ) {
@@ -114,16 +118,23 @@ export class PaymentService {
     return payment;
   }
 
-  async create(principal: SecretKeyPrincipal, rawInput: unknown): Promise<Payment> {
+  /** `origin.paymentLinkId`: the payment link a customer opened (set by the link, never by API input). */
+  async create(principal: SecretKeyPrincipal, rawInput: unknown, origin: { paymentLinkId?: string } = {}): Promise<Payment> {
     const input = parseInput(createPaymentInput, rawInput);
-    const profile = input.profileId
-      ? await this.context.db.businessProfile.findFirst({ where: { id: input.profileId, merchantId: principal.merchantId } })
-      : await this.context.db.businessProfile.findFirst({ where: { merchantId: principal.merchantId, isDefault: true } });
-    if (profile === null) throw invalidInput('profileId', input.profileId ? `no business profile ${input.profileId} for this merchant` : 'this merchant has no default business profile');
+    const profile = await profileFor(this.context.db, principal.merchantId, input.profileId);
+    // A merchant-initiated payment charges the mandate's saved card, off session (no CVC, nobody to ask).
+    const mandate = input.mandateId ? await this.mandates.chargeable(principal, input.mandateId, input.customerId ?? null) : null;
+    const customerId = input.customerId ?? mandate?.customerId ?? null;
+    const method: PaymentMethod | null = mandate
+      ? { type: 'saved_card', token: this.customers.processorToken(mandate.savedPaymentMethod), cvc: null }
+      : (input.paymentMethodData ?? null);
     // A payment that could not be confirmed is refused before anything is written.
     if (input.confirm) {
-      await this.routeCandidates({ ...principal, currency: input.currency, country: input.country ?? null, connectors: input.connectors ?? [] }, profile, input.paymentMethodData!, null);
+      const routed = { ...principal, currency: input.currency, country: input.country ?? null, connectors: input.connectors ?? [] };
+      await this.routeCandidates(routed, profile, method!, mandate?.savedPaymentMethod ?? null);
     }
+    // The charge starts here: a revocation committed before this claim refuses it, before anything is written.
+    if (mandate) await this.mandates.claimForCharge(mandate);
 
     const paymentId = newId('payment');
     const attemptId = newId('attempt');
@@ -140,7 +151,9 @@ export class PaymentService {
           currency: input.currency,
           captureMethod: input.captureMethod,
           authenticationType: input.authenticationType,
-          customerId: input.customerId ?? null,
+          customerId,
+          mandateId: mandate?.id ?? null,
+          paymentLinkId: origin.paymentLinkId ?? null,
           country: input.country ?? null,
           description: input.description ?? null,
           metadata: (input.metadata ?? undefined) as Prisma.InputJsonValue | undefined,
@@ -183,7 +196,10 @@ export class PaymentService {
         actor: principal.keyId,
       });
     }
-    if (input.confirm) return this.confirmLoaded(principal, payment, input.paymentMethodData!, { returnUrl: null, saveCard: false, saved: null });
+    if (mandate) {
+      return this.confirmLoaded(principal, payment, method!, { returnUrl: null, saveCard: false, saved: mandate.savedPaymentMethod });
+    }
+    if (input.confirm) return this.confirmLoaded(principal, payment, method!, { returnUrl: null, saveCard: false, saved: null });
     return payment;
   }
 
@@ -228,7 +244,9 @@ export class PaymentService {
     const candidates = await this.routeCandidates(payment, profile, method, options.saved);
     const kept = keptFields(method, this.fingerprintKey(payment.merchantId), options.saved);
     const routedTo = (account: ConnectorAccount) => ({ ...kept, connectorAccountId: account.id, connectorName: account.connectorName });
-    const intent = options.returnUrl ? { returnUrl: options.returnUrl } : {};
+    // The profile's surcharge for the method paid with is fixed at confirm, for every attempt of this confirm.
+    const surchargeAmount = surchargeFor(payment.amount, methodTypeOf(method), profileSurcharges(profile));
+    const intent = { surchargeAmount, ...(options.returnUrl ? { returnUrl: options.returnUrl } : {}) };
     let pending: Payment;
     if (payment.status === 'FAILED') {
       if (!MANUALLY_RETRYABLE.has(payment.activeAttempt.status)) {
@@ -253,7 +271,9 @@ export class PaymentService {
     }
     for (let index = 0, retriesUsed = 0; ; index += 1) {
       const account = candidates[index]!;
-      const outcome = await this.authorizeAt(pending, account, method, options.saveCard);
+      // A setup for future off-session payments needs the processor's reusable token of the card.
+      const saveCard = options.saveCard || (pending.setupFutureUsage === 'OFF_SESSION' && method.type === 'card');
+      const outcome = await this.authorizeAt(pending, account, method, saveCard);
       const failure = attemptFailureOf(outcome);
       if (failure !== null) {
         const decision = retryDecision(failure, {
@@ -309,7 +329,7 @@ export class PaymentService {
     try {
       const answer = await this.connectorAccounts.connectorFor(account).authorize({
         reference: pending.activeAttempt.id,
-        amount: pending.amount,
+        amount: pending.amount + pending.surchargeAmount,
         currency: pending.currency,
         captureMethod: pending.captureMethod,
         threeDs: pending.authenticationType === 'THREE_DS',
@@ -655,14 +675,24 @@ export class PaymentService {
   }
 
   /**
-   * A processor gives a reusable card token only when asked (confirm with savePaymentMethod); it is kept on
-   * the customer once the attempt is paid (authorized or charged), whether that took one answer or a 3DS
-   * challenge and a sync later. A card that was declined or failed authentication is never saved.
+   * A processor gives a reusable card token only when asked (confirm with savePaymentMethod, or a setup for
+   * off-session use); it is kept on the customer once the attempt is paid (authorized or charged), whether
+   * that took one answer or a 3DS challenge and a sync later. A card that was declined or failed
+   * authentication is never saved. A setup payment (setupFutureUsage OFF_SESSION) then gets its mandate,
+   * on the card just saved or the saved card it was paid with.
    */
   private async keepCardToken(before: Payment, after: Payment, answer: ProcessorPayment): Promise<void> {
-    if (!answer.paymentMethodToken || after.customerId === null || after.activeAttempt.savedPaymentMethodId !== null) return;
-    if (PAID.has(before.status) || !PAID.has(after.status)) return;
-    await this.customers.saveCard({ merchantId: after.merchantId, mode: after.mode, customerId: after.customerId }, after.activeAttempt, answer.paymentMethodToken);
+    if (after.customerId === null || PAID.has(before.status) || !PAID.has(after.status)) return;
+    const customer = { merchantId: after.merchantId, mode: after.mode, customerId: after.customerId };
+    const { savedPaymentMethodId } = after.activeAttempt;
+    const saved =
+      savedPaymentMethodId !== null
+        ? await this.context.db.savedPaymentMethod.findUniqueOrThrow({ where: { id: savedPaymentMethodId } })
+        : answer.paymentMethodToken
+          ? await this.customers.saveCard(customer, after.activeAttempt, answer.paymentMethodToken)
+          : null;
+    // A mandate is a setup's, never a merchant-initiated payment's (which charges one already).
+    if (saved !== null && after.setupFutureUsage === 'OFF_SESSION' && after.mandateId === null) await this.mandates.createForPayment({ ...after, customerId: after.customerId }, saved);
   }
 
   /** Whether the request that moved the attempt last has certainly ended (see AttemptConditions.stalled). */

@@ -1,6 +1,6 @@
 // Reads payments and commits state moves. Every commit is one transaction guarded by the intent's
 // version: it updates the attempt and the intent, writes a history row per attempt move and one for the
-// intent's change, checks the intent's move against the intent table, and writes the outbox event the
+// intent's change, checks the intent's move against the intent table, and writes the outbox events the
 // change emits (domain/events/catalog.ts). A stale version is CONFLICT. Starting a new attempt (a retry)
 // is the one other write, under the same guard and with the same outbox.
 import { AppError, notFound } from '../../domain/errors.ts';
@@ -139,14 +139,14 @@ export class PaymentStore {
     history: Prisma.PaymentStatusHistoryCreateManyInput[],
     change: (tx: Transaction) => Promise<Payment>,
   ): Promise<Payment> {
-    let event: CommittedEvent | null = null;
+    let events: CommittedEvent[] = [];
     const after = await this.db.$transaction(async (tx) => {
       const changed = await change(tx);
       if (history.length > 0) await tx.paymentStatusHistory.createMany({ data: history });
-      if (changed.status !== statusBefore) event = await this.outbox.recordPaymentChange(tx, changed);
+      if (changed.status !== statusBefore) events = await this.outbox.recordPaymentChange(tx, changed);
       return changed;
     });
-    if (event !== null) this.outbox.afterCommit(event);
+    for (const event of events) this.outbox.afterCommit(event);
     this.outbox.paymentCommitted(after);
     return after;
   }

@@ -8,9 +8,10 @@ export interface PaymentSyncJob {
   step: number;
 }
 
-/** One scheduled sync of a refund still waiting on its processor, on the same schedule as payments. */
-export interface RefundSyncJob {
-  refundId: string;
+/** One scheduled sync of a refund or payout still waiting on its processor, on the same schedule as payments. */
+export interface ResourceSyncJob {
+  kind: 'refund' | 'payout';
+  id: string;
   step: number;
 }
 
@@ -20,6 +21,6 @@ export interface PaymentSyncScheduler {
    * the same job twice runs it once; a job whose step has no delay is not scheduled.
    */
   schedule(job: PaymentSyncJob): Promise<void>;
-  /** The same for a refund: runs `RefundService.runScheduledSync(job)`. */
-  scheduleRefund(job: RefundSyncJob): Promise<void>;
+  /** The same for a refund or payout: runs the `runScheduledSync(job)` of its service. */
+  scheduleResource(job: ResourceSyncJob): Promise<void>;
 }

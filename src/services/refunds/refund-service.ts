@@ -9,7 +9,6 @@ import { ConnectorError, type Connector, type ProcessorRefund } from '../../conn
 import { AppError, invalidInput, notFound } from '../../domain/errors.ts';
 import { refundWireObject } from '../../domain/events/wire-objects.ts';
 import { isId, newId } from '../../domain/ids.ts';
-import { paymentSyncDelayMs } from '../../domain/payments/sync-schedule.ts';
 import {
   isRefundMoveAllowed,
   OPEN_REFUND_STATUSES,
@@ -17,27 +16,23 @@ import {
   REFUND_STATUS_EVENTS,
   REFUND_TARGETS,
   refundAmount,
-  type RefundStatus,
 } from '../../domain/refunds/refund-machine.ts';
-import type { Refund } from '../../generated/prisma/client.ts';
+import type { Prisma, Refund } from '../../generated/prisma/client.ts';
 import type { ConnectorAccountService } from '../connector-accounts.ts';
 import type { ServiceContext } from '../context.ts';
-import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
+import type { EventOutbox } from '../events/event-outbox.ts';
+import { applyGuardedMove, type ApplyOutcome } from '../guarded-moves.ts';
 import type { PaymentService } from '../payments/payment-service.ts';
-import type { PaymentSyncScheduler, RefundSyncJob } from '../payments/sync-scheduler.ts';
+import type { PaymentSyncScheduler, ResourceSyncJob } from '../payments/sync-scheduler.ts';
+import { runSyncStep, watchOpen } from '../sync-steps.ts';
 import type { SecretKeyPrincipal } from '../principal.ts';
 import { parseInput } from '../validation.ts';
-
-/** How many times a processor answer is re-applied when a concurrent change moved the refund first. */
-const MAX_COMMIT_RETRIES = 3;
 
 const createRefundInput = z.object({
   paymentId: z.string().refine((value) => isId('payment', value), 'must be a payment id (pay_…)'),
   amount: z.number().int('must be a whole number of minor units').min(1, 'must be at least 1').nullish(),
   reason: z.string().trim().min(1, 'must not be empty').max(255, 'must be at most 255 characters').nullish(),
 });
-
-export type ApplyOutcome = 'committed' | 'unchanged' | 'deferred';
 
 export class RefundService {
   constructor(
@@ -142,22 +137,19 @@ export class RefundService {
     return { paymentId: found.paymentId, outcome };
   }
 
-  /** One step of a refund's sync schedule (run by the worker), then the next, or a flag when it ran out. */
-  async runScheduledSync(job: RefundSyncJob): Promise<void> {
-    const found = await this.context.db.refund.findUnique({ where: { id: job.refundId } });
-    if (found === null || !OPEN_REFUND_STATUSES.has(found.status)) return;
-    let refund = found;
-    try {
-      refund = await this.syncRefund(found, 'scheduled_sync');
-    } catch (error) {
-      if (!(error instanceof AppError && error.code === 'CONNECTOR_ERROR')) throw error;
-      this.context.logger.warn({ refundId: job.refundId, step: job.step, err: error.message }, 'scheduled refund sync could not reach the processor');
-    }
-    if (!OPEN_REFUND_STATUSES.has(refund.status)) return;
-    const next = { ...job, step: job.step + 1 };
-    if (paymentSyncDelayMs(next.step, 1) !== null) return this.syncScheduler.scheduleRefund(next);
-    await this.context.db.refund.update({ where: { id: job.refundId }, data: { syncExhaustedAt: new Date() } });
-    this.context.logger.warn({ refundId: job.refundId, status: refund.status }, 'refund still waits on its processor after the last scheduled sync');
+  /** One step of a refund's sync schedule (run by the worker). */
+  runScheduledSync(job: ResourceSyncJob): Promise<void> {
+    return runSyncStep(
+      job,
+      {
+        load: (id) => this.context.db.refund.findUnique({ where: { id } }),
+        isOpen: (refund) => OPEN_REFUND_STATUSES.has(refund.status),
+        sync: (refund) => this.syncRefund(refund, 'scheduled_sync'),
+        flagExhausted: async (id) => void (await this.context.db.refund.update({ where: { id }, data: { syncExhaustedAt: new Date() } })),
+      },
+      this.syncScheduler,
+      this.context.logger,
+    );
   }
 
   private async syncRefund(refund: Refund, actor: string): Promise<Refund> {
@@ -177,56 +169,47 @@ export class RefundService {
 
   /**
    * Moves the refund to what the processor reports, along the table's rows only: a late, duplicate or
-   * out-of-order answer changes nothing. A move to FAILED releases the reservation; each move that has an
-   * event writes it in the same transaction.
+   * out-of-order answer changes nothing (but a refund whose call timed out still learns the processor's
+   * id). A move to FAILED gives the reservation back, in the same transaction as the move and its event.
    */
   private async apply(refundId: string, answer: ProcessorRefund, actor: string): Promise<{ refund: Refund; outcome: ApplyOutcome }> {
-    for (let attempt = 1; ; attempt += 1) {
-      const refund = await this.context.db.refund.findUniqueOrThrow({ where: { id: refundId } });
-      const target: RefundStatus = REFUND_TARGETS[answer.status];
-      const moves = target !== refund.status && isRefundMoveAllowed(refund.status, target);
-      if (!moves && target !== refund.status) this.context.logger.info({ refundId, status: refund.status, answer: answer.status }, 'ignored a refund answer no transition leads to');
-      // Still learn the processor's id of a refund whose call timed out, without moving it.
-      if (!moves && refund.connectorRefundId !== null) return { refund, outcome: 'unchanged' };
-      let event: CommittedEvent | null = null;
-      const updated = await this.context.db.$transaction(async (tx) => {
-        const rows = await tx.refund.updateManyAndReturn({
-          where: { id: refund.id, version: refund.version },
-          data: {
-            connectorRefundId: answer.refundId,
-            ...(moves
-              ? { status: target, errorCode: answer.error?.code ?? null, errorMessage: answer.error?.message ?? null, version: { increment: 1 }, updatedAt: new Date() }
-              : {}),
-          },
-        });
-        const changed = rows[0];
-        if (changed === undefined) return null;
-        if (moves && target === 'FAILED') {
-          await tx.$executeRaw`UPDATE payment_intents SET amount_refunded = amount_refunded - ${refund.amount} WHERE id = ${refund.paymentId}`;
-        }
-        if (moves) event = await this.outbox.recordChange(tx, changed, REFUND_STATUS_EVENTS[changed.status], refundWireObject(changed));
-        return changed;
-      });
-      if (updated !== null) {
-        if (event !== null) this.outbox.afterCommit(event);
-        return { refund: updated, outcome: moves ? 'committed' : 'unchanged' };
-      }
-      if (attempt >= MAX_COMMIT_RETRIES) {
-        this.context.logger.warn({ refundId, answer: answer.status }, 'refund answer deferred to sync after repeated concurrent changes');
-        return { refund: await this.context.db.refund.findUniqueOrThrow({ where: { id: refundId } }), outcome: 'deferred' };
-      }
-    }
+    const { row, outcome } = await applyGuardedMove<Refund>(this.context.db, this.outbox, {
+      read: () => this.context.db.refund.findUniqueOrThrow({ where: { id: refundId } }),
+      plan: (refund) => {
+        const target = REFUND_TARGETS[answer.status];
+        const moves = isRefundMoveAllowed(refund.status, target);
+        if (!moves && target !== refund.status) this.context.logger.info({ refundId, status: refund.status, answer: answer.status, actor }, 'ignored a refund answer no transition leads to');
+        if (!moves && refund.connectorRefundId !== null) return null;
+        const move = { status: target, errorCode: answer.error?.code ?? null, errorMessage: answer.error?.message ?? null, version: { increment: 1 }, updatedAt: new Date() };
+        return { connectorRefundId: answer.refundId, ...(moves ? move : {}) };
+      },
+      write: async (tx, refund, data) => (await tx.refund.updateManyAndReturn({ where: { id: refund.id, version: refund.version }, data }))[0],
+      moved: async (tx, before, after) => {
+        if (after.status === 'FAILED') await tx.$executeRaw`UPDATE payment_intents SET amount_refunded = amount_refunded - ${before.amount} WHERE id = ${before.paymentId}`;
+        const object = refundWireObject(after);
+        const events = [await this.outbox.recordChange(tx, after, REFUND_STATUS_EVENTS[after.status], object)];
+        if (after.status === 'SUCCEEDED' && (await this.returnsSurcharge(tx, after))) events.push(await this.outbox.recordChange(tx, after, 'surcharge_refund_succeeded', object));
+        return events;
+      },
+    });
+    if (outcome === 'deferred') this.context.logger.warn({ refundId, answer: answer.status }, 'refund answer deferred to sync after repeated concurrent changes');
+    return { refund: row, outcome };
+  }
+
+  /**
+   * Whether a refund that just succeeded returns (part of) its payment's surcharge: refunds return the
+   * payment's amount first and its surcharge last, so it does once the succeeded refunds pass the amount.
+   */
+  private async returnsSurcharge(tx: Prisma.TransactionClient, refund: Refund): Promise<boolean> {
+    const payment = await tx.paymentIntent.findUniqueOrThrow({ where: { id: refund.paymentId }, select: { amount: true, surchargeAmount: true } });
+    if (payment.surchargeAmount === 0) return false;
+    const succeeded = await tx.refund.aggregate({ where: { paymentId: refund.paymentId, status: 'SUCCEEDED' }, _sum: { amount: true } });
+    return (succeeded._sum.amount ?? 0) > payment.amount;
   }
 
   /** Starts the sync schedule of a refund left open by the call that just returned. */
   private async watched(refund: Refund): Promise<Refund> {
-    if (!OPEN_REFUND_STATUSES.has(refund.status)) return refund;
-    try {
-      await this.syncScheduler.scheduleRefund({ refundId: refund.id, step: 0 });
-    } catch (error) {
-      // The refund is committed and the processor has it: the caller must learn it; syncRefund still works.
-      this.context.logger.error({ refundId: refund.id, err: error }, 'could not schedule the sync of a refund waiting on its processor');
-    }
+    if (OPEN_REFUND_STATUSES.has(refund.status)) await watchOpen({ kind: 'refund', id: refund.id }, this.syncScheduler, this.context.logger);
     return refund;
   }
 

@@ -1,0 +1,54 @@
+import { requireSecretKey } from '../../services/principal.ts';
+import { builder } from '../builder.ts';
+import { PaymentRef } from './payment.ts';
+
+export const PaymentLinkRef = builder.prismaObject('PaymentLink', {
+  description: 'A reusable hosted payment page URL; each use creates its own payment.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    url: t.string({ description: 'Share this with customers.', resolve: (link, _args, { services }) => services.paymentLinks.urlOf(link) }),
+    currency: t.exposeString('currency'),
+    amount: t.exposeInt('amount', { nullable: true, description: 'A fixed amount; null when the customer chooses one between minAmount and maxAmount.' }),
+    minAmount: t.exposeInt('minAmount', { nullable: true }),
+    maxAmount: t.exposeInt('maxAmount', { nullable: true }),
+    description: t.exposeString('description', { nullable: true }),
+    profileId: t.exposeString('profileId'),
+    expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    payments: t.field({ type: [PaymentRef], description: 'The payments made through the link, newest first (at most 100).', resolve: (link, _args, { services }) => services.paymentLinks.paymentsOf(link.id) }),
+  }),
+});
+
+builder.prismaObjectField('PaymentIntent', 'paymentLinkId', (t) => t.exposeString('paymentLinkId', { nullable: true, description: 'The payment link it was made through.' }));
+
+builder.queryField('paymentLink', (t) =>
+  t.field({
+    type: PaymentLinkRef,
+    authScopes: { secretKey: true },
+    args: { id: t.arg.string({ required: true }) },
+    resolve: (_root, args, { principal, services }) => services.paymentLinks.get(requireSecretKey(principal), args.id),
+  }),
+);
+
+const CreatePaymentLinkInput = builder.inputType('CreatePaymentLinkInput', {
+  fields: (t) => ({
+    currency: t.string({ required: true }),
+    amount: t.int({ description: 'A fixed amount in minor units; or leave it out and give minAmount and maxAmount.' }),
+    minAmount: t.int({ description: 'The least the customer may choose.' }),
+    maxAmount: t.int({ description: 'The most the customer may choose.' }),
+    description: t.string(),
+    expiresInSeconds: t.int({ description: '60 to 2592000 (30 days); 86400 by default.' }),
+    profileId: t.string(),
+  }),
+});
+
+builder.mutationField('createPaymentLink', (t) =>
+  t.field({
+    type: PaymentLinkRef,
+    description:
+      'A reusable payment page URL for an amount (or a customer-chosen amount within bounds) until it expires. Each use (POST /payment-links/{id}/payments) creates its own payment.',
+    authScopes: { secretKey: true },
+    args: { input: t.arg({ type: CreatePaymentLinkInput, required: true }) },
+    resolve: (_root, { input }, { principal, services }) => services.paymentLinks.create(requireSecretKey(principal), input),
+  }),
+);

@@ -1,0 +1,119 @@
+// Payment links: a reusable URL a merchant shares for an amount (or an amount the customer chooses within
+// bounds) until it expires. Each use creates its own payment, tagged with the link, which the customer then
+// confirms with its client secret like any SDK payment.
+import { z } from 'zod';
+import { AppError, invalidInput, notFound } from '../domain/errors.ts';
+import { isId, newId } from '../domain/ids.ts';
+import type { PaymentLink } from '../generated/prisma/client.ts';
+import { profileFor } from './business-profiles.ts';
+import type { ServiceContext } from './context.ts';
+import type { PaymentService } from './payments/payment-service.ts';
+import type { SecretKeyPrincipal } from './principal.ts';
+import { checkMoney, parseInput } from './validation.ts';
+
+const DEFAULT_EXPIRY_SECONDS = 24 * 60 * 60;
+const MAX_EXPIRY_SECONDS = 30 * 24 * 60 * 60;
+
+const createPaymentLinkInput = z
+  .object({
+    currency: z.string().transform((code) => code.toUpperCase()),
+    amount: z.number().nullish(),
+    minAmount: z.number().nullish(),
+    maxAmount: z.number().nullish(),
+    description: z.string().max(500, 'must be at most 500 characters').nullish(),
+    expiresInSeconds: z.number().int('must be whole seconds').min(60, `must be 60 to ${MAX_EXPIRY_SECONDS} (30 days)`).max(MAX_EXPIRY_SECONDS, `must be 60 to ${MAX_EXPIRY_SECONDS} (30 days)`).nullish(),
+    profileId: z.string().nullish(),
+  })
+  .superRefine((input, context) => {
+    const fixed = input.amount != null;
+    const chosen = input.minAmount != null || input.maxAmount != null;
+    if (fixed === chosen) {
+      context.addIssue({ code: 'custom', path: ['amount'], message: 'give either amount, or minAmount and maxAmount for an amount the customer chooses' });
+      return;
+    }
+    if (!checkMoney(context, input.currency, { amount: input.amount, minAmount: input.minAmount, maxAmount: input.maxAmount })) return;
+    if (chosen && (input.minAmount == null || input.maxAmount == null)) {
+      context.addIssue({ code: 'custom', path: [input.minAmount == null ? 'minAmount' : 'maxAmount'], message: 'is required with an amount the customer chooses' });
+    } else if (chosen && input.minAmount! > input.maxAmount!) {
+      context.addIssue({ code: 'custom', path: ['maxAmount'], message: 'must not be less than minAmount' });
+    }
+  });
+
+const payInput = z.object({ amount: z.number().int('must be a whole number of minor units').nullish() }).strict();
+
+export class PaymentLinkService {
+  constructor(
+    private readonly context: ServiceContext,
+    private readonly payments: PaymentService,
+  ) {}
+
+  /** Where customers open the link. */
+  urlOf(link: Pick<PaymentLink, 'id'>): string {
+    return `${this.context.publicUrl.replace(/\/$/, '')}/payment-links/${link.id}`;
+  }
+
+  async create(principal: SecretKeyPrincipal, rawInput: unknown): Promise<PaymentLink> {
+    const input = parseInput(createPaymentLinkInput, rawInput);
+    const { db } = this.context;
+    const profile = await profileFor(this.context.db, principal.merchantId, input.profileId);
+    const now = new Date();
+    return db.paymentLink.create({
+      data: {
+        id: newId('paymentLink'),
+        merchantId: principal.merchantId,
+        profileId: profile.id,
+        mode: principal.mode,
+        currency: input.currency,
+        amount: input.amount ?? null,
+        minAmount: input.minAmount ?? null,
+        maxAmount: input.maxAmount ?? null,
+        description: input.description ?? null,
+        expiresAt: new Date(now.getTime() + (input.expiresInSeconds ?? DEFAULT_EXPIRY_SECONDS) * 1000),
+        createdAt: now,
+      },
+    });
+  }
+
+  async get(principal: SecretKeyPrincipal, linkId: string): Promise<PaymentLink> {
+    const link = await this.find(linkId);
+    if (link === null || link.merchantId !== principal.merchantId || link.mode !== principal.mode) throw notFound('payment link', linkId);
+    return link;
+  }
+
+  /** The link as anyone with its URL sees it: NOT_FOUND when unknown, INVALID_STATE (EXPIRED) once expired. */
+  async open(linkId: string): Promise<PaymentLink> {
+    const link = await this.find(linkId);
+    if (link === null) throw notFound('payment link', linkId);
+    if (link.expiresAt.getTime() <= Date.now()) throw new AppError('INVALID_STATE', `This payment link expired at ${link.expiresAt.toISOString()}.`, { status: 'EXPIRED' });
+    return link;
+  }
+
+  /** One use of the link (public): a new payment for its amount, or the customer's within its bounds. */
+  async pay(linkId: string, rawInput: unknown): Promise<{ paymentId: string; clientSecret: string; amount: number; currency: string }> {
+    const link = await this.open(linkId);
+    const input = parseInput(payInput, rawInput);
+    const amount = link.amount ?? input.amount;
+    if (link.amount === null) {
+      if (amount == null || amount < link.minAmount! || amount > link.maxAmount!) throw invalidInput('amount', `must be from ${link.minAmount} to ${link.maxAmount}`);
+    } else if (input.amount != null && input.amount !== link.amount) {
+      throw invalidInput('amount', `this link is for ${link.amount}; leave amount out`);
+    }
+    // The link acts for its merchant; the history names the link.
+    const principal: SecretKeyPrincipal = { kind: 'secretKey', merchantId: link.merchantId, mode: link.mode, keyId: `payment_link:${link.id}` };
+    const payment = await this.payments.create(
+      principal,
+      { amount, currency: link.currency, profileId: link.profileId, ...(link.description ? { description: link.description } : {}) },
+      { paymentLinkId: link.id },
+    );
+    return { paymentId: payment.id, clientSecret: this.payments.clientSecretFor(payment.id), amount: payment.amount, currency: payment.currency };
+  }
+
+  /** The payments made through a link, newest first. */
+  paymentsOf(linkId: string) {
+    return this.context.db.paymentIntent.findMany({ where: { paymentLinkId: linkId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: 100 });
+  }
+
+  private find(linkId: string): Promise<PaymentLink | null> {
+    return isId('paymentLink', linkId) ? this.context.db.paymentLink.findUnique({ where: { id: linkId } }) : Promise.resolve(null);
+  }
+}

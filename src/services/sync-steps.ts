@@ -1,0 +1,42 @@
+// One step of the sync schedule of a refund or payout (run by the worker): while the resource still waits
+// on its processor, sync it and schedule the next step; when the schedule has run out, flag it for the
+// merchant. The same rules as payments' (PaymentService.runScheduledSync), for resources with one status.
+import { AppError } from '../domain/errors.ts';
+import { paymentSyncDelayMs } from '../domain/payments/sync-schedule.ts';
+import type { Logger } from '../logger.ts';
+import type { PaymentSyncScheduler, ResourceSyncJob } from './payments/sync-scheduler.ts';
+
+export interface SyncedResource<Row extends object> {
+  load(id: string): Promise<Row | null>;
+  isOpen(row: Row): boolean;
+  /** Asks the processor; a CONNECTOR_ERROR is logged and the schedule goes on. */
+  sync(row: Row): Promise<Row>;
+  flagExhausted(id: string): Promise<void>;
+}
+
+export async function runSyncStep<Row extends object>(job: ResourceSyncJob, resource: SyncedResource<Row>, scheduler: PaymentSyncScheduler, logger: Logger): Promise<void> {
+  const found = await resource.load(job.id);
+  if (found === null || !resource.isOpen(found)) return;
+  let row = found;
+  try {
+    row = await resource.sync(found);
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === 'CONNECTOR_ERROR')) throw error;
+    logger.warn({ [`${job.kind}Id`]: job.id, step: job.step, err: error.message }, `scheduled ${job.kind} sync could not reach the processor`);
+  }
+  if (!resource.isOpen(row)) return;
+  const next = { ...job, step: job.step + 1 };
+  if (paymentSyncDelayMs(next.step, 1) !== null) return scheduler.scheduleResource(next);
+  await resource.flagExhausted(job.id);
+  logger.warn({ [`${job.kind}Id`]: job.id }, `${job.kind} still waits on its processor after the last scheduled sync`);
+}
+
+/** Starts the schedule of a resource the call that just returned left open; a failure to schedule is logged, not thrown. */
+export async function watchOpen(job: Omit<ResourceSyncJob, 'step'>, scheduler: PaymentSyncScheduler, logger: Logger): Promise<void> {
+  try {
+    await scheduler.scheduleResource({ ...job, step: 0 });
+  } catch (error) {
+    // The resource is committed and the processor has it: the caller must learn it; a manual sync still works.
+    logger.error({ [`${job.kind}Id`]: job.id, err: error }, `could not schedule the sync of a ${job.kind} waiting on its processor`);
+  }
+}

@@ -1,0 +1,128 @@
+// Mandates end to end over HTTP: a customer's setup payment (setupFutureUsage OFF_SESSION) creates one,
+// merchant-initiated payments charge it off session through the sandbox, and once revoked (by the merchant or
+// by the processor's signed callback) it is never charged again, even by charges racing the revocation.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ConfirmPaymentDocument, CreatePaymentDocument, MandateDocument, MandatesDocument, PaymentMandateDocument, RevokeMandateDocument } from '../gql/graphql.ts';
+import { dataOf, errorOf } from '../support/graphql-client.ts';
+import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
+import { eventReaching, shopWithReceiver, type Shop } from '../support/webhooks.ts';
+
+let stack: Stack;
+let shop: Shop;
+beforeAll(async () => {
+  stack = await startStack();
+  shop = await shopWithReceiver(stack);
+  const registered = await fetch(`${stack.api.url}/account/${shop.merchantId}/webhooks/${shop.connectorAccountId}`, { method: 'POST', headers: { 'api-key': shop.secretKey } });
+  expect(registered.status).toBe(200);
+});
+afterAll(async () => {
+  await stack.close();
+});
+
+const card = (number = '4242424242424242') => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } });
+let customerCounter = 0;
+
+/** A customer's setup payment, paid by card: returns the payment and the mandate it created. */
+async function setUp(merchant: Pick<Shop, 'secret' | 'publishable'> = shop, number = '4242424242424242') {
+  const customerId = `cus_mandate_${Date.now()}_${++customerCounter}`;
+  const created = dataOf(await merchant.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', customerId, setupFutureUsage: 'OFF_SESSION' } })).createPayment;
+  const paid = dataOf(await merchant.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(number) } })).confirmPayment;
+  expect(paid.status).toBe('SUCCEEDED');
+  const { payment } = dataOf(await merchant.secret(PaymentMandateDocument, { id: created.id }));
+  return { customerId, payment: paid, mandate: payment!.createdMandate! };
+}
+
+const charge = (mandateId: string, amount = 2500, merchant: Pick<Shop, 'secret'> = shop) =>
+  merchant.secret(CreatePaymentDocument, { input: { amount, currency: 'EUR', mandateId, confirm: true } });
+
+const mandateStatus = async (id: string) => dataOf(await shop.secret(MandateDocument, { id })).mandate?.status;
+
+describe('mandates', () => {
+  it('are created ACTIVE by a paid setup payment, with mandate_active, and list under the customer', async () => {
+    const { customerId, payment, mandate } = await setUp();
+    expect(mandate).toMatchObject({ status: 'ACTIVE', customerId, paymentId: payment.id, paymentMethod: { last4: '4242', connector: 'sandbox' }, revokedAt: null });
+    expect(dataOf(await shop.secret(MandatesDocument, { customerId })).mandates.map(({ id }) => id)).toEqual([mandate.id]);
+    const event = await eventReaching(shop, mandate.id, 'MANDATE_ACTIVE', 'DELIVERED');
+    const body = shop.receiver.bodies().find((candidate) => candidate.event_id === event.id)!;
+    expect(body.content.type).toBe('mandate_details');
+    expect(body.content.object).toMatchObject({ mandate_id: mandate.id, status: 'active', customer_id: customerId, payment_id: payment.id, card: { last4: '4242' } });
+    const processorPayment = await (await fetch(`${stack.sandboxUrl}/v1/payments/${payment.activeAttempt.connectorTransactionId}`, { headers: { authorization: `Bearer ${shop.sandboxKey}` } })).json();
+    expect(processorPayment.payment_method_token).toMatch(/^pm_/);
+    expect(JSON.stringify(body)).not.toContain(processorPayment.payment_method_token); // never the processor's token
+  });
+
+  it('are not created by a declined setup payment', async () => {
+    const customerId = `cus_declined_${Date.now()}`;
+    const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', customerId, setupFutureUsage: 'OFF_SESSION' } })).createPayment;
+    errorOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4000000000000002') } }), 'PAYMENT_DECLINED');
+    expect(dataOf(await shop.secret(MandatesDocument, { customerId })).mandates).toEqual([]);
+  });
+
+  it('charge the customer off session: no CVC, no customer action, the mandate’s customer and card', async () => {
+    const { customerId, mandate } = await setUp();
+    const paid = dataOf(await charge(mandate.id, 4200)).createPayment;
+    expect(paid).toMatchObject({ status: 'SUCCEEDED', amountReceived: 4200, nextAction: null, activeAttempt: { card: { last4: '4242' }, connector: 'sandbox' } });
+    const { payment } = dataOf(await shop.secret(PaymentMandateDocument, { id: paid.id }));
+    expect(payment).toMatchObject({ customerId, mandateId: mandate.id, createdMandate: null });
+  });
+
+  it('once revoked by the merchant (mandate_revoked), are never charged again', async () => {
+    const { mandate } = await setUp();
+    const revoked = dataOf(await shop.secret(RevokeMandateDocument, { input: { mandateId: mandate.id } })).revokeMandate;
+    expect(revoked).toMatchObject({ status: 'REVOKED', revokedBy: expect.stringMatching(/^key_/), version: 1 });
+    await eventReaching(shop, mandate.id, 'MANDATE_REVOKED', 'DELIVERED');
+    const refused = errorOf(await charge(mandate.id), 'INVALID_STATE');
+    expect(refused.message).toMatch(/is revoked and can no longer be charged/);
+    errorOf(await shop.secret(RevokeMandateDocument, { input: { mandateId: mandate.id } }), 'INVALID_STATE');
+  });
+
+  it('are revoked by the processor’s signed callback when the customer revokes at their bank', async () => {
+    const { payment, mandate } = await setUp();
+    const processorPayment = await (await fetch(`${stack.sandboxUrl}/v1/payments/${payment.activeAttempt.connectorTransactionId}`, { headers: { authorization: `Bearer ${shop.sandboxKey}` } })).json();
+    const response = await fetch(`${stack.sandboxUrl}/v1/test_helpers/payment_methods/${processorPayment.payment_method_token}/revoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${shop.sandboxKey}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(response.status).toBe(200);
+    await vi.waitFor(async () => expect(await mandateStatus(mandate.id)).toBe('REVOKED'), { timeout: 5000, interval: 50 });
+    expect(dataOf(await shop.secret(MandateDocument, { id: mandate.id })).mandate).toMatchObject({ revokedBy: 'processor' });
+    await eventReaching(shop, mandate.id, 'MANDATE_REVOKED', 'DELIVERED');
+    errorOf(await charge(mandate.id), 'INVALID_STATE');
+  });
+
+  it('are never charged after a revocation that races charges', async () => {
+    const { mandate } = await setUp();
+    const charges = Array.from({ length: 10 }, () => charge(mandate.id, 300));
+    const revocation = shop.secret(RevokeMandateDocument, { input: { mandateId: mandate.id } });
+    const results = await Promise.all(charges);
+    expect(dataOf(await revocation).revokeMandate.status).toBe('REVOKED');
+    for (const result of results) {
+      // Each charge either claimed the mandate before the revocation (and went on) or was refused.
+      if (result.errors) expect(result.errors[0]!.extensions!['code']).toBe('INVALID_STATE');
+      else expect(result.data!.createPayment.status).toBe('SUCCEEDED');
+    }
+    const after = await Promise.all(Array.from({ length: 5 }, () => charge(mandate.id, 300)));
+    for (const result of after) expect(result.errors?.[0]?.extensions?.['code']).toBe('INVALID_STATE');
+  });
+
+  it.each([
+    [{ confirm: false }, 'confirm'],
+    [{ paymentMethodData: card() }, 'paymentMethodData'],
+    [{ setupFutureUsage: 'OFF_SESSION' as const }, 'setupFutureUsage'],
+  ])('refuse a mandate payment with %j, naming %s', async (extra, field) => {
+    const { mandate } = await setUp();
+    const error = errorOf(await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', mandateId: mandate.id, confirm: true, ...extra } }), 'INVALID_INPUT');
+    expect(error.extensions).toMatchObject({ field });
+  });
+
+  it('need a customer to be set up, and belong to one merchant and one customer', async () => {
+    const error = errorOf(await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', setupFutureUsage: 'OFF_SESSION' } }), 'INVALID_INPUT');
+    expect(error.extensions).toMatchObject({ field: 'customerId' });
+    const { mandate } = await setUp();
+    errorOf(await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', mandateId: mandate.id, confirm: true, customerId: 'cus_someone_else' } }), 'NOT_FOUND');
+    const other = await merchantWithSandbox(stack);
+    errorOf(await charge(mandate.id, 100, other), 'NOT_FOUND');
+    errorOf(await other.secret(MandateDocument, { id: mandate.id }), 'NOT_FOUND');
+  });
+});
