@@ -43,6 +43,8 @@ export interface AuthorizeRequest {
   paymentMethod: PaymentMethod;
   /** Ask the processor for a reusable token of the card (setup for future use). */
   saveCard: boolean;
+  /** Let the processor authorize less than the amount (manual capture only; the profile allows it). */
+  allowPartialAuthorization: boolean;
   /** Where the processor sends the customer back after a redirect (our redirect-response route). */
   returnUrl: string;
 }

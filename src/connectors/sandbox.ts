@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ProcessorPaymentStatus } from '../domain/payments/attempt-machine.ts';
 import {
   ConnectorError,
+  methodTypeOf,
   type AuthorizeRequest,
   type Connector,
   type ConnectorCallback,
@@ -63,6 +64,7 @@ const sandboxPaymentSchema = z.object({
     .nullable(),
   payment_method_token: processorText(200).nullish(),
   error: z.object({ code: processorText(100), message: processorText(1000), retryable: z.boolean() }).nullable(),
+  canceled_after_capture: z.boolean().optional(),
 });
 type SandboxPayment = z.infer<typeof sandboxPaymentSchema>;
 
@@ -178,13 +180,13 @@ function normaliseStatus(payment: SandboxPayment): ProcessorPaymentStatus {
     case 'processing':
       return 'processing';
     case 'requires_capture':
-      return 'authorized';
+      return payment.amount_capturable < payment.amount ? 'partially_authorized' : 'authorized';
     case 'succeeded':
       return payment.amount_captured < payment.amount ? 'partially_captured' : 'captured';
     case 'failed':
       return payment.error?.code === 'authentication_failed' ? 'authentication_failed' : 'failed';
     case 'canceled':
-      return 'voided';
+      return payment.canceled_after_capture ? 'voided_post_capture' : 'voided';
   }
 }
 
@@ -342,6 +344,7 @@ export class SandboxConnector implements Connector {
       reference: request.reference,
       ...paymentMethodFields(request.paymentMethod),
       ...(request.saveCard ? { setup_future_usage: 'off_session' } : {}),
+      ...(request.allowPartialAuthorization && methodTypeOf(request.paymentMethod) === 'card' ? { partial_authorization: 'allowed' } : {}),
     });
     return toProcessorPayment(payment);
   }

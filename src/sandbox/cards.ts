@@ -22,6 +22,12 @@ export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'unknown';
 
 export type CardOutcome = Outcome | { kind: 'challenge' };
 
+/** `part` of `of` of any amount, rounded down: integers, so the share is exact (no floating point). */
+export interface Share {
+  part: number;
+  of: number;
+}
+
 export interface TestCard {
   number: string;
   outcome: CardOutcome;
@@ -31,12 +37,19 @@ export interface TestCard {
   dispute?: DisputeBehaviour;
   /** What a payout to the card does; absent, it is sent and paid. */
   payout?: PayoutBehaviour;
+  /**
+   * The share of any amount the card's funds cover; absent, all of it. Less than the amount is a partial
+   * authorization, which only a payment sending `partial_authorization: "allowed"` takes (cardFunds).
+   */
+  funds?: Share;
 }
 
 /** A processor's own answer for one number or a whole brand, taking precedence over TEST_CARDS (see processors.ts). */
 export type CardRule = ({ number: string } | { brand: CardBrand }) & { outcome: CardOutcome };
 
 export const EXPIRED_CARD: ProcessorError = { code: 'expired_card', message: 'Your card has expired.', retryable: false };
+
+export const INSUFFICIENT_FUNDS: ProcessorError = { code: 'insufficient_funds', message: 'Your card has insufficient funds.', retryable: false };
 
 export const AUTHENTICATION_FAILED: ProcessorError = {
   code: 'authentication_failed',
@@ -54,7 +67,9 @@ export const TEST_CARDS: readonly TestCard[] = [
     outcome: failed('card_declined', 'Your card was declined.'),
     payout: payoutFails('card_declined', "The destination card's issuer declined the payout."),
   },
-  { number: '4000000000009995', outcome: failed('insufficient_funds', 'Your card has insufficient funds.') },
+  { number: '4000000000009995', outcome: { kind: 'failed', error: INSUFFICIENT_FUNDS } },
+  // Approved, but for half the amount at most: a partial authorization, or a decline without one.
+  { number: '4000000000001976', outcome: APPROVED, funds: { part: 1, of: 2 } },
   { number: '4000000000000069', outcome: { kind: 'failed', error: EXPIRED_CARD } },
   { number: '4000000000000119', outcome: failed('processing_error', 'An error occurred while processing your card. Try again.', true) },
   { number: '4000000000000127', outcome: failed('incorrect_cvc', "Your card's security code is incorrect.") },
@@ -124,4 +139,20 @@ export function cardBehaviours(number: string): { refundBehaviour: RefundBehavio
 export function cardPayoutBehaviour(card: CardToCheck, now: Date): PayoutBehaviour {
   if (hasExpired(card, now)) return PAYOUT_TO_EXPIRED_CARD;
   return TEST_CARD_BY_NUMBER.get(card.number)?.payout ?? PAYOUTS_PAID;
+}
+
+/** A card payment's authorization as the card's funds allow it: `amount` is what it holds or captures. */
+export type FundsDecision = { kind: 'approved'; amount: number } | { kind: 'failed'; error: ProcessorError };
+
+/**
+ * What the card `number`'s funds allow of `amount`, as its test row says: all of it (any card without a
+ * `funds` row), or its share when the payment allows a partial authorization; a decline for insufficient funds
+ * when it does not, or when the share rounds down to nothing.
+ */
+export function cardFunds(number: string, amount: number, partialAllowed: boolean): FundsDecision {
+  const share = TEST_CARD_BY_NUMBER.get(number)?.funds;
+  const covered = share === undefined ? amount : Math.min(amount, Math.floor((amount * share.part) / share.of));
+  if (covered === amount) return { kind: 'approved', amount };
+  if (!partialAllowed || covered < 1) return { kind: 'failed', error: INSUFFICIENT_FUNDS };
+  return { kind: 'approved', amount: covered };
 }

@@ -98,12 +98,14 @@ function disputePayment(store: SandboxStore, payment: Payment, amount: number, r
 
 /**
  * Lets the customer's bank dispute `payment` (which just succeeded) `delayMs` later, if its payment method
- * says so (the dispute test card): for all it captured by then.
+ * says so (the dispute test card): for all it captured by then, unless it no longer succeeded by then (voided).
  */
 export function scheduleDisputeOpening(store: SandboxStore, payment: Payment, delayMs: number): void {
   const behaviour = payment.disputeBehaviour;
   if (behaviour.kind === 'none') return;
-  store.whenDue(payment, Date.now() + delayMs, () => disputePayment(store, payment, payment.amountCaptured, behaviour.reason));
+  store.whenDue(payment, Date.now() + delayMs, () => {
+    if (payment.status === 'succeeded') disputePayment(store, payment, payment.amountCaptured, behaviour.reason);
+  });
 }
 
 /** The test stand-in for a customer's bank disputing any succeeded payment of the key. */

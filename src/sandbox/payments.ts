@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { SANDBOX_TRANSFER_IBAN, bankDebitOutcome, ibanValid } from './banks.ts';
-import { cardBehaviours, cardBrand, cardOutcome, luhnValid } from './cards.ts';
+import { cardBehaviours, cardBrand, cardFunds, cardOutcome, luhnValid } from './cards.ts';
 import { APPROVED, NO_DISPUTE, REFUNDS_SUCCEED, TRANSFER_EXPIRED, type Outcome } from './outcomes.ts';
 import { PAYMENT_METHOD_TYPES, type PaymentMethodType, type Personality } from './processors.ts';
 import { ApiError, referenceParameter } from './requests.ts';
@@ -57,6 +57,8 @@ export const createPaymentSchema = z.strictObject({
   // A merchant-initiated payment with the saved card: the customer is not there to type the CVC or be challenged.
   off_session: z.boolean().optional(),
   setup_future_usage: z.literal('off_session', 'must be "off_session"').optional(),
+  // The caller takes an authorization for less than the amount when the card's funds cover only part of it.
+  partial_authorization: z.literal('allowed', 'must be "allowed"').optional(),
   bank_debit: z.strictObject(bankAccountFields).optional(),
   wallet: walletTokenSchema('sandbox_pay').optional(),
   pay_later: walletTokenSchema('sandbox_later').optional(),
@@ -73,7 +75,7 @@ type CreatePaymentInput = z.infer<typeof createPaymentSchema>;
 
 /** The fields that carry each group's payment method: a payment sends its own group's and no other's. */
 const METHOD_FIELDS = {
-  card: ['card', 'payment_method_token', 'card_cvc', 'off_session', 'setup_future_usage'],
+  card: ['card', 'payment_method_token', 'card_cvc', 'off_session', 'setup_future_usage', 'partial_authorization'],
   bank_debit: ['bank_debit'],
   wallet: ['wallet'],
   pay_later: ['pay_later'],
@@ -98,11 +100,14 @@ export const createSessionSchema = z.strictObject({
 /** A payment before the processor's decision, which gives it its status (and maybe more). */
 type Draft = Omit<NewPayment, 'status'>;
 
-/** The state once the payment is authorised: charged at once (automatic) or held for a later capture (manual). */
-export function authorizedState(payment: Pick<Payment, 'amount' | 'captureMethod'>): PaymentChanges & Pick<Payment, 'status'> {
+/**
+ * The state once the payment is authorised for its authorized amount (its amount, or less for a partial
+ * authorization): charged at once (automatic) or held for a later capture (manual).
+ */
+export function authorizedState(payment: Pick<Payment, 'authorizedAmount' | 'captureMethod'>): PaymentChanges & Pick<Payment, 'status'> {
   return payment.captureMethod === 'automatic'
-    ? { status: 'succeeded', amountCaptured: payment.amount, amountCapturable: 0 }
-    : { status: 'requires_capture', amountCaptured: 0, amountCapturable: payment.amount };
+    ? { status: 'succeeded', amountCaptured: payment.authorizedAmount, amountCapturable: 0 }
+    : { status: 'requires_capture', amountCaptured: 0, amountCapturable: payment.authorizedAmount };
 }
 
 function created(store: SandboxStore, fields: NewPayment, httpStatus = 200): RouteResult {
@@ -131,8 +136,10 @@ export function createPayment(personality: Personality, apiKey: string, input: C
   const draft: Draft = {
     apiKey,
     amount: input.amount,
+    authorizedAmount: input.amount,
     amountCapturable: 0,
     amountCaptured: 0,
+    canceledAfterCapture: false,
     currency: input.currency.toLowerCase(),
     captureMethod: input.capture_method,
     reference: input.reference ?? null,
@@ -181,11 +188,15 @@ function createCardPayment({ processor, store }: Personality, apiKey: string, in
   const outcome = cardOutcome({ number, expMonth: card.expMonth, expYear: card.expYear }, new Date(), processor.cardRules);
   const withCard = { ...draft, card, ...cardBehaviours(number) };
   if (outcome.kind === 'failed') return decided(store, withCard, outcome);
+  // Like every decline, funds that fall short are refused before any challenge; a partial authorization
+  // decided here is what a challenge completed later authorises.
+  const funds = cardFunds(number, draft.amount, input.partial_authorization !== undefined);
+  if (funds.kind === 'failed') return decided(store, withCard, funds);
   // A card is saved only once accepted (authorised, or sent to 3D Secure): a declined card is not kept. A
   // saved card paying (payment_method_token) is not saved again, so it gets no new token.
   const save = input.setup_future_usage !== undefined && input.card !== undefined;
   const paymentMethodToken = save ? store.saveCard({ apiKey, number, card }).id : null;
-  const accepted = { ...withCard, paymentMethodToken };
+  const accepted = { ...withCard, authorizedAmount: funds.amount, paymentMethodToken };
   // A merchant-initiated payment is exempt from 3D Secure: its customer is not there to be challenged.
   const exempt = input.off_session === true;
   if (!exempt && (outcome.kind === 'challenge' || input.three_ds === 'required')) return created(store, { ...accepted, status: 'requires_device_data' });
@@ -308,9 +319,32 @@ export function capturePayment(store: SandboxStore, apiKey: string, id: string, 
   return { httpStatus: 200, resource: store.update(payment, { status: 'succeeded', amountCaptured: amount, amountCapturable: 0 }) };
 }
 
+/**
+ * What keeps a succeeded payment from being voided (canceled after capture), the first that applies naming
+ * why: only a card payment can be, and only while no money of it was given or claimed back.
+ */
+const VOID_REFUSALS: readonly { refuses: (store: SandboxStore, payment: Payment) => boolean; reason: string }[] = [
+  { refuses: (_store, payment) => payment.paymentMethodType !== 'card', reason: 'only card payments can be voided after capture' },
+  // A failed refund gave nothing back.
+  { refuses: (store, payment) => store.refundsOf(payment).some((refund) => refund.status !== 'failed'), reason: 'it has refunds' },
+  { refuses: (store, payment) => store.disputesOf(payment).length > 0, reason: 'it has a dispute' },
+];
+
+/**
+ * Cancels a payment before capture (a hold released, or a payment the customer never completed) or, for a
+ * succeeded card payment, after it (a void: nothing is charged, `canceled_after_capture`). Cancelling a
+ * canceled payment answers it unchanged. The caller's own change: answered, with no callback.
+ */
 export function cancelPayment(store: SandboxStore, apiKey: string, id: string): RouteResult {
   const payment = findPayment(store, apiKey, id);
   if (payment.status === 'canceled') return { httpStatus: 200, resource: payment };
+  if (payment.status === 'succeeded') {
+    const refusal = VOID_REFUSALS.find(({ refuses }) => refuses(store, payment));
+    if (refusal !== undefined) throw new ApiError(409, 'invalid_state', `This payment cannot be canceled after capture: ${refusal.reason}.`);
+    // No longer succeeded, so it can no longer be refunded or disputed (nor disputed by its test card later).
+    const voided = { status: 'canceled', amountCaptured: 0, amountCapturable: 0, canceledAfterCapture: true } as const;
+    return { httpStatus: 200, resource: store.update(payment, voided) };
+  }
   if (!CANCELABLE.has(payment.status)) throw invalidState(payment, 'canceled');
   return { httpStatus: 200, resource: store.update(payment, { status: 'canceled', amountCapturable: 0 }) };
 }

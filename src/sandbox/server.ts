@@ -133,6 +133,7 @@ function paymentObject(payment: Payment, publicUrl: string) {
     amount: payment.amount,
     amount_capturable: payment.amountCapturable,
     amount_captured: payment.amountCaptured,
+    canceled_after_capture: payment.canceledAfterCapture,
     currency: payment.currency,
     capture_method: payment.captureMethod,
     reference: payment.reference,

@@ -47,8 +47,16 @@ export interface Payment {
   readonly apiKey: string;
   status: PaymentStatus;
   readonly amount: number;
+  /**
+   * What authorising the payment holds (manual capture) or captures (automatic): its amount, or less for a
+   * partial authorization (the partial funds test card, with `partial_authorization: "allowed"`). Decided at
+   * creation, so a 3D Secure challenge completed later authorises the same.
+   */
+  readonly authorizedAmount: number;
   amountCapturable: number;
   amountCaptured: number;
+  /** Whether the payment was voided after it succeeded (a card payment's cancel after capture). */
+  canceledAfterCapture: boolean;
   readonly currency: string;
   readonly captureMethod: CaptureMethod;
   readonly reference: string | null;
@@ -71,7 +79,7 @@ export interface Payment {
 }
 
 export type NewPayment = Omit<Payment, 'object' | 'id' | 'createdMs' | 'updatedMs'>;
-export type PaymentChanges = Partial<Pick<Payment, 'status' | 'amountCapturable' | 'amountCaptured' | 'error'>>;
+export type PaymentChanges = Partial<Pick<Payment, 'status' | 'amountCapturable' | 'amountCaptured' | 'canceledAfterCapture' | 'error'>>;
 
 export type RefundStatus = 'pending' | 'succeeded' | 'failed' | 'requires_review';
 

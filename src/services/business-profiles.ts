@@ -62,6 +62,7 @@ const updateProfileInput = z
         if (problem) context.addIssue({ code: 'custom', path: problem.field.split('.').slice(1), message: problem.rule });
       })
       .nullish(),
+    allowPartialAuthorization: z.boolean().nullish(),
     payoutLimit: z.number().int('must be a whole number of minor units').min(1, 'must be at least 1').max(2_147_483_647, 'must fit in 32 bits').nullish(),
     retryableDeclineCodes: z
       .array(
@@ -126,6 +127,7 @@ export class BusinessProfileService {
     if (input.maxRetries != null) data.maxRetries = input.maxRetries;
     if (input.sessionExpirySeconds != null) data.sessionExpirySeconds = input.sessionExpirySeconds;
     if (input.payoutLimit !== undefined) data.payoutLimit = input.payoutLimit;
+    if (input.allowPartialAuthorization != null) data.allowPartialAuthorization = input.allowPartialAuthorization;
     if (input.surcharges != null) data.surcharges = input.surcharges;
     if (input.retryableDeclineCodes != null) data.retryableDeclineCodes = input.retryableDeclineCodes;
     if (input.webhookUrl !== undefined) {

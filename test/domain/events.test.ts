@@ -76,6 +76,8 @@ describe('the event catalog', () => {
     CANCELLED: 'payment_cancelled',
     PARTIALLY_CAPTURED: 'payment_captured',
     EXPIRED: 'payment_expired',
+    PARTIALLY_AUTHORIZED: 'payment_partially_authorized',
+    CANCELLED_POST_CAPTURE: 'payment_cancelled_post_capture',
   } as const;
 
   it.each(INTENT_STATUSES.map((status) => ({ status, event: EXPECTED_PAYMENT_EVENTS[status] })))('a payment reaching $status emits $event', ({ status, event }) => {

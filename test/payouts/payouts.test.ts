@@ -10,8 +10,9 @@ import { eventReaching, eventsOf, shopWithReceiver, type Shop } from '../support
 let stack: Stack;
 let shop: Shop;
 beforeAll(async () => {
-  // Each payout step takes 150 ms at the sandbox; the worker's first scheduled sync comes after 1.5 s.
-  stack = await startStack({ sandboxPayoutSettleMs: 150, env: { PAYMENT_SYNC_DELAY_SCALE: '0.1' } });
+  // Each payout step takes 1 s at the sandbox (room to cancel one before it is sent, even on a loaded machine);
+  // the worker's first scheduled sync comes after 1.5 s.
+  stack = await startStack({ sandboxPayoutSettleMs: 1000, env: { PAYMENT_SYNC_DELAY_SCALE: '0.1' } });
   shop = await shopWithReceiver(stack);
   const registered = await fetch(`${stack.api.url}/account/${shop.merchantId}/webhooks/${shop.connectorAccountId}`, { method: 'POST', headers: { 'api-key': shop.secretKey } });
   expect(registered.status).toBe(200);

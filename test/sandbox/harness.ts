@@ -18,6 +18,7 @@ export interface Body {
   amount: number;
   amount_capturable: number;
   amount_captured: number;
+  canceled_after_capture: boolean;
   currency: string;
   capture_method: string;
   reference: string | null;
@@ -89,6 +90,8 @@ export const EXPECTED_CARDS: Record<string, ExpectedCard> = {
   '4000002500003155': { brand: 'visa', http: 200, status: 'requires_device_data', error: null },
   '4000000000000002': { brand: 'visa', ...DECLINE('card_declined', 'Your card was declined.') },
   '4000000000009995': { brand: 'visa', ...DECLINE('insufficient_funds', 'Your card has insufficient funds.') },
+  // The partial funds test card (partial-and-void.test.ts): declined unless the payment allows a partial authorization.
+  '4000000000001976': { brand: 'visa', ...DECLINE('insufficient_funds', 'Your card has insufficient funds.') },
   '4000000000000069': { brand: 'visa', ...DECLINE('expired_card', 'Your card has expired.') },
   '4000000000000119': { brand: 'visa', ...DECLINE('processing_error', 'An error occurred while processing your card. Try again.', true) },
   '4000000000000127': { brand: 'visa', ...DECLINE('incorrect_cvc', "Your card's security code is incorrect.") },
@@ -275,6 +278,7 @@ export const PAYMENT_KEYS = [
   'amount',
   'amount_capturable',
   'amount_captured',
+  'canceled_after_capture',
   'currency',
   'capture_method',
   'reference',

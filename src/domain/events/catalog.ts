@@ -76,4 +76,6 @@ export const PAYMENT_STATUS_EVENTS: Readonly<Record<IntentStatus, EventType | nu
   CANCELLED: 'payment_cancelled',
   PARTIALLY_CAPTURED: 'payment_captured',
   EXPIRED: 'payment_expired',
+  PARTIALLY_AUTHORIZED: 'payment_partially_authorized',
+  CANCELLED_POST_CAPTURE: 'payment_cancelled_post_capture',
 };

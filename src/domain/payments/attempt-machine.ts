@@ -17,6 +17,7 @@ export type AttemptTrigger =
   | 'capture_at_processor'
   | 'void'
   | 'void_at_processor'
+  | 'void_refused'
   | 'expire';
 
 /** What a row's condition can depend on. */
@@ -34,6 +35,8 @@ export interface AttemptConditions {
   retry?: boolean;
   /** The processor sends the customer to a page of its own (a bank's, transfer instructions), not to 3DS. */
   redirect?: boolean;
+  /** The processor authorized less than the amount (the profile allows partial authorization). */
+  partial?: boolean;
 }
 
 /** Work the service must do after committing the move, outside the transaction. */
@@ -84,6 +87,16 @@ export const ATTEMPT_TRANSITIONS: readonly AttemptTransition[] = [
   // payment authorized) gives the authorization back, so the merchant can capture or cancel again.
   { from: 'CAPTURE_INITIATED', trigger: 'capture_at_processor', when: { stalled: true }, to: 'AUTHORIZED', source: 'anchor' },
   { from: 'VOID_INITIATED', trigger: 'void_at_processor', when: { stalled: true }, to: 'AUTHORIZED', source: 'anchor' },
+  // Partial authorization (Hyperswitch's PartiallyAuthorized): less than the amount is held, to capture or void.
+  { from: 'PENDING', trigger: 'processor_call', when: { result: 'success', threeDs: false, captureMethod: 'MANUAL', partial: true }, to: 'PARTIALLY_AUTHORIZED', source: 'anchor' },
+  { from: 'PARTIALLY_AUTHORIZED', trigger: 'capture', to: 'CAPTURE_INITIATED', effect: 'capture_at_processor', source: 'anchor' },
+  { from: 'PARTIALLY_AUTHORIZED', trigger: 'void', to: 'VOID_INITIATED', effect: 'void_at_processor', source: 'anchor' },
+  // A void after capture, where the processor supports it (Hyperswitch's VoidedPostCharge). A refusal is its own
+  // trigger, not a processor row, so no answer about the charge itself can undo a void on its way.
+  { from: 'CHARGED', trigger: 'void', to: 'VOID_POST_CHARGE_INITIATED', effect: 'void_at_processor', source: 'anchor' },
+  { from: 'VOID_POST_CHARGE_INITIATED', trigger: 'void_at_processor', when: { result: 'success' }, to: 'VOIDED_POST_CHARGE', source: 'anchor' },
+  { from: 'VOID_POST_CHARGE_INITIATED', trigger: 'void_refused', to: 'CHARGED', source: 'anchor' },
+  { from: 'VOID_POST_CHARGE_INITIATED', trigger: 'void_at_processor', when: { stalled: true }, to: 'CHARGED', source: 'anchor' },
   // Session expiry: a payment not confirmed in time can no longer be (nothing reached a processor).
   { from: 'PAYMENT_METHOD_AWAITED', trigger: 'expire', to: 'EXPIRED', source: 'anchor' },
   { from: 'CONFIRMATION_AWAITED', trigger: 'expire', to: 'EXPIRED', source: 'anchor' },
@@ -101,6 +114,7 @@ const OPERATION_NAMES: Record<AttemptTrigger, string> = {
   capture_at_processor: 'apply a capture result to',
   void: 'cancel',
   void_at_processor: 'apply a void result to',
+  void_refused: 'apply a refused void to',
   expire: 'expire',
 };
 
@@ -180,7 +194,11 @@ export type ProcessorPaymentStatus =
   | 'partially_captured'
   | 'failed'
   | 'authentication_failed'
-  | 'voided';
+  | 'voided'
+  /** Authorized for less than the amount. */
+  | 'partially_authorized'
+  /** Voided after it was captured: the money went back. */
+  | 'voided_post_capture';
 
 /** The attempt statuses each processor answer may land on (the planner picks the reachable one). */
 export const ATTEMPT_TARGETS: Record<ProcessorPaymentStatus, ReadonlySet<AttemptStatus>> = {
@@ -196,4 +214,6 @@ export const ATTEMPT_TARGETS: Record<ProcessorPaymentStatus, ReadonlySet<Attempt
   authentication_failed: new Set(['AUTHENTICATION_FAILED']),
   // Voided at the processor while a capture was on its way: that capture has failed.
   voided: new Set(['VOIDED', 'CAPTURE_FAILED']),
+  partially_authorized: new Set(['PARTIALLY_AUTHORIZED']),
+  voided_post_capture: new Set(['VOIDED_POST_CHARGE']),
 };

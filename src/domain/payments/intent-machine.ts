@@ -15,6 +15,11 @@ export interface IntentTransition {
    * move of the current one: a processor answer cannot make it, so the `from` state stays terminal for them.
    */
   newAttempt?: true;
+  /**
+   * The merchant's void after capture: the one move out of SUCCEEDED, which is final for every processor
+   * answer; only cancelPayment of a captured payment (where the processor supports it) makes it.
+   */
+  voidAfterCapture?: true;
 }
 
 export const INTENT_TRANSITIONS: readonly IntentTransition[] = [
@@ -37,6 +42,10 @@ export const INTENT_TRANSITIONS: readonly IntentTransition[] = [
   { from: 'REQUIRES_PAYMENT_METHOD', trigger: 'cancel', to: 'CANCELLED', source: 'anchor' },
   { from: 'REQUIRES_CONFIRMATION', trigger: 'cancel', to: 'CANCELLED', source: 'anchor' },
   { from: 'REQUIRES_CUSTOMER_ACTION', trigger: 'cancel', condition: 'not voided at the processor', to: 'CANCELLED', source: 'anchor' },
+  { from: 'PROCESSING', trigger: 'processor call', condition: 'less than the amount authorized, partial authorization allowed', to: 'PARTIALLY_AUTHORIZED', source: 'anchor' },
+  { from: 'PARTIALLY_AUTHORIZED', trigger: 'capture or void', condition: 'requested at the processor', to: 'PROCESSING', source: 'anchor' },
+  { from: 'SUCCEEDED', trigger: 'void after capture', condition: 'requested at the processor', to: 'PROCESSING', source: 'anchor', voidAfterCapture: true },
+  { from: 'PROCESSING', trigger: 'void after capture at processor', condition: 'success', to: 'CANCELLED_POST_CAPTURE', source: 'anchor' },
   { from: 'REQUIRES_PAYMENT_METHOD', trigger: 'session expiry', condition: 'not confirmed in time', to: 'EXPIRED', source: 'anchor' },
   { from: 'REQUIRES_CONFIRMATION', trigger: 'session expiry', condition: 'not confirmed in time', to: 'EXPIRED', source: 'anchor' },
   // Hyperswitch's manual retry: a failed payment confirmed again, with another method, starts a new attempt.

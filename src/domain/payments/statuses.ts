@@ -14,6 +14,10 @@ export const INTENT_STATUSES = [
   'PARTIALLY_CAPTURED',
   // Not confirmed within the profile's session expiry (Hyperswitch's Expired).
   'EXPIRED',
+  // Authorized for less than the amount, where the profile allows it (Hyperswitch's PartiallyAuthorizedAndRequiresCapture).
+  'PARTIALLY_AUTHORIZED',
+  // Voided at the processor after it was captured (Hyperswitch's CancelledPostCapture).
+  'CANCELLED_POST_CAPTURE',
 ] as const;
 export type IntentStatus = (typeof INTENT_STATUSES)[number];
 
@@ -38,6 +42,9 @@ export const ATTEMPT_STATUSES = [
   'VOID_INITIATED',
   'VOID_FAILED',
   'EXPIRED',
+  'PARTIALLY_AUTHORIZED',
+  'VOID_POST_CHARGE_INITIATED',
+  'VOIDED_POST_CHARGE',
 ] as const;
 export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 
@@ -63,6 +70,9 @@ const INTENT_STATUS_OF: Record<AttemptStatus, IntentStatus> = {
   VOID_INITIATED: 'PROCESSING',
   VOID_FAILED: 'FAILED',
   EXPIRED: 'EXPIRED',
+  PARTIALLY_AUTHORIZED: 'PARTIALLY_AUTHORIZED',
+  VOID_POST_CHARGE_INITIATED: 'PROCESSING',
+  VOIDED_POST_CHARGE: 'CANCELLED_POST_CAPTURE',
 };
 
 /** The intent's status is always derived from its active attempt's, through this function only. */
@@ -71,13 +81,13 @@ export function intentStatusOf(attemptStatus: AttemptStatus): IntentStatus {
 }
 
 /** Intent states nothing moves out of: a late or duplicate processor answer cannot change them. */
-export const TERMINAL_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED', 'PARTIALLY_CAPTURED', 'EXPIRED']);
+export const TERMINAL_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED', 'PARTIALLY_CAPTURED', 'EXPIRED', 'CANCELLED_POST_CAPTURE']);
 
 /** Intent states of a payment not yet confirmed: they expire after the profile's session expiry. */
 export const UNCONFIRMED_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['REQUIRES_PAYMENT_METHOD', 'REQUIRES_CONFIRMATION']);
 
 /** Intent states whose truth is at the processor: sync asks it (Hyperswitch's should_force_sync). */
-export const SYNCABLE_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['PROCESSING', 'REQUIRES_CUSTOMER_ACTION', 'REQUIRES_CAPTURE']);
+export const SYNCABLE_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['PROCESSING', 'REQUIRES_CUSTOMER_ACTION', 'REQUIRES_CAPTURE', 'PARTIALLY_AUTHORIZED']);
 
 /** Intent states in which the payment waits on its processor, not the merchant: synced on a schedule. */
 export const AWAITING_PROCESSOR_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['PROCESSING', 'REQUIRES_CUSTOMER_ACTION']);

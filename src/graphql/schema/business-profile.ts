@@ -32,6 +32,9 @@ export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
     testWebhookDisabledAt: t.expose('testWebhookDisabledAt', { type: 'DateTime', nullable: true, description: 'Set when the endpoint answered 410 Gone; setting the URL again re-enables it.' }),
     liveWebhookDisabledAt: t.expose('liveWebhookDisabledAt', { type: 'DateTime', nullable: true }),
     routing: t.exposeStringList('routing', { description: 'Connector names in the order payments try them.' }),
+    allowPartialAuthorization: t.exposeBoolean('allowPartialAuthorization', {
+      description: 'Whether processors may authorize less than the amount of a manually captured payment (PARTIALLY_AUTHORIZED).',
+    }),
     payoutLimit: t.exposeInt('payoutLimit', { nullable: true, description: 'The largest payout allowed, in minor units; null for no limit.' }),
     surcharges: t.field({
       type: [SurchargeRuleRef],
@@ -87,6 +90,7 @@ const UpdateBusinessProfileInput = builder.inputType('UpdateBusinessProfileInput
     generatePaymentResponseHashKey: t.boolean({ description: 'Generate a new signing key and return it once.' }),
     routing: t.stringList({ description: 'Connector names in the order payments try them (a payment’s own `connectors` come first).' }),
     maxRetries: t.int({ description: '0 to 5 further attempts after a retryable failure (2 by default).' }),
+    allowPartialAuthorization: t.boolean({ description: 'Let processors authorize less than the amount of a manually captured payment (false by default).' }),
     surcharges: t.field({ type: [SurchargeRuleInput], description: 'Replaces the surcharge rules: at most one per payment method type; [] removes them.' }),
     payoutLimit: t.int({ description: 'The largest payout allowed, in minor units of its currency (larger ones are NOT_PERMITTED); null removes the limit.' }),
     sessionExpirySeconds: t.int({ description: '60 to 7776000 (90 days): payments not confirmed within it expire (payment_expired). Applies to payments created afterwards.' }),

@@ -94,7 +94,7 @@ builder.subscriptionField('paymentEvents', (t) =>
   t.field({
     type: EventRef,
     description:
-      'Every event of the profile (payments, and later refunds, disputes, payouts) as it is created, for live dashboards; secret key. With `after` (an event id), first the events created since that one, then live ones, without gaps or repeats.',
+      'Every event of the profile (payments, refunds, disputes, mandates, payouts, subscriptions) as it is created, for live dashboards; secret key. With `after` (an event id), first the events created since that one, then live ones, without gaps or repeats.',
     authScopes: { secretKey: true },
     args: { profileId: t.arg.string({ required: true }), eventTypes: t.arg({ type: [EventTypeEnum] }), after: t.arg.string() },
     subscribe: async (_root, args, { principal, services, live, gate }) => {

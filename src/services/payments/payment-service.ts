@@ -43,7 +43,7 @@ const AWAITING_CUSTOMER: ReadonlySet<AttemptStatus> = new Set(['DEVICE_DATA_COLL
 const MANUALLY_RETRYABLE: ReadonlySet<AttemptStatus> = new Set(['AUTHORIZATION_FAILED', 'AUTHENTICATION_FAILED', 'FAILURE']);
 
 /** Intent states in which the customer's money is authorized or taken. */
-const PAID: ReadonlySet<Payment['status']> = new Set(['REQUIRES_CAPTURE', 'SUCCEEDED', 'PARTIALLY_CAPTURED']);
+const PAID: ReadonlySet<Payment['status']> = new Set(['REQUIRES_CAPTURE', 'PARTIALLY_AUTHORIZED', 'SUCCEEDED', 'PARTIALLY_CAPTURED']);
 
 interface ConfirmOptions {
   returnUrl: string | null;
@@ -273,7 +273,9 @@ export class PaymentService {
       const account = candidates[index]!;
       // A setup for future off-session payments needs the processor's reusable token of the card.
       const saveCard = options.saveCard || (pending.setupFutureUsage === 'OFF_SESSION' && method.type === 'card');
-      const outcome = await this.authorizeAt(pending, account, method, saveCard);
+      // Partial authorization leaves an amount to capture: only for payments captured by the merchant.
+      const allowPartialAuthorization = profile.allowPartialAuthorization && pending.captureMethod === 'MANUAL';
+      const outcome = await this.authorizeAt(pending, account, method, { saveCard, allowPartialAuthorization });
       const failure = attemptFailureOf(outcome);
       if (failure !== null) {
         const decision = retryDecision(failure, {
@@ -325,7 +327,12 @@ export class PaymentService {
   }
 
   /** One authorization at one connector: its answer, or the ConnectorError that stood for one. */
-  private async authorizeAt(pending: Payment, account: ConnectorAccount, method: PaymentMethod, saveCard: boolean): Promise<AuthorizeOutcome> {
+  private async authorizeAt(
+    pending: Payment,
+    account: ConnectorAccount,
+    method: PaymentMethod,
+    options: { saveCard: boolean; allowPartialAuthorization: boolean },
+  ): Promise<AuthorizeOutcome> {
     try {
       const answer = await this.connectorAccounts.connectorFor(account).authorize({
         reference: pending.activeAttempt.id,
@@ -334,7 +341,7 @@ export class PaymentService {
         captureMethod: pending.captureMethod,
         threeDs: pending.authenticationType === 'THREE_DS',
         paymentMethod: method,
-        saveCard,
+        ...options,
         returnUrl: this.redirectReturnUrl(pending.id, account.connectorName),
       });
       return { answer };
@@ -404,6 +411,7 @@ export class PaymentService {
       });
     }
     const move = transitionAttempt(payment.activeAttempt.status, 'void');
+    if (move.to === 'VOID_POST_CHARGE_INITIATED') await this.refuseVoidAfterRefundOrDispute(payment);
     const cancelled = await this.store.commit(payment, {
       moves: [move],
       intent: { cancellationReason: input.cancellationReason ?? null },
@@ -419,6 +427,20 @@ export class PaymentService {
       return this.watched(await this.applyAnswer(cancelled, answer, 'processor'));
     } catch (error) {
       return this.watched(await this.afterConnectorError(cancelled, error, 'void_at_processor'));
+    }
+  }
+
+  /**
+   * A void after capture gives all the money back: not once a refund holds part of it or a dispute is open
+   * (the processor would refuse, and the amounts would no longer add up). A refund reserved after this
+   * check bumps the payment's version, so the void's own commit then fails with CONFLICT.
+   */
+  private async refuseVoidAfterRefundOrDispute(payment: Payment): Promise<void> {
+    if (payment.amountRefunded > 0) {
+      throw new AppError('INVALID_STATE', 'A payment with refunds cannot be voided after capture; refund the rest instead.', { status: payment.status });
+    }
+    if ((await this.context.db.dispute.count({ where: { paymentId: payment.id } })) > 0) {
+      throw new AppError('INVALID_STATE', 'A disputed payment cannot be voided after capture.', { status: payment.status });
     }
   }
 
@@ -705,8 +727,13 @@ export class PaymentService {
     if (!(error instanceof ConnectorError)) throw error;
     this.context.logger.warn({ paymentId: payment.id, kind: error.kind, err: error.message }, 'processor call failed');
     if (error.outcomeUnknown) return payment;
+    // A refused void after capture leaves the charge as it was; every other refusal fails the step.
+    const move =
+      payment.activeAttempt.status === 'VOID_POST_CHARGE_INITIATED'
+        ? transitionAttempt(payment.activeAttempt.status, 'void_refused')
+        : transitionAttempt(payment.activeAttempt.status, trigger, { result: 'failure' });
     const failed = await this.store.commit(payment, {
-      moves: [transitionAttempt(payment.activeAttempt.status, trigger, { result: 'failure' })],
+      moves: [move],
       attempt: { errorCode: error.processorCode ?? 'connector_error', errorMessage: error.message },
       intent: { errorCode: error.processorCode ?? 'connector_error', errorMessage: error.message },
       actor: 'processor',

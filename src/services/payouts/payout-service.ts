@@ -153,6 +153,11 @@ export class PayoutService {
       answer = await (await this.connectorOf(payout)).cancelPayout(payout.connectorPayoutId, `${payout.id}.cancel`);
     } catch (error) {
       if (!(error instanceof ConnectorError)) throw error;
+      if (error.processorCode === 'invalid_state') {
+        // Sent meanwhile: learn where it is, and say so as this API's own INVALID_STATE.
+        const current = await this.sync(payout).catch(() => payout);
+        throw new AppError('INVALID_STATE', `Only a payout not yet sent can be cancelled; this one is ${current.status}.`, { status: current.status });
+      }
       throw new AppError('CONNECTOR_ERROR', `The processor did not cancel the payout: ${error.message}.`, { payoutId: payout.id, status: payout.status });
     }
     return (await this.apply(payout.id, answer, principal.keyId)).payout;

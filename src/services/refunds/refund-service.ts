@@ -59,13 +59,16 @@ export class RefundService {
     const now = new Date();
     const refundId = newId('refund');
     const refund = await this.context.db.$transaction(async (tx) => {
-      // The reservation: one statement, so two concurrent refunds cannot both see the same room.
+      // The reservation: one statement, so two concurrent refunds cannot both see the same room. It bumps the
+      // payment's version, so a void after capture that read the payment before it cannot go on as if unrefunded;
+      // and it needs the payment still captured, so none slips in once such a void is on its way.
       const reserved = await tx.$executeRaw`
-        UPDATE payment_intents SET amount_refunded = amount_refunded + ${decided.amount}
-        WHERE id = ${payment.id} AND amount_received - amount_refunded >= ${decided.amount}`;
+        UPDATE payment_intents SET amount_refunded = amount_refunded + ${decided.amount}, version = version + 1
+        WHERE id = ${payment.id} AND status IN ('SUCCEEDED', 'PARTIALLY_CAPTURED') AND amount_received - amount_refunded >= ${decided.amount}`;
       if (reserved === 0) {
-        const current = await tx.paymentIntent.findUniqueOrThrow({ where: { id: payment.id }, select: { amountReceived: true, amountRefunded: true } });
+        const current = await tx.paymentIntent.findUniqueOrThrow({ where: { id: payment.id }, select: { status: true, amountReceived: true, amountRefunded: true } });
         const again = refundAmount(decided.amount, current.amountReceived - current.amountRefunded);
+        if (!REFUNDABLE_PAYMENT_STATUSES.has(current.status)) throw new AppError('INVALID_STATE', `Only a payment that captured money can be refunded; this one is ${current.status}.`, { status: current.status });
         throw invalidInput('amount', 'problem' in again ? again.problem : 'the payment changed meanwhile; try again');
       }
       return tx.refund.create({

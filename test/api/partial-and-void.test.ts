@@ -1,0 +1,93 @@
+// Partial authorization and the void after capture over HTTP, against the sandbox: a profile that allows it
+// gets PARTIALLY_AUTHORIZED (payment_partially_authorized) for the card with too little funds, then captures
+// what was authorized; a captured card payment voided at the processor is CANCELLED_POST_CAPTURE
+// (payment_cancelled_post_capture) with nothing left to refund, and never once refunds or disputes hold part of it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CancelPaymentDocument,
+  CapturePaymentDocument,
+  ConfirmPaymentDocument,
+  CreatePaymentDocument,
+  CreateRefundDocument,
+  UpdateBusinessProfileDocument,
+  type CreatePaymentInput,
+} from '../gql/graphql.ts';
+import { dataOf, errorOf } from '../support/graphql-client.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+import { eventReaching, shopWithReceiver, type Shop } from '../support/webhooks.ts';
+
+let stack: Stack;
+let shop: Shop;
+beforeAll(async () => {
+  stack = await startStack();
+  shop = await shopWithReceiver(stack);
+});
+afterAll(async () => {
+  await stack.close();
+});
+
+const card = (number: string) => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } });
+
+async function confirmed(merchant: Shop, number: string, extra: Partial<CreatePaymentInput> = {}) {
+  const created = dataOf(await merchant.secret(CreatePaymentDocument, { input: { amount: 4001, currency: 'EUR', ...extra } })).createPayment;
+  return merchant.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(number) } });
+}
+
+describe('partial authorization', () => {
+  it('is a decline unless the profile allows it', async () => {
+    const declined = errorOf(await confirmed(shop, '4000000000001976', { captureMethod: 'MANUAL' }), 'PAYMENT_DECLINED');
+    expect(declined.extensions).toMatchObject({ declineCode: 'insufficient_funds' });
+  });
+
+  it('holds what the card covers (payment_partially_authorized), to capture or cancel', async () => {
+    const allowing = await shopWithReceiver(stack);
+    const profile = dataOf(await allowing.secret(UpdateBusinessProfileDocument, { input: { profileId: allowing.profileId, allowPartialAuthorization: true } }));
+    expect(profile.updateBusinessProfile.businessProfile.allowPartialAuthorization).toBe(true);
+    const held = dataOf(await confirmed(allowing, '4000000000001976', { captureMethod: 'MANUAL' })).confirmPayment;
+    expect(held).toMatchObject({ status: 'PARTIALLY_AUTHORIZED', amount: 4001, amountCapturable: 2000, activeAttempt: { status: 'PARTIALLY_AUTHORIZED' } });
+    await eventReaching(allowing, held.id, 'PAYMENT_PARTIALLY_AUTHORIZED', 'DELIVERED');
+    errorOf(await allowing.secret(CapturePaymentDocument, { input: { paymentId: held.id, amountToCapture: 2001 } }), 'INVALID_INPUT');
+    const captured = dataOf(await allowing.secret(CapturePaymentDocument, { input: { paymentId: held.id } })).capturePayment;
+    expect(captured).toMatchObject({ status: 'PARTIALLY_CAPTURED', amountReceived: 2000 });
+
+    const another = dataOf(await confirmed(allowing, '4000000000001976', { captureMethod: 'MANUAL' })).confirmPayment;
+    expect(dataOf(await allowing.secret(CancelPaymentDocument, { input: { paymentId: another.id } })).cancelPayment.status).toBe('CANCELLED');
+  });
+
+  it('never applies to payments captured at once: those are declined', async () => {
+    const allowing = await shopWithReceiver(stack);
+    dataOf(await allowing.secret(UpdateBusinessProfileDocument, { input: { profileId: allowing.profileId, allowPartialAuthorization: true } }));
+    errorOf(await confirmed(allowing, '4000000000001976'), 'PAYMENT_DECLINED');
+  });
+});
+
+describe('void after capture', () => {
+  it('gives the money back (payment_cancelled_post_capture); nothing is left to refund', async () => {
+    const paid = dataOf(await confirmed(shop, '4242424242424242')).confirmPayment;
+    const voided = dataOf(await shop.secret(CancelPaymentDocument, { input: { paymentId: paid.id, cancellationReason: 'duplicate order' } })).cancelPayment;
+    expect(voided).toMatchObject({ status: 'CANCELLED_POST_CAPTURE', amountReceived: 0, cancellationReason: 'duplicate order', activeAttempt: { status: 'VOIDED_POST_CHARGE' } });
+    await eventReaching(shop, paid.id, 'PAYMENT_CANCELLED_POST_CAPTURE', 'DELIVERED');
+    errorOf(await shop.secret(CreateRefundDocument, { input: { paymentId: paid.id } }), 'INVALID_STATE');
+    errorOf(await shop.secret(CancelPaymentDocument, { input: { paymentId: paid.id } }), 'INVALID_STATE');
+  });
+
+  it('is refused once a refund holds part of the payment, and the payment stays SUCCEEDED', async () => {
+    const paid = dataOf(await confirmed(shop, '4242424242424242')).confirmPayment;
+    dataOf(await shop.secret(CreateRefundDocument, { input: { paymentId: paid.id, amount: 1 } }));
+    const refused = errorOf(await shop.secret(CancelPaymentDocument, { input: { paymentId: paid.id } }), 'INVALID_STATE');
+    expect(refused.message).toMatch(/with refunds cannot be voided after capture/);
+    const again = dataOf(await shop.secret(CreateRefundDocument, { input: { paymentId: paid.id } })).createRefund;
+    expect(again).toMatchObject({ status: 'SUCCEEDED', amount: 4000 });
+  });
+
+  it('races with refunds without ever refunding a voided payment', async () => {
+    const paid = dataOf(await confirmed(shop, '4242424242424242')).confirmPayment;
+    const [voided, ...refunds] = await Promise.all([
+      shop.secret(CancelPaymentDocument, { input: { paymentId: paid.id } }),
+      ...Array.from({ length: 5 }, () => shop.secret(CreateRefundDocument, { input: { paymentId: paid.id, amount: 100 } })),
+    ]);
+    const refunded = refunds.filter((result) => result.data?.createRefund?.status === 'SUCCEEDED').length;
+    if (voided!.data?.cancelPayment?.status === 'CANCELLED_POST_CAPTURE') expect(refunded).toBe(0);
+    else expect(refunded).toBeGreaterThan(0);
+  });
+});
