@@ -23,7 +23,7 @@ export class CustomerService {
     this.#tokenHashKey = createHmac('sha256', context.config.encryptionKey).update('processor-token').digest();
   }
 
-  /** The keyed hash a saved card is found by when a processor's callback names its token (never kept in clear). */
+  /** The keyed hash a processor token is found by when a processor's callback names it (never kept in clear). */
   processorTokenHash(token: string): string {
     return createHmac('sha256', this.#tokenHashKey).update(token).digest('hex');
   }
@@ -65,7 +65,6 @@ export class CustomerService {
       cardHolderName: attempt.cardHolderName,
     };
     const processorTokenEncrypted = this.context.secretBox.seal(token);
-    const processorTokenHash = this.processorTokenHash(token);
     const key = {
       merchantId: payment.merchantId,
       mode: payment.mode,
@@ -75,8 +74,8 @@ export class CustomerService {
     };
     return this.context.db.savedPaymentMethod.upsert({
       where: { merchantId_mode_customerId_connectorAccountId_cardFingerprint: key },
-      create: { id: newId('paymentMethod'), ...key, ...card, paymentMethodType: 'card', processorTokenEncrypted, processorTokenHash, lastUsedAt: new Date() },
-      update: { ...card, processorTokenEncrypted, processorTokenHash, lastUsedAt: new Date() },
+      create: { id: newId('paymentMethod'), ...key, ...card, paymentMethodType: 'card', processorTokenEncrypted, lastUsedAt: new Date() },
+      update: { ...card, processorTokenEncrypted, lastUsedAt: new Date() },
     });
   }
 

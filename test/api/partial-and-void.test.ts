@@ -2,24 +2,25 @@
 // gets PARTIALLY_AUTHORIZED (payment_partially_authorized) for the card with too little funds, then captures
 // what was authorized; a captured card payment voided at the processor is CANCELLED_POST_CAPTURE
 // (payment_cancelled_post_capture) with nothing left to refund, and never once refunds or disputes hold part of it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   CancelPaymentDocument,
   CapturePaymentDocument,
   ConfirmPaymentDocument,
   CreatePaymentDocument,
   CreateRefundDocument,
+  PaymentDocument,
   UpdateBusinessProfileDocument,
   type CreatePaymentInput,
 } from '../gql/graphql.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
-import { eventReaching, shopWithReceiver, type Shop } from '../support/webhooks.ts';
+import { eventReaching, eventsOf, shopWithReceiver, type Shop } from '../support/webhooks.ts';
 
 let stack: Stack;
 let shop: Shop;
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ sandboxBankDebitSettleMs: 200 });
   shop = await shopWithReceiver(stack);
 });
 afterAll(async () => {
@@ -78,6 +79,19 @@ describe('void after capture', () => {
     expect(refused.message).toMatch(/with refunds cannot be voided after capture/);
     const again = dataOf(await shop.secret(CreateRefundDocument, { input: { paymentId: paid.id } })).createRefund;
     expect(again).toMatchObject({ status: 'SUCCEEDED', amount: 4000 });
+  });
+
+  it('refused by the processor (not a card) leaves the payment SUCCEEDED, with no second payment_succeeded', async () => {
+    const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 4000, currency: 'EUR' } })).createPayment;
+    const debit = { bankDebit: { accountHolderName: 'Ada Lovelace', iban: 'DE89370400440532013000' } };
+    dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: debit } }));
+    await vi.waitFor(async () => expect((await eventsOf(shop, created.id)).map((event) => event.eventType)).toContain('PAYMENT_SUCCEEDED'), { timeout: 10_000, interval: 50 });
+    errorOf(await shop.secret(CancelPaymentDocument, { input: { paymentId: created.id } }), 'CONNECTOR_ERROR');
+    const after = dataOf(await shop.secret(PaymentDocument, { id: created.id })).payment!;
+    expect(after.status).toBe('SUCCEEDED');
+    expect(after.history.filter((row) => row.subject === 'attempt').map((row) => row.toStatus).slice(-2)).toEqual(['VOID_POST_CHARGE_INITIATED', 'CHARGED']);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await eventsOf(shop, created.id)).map((event) => event.eventType).sort()).toEqual(['PAYMENT_PROCESSING', 'PAYMENT_SUCCEEDED']);
   });
 
   it('races with refunds without ever refunding a voided payment', async () => {

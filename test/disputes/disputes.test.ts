@@ -3,10 +3,10 @@
 // (the sandbox's test helpers) comes back by callback; every status reaches the merchant as a dispute_* webhook.
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AcceptDisputeDocument, ChallengeDisputeDocument, ConfirmPaymentDocument, CreatePaymentDocument, DisputeDocument, DisputesDocument } from '../gql/graphql.ts';
+import { AcceptDisputeDocument, ChallengeDisputeDocument, ConfirmPaymentDocument, CreatePaymentDocument, CreateRefundDocument, DisputeDocument, DisputesDocument } from '../gql/graphql.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
-import { eventReaching, shopWithReceiver, type Shop } from '../support/webhooks.ts';
+import { eventReaching, eventsOf, shopWithReceiver, type Shop } from '../support/webhooks.ts';
 
 let stack: Stack;
 let shop: Shop;
@@ -126,6 +126,17 @@ describe('disputes', () => {
     expect(await statusOf(dispute.id)).toBe('OPENED');
   });
 
+  it('keep their payment from being refunded while they may take the money back; a won one does not', async () => {
+    const { payment, dispute } = await opened();
+    const refused = errorOf(await shop.secret(CreateRefundDocument, { input: { paymentId: payment.id, amount: 100 } }), 'INVALID_STATE');
+    expect(refused.message).toMatch(/a refund would return the money twice/);
+    dataOf(await shop.secret(ChallengeDisputeDocument, { input: { disputeId: dispute.id, evidence: { receipt: 'r' } } }));
+    errorOf(await shop.secret(CreateRefundDocument, { input: { paymentId: payment.id, amount: 100 } }), 'INVALID_STATE');
+    await sandboxHelper(`disputes/${dispute.connectorDisputeId}/win`);
+    await vi.waitFor(async () => expect(await statusOf(dispute.id)).toBe('WON'), { timeout: 5000, interval: 50 });
+    expect(dataOf(await shop.secret(CreateRefundDocument, { input: { paymentId: payment.id, amount: 100 } })).createRefund.status).toBe('SUCCEEDED');
+  });
+
   it('is another merchant’s NOT_FOUND, and a publishable key’s FORBIDDEN', async () => {
     const { dispute } = await opened();
     const other = await merchantWithSandbox(stack);
@@ -175,6 +186,17 @@ describe('dispute callbacks crafted as a processor would send them', () => {
     expect((await send({ ...dispute, status: 'needs_response' })).body.outcome).toBe('duplicate_or_stale');
     expect((await send({ ...dispute, status: 'won' })).body.outcome).toBe('duplicate_or_stale');
     expect(await (async () => dataOf(await own.secret(DisputeDocument, { id: stored!.id })).dispute?.status)()).toBe('EXPIRED');
+  });
+
+  it('takes a decision reported before its challenge through CHALLENGED, sending both events', async () => {
+    const payment = await ownPayment();
+    const dispute = { id: `sbx_dp_${randomBytes(8).toString('hex')}`, payment: payment.activeAttempt.connectorTransactionId, amount: 900, evidence_due_by: null };
+    await send({ ...dispute, status: 'needs_response' });
+    expect((await send({ ...dispute, status: 'lost' })).body.outcome).toBe('applied');
+    const [stored] = dataOf(await own.secret(DisputesDocument, { paymentId: payment.id })).disputes;
+    expect(stored).toMatchObject({ status: 'LOST', version: 1 });
+    const types = (await eventsOf(own, stored!.id)).map((event) => event.eventType).sort();
+    expect(types).toEqual(['DISPUTE_CHALLENGED', 'DISPUTE_LOST', 'DISPUTE_OPENED']);
   });
 
   it('refuses a challenge after the deadline without asking the processor', async () => {

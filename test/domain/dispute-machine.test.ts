@@ -6,6 +6,7 @@ import {
   DISPUTE_STATUS_EVENTS,
   DISPUTE_TARGETS,
   DISPUTE_TRANSITIONS,
+  disputePath,
   evidenceProblem,
   isDisputeMoveAllowed,
   type DisputeStatus,
@@ -33,6 +34,32 @@ describe('the dispute transition table', () => {
     expect(new Set(Object.values(DISPUTE_TARGETS))).toEqual(new Set(DISPUTE_STATUSES));
     expect(Object.values(DISPUTE_STATUS_EVENTS).sort()).toEqual(EVENT_TYPES.filter((type) => type.startsWith('dispute_')).sort());
     for (const status of DISPUTE_STATUSES) expect(DISPUTE_STATUS_EVENTS[status]).toBe(`dispute_${status.toLowerCase()}`);
+  });
+});
+
+describe('disputePath', () => {
+  it.each([
+    ['OPENED', 'OPENED', []],
+    ['OPENED', 'ACCEPTED', ['ACCEPTED']],
+    ['OPENED', 'WON', ['CHALLENGED', 'WON']],
+    ['OPENED', 'LOST', ['CHALLENGED', 'LOST']],
+    ['CHALLENGED', 'LOST', ['LOST']],
+    ['EXPIRED', 'WON', null],
+    ['WON', 'OPENED', null],
+    ['ACCEPTED', 'CHALLENGED', null],
+  ] as const)('%s → %s: %j', (from, to, expected) => {
+    expect(disputePath(from, to)).toEqual(expected);
+  });
+
+  it.each(pairs)('%s → %s follows the table’s rows only', (from, to) => {
+    const path = disputePath(from, to);
+    if (path === null) return;
+    let at: DisputeStatus = from;
+    for (const step of path) {
+      expect(isDisputeMoveAllowed(at, step)).toBe(true);
+      at = step;
+    }
+    expect(at).toBe(to);
   });
 });
 

@@ -91,6 +91,23 @@ describe('mandates', () => {
     errorOf(await charge(mandate.id), 'INVALID_STATE');
   });
 
+  it('keep the token they were set up with: re-saving the card neither moves them nor hides their revocation', async () => {
+    const { customerId, payment, mandate } = await setUp();
+    const original = await (await fetch(`${stack.sandboxUrl}/v1/payments/${payment.activeAttempt.connectorTransactionId}`, { headers: { authorization: `Bearer ${shop.sandboxKey}` } })).json();
+    // The same customer pays with the same card again and saves it: the saved card now holds a newer token.
+    const again = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', customerId } })).createPayment;
+    dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: again.clientSecret, paymentMethodData: card(), savePaymentMethod: true } }));
+    expect(dataOf(await charge(mandate.id)).createPayment.status).toBe('SUCCEEDED');
+    const revoked = await fetch(`${stack.sandboxUrl}/v1/test_helpers/payment_methods/${original.payment_method_token}/revoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${shop.sandboxKey}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(revoked.status).toBe(200);
+    await vi.waitFor(async () => expect(await mandateStatus(mandate.id)).toBe('REVOKED'), { timeout: 5000, interval: 50 });
+    errorOf(await charge(mandate.id), 'INVALID_STATE');
+  });
+
   it('are never charged after a revocation that races charges', async () => {
     const { mandate } = await setUp();
     const charges = Array.from({ length: 10 }, () => charge(mandate.id, 300));

@@ -60,19 +60,19 @@ describe('subscriptions', () => {
     expect(charges.rows).toEqual([{ status: 'SUCCEEDED' }, { status: 'SUCCEEDED' }]);
   });
 
-  it('never charge a period twice, even when a worker died after charging it', async () => {
+  it('never charge a period twice, even when a worker died after charging it (the period is a unique key of its payment)', async () => {
     const { customerId, mandateId } = await mandate();
     const subscription = await subscribe(customerId, mandateId);
     await vi.waitFor(async () => expect((await read(subscription.id)).paidPeriods).toBe(1), { timeout: 5000, interval: 50 });
     // As if the worker had charged period 2 and died before recording it: the next sweep records it.
-    const charged = dataOf(
-      await shop.secret(CreatePaymentDocument, { input: { amount: 1999, currency: 'EUR', mandateId, confirm: true, metadata: { subscription_period: `${subscription.id}:2` } } }),
-    ).createPayment;
+    const charged = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1999, currency: 'EUR', mandateId, confirm: true } })).createPayment;
+    await sql.query(`UPDATE payment_intents SET subscription_period = $1 WHERE id = $2`, [`${subscription.id}:2`, charged.id]);
     await monthPasses(subscription.id);
     await vi.waitFor(async () => expect((await read(subscription.id)).paidPeriods).toBe(2), { timeout: 5000, interval: 50 });
     expect((await read(subscription.id)).lastPaymentId).toBe(charged.id);
     const charges = await sql.query(`SELECT count(*)::int AS n FROM payment_intents WHERE mandate_id = $1`, [mandateId]);
     expect(charges.rows[0].n).toBe(2);
+    await expect(sql.query(`UPDATE payment_intents SET subscription_period = $1 WHERE id <> $2 AND mandate_id = $3`, [`${subscription.id}:2`, charged.id, mandateId])).rejects.toThrow(/unique/);
   });
 
   it('go PAST_DUE at a revoked mandate, charging nothing', async () => {

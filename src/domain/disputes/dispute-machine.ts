@@ -34,6 +34,27 @@ export function isDisputeMoveAllowed(from: DisputeStatus, to: DisputeStatus): bo
   return MOVES.has(`${from}>${to}`);
 }
 
+/**
+ * The statuses a processor's report of `to` takes a dispute through from `from`, shortest first (`to` last);
+ * [] when it is there already; null when no rows lead there (a late or out-of-order report). A decision
+ * reported before its challenge was (a lost answer) passes through CHALLENGED, so no event is skipped.
+ */
+export function disputePath(from: DisputeStatus, to: DisputeStatus): DisputeStatus[] | null {
+  if (from === to) return [];
+  const queue: { status: DisputeStatus; path: DisputeStatus[] }[] = [{ status: from, path: [] }];
+  const seen = new Set<DisputeStatus>([from]);
+  while (queue.length > 0) {
+    const { status, path } = queue.shift()!;
+    for (const row of DISPUTE_TRANSITIONS) {
+      if (row.from !== status || seen.has(row.to)) continue;
+      if (row.to === to) return [...path, to];
+      seen.add(row.to);
+      queue.push({ status: row.to, path: [...path, row.to] });
+    }
+  }
+  return null;
+}
+
 export const DISPUTE_TARGETS: Readonly<Record<ProcessorDisputeStatus, DisputeStatus>> = {
   opened: 'OPENED',
   accepted: 'ACCEPTED',
@@ -54,6 +75,9 @@ export const DISPUTE_STATUS_EVENTS: Readonly<Record<DisputeStatus, EventType>> =
   EXPIRED: 'dispute_expired',
   CANCELLED: 'dispute_cancelled',
 };
+
+/** Dispute statuses in which the chargeback holds or may take the payment's money: no refund then. */
+export const MONEY_DISPUTED_STATUSES: ReadonlySet<DisputeStatus> = new Set(['OPENED', 'CHALLENGED', 'ACCEPTED', 'LOST', 'EXPIRED']);
 
 /** The evidence a challenge carries: named documents as text (the sandbox's and Stripe's shape). */
 export const EVIDENCE_LIMITS = { maxFields: 20, maxKeyLength: 40, maxValueLength: 5000 } as const;

@@ -91,6 +91,9 @@ export const ATTEMPT_TRANSITIONS: readonly AttemptTransition[] = [
   { from: 'PENDING', trigger: 'processor_call', when: { result: 'success', threeDs: false, captureMethod: 'MANUAL', partial: true }, to: 'PARTIALLY_AUTHORIZED', source: 'anchor' },
   { from: 'PARTIALLY_AUTHORIZED', trigger: 'capture', to: 'CAPTURE_INITIATED', effect: 'capture_at_processor', source: 'anchor' },
   { from: 'PARTIALLY_AUTHORIZED', trigger: 'void', to: 'VOID_INITIATED', effect: 'void_at_processor', source: 'anchor' },
+  // Recovery, as for AUTHORIZED: a capture or void of a partial authorization that never reached the processor.
+  { from: 'CAPTURE_INITIATED', trigger: 'capture_at_processor', when: { stalled: true, partial: true }, to: 'PARTIALLY_AUTHORIZED', source: 'anchor' },
+  { from: 'VOID_INITIATED', trigger: 'void_at_processor', when: { stalled: true, partial: true }, to: 'PARTIALLY_AUTHORIZED', source: 'anchor' },
   // A void after capture, where the processor supports it (Hyperswitch's VoidedPostCharge). A refusal is its own
   // trigger, not a processor row, so no answer about the charge itself can undo a void on its way.
   { from: 'CHARGED', trigger: 'void', to: 'VOID_POST_CHARGE_INITIATED', effect: 'void_at_processor', source: 'anchor' },

@@ -44,6 +44,7 @@ export const INTENT_TRANSITIONS: readonly IntentTransition[] = [
   { from: 'REQUIRES_CUSTOMER_ACTION', trigger: 'cancel', condition: 'not voided at the processor', to: 'CANCELLED', source: 'anchor' },
   { from: 'PROCESSING', trigger: 'processor call', condition: 'less than the amount authorized, partial authorization allowed', to: 'PARTIALLY_AUTHORIZED', source: 'anchor' },
   { from: 'PARTIALLY_AUTHORIZED', trigger: 'capture or void', condition: 'requested at the processor', to: 'PROCESSING', source: 'anchor' },
+  { from: 'PROCESSING', trigger: 'capture or void at processor', condition: 'the request never reached the processor', to: 'PARTIALLY_AUTHORIZED', source: 'anchor' },
   { from: 'SUCCEEDED', trigger: 'void after capture', condition: 'requested at the processor', to: 'PROCESSING', source: 'anchor', voidAfterCapture: true },
   { from: 'PROCESSING', trigger: 'void after capture at processor', condition: 'success', to: 'CANCELLED_POST_CAPTURE', source: 'anchor' },
   { from: 'REQUIRES_PAYMENT_METHOD', trigger: 'session expiry', condition: 'not confirmed in time', to: 'EXPIRED', source: 'anchor' },

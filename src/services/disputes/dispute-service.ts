@@ -5,7 +5,7 @@
 // its event in the same transaction.
 import { z } from 'zod';
 import { ConnectorError, type Connector, type ProcessorDispute } from '../../connectors/connector.ts';
-import { DISPUTE_STATUSES, DISPUTE_STATUS_EVENTS, DISPUTE_TARGETS, evidenceProblem, isDisputeMoveAllowed } from '../../domain/disputes/dispute-machine.ts';
+import { DISPUTE_STATUSES, DISPUTE_STATUS_EVENTS, DISPUTE_TARGETS, disputePath, evidenceProblem } from '../../domain/disputes/dispute-machine.ts';
 import { AppError, invalidInput, notFound } from '../../domain/errors.ts';
 import { disputeWireObject } from '../../domain/events/wire-objects.ts';
 import { isId, newId } from '../../domain/ids.ts';
@@ -152,18 +152,29 @@ export class DisputeService {
     }
   }
 
-  /** Moves the dispute to what the processor reports, along the table's rows only; anything else changes nothing. */
+  /**
+   * Moves the dispute to what the processor reports, along the table's rows (through CHALLENGED when a
+   * decision comes before the report of its challenge, each step's event written); anything else changes nothing.
+   */
   private async apply(disputeId: string, answer: ProcessorDispute, actor: string, extra: { evidence?: Record<string, string> } = {}): Promise<{ dispute: Dispute; outcome: ApplyOutcome }> {
+    const target = DISPUTE_TARGETS[answer.status];
     const { row, outcome } = await applyGuardedMove<Dispute>(this.context.db, this.outbox, {
       read: () => this.context.db.dispute.findUniqueOrThrow({ where: { id: disputeId } }),
       plan: (dispute) => {
-        const target = DISPUTE_TARGETS[answer.status];
-        if (isDisputeMoveAllowed(dispute.status, target)) return { status: target, ...(extra.evidence ? { evidence: extra.evidence } : {}), version: { increment: 1 }, updatedAt: new Date() };
-        if (target !== dispute.status) this.context.logger.info({ disputeId, status: dispute.status, answer: answer.status, actor }, 'ignored a dispute answer no transition leads to');
+        const path = disputePath(dispute.status, target);
+        if (path !== null && path.length > 0) return { status: target, ...(extra.evidence ? { evidence: extra.evidence } : {}), version: { increment: 1 }, updatedAt: new Date() };
+        if (path === null) this.context.logger.info({ disputeId, status: dispute.status, answer: answer.status, actor }, 'ignored a dispute answer no transition leads to');
         return null;
       },
       write: async (tx, dispute, data) => (await tx.dispute.updateManyAndReturn({ where: { id: dispute.id, version: dispute.version }, data }))[0],
-      moved: async (tx, _before, after) => [await this.outbox.recordChange(tx, after, DISPUTE_STATUS_EVENTS[after.status], disputeWireObject(after))],
+      moved: async (tx, before, after) => {
+        const events = [];
+        for (const status of disputePath(before.status, after.status) ?? []) {
+          const at = { ...after, status };
+          events.push(await this.outbox.recordChange(tx, at, DISPUTE_STATUS_EVENTS[status], disputeWireObject(at)));
+        }
+        return events;
+      },
     });
     if (outcome === 'deferred') this.context.logger.warn({ disputeId, answer: answer.status }, 'dispute answer deferred after repeated concurrent changes');
     return { dispute: row, outcome };

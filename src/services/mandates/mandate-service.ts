@@ -48,8 +48,11 @@ export class MandateService {
     return this.context.db.mandate.findUnique({ where: { paymentId }, include: { savedPaymentMethod: true } });
   }
 
-  /** Creates the mandate of a paid setup payment (mandate_active); the same payment never makes two. */
-  async createForPayment(payment: PaymentIntent & { customerId: string }, saved: SavedPaymentMethod): Promise<void> {
+  /**
+   * Creates the mandate of a paid setup payment (mandate_active) on `token`, the processor token that payment
+   * set up; the same payment never makes two.
+   */
+  async createForPayment(payment: PaymentIntent & { customerId: string }, saved: SavedPaymentMethod, token: string): Promise<void> {
     let event: CommittedEvent | null = null;
     const now = new Date();
     await this.context.db.$transaction(async (tx) => {
@@ -62,6 +65,8 @@ export class MandateService {
           customerId: payment.customerId,
           paymentId: payment.id,
           savedPaymentMethodId: saved.id,
+          processorTokenEncrypted: this.context.secretBox.seal(token),
+          processorTokenHash: this.customers.processorTokenHash(token),
           status: 'ACTIVE',
           createdAt: now,
           updatedAt: now,
@@ -100,18 +105,23 @@ export class MandateService {
   }
 
   /**
-   * A verified processor callback saying a saved card's token was revoked at the customer's bank: every
-   * active mandate on that card is revoked. Null when the account has no card with that token.
+   * A verified processor callback saying a token was revoked at the customer's bank: every active mandate on
+   * that token is revoked. Null when the account has no mandate on it.
    */
   async applyRevocation(connectorAccountId: string, token: string): Promise<{ paymentId: string | null; outcome: 'committed' | 'unchanged' } | null> {
-    const saved = await this.context.db.savedPaymentMethod.findFirst({
-      where: { connectorAccountId, processorTokenHash: this.customers.processorTokenHash(token) },
-      include: { mandates: { where: { status: 'ACTIVE' } } },
+    const mandates = await this.context.db.mandate.findMany({
+      where: { processorTokenHash: this.customers.processorTokenHash(token), savedPaymentMethod: { connectorAccountId } },
+      select: { id: true, paymentId: true, status: true },
     });
-    if (saved === null) return null;
+    if (mandates.length === 0) return null;
     let revoked = 0;
-    for (const mandate of saved.mandates) if ((await this.moveToRevoked(mandate.id, 'processor')) !== null) revoked += 1;
-    return { paymentId: saved.mandates[0]?.paymentId ?? null, outcome: revoked > 0 ? 'committed' : 'unchanged' };
+    for (const mandate of mandates) if (mandate.status === 'ACTIVE' && (await this.moveToRevoked(mandate.id, 'processor')) !== null) revoked += 1;
+    return { paymentId: mandates[0]!.paymentId, outcome: revoked > 0 ? 'committed' : 'unchanged' };
+  }
+
+  /** The processor token a mandate charges: the one its setup payment set up. */
+  processorToken(mandate: Mandate): string {
+    return this.context.secretBox.open(mandate.processorTokenEncrypted);
   }
 
   private refuseRevoked(mandate: Pick<Mandate, 'id' | 'status'>): void {

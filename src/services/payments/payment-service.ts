@@ -118,15 +118,18 @@ export class PaymentService {
     return payment;
   }
 
-  /** `origin.paymentLinkId`: the payment link a customer opened (set by the link, never by API input). */
-  async create(principal: SecretKeyPrincipal, rawInput: unknown, origin: { paymentLinkId?: string } = {}): Promise<Payment> {
+  /**
+   * `origin` is set by the product, never by API input: the payment link a customer opened, or the
+   * subscription period a worker charges (unique: a second charge of one period fails before the processor).
+   */
+  async create(principal: SecretKeyPrincipal, rawInput: unknown, origin: { paymentLinkId?: string; subscriptionPeriod?: string } = {}): Promise<Payment> {
     const input = parseInput(createPaymentInput, rawInput);
     const profile = await profileFor(this.context.db, principal.merchantId, input.profileId);
     // A merchant-initiated payment charges the mandate's saved card, off session (no CVC, nobody to ask).
     const mandate = input.mandateId ? await this.mandates.chargeable(principal, input.mandateId, input.customerId ?? null) : null;
     const customerId = input.customerId ?? mandate?.customerId ?? null;
     const method: PaymentMethod | null = mandate
-      ? { type: 'saved_card', token: this.customers.processorToken(mandate.savedPaymentMethod), cvc: null }
+      ? { type: 'saved_card', token: this.mandates.processorToken(mandate), cvc: null }
       : (input.paymentMethodData ?? null);
     // A payment that could not be confirmed is refused before anything is written.
     if (input.confirm) {
@@ -154,6 +157,7 @@ export class PaymentService {
           customerId,
           mandateId: mandate?.id ?? null,
           paymentLinkId: origin.paymentLinkId ?? null,
+          subscriptionPeriod: origin.subscriptionPeriod ?? null,
           country: input.country ?? null,
           description: input.description ?? null,
           metadata: (input.metadata ?? undefined) as Prisma.InputJsonValue | undefined,
@@ -274,7 +278,8 @@ export class PaymentService {
       // A setup for future off-session payments needs the processor's reusable token of the card.
       const saveCard = options.saveCard || (pending.setupFutureUsage === 'OFF_SESSION' && method.type === 'card');
       // Partial authorization leaves an amount to capture: only for payments captured by the merchant.
-      const allowPartialAuthorization = profile.allowPartialAuthorization && pending.captureMethod === 'MANUAL';
+      // Not with 3DS either: the table has no partial row after authentication.
+      const allowPartialAuthorization = profile.allowPartialAuthorization && pending.captureMethod === 'MANUAL' && pending.authenticationType === 'NO_THREE_DS';
       const outcome = await this.authorizeAt(pending, account, method, { saveCard, allowPartialAuthorization });
       const failure = attemptFailureOf(outcome);
       if (failure !== null) {
@@ -713,8 +718,12 @@ export class PaymentService {
         : answer.paymentMethodToken
           ? await this.customers.saveCard(customer, after.activeAttempt, answer.paymentMethodToken)
           : null;
-    // A mandate is a setup's, never a merchant-initiated payment's (which charges one already).
-    if (saved !== null && after.setupFutureUsage === 'OFF_SESSION' && after.mandateId === null) await this.mandates.createForPayment({ ...after, customerId: after.customerId }, saved);
+    // A mandate is a setup's, never a merchant-initiated payment's (which charges one already), on the token
+    // this payment was paid with.
+    if (saved !== null && after.setupFutureUsage === 'OFF_SESSION' && after.mandateId === null) {
+      const token = answer.paymentMethodToken ?? this.customers.processorToken(saved);
+      await this.mandates.createForPayment({ ...after, customerId: after.customerId }, saved, token);
+    }
   }
 
   /** Whether the request that moved the attempt last has certainly ended (see AttemptConditions.stalled). */

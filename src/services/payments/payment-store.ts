@@ -123,7 +123,11 @@ export class PaymentStore {
       }
       if (intentTo !== intentFrom) history.push({ ...row, subject: 'intent', fromStatus: intentFrom, toStatus: intentTo });
     }
-    return this.write(payment.status, history, async (tx) => {
+    // A void after capture on its way, or refused, is not news for the merchant's endpoint: the payment was
+    // and stays paid until the void succeeds (payment_cancelled_post_capture). Webhooks would otherwise say
+    // "processing" and then "succeeded" a second time for one charge.
+    const quiet = commit.moves.some((move) => move.to === 'VOID_POST_CHARGE_INITIATED' || (move.from === 'VOID_POST_CHARGE_INITIATED' && move.to === 'CHARGED'));
+    return this.write(quiet ? null : payment.status, history, async (tx) => {
       const intent = await this.updateIntent(tx, payment, { ...commit.intent, status: intentStatusOf(attemptTo), version: { increment: 1 }, updatedAt: now });
       const activeAttempt = await tx.paymentAttempt.update({ where: { id: payment.activeAttempt.id }, data: { ...commit.attempt, status: attemptTo, updatedAt: now } });
       return { ...intent, activeAttempt };
@@ -131,11 +135,12 @@ export class PaymentStore {
   }
 
   /**
-   * Runs `change` and records its history in one transaction; when the intent's status changed, the
-   * event it emits is written in the same transaction, and handed to the outbox's relay after commit.
+   * Runs `change` and records its history in one transaction; when the intent's status changed (and the
+   * change is not quiet), the events it emits are written in the same transaction, and handed to the outbox's relay after commit.
    */
   private async write(
-    statusBefore: IntentStatus,
+    /** The status before the change; null for a change that emits no event. */
+    statusBefore: IntentStatus | null,
     history: Prisma.PaymentStatusHistoryCreateManyInput[],
     change: (tx: Transaction) => Promise<Payment>,
   ): Promise<Payment> {
@@ -143,7 +148,7 @@ export class PaymentStore {
     const after = await this.db.$transaction(async (tx) => {
       const changed = await change(tx);
       if (history.length > 0) await tx.paymentStatusHistory.createMany({ data: history });
-      if (changed.status !== statusBefore) events = await this.outbox.recordPaymentChange(tx, changed);
+      if (statusBefore !== null && changed.status !== statusBefore) events = await this.outbox.recordPaymentChange(tx, changed);
       return changed;
     });
     for (const event of events) this.outbox.afterCommit(event);

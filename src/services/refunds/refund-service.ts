@@ -17,7 +17,8 @@ import {
   REFUND_TARGETS,
   refundAmount,
 } from '../../domain/refunds/refund-machine.ts';
-import type { Prisma, Refund } from '../../generated/prisma/client.ts';
+import { Prisma, type Refund } from '../../generated/prisma/client.ts';
+import { MONEY_DISPUTED_STATUSES } from '../../domain/disputes/dispute-machine.ts';
 import type { ConnectorAccountService } from '../connector-accounts.ts';
 import type { ServiceContext } from '../context.ts';
 import type { EventOutbox } from '../events/event-outbox.ts';
@@ -64,10 +65,12 @@ export class RefundService {
       // and it needs the payment still captured, so none slips in once such a void is on its way.
       const reserved = await tx.$executeRaw`
         UPDATE payment_intents SET amount_refunded = amount_refunded + ${decided.amount}, version = version + 1
-        WHERE id = ${payment.id} AND status IN ('SUCCEEDED', 'PARTIALLY_CAPTURED') AND amount_received - amount_refunded >= ${decided.amount}`;
+        WHERE id = ${payment.id} AND status IN ('SUCCEEDED', 'PARTIALLY_CAPTURED') AND amount_received - amount_refunded >= ${decided.amount}
+          AND NOT EXISTS (SELECT 1 FROM disputes WHERE payment_id = ${payment.id} AND status::text IN (${Prisma.join([...MONEY_DISPUTED_STATUSES])}))`;
       if (reserved === 0) {
         const current = await tx.paymentIntent.findUniqueOrThrow({ where: { id: payment.id }, select: { status: true, amountReceived: true, amountRefunded: true } });
         const again = refundAmount(decided.amount, current.amountReceived - current.amountRefunded);
+        await this.refuseDisputed(tx, payment.id);
         if (!REFUNDABLE_PAYMENT_STATUSES.has(current.status)) throw new AppError('INVALID_STATE', `Only a payment that captured money can be refunded; this one is ${current.status}.`, { status: current.status });
         throw invalidInput('amount', 'problem' in again ? again.problem : 'the payment changed meanwhile; try again');
       }
@@ -200,12 +203,25 @@ export class RefundService {
   }
 
   /**
+   * A disputed payment is not refunded: the chargeback already takes (or may take) the money back, and a
+   * refund would return it twice. Only a dispute the merchant won, or one withdrawn, leaves it refundable.
+   */
+  private async refuseDisputed(tx: Prisma.TransactionClient, paymentId: string): Promise<void> {
+    const dispute = await tx.dispute.findFirst({ where: { paymentId, status: { in: [...MONEY_DISPUTED_STATUSES] } }, select: { id: true, status: true } });
+    if (dispute !== null) {
+      throw new AppError('INVALID_STATE', `Payment ${paymentId} has dispute ${dispute.id} (${dispute.status}); a refund would return the money twice.`, { status: dispute.status });
+    }
+  }
+
+  /**
    * Whether a refund that just succeeded returns (part of) its payment's surcharge: refunds return the
    * payment's amount first and its surcharge last, so it does once the succeeded refunds pass the amount.
    */
   private async returnsSurcharge(tx: Prisma.TransactionClient, refund: Refund): Promise<boolean> {
     const payment = await tx.paymentIntent.findUniqueOrThrow({ where: { id: refund.paymentId }, select: { amount: true, surchargeAmount: true } });
     if (payment.surchargeAmount === 0) return false;
+    // Refunds of one payment succeeding at once would each see only itself: they take turns on the payment's row.
+    await tx.$queryRaw`SELECT 1 FROM payment_intents WHERE id = ${refund.paymentId} FOR UPDATE`;
     const succeeded = await tx.refund.aggregate({ where: { paymentId: refund.paymentId, status: 'SUCCEEDED' }, _sum: { amount: true } });
     return (succeeded._sum.amount ?? 0) > payment.amount;
   }

@@ -8,7 +8,7 @@ import { AppError, notFound } from '../../domain/errors.ts';
 import { subscriptionWireObject } from '../../domain/events/wire-objects.ts';
 import { isId, newId } from '../../domain/ids.ts';
 import { INTERVAL_UNITS, PAID_PERIOD_EVENT, periodStart } from '../../domain/subscriptions/subscription-machine.ts';
-import type { PaymentIntent, Subscription } from '../../generated/prisma/client.ts';
+import { Prisma, type PaymentIntent, type Subscription } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../context.ts';
 import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
 import type { MandateService } from '../mandates/mandate-service.ts';
@@ -31,7 +31,7 @@ const createSubscriptionInput = z
 
 const subscriptionIdInput = z.object({ subscriptionId: z.string().refine((value) => isId('subscription', value), 'must be a subscription id (sub_…)') });
 
-/** The metadata key that ties a period's payment to its subscription and period. */
+/** The metadata key that shows the merchant which subscription and period a payment charged. */
 const PERIOD_TAG = 'subscription_period';
 
 export class SubscriptionService {
@@ -95,11 +95,15 @@ export class SubscriptionService {
     const due = await this.context.db.subscription.findMany({ where: { status: 'ACTIVE', nextChargeAt: { lte: now }, ...free }, orderBy: { nextChargeAt: 'asc' }, take: limit });
     let charged = 0;
     for (const subscription of due) {
-      // The lease: long enough for a charge that waits out the processor's timeout.
-      const leaseUntil = new Date(now.getTime() + 3 * this.context.config.CONNECTOR_TIMEOUT_MS);
-      const { count } = await this.context.db.subscription.updateMany({ where: { id: subscription.id, version: subscription.version, status: 'ACTIVE', ...free }, data: { chargingUntil: leaseUntil } });
+      // The lease, from the time it is taken: long enough for a charge that waits out the processor's timeout.
+      // It bumps the version, so of two workers that read the row only one takes it.
+      const leaseUntil = new Date(Date.now() + 3 * this.context.config.CONNECTOR_TIMEOUT_MS);
+      const { count } = await this.context.db.subscription.updateMany({
+        where: { id: subscription.id, version: subscription.version, status: 'ACTIVE', ...free },
+        data: { chargingUntil: leaseUntil, version: { increment: 1 } },
+      });
       if (count === 0) continue;
-      if (await this.chargePeriod(subscription)) charged += 1;
+      if (await this.chargePeriod({ ...subscription, version: subscription.version + 1 })) charged += 1;
     }
     return charged;
   }
@@ -109,7 +113,7 @@ export class SubscriptionService {
     const period = subscription.paidPeriods + 1;
     const tag = `${subscription.id}:${period}`;
     const principal: SecretKeyPrincipal = { kind: 'secretKey', merchantId: subscription.merchantId, mode: subscription.mode, keyId: `subscription:${subscription.id}` };
-    let payment: PaymentIntent | null = await this.context.db.paymentIntent.findFirst({ where: { merchantId: subscription.merchantId, metadata: { path: [PERIOD_TAG], equals: tag } } });
+    let payment: PaymentIntent | null = await this.context.db.paymentIntent.findUnique({ where: { subscriptionPeriod: tag } });
     let failure: { errorCode: string; errorMessage: string } | null = null;
     if (payment === null) {
       try {
@@ -117,14 +121,17 @@ export class SubscriptionService {
           amount: subscription.amount,
           currency: subscription.currency,
           mandateId: subscription.mandateId,
+          profileId: subscription.profileId,
           confirm: true,
           description: `Subscription ${subscription.id}, period ${period}`,
           metadata: { [PERIOD_TAG]: tag },
-        });
+        }, { subscriptionPeriod: tag });
       } catch (error) {
+        // Another worker created this period's charge first: it records the outcome.
+        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return false;
         if (!(error instanceof AppError)) throw error;
         failure = { errorCode: error.code === 'PAYMENT_DECLINED' ? String(error.details['declineCode'] ?? 'payment_declined') : error.code.toLowerCase(), errorMessage: error.message };
-        payment = await this.context.db.paymentIntent.findFirst({ where: { merchantId: subscription.merchantId, metadata: { path: [PERIOD_TAG], equals: tag } } });
+        payment = await this.context.db.paymentIntent.findUnique({ where: { subscriptionPeriod: tag } });
       }
     }
     if (payment?.status === 'SUCCEEDED') return this.recordPaid(subscription, period, payment);
