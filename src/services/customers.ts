@@ -5,7 +5,7 @@ import { createHmac } from 'node:crypto';
 import { notFound } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Mode } from '../domain/api-keys.ts';
-import type { PaymentAttempt, SavedPaymentMethod } from '../generated/prisma/client.ts';
+import type { PaymentAttempt, Prisma, SavedPaymentMethod } from '../generated/prisma/client.ts';
 import type { ServiceContext } from './context.ts';
 import { customerId as customerIdSchema } from './payments/inputs.ts';
 import type { MerchantPrincipal } from './principal.ts';
@@ -56,7 +56,8 @@ export class CustomerService {
   }
 
   /** Keeps the processor's token of the card `attempt` paid with; the same card saved again is refreshed, not duplicated. */
-  async saveCard(payment: { merchantId: string; mode: Mode; customerId: string }, attempt: PaymentAttempt, token: string): Promise<SavedPaymentMethod> {
+  /** `db`: the transaction of the change that paid with the card, when there is one. */
+  async saveCard(payment: { merchantId: string; mode: Mode; customerId: string }, attempt: PaymentAttempt, token: string, db: Prisma.TransactionClient = this.context.db): Promise<SavedPaymentMethod> {
     const card = {
       cardBrand: attempt.cardBrand,
       cardLast4: attempt.cardLast4,
@@ -72,7 +73,7 @@ export class CustomerService {
       connectorAccountId: attempt.connectorAccountId!,
       cardFingerprint: attempt.cardFingerprint!,
     };
-    return this.context.db.savedPaymentMethod.upsert({
+    return db.savedPaymentMethod.upsert({
       where: { merchantId_mode_customerId_connectorAccountId_cardFingerprint: key },
       create: { id: newId('paymentMethod'), ...key, ...card, paymentMethodType: 'card', processorTokenEncrypted, lastUsedAt: new Date() },
       update: { ...card, processorTokenEncrypted, lastUsedAt: new Date() },

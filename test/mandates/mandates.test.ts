@@ -1,8 +1,9 @@
 // Mandates end to end over HTTP: a customer's setup payment (setupFutureUsage OFF_SESSION) creates one,
 // merchant-initiated payments charge it off session through the sandbox, and once revoked (by the merchant or
 // by the processor's signed callback) it is never charged again, even by charges racing the revocation.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ConfirmPaymentDocument, CreatePaymentDocument, MandateDocument, MandatesDocument, PaymentMandateDocument, RevokeMandateDocument } from '../gql/graphql.ts';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { ConfirmPaymentDocument, CreatePaymentDocument, MandateDocument, MandatesDocument, PaymentMandateDocument, RevokeMandateDocument, SyncPaymentDocument } from '../gql/graphql.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 import { eventReaching, shopWithReceiver, type Shop } from '../support/webhooks.ts';
@@ -49,6 +50,29 @@ describe('mandates', () => {
     const processorPayment = await (await fetch(`${stack.sandboxUrl}/v1/payments/${payment.activeAttempt.connectorTransactionId}`, { headers: { authorization: `Bearer ${shop.sandboxKey}` } })).json();
     expect(processorPayment.payment_method_token).toMatch(/^pm_/);
     expect(JSON.stringify(body)).not.toContain(processorPayment.payment_method_token); // never the processor's token
+  });
+
+  it('are written in the same transaction as the paid setup: when the mandate cannot be written, the payment is not recorded paid either, and a sync completes both', async () => {
+    const customerId = `cus_atomic_${Date.now()}`;
+    const sql = new pg.Client({ connectionString: inject('databaseUrl') });
+    await sql.connect();
+    // A fault in the mandate's write, for this customer only.
+    await sql.query(`CREATE OR REPLACE FUNCTION refuse_mandate() RETURNS trigger AS $$ BEGIN IF NEW.customer_id = '${customerId}' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+    await sql.query(`CREATE TRIGGER refuse_mandate BEFORE INSERT ON mandates FOR EACH ROW EXECUTE FUNCTION refuse_mandate()`);
+    try {
+      const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', customerId, setupFutureUsage: 'OFF_SESSION' } })).createPayment;
+      errorOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card() } }), 'INTERNAL');
+      const half = dataOf(await shop.secret(PaymentMandateDocument, { id: created.id })).payment!;
+      expect(half).toMatchObject({ status: 'PROCESSING', createdMandate: null });
+      expect((await sql.query(`SELECT count(*)::int AS n FROM saved_payment_methods WHERE customer_id = $1`, [customerId])).rows[0].n).toBe(0);
+      await sql.query(`DROP TRIGGER refuse_mandate ON mandates`);
+      expect(dataOf(await shop.secret(SyncPaymentDocument, { input: { paymentId: created.id } })).syncPayment.status).toBe('SUCCEEDED');
+      expect(dataOf(await shop.secret(PaymentMandateDocument, { id: created.id })).payment!.createdMandate).toMatchObject({ status: 'ACTIVE', customerId });
+    } finally {
+      await sql.query(`DROP TRIGGER IF EXISTS refuse_mandate ON mandates`);
+      await sql.query(`DROP FUNCTION IF EXISTS refuse_mandate()`);
+      await sql.end();
+    }
   });
 
   it('are not created by a declined setup payment', async () => {

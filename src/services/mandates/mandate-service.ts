@@ -8,7 +8,7 @@ import { AppError, notFound } from '../../domain/errors.ts';
 import { mandateWireObject } from '../../domain/events/wire-objects.ts';
 import { isId, newId } from '../../domain/ids.ts';
 import { MANDATE_STATUS_EVENTS, isMandateMoveAllowed } from '../../domain/mandates/mandate-machine.ts';
-import type { Mandate, PaymentIntent, SavedPaymentMethod } from '../../generated/prisma/client.ts';
+import type { Mandate, PaymentIntent, Prisma, SavedPaymentMethod } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../context.ts';
 import type { CustomerService } from '../customers.ts';
 import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
@@ -49,33 +49,31 @@ export class MandateService {
   }
 
   /**
-   * Creates the mandate of a paid setup payment (mandate_active) on `token`, the processor token that payment
-   * set up; the same payment never makes two.
+   * Inside the transaction that records a setup payment paid: its mandate on `token`, the processor token
+   * that payment set up, and the mandate_active event; the same payment never makes two.
    */
-  async createForPayment(payment: PaymentIntent & { customerId: string }, saved: SavedPaymentMethod, token: string): Promise<void> {
-    let event: CommittedEvent | null = null;
+  async recordForPayment(tx: Prisma.TransactionClient, payment: PaymentIntent & { customerId: string }, saved: SavedPaymentMethod, token: string): Promise<CommittedEvent[]> {
     const now = new Date();
-    await this.context.db.$transaction(async (tx) => {
-      const [created] = await tx.mandate.createManyAndReturn({
-        data: {
-          id: newId('mandate'),
-          merchantId: payment.merchantId,
-          profileId: payment.profileId,
-          mode: payment.mode,
-          customerId: payment.customerId,
-          paymentId: payment.id,
-          savedPaymentMethodId: saved.id,
-          processorTokenEncrypted: this.context.secretBox.seal(token),
-          processorTokenHash: this.customers.processorTokenHash(token),
-          status: 'ACTIVE',
-          createdAt: now,
-          updatedAt: now,
-        },
-        skipDuplicates: true,
-      });
-      if (created !== undefined) event = await this.outbox.recordChange(tx, created, MANDATE_STATUS_EVENTS.ACTIVE, mandateWireObject({ ...created, savedPaymentMethod: saved }));
+    const [created] = await tx.mandate.createManyAndReturn({
+      data: {
+        id: newId('mandate'),
+        merchantId: payment.merchantId,
+        profileId: payment.profileId,
+        mode: payment.mode,
+        customerId: payment.customerId,
+        paymentId: payment.id,
+        savedPaymentMethodId: saved.id,
+        processorTokenEncrypted: this.context.secretBox.seal(token),
+        processorTokenHash: this.customers.processorTokenHash(token),
+        status: 'ACTIVE',
+        createdAt: now,
+        updatedAt: now,
+      },
+      skipDuplicates: true,
     });
-    if (event !== null) this.outbox.afterCommit(event);
+    if (created === undefined) return [];
+    const event = await this.outbox.recordChange(tx, created, MANDATE_STATUS_EVENTS.ACTIVE, mandateWireObject({ ...created, savedPaymentMethod: saved }));
+    return event === null ? [] : [event];
   }
 
   /**

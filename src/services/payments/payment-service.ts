@@ -24,7 +24,7 @@ import { Prisma, type BusinessProfile, type ConnectorAccount, type SavedPaymentM
 import type { ConnectorAccountService } from '../connector-accounts.ts';
 import type { ServiceContext } from '../context.ts';
 import type { CustomerService } from '../customers.ts';
-import type { EventOutbox } from '../events/event-outbox.ts';
+import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
 import type { MandateService } from '../mandates/mandate-service.ts';
 import type { MerchantPrincipal, Principal, SecretKeyPrincipal } from '../principal.ts';
 import { parseInput } from '../validation.ts';
@@ -687,8 +687,7 @@ export class PaymentService {
             };
       if (commit === null) return { payment, outcome: 'unchanged' };
       try {
-        const moved = await this.store.commit(payment, commit);
-        await this.keepCardToken(payment, moved, answer);
+        const moved = await this.store.commit(payment, { ...commit, alsoInTransaction: (tx, after) => this.keepCardToken(tx, payment, after, answer) });
         return { payment: moved, outcome: 'committed' };
       } catch (error) {
         if (!(error instanceof AppError && error.code === 'CONFLICT')) throw error;
@@ -706,24 +705,24 @@ export class PaymentService {
    * off-session use); it is kept on the customer once the attempt is paid (authorized or charged), whether
    * that took one answer or a 3DS challenge and a sync later. A card that was declined or failed
    * authentication is never saved. A setup payment (setupFutureUsage OFF_SESSION) then gets its mandate,
-   * on the card just saved or the saved card it was paid with.
+   * on the card just saved or the saved card it was paid with. All in the transaction that records the
+   * payment paid, so a crash cannot leave a paid setup without its mandate.
    */
-  private async keepCardToken(before: Payment, after: Payment, answer: ProcessorPayment): Promise<void> {
-    if (after.customerId === null || PAID.has(before.status) || !PAID.has(after.status)) return;
+  private async keepCardToken(tx: Prisma.TransactionClient, before: Payment, after: Payment, answer: ProcessorPayment): Promise<CommittedEvent[]> {
+    if (after.customerId === null || PAID.has(before.status) || !PAID.has(after.status)) return [];
     const customer = { merchantId: after.merchantId, mode: after.mode, customerId: after.customerId };
     const { savedPaymentMethodId } = after.activeAttempt;
     const saved =
       savedPaymentMethodId !== null
-        ? await this.context.db.savedPaymentMethod.findUniqueOrThrow({ where: { id: savedPaymentMethodId } })
+        ? await tx.savedPaymentMethod.findUniqueOrThrow({ where: { id: savedPaymentMethodId } })
         : answer.paymentMethodToken
-          ? await this.customers.saveCard(customer, after.activeAttempt, answer.paymentMethodToken)
+          ? await this.customers.saveCard(customer, after.activeAttempt, answer.paymentMethodToken, tx)
           : null;
     // A mandate is a setup's, never a merchant-initiated payment's (which charges one already), on the token
     // this payment was paid with.
-    if (saved !== null && after.setupFutureUsage === 'OFF_SESSION' && after.mandateId === null) {
-      const token = answer.paymentMethodToken ?? this.customers.processorToken(saved);
-      await this.mandates.createForPayment({ ...after, customerId: after.customerId }, saved, token);
-    }
+    if (saved === null || after.setupFutureUsage !== 'OFF_SESSION' || after.mandateId !== null) return [];
+    const token = answer.paymentMethodToken ?? this.customers.processorToken(saved);
+    return this.mandates.recordForPayment(tx, { ...after, customerId: after.customerId }, saved, token);
   }
 
   /** Whether the request that moved the attempt last has certainly ended (see AttemptConditions.stalled). */

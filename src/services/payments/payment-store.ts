@@ -22,6 +22,8 @@ export interface Commit {
   intent?: Prisma.PaymentIntentUncheckedUpdateInput;
   /** Who caused it: "key_…", "processor", "sync", "redirect". */
   actor: string;
+  /** More writes the change entails, in its transaction (a paid setup's saved card and mandate); their events. */
+  alsoInTransaction?: (tx: Transaction, after: Payment) => Promise<CommittedEvent[]>;
 }
 
 /** A new attempt of a payment: an automatic retry on the next connector, or a manual retry of a failed payment. */
@@ -131,24 +133,26 @@ export class PaymentStore {
       const intent = await this.updateIntent(tx, payment, { ...commit.intent, status: intentStatusOf(attemptTo), version: { increment: 1 }, updatedAt: now });
       const activeAttempt = await tx.paymentAttempt.update({ where: { id: payment.activeAttempt.id }, data: { ...commit.attempt, status: attemptTo, updatedAt: now } });
       return { ...intent, activeAttempt };
-    });
+    }, commit.alsoInTransaction);
   }
 
   /**
-   * Runs `change` and records its history in one transaction; when the intent's status changed (and the
-   * change is not quiet), the events it emits are written in the same transaction, and handed to the outbox's relay after commit.
+   * Runs `change`, `also` and the history in one transaction; when the intent's status changed (and the
+   * change is not quiet), the events it emits are written in it too, and handed to the relay after commit.
    */
   private async write(
     /** The status before the change; null for a change that emits no event. */
     statusBefore: IntentStatus | null,
     history: Prisma.PaymentStatusHistoryCreateManyInput[],
     change: (tx: Transaction) => Promise<Payment>,
+    also?: Commit['alsoInTransaction'],
   ): Promise<Payment> {
     let events: CommittedEvent[] = [];
     const after = await this.db.$transaction(async (tx) => {
       const changed = await change(tx);
       if (history.length > 0) await tx.paymentStatusHistory.createMany({ data: history });
       if (statusBefore !== null && changed.status !== statusBefore) events = await this.outbox.recordPaymentChange(tx, changed);
+      if (also) events = [...events, ...(await also(tx, changed))];
       return changed;
     });
     for (const event of events) this.outbox.afterCommit(event);
