@@ -35,7 +35,7 @@ function routeLabel(pathname: string): string {
   if (CALLBACK_ROUTE.test(pathname)) return '/webhooks/:merchant_id/:merchant_connector_id';
   if (REGISTRATION_ROUTE.test(pathname)) return '/account/:account_id/webhooks/:merchant_connector_id';
   const paymentLink = PAYMENT_LINK_ROUTE.exec(pathname);
-  if (paymentLink) return paymentLink[2] ? '/payment-links/:id/payments' : '/payment-links/:id';
+  if (paymentLink) return `/payment-links/:id${paymentLink[2] ?? ''}`;
   return 'other';
 }
 

@@ -41,6 +41,14 @@ const createPaymentLinkInput = z
 
 const payInput = z.object({ amount: z.number().int('must be a whole number of minor units').nullish() }).strict();
 
+/** What the link's page sends to pay: the payment's client secret and the customer's card. */
+const confirmInput = z
+  .object({
+    client_secret: z.string().max(200),
+    card: z.object({ number: z.string().max(40), expiry_month: z.number(), expiry_year: z.number(), cvc: z.string().max(8), holder_name: z.string().max(100).nullish() }).strict(),
+  })
+  .strict();
+
 export class PaymentLinkService {
   constructor(
     private readonly context: ServiceContext,
@@ -100,12 +108,31 @@ export class PaymentLinkService {
     }
     // The link acts for its merchant; the history names the link.
     const principal: SecretKeyPrincipal = { kind: 'secretKey', merchantId: link.merchantId, mode: link.mode, keyId: `payment_link:${link.id}` };
+    // After 3D Secure the customer comes back to the link's page, which shows the payment's status.
     const payment = await this.payments.create(
       principal,
-      { amount, currency: link.currency, profileId: link.profileId, ...(link.description ? { description: link.description } : {}) },
+      { amount, currency: link.currency, profileId: link.profileId, returnUrl: this.urlOf(link), ...(link.description ? { description: link.description } : {}) },
       { paymentLinkId: link.id },
     );
     return { paymentId: payment.id, clientSecret: this.payments.clientSecretFor(payment.id), amount: payment.amount, currency: payment.currency };
+  }
+
+  /**
+   * The link page's pay button: confirms a payment made through this link with the customer's card. The
+   * client secret authorizes it, as it does for the SDK with a publishable key.
+   */
+  async confirm(linkId: string, rawInput: unknown) {
+    const link = await this.open(linkId);
+    const input = parseInput(confirmInput, rawInput);
+    const paymentId = this.payments.paymentIdOfClientSecret(input.client_secret);
+    const owner = await this.context.db.paymentIntent.findUnique({ where: { id: paymentId }, select: { paymentLinkId: true } });
+    if (owner?.paymentLinkId !== link.id) throw notFound('payment of this link', paymentId);
+    const principal = { kind: 'publishableKey' as const, merchantId: link.merchantId, mode: link.mode, keyId: `payment_link:${link.id}` };
+    const { card } = input;
+    return this.payments.confirm(principal, {
+      clientSecret: input.client_secret,
+      paymentMethodData: { card: { number: card.number, expiryMonth: card.expiry_month, expiryYear: card.expiry_year, cvc: card.cvc, holderName: card.holder_name ?? null } },
+    });
   }
 
   /** The payments made through a link, newest first. */

@@ -43,6 +43,45 @@ describe('payment links', () => {
     expect(payments.every((payment) => payment.paymentLinkId === link.id)).toBe(true);
   });
 
+  it('are paid on their page: the page’s form creates the use’s payment and confirms it with the card', async () => {
+    const link = dataOf(await shop.secret(CreatePaymentLinkDocument, { input: { amount: 1500, currency: 'EUR', description: 'Workshop' } })).createPaymentLink;
+    const page = await (await fetch(`${stack.api.url}/payment-links/${link.id}`)).text();
+    expect(page).toContain('<form id="pay">');
+    expect(page).toContain("post('/confirm'");
+    const confirm = async (number: string) => {
+      const created = await (await use(link.id)).json();
+      const answer = await fetch(`${stack.api.url}/payment-links/${link.id}/confirm`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_secret: created.client_secret, card: { number, expiry_month: 12, expiry_year: new Date().getUTCFullYear() + 2, cvc: '123' } }),
+      });
+      return { created, status: answer.status, body: await answer.json() };
+    };
+    const paid = await confirm('4242424242424242');
+    expect(paid).toMatchObject({ status: 200, body: { payment_id: paid.created.payment_id, status: 'SUCCEEDED', next_action: null } });
+    const declined = await confirm('4000000000000002');
+    expect(declined).toMatchObject({ status: 402, body: { error: { code: 'PAYMENT_DECLINED' } } });
+    const challenged = await confirm('4000002500003155');
+    expect(challenged.body).toMatchObject({ status: 'REQUIRES_CUSTOMER_ACTION', next_action: { redirect_to_url: expect.stringMatching(/^http/) } });
+    // Back from 3D Secure, the page shows the payment's status.
+    const back = await (await fetch(`${stack.api.url}/payment-links/${link.id}?payment_id=${paid.created.payment_id}&status=succeeded`)).text();
+    expect(back).toContain(`Payment ${paid.created.payment_id} is succeeded.`);
+    // Another link's payment, or a confirmed one, is refused.
+    const other = dataOf(await shop.secret(CreatePaymentLinkDocument, { input: { amount: 100, currency: 'EUR' } })).createPaymentLink;
+    const foreign = await fetch(`${stack.api.url}/payment-links/${other.id}/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_secret: (await (await use(link.id)).json()).client_secret, card: { number: '4242424242424242', expiry_month: 12, expiry_year: 2040, cvc: '123' } }),
+    });
+    expect(foreign.status).toBe(404);
+    const twice = await fetch(`${stack.api.url}/payment-links/${link.id}/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_secret: paid.created.client_secret, card: { number: '4242424242424242', expiry_month: 12, expiry_year: 2040, cvc: '123' } }),
+    });
+    expect(twice.status).toBe(409);
+  });
+
   it('let the customer choose an amount within the bounds, and refuse others naming the field', async () => {
     const link = dataOf(await shop.secret(CreatePaymentLinkDocument, { input: { minAmount: 500, maxAmount: 5000, currency: 'USD' } })).createPaymentLink;
     expect((await (await use(link.id, { amount: 1234 })).json()).amount).toBe(1234);
