@@ -1,6 +1,7 @@
 // One step of the sync schedule of a refund or payout (run by the worker): while the resource still waits
 // on its processor, sync it and schedule the next step; when the schedule has run out, flag it for the
 // merchant. The same rules as payments' (PaymentService.runScheduledSync), for resources with one status.
+import { ConnectorError } from '../connectors/connector.ts';
 import { AppError } from '../domain/errors.ts';
 import { paymentSyncDelayMs } from '../domain/payments/sync-schedule.ts';
 import type { Logger } from '../logger.ts';
@@ -38,5 +39,18 @@ export async function watchOpen(job: Omit<ResourceSyncJob, 'step'>, scheduler: P
   } catch (error) {
     // The resource is committed and the processor has it: the caller must learn it; a manual sync still works.
     logger.error({ [`${job.kind}Id`]: job.id, err: error }, `could not schedule the sync of a ${job.kind} waiting on its processor`);
+  }
+}
+
+/**
+ * Asks the processor for a resource's current state: by its id there, or (a call that timed out left none)
+ * by our reference; null when it has none. A processor that cannot be asked is CONNECTOR_ERROR.
+ */
+export async function askProcessor<Answer>(processorId: string | null, byId: (id: string) => Promise<Answer>, byReference: () => Promise<Answer | null>): Promise<Answer | null> {
+  try {
+    return processorId !== null ? await byId(processorId) : await byReference();
+  } catch (error) {
+    if (error instanceof ConnectorError) throw new AppError('CONNECTOR_ERROR', `The processor could not be asked: ${error.message}.`);
+    throw error;
   }
 }

@@ -3,6 +3,7 @@
 // before the deadline; the network decides a challenge (won or lost), or the dispute expires unanswered, or
 // it is withdrawn. Hyperswitch's DisputeStatus is the model; every status has its own event (always sent).
 import type { EventType } from '../events/catalog.ts';
+import { movesOf, pathOf } from '../state-tables.ts';
 
 export const DISPUTE_STATUSES = ['OPENED', 'ACCEPTED', 'CHALLENGED', 'WON', 'LOST', 'EXPIRED', 'CANCELLED'] as const;
 export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
@@ -27,33 +28,15 @@ export const DISPUTE_TRANSITIONS: readonly DisputeTransition[] = [
   { from: 'CHALLENGED', to: 'CANCELLED', trigger: 'the customer or network withdrew the dispute' },
 ];
 
-const MOVES = new Set(DISPUTE_TRANSITIONS.filter((row) => row.from !== null).map((row) => `${row.from}>${row.to}`));
-
 /** True when a dispute may move from `from` to `to` (staying put is not a move). */
-export function isDisputeMoveAllowed(from: DisputeStatus, to: DisputeStatus): boolean {
-  return MOVES.has(`${from}>${to}`);
-}
+export const isDisputeMoveAllowed = movesOf(DISPUTE_TRANSITIONS);
 
 /**
  * The statuses a processor's report of `to` takes a dispute through from `from`, shortest first (`to` last);
  * [] when it is there already; null when no rows lead there (a late or out-of-order report). A decision
  * reported before its challenge was (a lost answer) passes through CHALLENGED, so no event is skipped.
  */
-export function disputePath(from: DisputeStatus, to: DisputeStatus): DisputeStatus[] | null {
-  if (from === to) return [];
-  const queue: { status: DisputeStatus; path: DisputeStatus[] }[] = [{ status: from, path: [] }];
-  const seen = new Set<DisputeStatus>([from]);
-  while (queue.length > 0) {
-    const { status, path } = queue.shift()!;
-    for (const row of DISPUTE_TRANSITIONS) {
-      if (row.from !== status || seen.has(row.to)) continue;
-      if (row.to === to) return [...path, to];
-      seen.add(row.to);
-      queue.push({ status: row.to, path: [...path, row.to] });
-    }
-  }
-  return null;
-}
+export const disputePath = (from: DisputeStatus, to: DisputeStatus): DisputeStatus[] | null => pathOf(DISPUTE_TRANSITIONS, from, to);
 
 export const DISPUTE_TARGETS: Readonly<Record<ProcessorDisputeStatus, DisputeStatus>> = {
   opened: 'OPENED',

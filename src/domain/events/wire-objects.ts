@@ -3,6 +3,11 @@
 // state (the seed's receiver obligations), and `version`, which orders changes of the same instant.
 import { snakeCaseStatus, type AttemptStatus, type IntentStatus } from '../payments/statuses.ts';
 
+/** When a resource was created and last changed, and the version that orders its changes: every wire shape ends with them. */
+function changeFields(resource: { createdAt: Date; updatedAt: Date; version: number }) {
+  return { created: resource.createdAt.toISOString(), updated: resource.updatedAt.toISOString(), version: resource.version };
+}
+
 /** Who a resource belongs to, as every wire shape carries it. */
 function ownerFields(resource: { merchantId: string; profileId: string; mode: string }) {
   return { merchant_id: resource.merchantId, profile_id: resource.profileId, livemode: resource.mode === 'LIVE' };
@@ -89,9 +94,7 @@ export function paymentWireObject(intent: PaymentIntentFields, attempt: PaymentA
     cancellation_reason: intent.cancellationReason,
     error_code: intent.errorCode,
     error_message: intent.errorMessage,
-    created: intent.createdAt.toISOString(),
-    updated: intent.updatedAt.toISOString(),
-    version: intent.version,
+    ...changeFields(intent),
   };
 }
 
@@ -131,9 +134,7 @@ export function refundWireObject(refund: RefundFields): Record<string, unknown> 
     connector_refund_id: refund.connectorRefundId,
     error_code: refund.errorCode,
     error_message: refund.errorMessage,
-    created: refund.createdAt.toISOString(),
-    updated: refund.updatedAt.toISOString(),
-    version: refund.version,
+    ...changeFields(refund),
   };
 }
 
@@ -178,9 +179,7 @@ export function disputeWireObject(dispute: DisputeFields): Record<string, unknow
     connector_reason: dispute.reason,
     challenge_required_by: dispute.evidenceDueBy?.toISOString() ?? null,
     evidence_submitted: dispute.evidence !== null && dispute.evidence !== undefined,
-    created: dispute.createdAt.toISOString(),
-    updated: dispute.updatedAt.toISOString(),
-    version: dispute.version,
+    ...changeFields(dispute),
   };
 }
 
@@ -221,9 +220,7 @@ export function mandateWireObject(mandate: MandateFields): Record<string, unknow
     card: { brand: card.cardBrand?.toLowerCase() ?? null, last4: card.cardLast4, exp_month: card.cardExpiryMonth, exp_year: card.cardExpiryYear },
     connector_account_id: card.connectorAccountId,
     revoked_at: mandate.revokedAt?.toISOString() ?? null,
-    created: mandate.createdAt.toISOString(),
-    updated: mandate.updatedAt.toISOString(),
-    version: mandate.version,
+    ...changeFields(mandate),
   };
 }
 
@@ -265,9 +262,7 @@ export function payoutWireObject(payout: PayoutFields): Record<string, unknown> 
     connector_payout_id: payout.connectorPayoutId,
     error_code: payout.errorCode,
     error_message: payout.errorMessage,
-    created: payout.createdAt.toISOString(),
-    updated: payout.updatedAt.toISOString(),
-    version: payout.version,
+    ...changeFields(payout),
   };
 }
 
@@ -323,8 +318,6 @@ export function subscriptionWireObject(subscription: SubscriptionFields, invoice
       period_start: invoice.periodStart.toISOString(),
       paid_at: invoice.paidAt.toISOString(),
     },
-    created: subscription.createdAt.toISOString(),
-    updated: subscription.updatedAt.toISOString(),
-    version: subscription.version,
+    ...changeFields(subscription),
   };
 }

@@ -2,6 +2,7 @@
 // It is ACTIVE from the moment its setup payment is paid, and REVOKED for good by the merchant
 // (revokeMandate) or by the customer's bank (a processor callback); a revoked mandate is never charged.
 import type { EventType } from '../events/catalog.ts';
+import { sourcesOf } from '../state-tables.ts';
 
 export const MANDATE_STATUSES = ['ACTIVE', 'REVOKED'] as const;
 export type MandateStatus = (typeof MANDATE_STATUSES)[number];
@@ -17,9 +18,8 @@ export const MANDATE_TRANSITIONS: readonly MandateTransition[] = [
   { from: 'ACTIVE', to: 'REVOKED', trigger: 'revokeMandate, or the processor reports the customer revoked it' },
 ];
 
-export function isMandateMoveAllowed(from: MandateStatus, to: MandateStatus): boolean {
-  return MANDATE_TRANSITIONS.some((row) => row.from === from && row.to === to);
-}
+/** The statuses a mandate may be revoked from (the revocation's guarded update takes only these). */
+export const REVOCABLE_MANDATE_STATUSES: readonly MandateStatus[] = sourcesOf(MANDATE_TRANSITIONS, 'REVOKED');
 
 /** Hyperswitch's mapping: active and revoked have events (its inactive and pending have none). */
 export const MANDATE_STATUS_EVENTS: Readonly<Record<MandateStatus, EventType>> = {

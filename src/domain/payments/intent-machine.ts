@@ -2,6 +2,7 @@
 // (statuses.ts); this table is the set of moves that derivation may make, checked on every commit. Rows
 // marked `seed` are the seed's table letter for letter; `anchor` rows are the completions (in-flight
 // capture and void show as PROCESSING, as in Hyperswitch; cancel; partial capture; failures).
+import { movesOf } from '../state-tables.ts';
 import type { IntentStatus } from './statuses.ts';
 
 export interface IntentTransition {
@@ -53,16 +54,15 @@ export const INTENT_TRANSITIONS: readonly IntentTransition[] = [
   { from: 'FAILED', trigger: 'confirm again', condition: 'manual retry with another payment method', to: 'PROCESSING', source: 'anchor', newAttempt: true },
 ];
 
-const movesOf = (rows: readonly IntentTransition[]) => new Set(rows.map((row) => `${row.from}>${row.to}`));
-const ATTEMPT_MOVES = movesOf(INTENT_TRANSITIONS.filter((row) => !row.newAttempt));
-const NEW_ATTEMPT_MOVES = movesOf(INTENT_TRANSITIONS.filter((row) => row.newAttempt));
+const isAttemptMove = movesOf(INTENT_TRANSITIONS.filter((row) => !row.newAttempt));
+const isNewAttemptMove = movesOf(INTENT_TRANSITIONS.filter((row) => row.newAttempt));
 
 /** True when a move of the active attempt may take the intent from `from` to `to` (staying put is always allowed). */
 export function isIntentMoveAllowed(from: IntentStatus, to: IntentStatus): boolean {
-  return from === to || ATTEMPT_MOVES.has(`${from}>${to}`);
+  return from === to || isAttemptMove(from, to);
 }
 
 /** True when starting a new attempt may take the intent from `from` to `to` (a retry keeps it PROCESSING). */
 export function isNewAttemptMoveAllowed(from: IntentStatus, to: IntentStatus): boolean {
-  return from === to || NEW_ATTEMPT_MOVES.has(`${from}>${to}`);
+  return from === to || isNewAttemptMove(from, to);
 }

@@ -5,6 +5,7 @@
 // transit), SUCCEEDED; or FAILED, CANCELLED, EXPIRED; a paid payout the bank sends back is REVERSED.
 // Hyperswitch's PayoutStatus and its payout_* events are the model.
 import type { EventType } from '../events/catalog.ts';
+import { movesOf } from '../state-tables.ts';
 
 export const PAYOUT_STATUSES = ['CREATED', 'INITIATED', 'PROCESSING', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'EXPIRED', 'REVERSED', 'NOT_PERMITTED'] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
@@ -35,11 +36,8 @@ export const PAYOUT_TRANSITIONS: readonly PayoutTransition[] = [
   { from: 'SUCCEEDED', to: 'REVERSED', trigger: 'the bank sent the money back' },
 ];
 
-const MOVES = new Set(PAYOUT_TRANSITIONS.filter((row) => row.from !== null).map((row) => `${row.from}>${row.to}`));
-
-export function isPayoutMoveAllowed(from: PayoutStatus, to: PayoutStatus): boolean {
-  return MOVES.has(`${from}>${to}`);
-}
+/** True when a payout may move from `from` to `to` (staying put is not a move). */
+export const isPayoutMoveAllowed = movesOf(PAYOUT_TRANSITIONS);
 
 export const PAYOUT_TARGETS: Readonly<Record<ProcessorPayoutStatus, PayoutStatus>> = {
   initiated: 'INITIATED',

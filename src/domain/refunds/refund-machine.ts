@@ -3,6 +3,7 @@
 // FAILED, or REVIEW (held by the processor, decided later). Hyperswitch's RefundStatus is the model
 // (pending, success, failure, manual_review); its `transaction_failure` (never sent) is FAILED here.
 import type { EventType } from '../events/catalog.ts';
+import { movesOf } from '../state-tables.ts';
 import type { IntentStatus } from '../payments/statuses.ts';
 
 export const REFUND_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED', 'REVIEW'] as const;
@@ -26,12 +27,8 @@ export const REFUND_TRANSITIONS: readonly RefundTransition[] = [
   { from: 'REVIEW', to: 'FAILED', trigger: 'the review rejected it' },
 ];
 
-const MOVES = new Set(REFUND_TRANSITIONS.filter((row) => row.from !== null).map((row) => `${row.from}>${row.to}`));
-
 /** True when a refund may move from `from` to `to` (staying put is not a move). */
-export function isRefundMoveAllowed(from: RefundStatus, to: RefundStatus): boolean {
-  return MOVES.has(`${from}>${to}`);
-}
+export const isRefundMoveAllowed = movesOf(REFUND_TRANSITIONS);
 
 export const REFUND_TARGETS: Readonly<Record<ProcessorRefundStatus, RefundStatus>> = {
   pending: 'PENDING',

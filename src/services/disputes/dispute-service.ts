@@ -15,6 +15,7 @@ import type { ServiceContext } from '../context.ts';
 import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
 import type { SecretKeyPrincipal } from '../principal.ts';
 import { applyGuardedMove, type ApplyOutcome } from '../guarded-moves.ts';
+import { chargeOf } from '../payments/payment-store.ts';
 import { parseInput } from '../validation.ts';
 
 const disputeIdInput = z.object({ disputeId: z.string().refine((value) => isId('dispute', value), 'must be a dispute id (dis_…)') });
@@ -124,13 +125,7 @@ export class DisputeService {
         const created = await tx.dispute.create({
           data: {
             id: newId('dispute'),
-            paymentId: payment.id,
-            merchantId: payment.merchantId,
-            profileId: payment.profileId,
-            mode: payment.mode,
-            attemptId: attempt.id,
-            connectorAccountId: attempt.connectorAccountId!,
-            connectorName: attempt.connectorName!,
+            ...chargeOf(payment, attempt),
             connectorDisputeId: answer.disputeId,
             status: 'OPENED',
             amount: answer.amount,

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { AppError, notFound } from '../../domain/errors.ts';
 import { mandateWireObject } from '../../domain/events/wire-objects.ts';
 import { isId, newId } from '../../domain/ids.ts';
-import { MANDATE_STATUS_EVENTS, isMandateMoveAllowed } from '../../domain/mandates/mandate-machine.ts';
+import { MANDATE_STATUS_EVENTS, REVOCABLE_MANDATE_STATUSES } from '../../domain/mandates/mandate-machine.ts';
 import type { Mandate, PaymentIntent, Prisma, SavedPaymentMethod } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../context.ts';
 import type { CustomerService } from '../customers.ts';
@@ -133,10 +133,10 @@ export class MandateService {
     let event: CommittedEvent | null = null;
     const revoked = await this.context.db.$transaction(async (tx) => {
       const [changed] = await tx.mandate.updateManyAndReturn({
-        where: { id: mandateId, status: 'ACTIVE' },
+        where: { id: mandateId, status: { in: [...REVOCABLE_MANDATE_STATUSES] } },
         data: { status: 'REVOKED', revokedAt: new Date(), revokedBy: actor, version: { increment: 1 }, updatedAt: new Date() },
       });
-      if (changed === undefined || !isMandateMoveAllowed('ACTIVE', changed.status)) return null;
+      if (changed === undefined) return null;
       const savedPaymentMethod = await tx.savedPaymentMethod.findUniqueOrThrow({ where: { id: changed.savedPaymentMethodId } });
       const mandate = { ...changed, savedPaymentMethod };
       event = await this.outbox.recordChange(tx, changed, MANDATE_STATUS_EVENTS.REVOKED, mandateWireObject(mandate));

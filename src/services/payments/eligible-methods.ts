@@ -5,7 +5,7 @@ import { ConnectorError } from '../../connectors/connector.ts';
 import { CONNECTORS, isConnectorName } from '../../connectors/registry.ts';
 import { AppError, invalidInput } from '../../domain/errors.ts';
 import { PAYMENT_METHOD_TYPES, paymentMethodGroup, supportsManualCapture, type PaymentMethodGroup, type PaymentMethodType } from '../../domain/payments/methods.ts';
-import type { ConnectorAccount, SavedPaymentMethod } from '../../generated/prisma/client.ts';
+import type { BusinessProfile, ConnectorAccount, SavedPaymentMethod } from '../../generated/prisma/client.ts';
 import { surchargeFor } from '../../domain/surcharges.ts';
 import { profileSurcharges } from '../business-profiles.ts';
 import type { ConnectorAccountService } from '../connector-accounts.ts';
@@ -57,8 +57,9 @@ export class EligibleMethodsService {
 
   async paymentMethods(principal: Principal, clientSecret: string): Promise<PaymentMethodsAnswer> {
     const payment = await this.visible(principal, clientSecret);
-    const routes = await this.routes(payment);
-    const rules = profileSurcharges(await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: payment.profileId }, select: { surcharges: true } }));
+    const profile = await this.profileOf(payment);
+    const routes = await this.routes(payment, profile);
+    const rules = profileSurcharges(profile);
     const methods = [...routes].map(([type, accounts]) => ({
       surchargeAmount: surchargeFor(payment.amount, type, rules),
       type,
@@ -76,12 +77,13 @@ export class EligibleMethodsService {
   async paymentSessions(principal: Principal, clientSecret: string, wallets: readonly string[] | null): Promise<SessionAnswer[]> {
     if (wallets !== null && wallets.length > MAX_WALLETS) throw invalidInput('wallets', `at most ${MAX_WALLETS}`);
     const payment = await this.visible(principal, clientSecret);
-    const routes = await this.routes(payment);
+    const profile = await this.profileOf(payment);
+    const routes = await this.routes(payment, profile);
     const offered = (['wallet', 'pay_later'] as const).flatMap((type) =>
       (routes.get(type) ?? []).flatMap((account) => providersOf([account], type).map((provider) => ({ ...provider, account }))),
     );
     const requested = wallets ?? [...new Set(offered.map((offer) => offer.provider))];
-    const rules = profileSurcharges(await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: payment.profileId }, select: { surcharges: true } }));
+    const rules = profileSurcharges(profile);
     const sessions: SessionAnswer[] = [];
     for (const [index, provider] of requested.entries()) {
       const offer = offered.find((candidate) => candidate.provider === provider);
@@ -103,9 +105,13 @@ export class EligibleMethodsService {
     return this.payments.getVisible(principal, this.payments.paymentIdOfClientSecret(clientSecret), clientSecret);
   }
 
+  /** The payment's profile: its routing and its surcharge rules, read once per request. */
+  private profileOf(payment: Payment): Promise<Pick<BusinessProfile, 'routing' | 'surcharges'>> {
+    return this.context.db.businessProfile.findUniqueOrThrow({ where: { id: payment.profileId }, select: { routing: true, surcharges: true } });
+  }
+
   /** For each method type the payment can use, its connector accounts in routing order. */
-  private async routes(payment: Payment): Promise<Map<PaymentMethodType, ConnectorAccount[]>> {
-    const profile = await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: payment.profileId } });
+  private async routes(payment: Payment, profile: Pick<BusinessProfile, 'routing'>): Promise<Map<PaymentMethodType, ConnectorAccount[]>> {
     const routes = new Map<PaymentMethodType, ConnectorAccount[]>();
     for (const type of PAYMENT_METHOD_TYPES) {
       if (payment.captureMethod === 'MANUAL' && !supportsManualCapture(type)) continue;

@@ -32,6 +32,7 @@ import { cancelPaymentInput, capturePaymentInput, confirmPaymentInput, createPay
 import { keptFields } from './kept-fields.ts';
 import { PaymentStore, type Payment } from './payment-store.ts';
 import type { PaymentSyncJob, PaymentSyncScheduler } from './sync-scheduler.ts';
+import { askProcessor } from '../sync-steps.ts';
 
 /** How many times an answer is re-applied when a concurrent request moved the payment first. */
 const MAX_COMMIT_RETRIES = 3;
@@ -601,14 +602,8 @@ export class PaymentService {
     if (!SYNCABLE_INTENT_STATUSES.has(payment.status) || payment.activeAttempt.connectorAccountId === null) return payment;
     const connector = await this.connectorOf(payment);
     const { connectorTransactionId, id: attemptId } = payment.activeAttempt;
-    let answer: ProcessorPayment | null;
-    try {
-      // A timed-out authorization left no transaction id: find it by our reference.
-      answer = connectorTransactionId ? await connector.sync(connectorTransactionId) : await connector.findByReference(attemptId);
-    } catch (error) {
-      if (error instanceof ConnectorError) throw new AppError('CONNECTOR_ERROR', `The processor could not be asked: ${error.message}.`);
-      throw error;
-    }
+    // A timed-out authorization left no transaction id: find it by our reference.
+    const answer = await askProcessor(connectorTransactionId, (id) => connector.sync(id), () => connector.findByReference(attemptId));
     if (answer !== null) return this.applyAnswer(payment, answer, actor);
     // The processor has no payment for the attempt. Once its authorization request has certainly ended,
     // that is final: the request never reached the processor, and the attempt failed without a charge.

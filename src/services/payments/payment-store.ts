@@ -14,6 +14,19 @@ import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
 
 export type Payment = PaymentIntent & { activeAttempt: PaymentAttempt };
 
+/** What a refund or dispute copies of the charge it concerns: its payment, owner, attempt and where it was made. */
+export function chargeOf(payment: PaymentIntent, attempt: PaymentAttempt) {
+  return {
+    paymentId: payment.id,
+    merchantId: payment.merchantId,
+    profileId: payment.profileId,
+    mode: payment.mode,
+    attemptId: attempt.id,
+    connectorAccountId: attempt.connectorAccountId!,
+    connectorName: attempt.connectorName!,
+  };
+}
+
 type Transaction = Prisma.TransactionClient;
 
 export interface Commit {

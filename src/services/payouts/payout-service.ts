@@ -22,7 +22,7 @@ import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
 import { applyGuardedMove, type ApplyOutcome } from '../guarded-moves.ts';
 import type { PaymentSyncScheduler, ResourceSyncJob } from '../payments/sync-scheduler.ts';
 import type { SecretKeyPrincipal } from '../principal.ts';
-import { runSyncStep, watchOpen } from '../sync-steps.ts';
+import { askProcessor, runSyncStep, watchOpen } from '../sync-steps.ts';
 import { checkMoney, parseInput } from '../validation.ts';
 
 const destinationInput = z
@@ -206,13 +206,7 @@ export class PayoutService {
   private async sync(payout: Payout): Promise<Payout> {
     if (!OPEN_PAYOUT_STATUSES.has(payout.status) || payout.connectorAccountId === null) return payout;
     const connector = await this.connectorOf(payout);
-    let answer: ProcessorPayout | null;
-    try {
-      answer = payout.connectorPayoutId ? await connector.syncPayout(payout.connectorPayoutId) : await connector.findPayoutByReference(payout.id);
-    } catch (error) {
-      if (error instanceof ConnectorError) throw new AppError('CONNECTOR_ERROR', `The processor could not be asked: ${error.message}.`);
-      throw error;
-    }
+    const answer = await askProcessor(payout.connectorPayoutId, (id) => connector.syncPayout(id), () => connector.findPayoutByReference(payout.id));
     return answer === null ? payout : (await this.apply(payout.id, answer, 'scheduled_sync')).payout;
   }
 

@@ -24,8 +24,9 @@ import type { ServiceContext } from '../context.ts';
 import type { EventOutbox } from '../events/event-outbox.ts';
 import { applyGuardedMove, type ApplyOutcome } from '../guarded-moves.ts';
 import type { PaymentService } from '../payments/payment-service.ts';
+import { chargeOf } from '../payments/payment-store.ts';
 import type { PaymentSyncScheduler, ResourceSyncJob } from '../payments/sync-scheduler.ts';
-import { runSyncStep, watchOpen } from '../sync-steps.ts';
+import { askProcessor, runSyncStep, watchOpen } from '../sync-steps.ts';
 import type { SecretKeyPrincipal } from '../principal.ts';
 import { parseInput } from '../validation.ts';
 
@@ -77,13 +78,7 @@ export class RefundService {
       return tx.refund.create({
         data: {
           id: refundId,
-          paymentId: payment.id,
-          merchantId: payment.merchantId,
-          profileId: payment.profileId,
-          mode: payment.mode,
-          attemptId: attempt.id,
-          connectorAccountId: attempt.connectorAccountId!,
-          connectorName: attempt.connectorName!,
+          ...chargeOf(payment, attempt),
           status: 'PENDING',
           amount: decided.amount,
           currency: payment.currency,
@@ -161,14 +156,7 @@ export class RefundService {
   private async syncRefund(refund: Refund, actor: string): Promise<Refund> {
     if (!OPEN_REFUND_STATUSES.has(refund.status)) return refund;
     const connector = await this.connectorOf(refund);
-    let answer: ProcessorRefund | null;
-    try {
-      // A timed-out call left no processor id: find the refund by our reference.
-      answer = refund.connectorRefundId ? await connector.syncRefund(refund.connectorRefundId) : await connector.findRefundByReference(refund.id);
-    } catch (error) {
-      if (error instanceof ConnectorError) throw new AppError('CONNECTOR_ERROR', `The processor could not be asked: ${error.message}.`);
-      throw error;
-    }
+    const answer = await askProcessor(refund.connectorRefundId, (id) => connector.syncRefund(id), () => connector.findRefundByReference(refund.id));
     // No refund at the processor: the call may still be in flight, so nothing is concluded from absence.
     return answer === null ? refund : (await this.apply(refund.id, answer, actor)).refund;
   }
