@@ -1,23 +1,27 @@
-// Typed documents for the tests (and any TypeScript client) from the checked-in schema.graphql.
+// Typed documents from the checked-in schema.graphql: for the tests (test/ops), the browser SDK (src/sdk) and
+// the dashboard (src/web). Each gets its own output with only its own operations.
 import type { CodegenConfig } from '@graphql-codegen/cli';
+
+const clientPreset = {
+  preset: 'client',
+  presetConfig: { fragmentMasking: false },
+  config: {
+    documentMode: 'string',
+    useTypeImports: true,
+    enumsAsTypes: true,
+    strictScalars: true,
+    scalars: { DateTime: 'string', JSON: 'unknown' },
+    importExtension: '.ts',
+  },
+} as const;
 
 const config: CodegenConfig = {
   schema: 'schema.graphql',
-  documents: ['test/ops/**/*.graphql'],
   ignoreNoDocuments: false,
   generates: {
-    './test/gql/': {
-      preset: 'client',
-      presetConfig: { fragmentMasking: false },
-      config: {
-        documentMode: 'string',
-        useTypeImports: true,
-        enumsAsTypes: true,
-        strictScalars: true,
-        scalars: { DateTime: 'string', JSON: 'unknown' },
-        importExtension: '.ts',
-      },
-    },
+    './test/gql/': { ...clientPreset, documents: ['test/ops/**/*.graphql'] },
+    './src/sdk/gql/': { ...clientPreset, documents: ['src/sdk/**/*.graphql'] },
+    './src/web/gql/': { ...clientPreset, documents: ['src/web/**/*.graphql'] },
   },
 };
 

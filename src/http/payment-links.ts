@@ -1,9 +1,9 @@
 // The public side of payment links (no key: the link's id is the capability, as its URL is shared):
 //   GET  /payment-links/{id}           the link's page (HTML), or its details as JSON (Accept: application/json)
-//   POST /payment-links/{id}/payments  one use: a new payment, answered with its id and client secret
-//   POST /payment-links/{id}/confirm   the page's pay button: confirms that payment with the customer's card
-// An expired link answers 410 Gone. The page itself runs the two POSTs, then follows a 3DS redirect if any;
-// the customer comes back to the page, which shows the payment's status.
+//   POST /payment-links/{id}/payments  one use: a new payment, answered with its id, client secret and the
+//                                      merchant's publishable key, which open the hosted checkout
+// An expired link answers 410 Gone. The page's Pay button runs the POST and opens the checkout; the customer
+// comes back to the link's page (the payment's return_url), which shows the payment's status.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, ERROR_CODES } from '../domain/errors.ts';
 import { formatMinor } from '../domain/money.ts';
@@ -11,7 +11,7 @@ import type { PaymentLink } from '../generated/prisma/client.ts';
 import type { Services } from '../services/create-services.ts';
 import { BodyTooLargeError, readBody, sendJson } from './node-bridge.ts';
 
-export const PAYMENT_LINK_ROUTE = /^\/payment-links\/([^/]+)(\/payments|\/confirm)?$/;
+export const PAYMENT_LINK_ROUTE = /^\/payment-links\/([^/]+)(\/payments)?$/;
 
 const MAX_PAY_BODY_BYTES = 2048;
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
@@ -28,27 +28,19 @@ function linkJson(link: PaymentLink) {
   };
 }
 
-/** The page's script: create this use's payment, confirm it with the card, then follow a 3DS redirect or show the status. */
+/** The page's script: one use of the link (this customer's payment), then the hosted checkout for it. */
 const PAY_SCRIPT = `
 const form = document.getElementById('pay');
 const status = document.getElementById('status');
-const post = async (path, body) => {
-  const answer = await fetch(location.pathname + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const json = await answer.json();
-  if (!answer.ok) throw new Error(json.error ? json.error.message : 'The payment failed.');
-  return json;
-};
 form.addEventListener('submit', async (event) => {
   event.preventDefault();
-  const data = new FormData(form);
-  status.textContent = 'Paying…';
+  const amount = new FormData(form).get('amount');
+  status.textContent = 'Opening the checkout…';
   try {
-    const amount = data.get('amount');
-    const payment = await post('/payments', amount ? { amount: Number(amount) } : {});
-    const card = { number: data.get('number'), expiry_month: Number(data.get('expiry_month')), expiry_year: Number(data.get('expiry_year')), cvc: data.get('cvc') };
-    const confirmed = await post('/confirm', { client_secret: payment.client_secret, card });
-    if (confirmed.next_action) location.assign(confirmed.next_action.redirect_to_url);
-    else status.textContent = 'Payment ' + confirmed.status.toLowerCase() + '.';
+    const answer = await fetch(location.pathname + '/payments', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(amount ? { amount: Number(amount) } : {}) });
+    const json = await answer.json();
+    if (!answer.ok) throw new Error(json.error ? json.error.message : 'The payment could not be started.');
+    location.assign('/checkout#' + new URLSearchParams({ client_secret: json.client_secret, publishable_key: json.publishable_key }));
   } catch (error) {
     status.textContent = error.message;
   }
@@ -63,12 +55,8 @@ function linkPage(link: PaymentLink, returned: { paymentId: string; status: stri
       ? `<label>Amount (minor units, ${link.minAmount} to ${link.maxAmount}) <input name="amount" type="number" min="${link.minAmount}" max="${link.maxAmount}" required></label>`
       : '';
   const back = returned ? `<p id="returned">Payment ${escapeHtml(returned.paymentId)} is ${escapeHtml(returned.status)}.</p>` : '';
-  return `<!doctype html><html lang="en"><meta charset="utf-8"><title>${title}</title><main><h1>${title}</h1><p>${escapeHtml(price)} ${escapeHtml(link.currency)}</p>${back}
+  return `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/assets/styles.css"><main class="checkout"><h1>${title}</h1><p>${escapeHtml(price)}</p>${back}
 <form id="pay">${amountField}
-<label>Card number <input name="number" autocomplete="cc-number" inputmode="numeric" required></label>
-<label>Expiry month <input name="expiry_month" type="number" min="1" max="12" required></label>
-<label>Expiry year <input name="expiry_year" type="number" min="2000" max="9999" required></label>
-<label>CVC <input name="cvc" autocomplete="cc-csc" inputmode="numeric" required></label>
 <button type="submit">Pay</button></form><p id="status" role="status"></p><p>Valid until ${escapeHtml(link.expiresAt.toISOString())}.</p>
 <script>${PAY_SCRIPT}</script></main></html>`;
 }
@@ -76,7 +64,7 @@ function linkPage(link: PaymentLink, returned: { paymentId: string; status: stri
 export async function handlePaymentLink(services: Services, match: RegExpExecArray, request: IncomingMessage, reply: ServerResponse): Promise<void> {
   const [, linkId = '', action] = match;
   try {
-    if (action && request.method === 'POST') {
+    if (action === '/payments' && request.method === 'POST') {
       const body = (await readBody(request, MAX_PAY_BODY_BYTES)).toString('utf8');
       let input: unknown;
       try {
@@ -84,13 +72,8 @@ export async function handlePaymentLink(services: Services, match: RegExpExecArr
       } catch {
         throw new AppError('INVALID_INPUT', 'The body must be JSON.', { field: '(body)' });
       }
-      if (action === '/payments') {
-        const created = await services.paymentLinks.pay(linkId, input);
-        return sendJson(reply, 201, { payment_id: created.paymentId, client_secret: created.clientSecret, amount: created.amount, currency: created.currency });
-      }
-      const payment = await services.paymentLinks.confirm(linkId, input);
-      const action3ds = payment.status === 'REQUIRES_CUSTOMER_ACTION' && payment.activeAttempt.redirectUrl ? { redirect_to_url: payment.activeAttempt.redirectUrl } : null;
-      return sendJson(reply, 200, { payment_id: payment.id, status: payment.status, next_action: action3ds });
+      const created = await services.paymentLinks.pay(linkId, input);
+      return sendJson(reply, 201, { payment_id: created.paymentId, client_secret: created.clientSecret, publishable_key: created.publishableKey, amount: created.amount, currency: created.currency });
     }
     if (!action && request.method === 'GET') {
       const link = await services.paymentLinks.open(linkId);

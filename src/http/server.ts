@@ -1,5 +1,6 @@
-// The API's one HTTP server: GraphQL (HTTP and SSE) at /graphql, operational routes, and the REST sidecar
-// (the redirect return, connector callbacks and their registration, payment links). Every request gets an id, a bounded body, a log line and metrics.
+// The API's one HTTP server: GraphQL (HTTP and SSE) at /graphql, operational routes, the REST sidecar (the
+// redirect return, connector callbacks and their registration, payment links) and the web pages (checkout,
+// dashboard, SDK). Every request gets an id, a bounded body, a log line and metrics.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { YogaServerInstance } from 'graphql-yoga';
@@ -16,6 +17,7 @@ import { classifyKeyedRequest, runIdempotently, UNSUPPORTED_KEYED_REQUEST } from
 import { CALLBACK_ROUTE, handleCallback, handleRegistration, REGISTRATION_ROUTE } from './connector-webhooks.ts';
 import { handlePaymentLink, PAYMENT_LINK_ROUTE } from './payment-links.ts';
 import { handleRedirectResponse, REDIRECT_RESPONSE_ROUTE } from './redirect-response.ts';
+import { handleWebRoute, WEB_ROUTES } from './web-pages.ts';
 
 export interface HttpServerDeps {
   config: Config;
@@ -30,7 +32,7 @@ export interface HttpServerDeps {
 const OPERATIONAL_ROUTES = new Set(['/health', '/ready', '/metrics']);
 
 function routeLabel(pathname: string): string {
-  if (pathname === '/graphql' || OPERATIONAL_ROUTES.has(pathname)) return pathname;
+  if (pathname === '/graphql' || OPERATIONAL_ROUTES.has(pathname) || WEB_ROUTES.has(pathname)) return pathname;
   if (REDIRECT_RESPONSE_ROUTE.test(pathname)) return '/payments/:id/redirect/response/:connector';
   if (CALLBACK_ROUTE.test(pathname)) return '/webhooks/:merchant_id/:merchant_connector_id';
   if (REGISTRATION_ROUTE.test(pathname)) return '/account/:account_id/webhooks/:merchant_connector_id';
@@ -110,6 +112,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
         reply.end(await metrics.registry.metrics());
         return;
       default: {
+        if (WEB_ROUTES.has(url.pathname)) return handleWebRoute(url.pathname, request.method ?? '', reply);
         const redirect = request.method === 'GET' ? REDIRECT_RESPONSE_ROUTE.exec(url.pathname) : null;
         if (redirect) return handleRedirectResponse(services, redirect, reply);
         const callback = request.method === 'POST' ? CALLBACK_ROUTE.exec(url.pathname) : null;

@@ -37,6 +37,8 @@ const serializer = {
 export interface LiveFeed extends LivePublisher, LiveEvents {
   /** The payment as each of its changes commits. */
   paymentChanges(paymentId: string): AsyncIterable<Payment>;
+  /** Every payment of a profile in one mode as each change of it commits, its creation included (dashboards). */
+  profilePaymentChanges(profileId: string, mode: Payment['mode']): AsyncIterable<Payment>;
   close(): Promise<void>;
 }
 
@@ -76,11 +78,16 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
     });
   // Channels carry the deployment's prefix, like every other Redis key of the service.
   const paymentTopic = `${config.REDIS_PREFIX}:live:payment`;
+  const profilePaymentsTopic = `${config.REDIS_PREFIX}:live:profile-payments`;
   const eventsTopic = `${config.REDIS_PREFIX}:live:events`;
   return {
-    paymentChanged: (payment) => pubSub.publish(paymentTopic, payment.id, payment),
+    paymentChanged: (payment) => {
+      pubSub.publish(paymentTopic, payment.id, payment);
+      pubSub.publish(profilePaymentsTopic, `${payment.profileId}:${payment.mode}`, payment);
+    },
     eventCreated: (event) => pubSub.publish(eventsTopic, `${event.merchantId}:${event.mode}`, event),
     paymentChanges: (paymentId) => interruptible(pubSub.subscribe(paymentTopic, paymentId) as AsyncIterable<Payment>),
+    profilePaymentChanges: (profileId, mode) => interruptible(pubSub.subscribe(profilePaymentsTopic, `${profileId}:${mode}`) as AsyncIterable<Payment>),
     events: (merchantId, mode) => interruptible(pubSub.subscribe(eventsTopic, `${merchantId}:${mode}`) as AsyncIterable<CommittedEvent>),
     // Redis answers a connection's commands in order: a PING answered means every SUBSCRIBE sent before it is in effect.
     subscribed: async () => {

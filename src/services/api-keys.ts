@@ -29,7 +29,7 @@ export interface IssuedKey {
 export async function issueApiKey(tx: Transaction, merchantId: string, type: KeyType, mode: Mode, name: string): Promise<IssuedKey> {
   const key = generateApiKey(type, mode);
   const apiKey = await tx.apiKey.create({
-    data: { id: newId('apiKey'), merchantId, name, type, mode, keyHash: hashApiKey(key), redacted: redactApiKey(key) },
+    data: { id: newId('apiKey'), merchantId, name, type, mode, keyHash: hashApiKey(key), redacted: redactApiKey(key), publishableKey: type === 'PUBLISHABLE' ? key : null },
   });
   return { apiKey, key };
 }

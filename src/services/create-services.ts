@@ -1,4 +1,5 @@
 // Builds every service of a process from one ServiceContext.
+import { ActivityService } from './activity.ts';
 import { ApiKeyService } from './api-keys.ts';
 import { BusinessProfileService } from './business-profiles.ts';
 import { ConnectorAccountService } from './connector-accounts.ts';
@@ -57,6 +58,7 @@ export function createServices(context: ServiceContext, adapters: ServiceAdapter
     eligibleMethods: new EligibleMethodsService(context, payments, connectorAccounts, customers),
     webhookDelivery,
     events: new EventService(context, outbox, webhookDelivery),
+    activity: new ActivityService(context),
   };
 }
 

@@ -10,6 +10,9 @@ export const DEMO_MERCHANT_ID = 'mer_DemoMerchant000000000000';
 const DEMO_PROFILE_ID = 'pro_DemoProfile0000000000000';
 const DEMO_CONNECTOR_ACCOUNT_ID = 'mca_DemoSandbox0000000000000';
 const DEMO_SECRET_KEY_ID = 'key_DemoSecretKey00000000000';
+const DEMO_PAYMENT_LINK_ID = 'plink_DemoCheckout000000000000';
+/** The demo link is good for this long from each start, so the printed checkout URL always works. */
+const DEMO_LINK_VALIDITY_MS = 30 * 24 * 60 * 60 * 1000;
 
 function derive(key: Buffer, label: string): string {
   return createHmac('sha256', key).update(`demo:${label}`).digest('hex');
@@ -24,6 +27,8 @@ export interface DemoCredentials {
   connectorAccountId: string;
   /** The id of the demo secret key (what a request with it would be authenticated as). */
   secretKeyId: string;
+  /** A payment link whose Pay button opens the hosted checkout. */
+  paymentLinkId: string;
 }
 
 export async function ensureDemoMerchant(context: ServiceContext): Promise<DemoCredentials> {
@@ -36,6 +41,7 @@ export async function ensureDemoMerchant(context: ServiceContext): Promise<DemoC
     paymentResponseHashKey: derive(config.encryptionKey, 'payment_response_hash_key'),
     connectorAccountId: DEMO_CONNECTOR_ACCOUNT_ID,
     secretKeyId: DEMO_SECRET_KEY_ID,
+    paymentLinkId: DEMO_PAYMENT_LINK_ID,
   };
   const sandboxApiKey = `sk_sandbox_${derive(config.encryptionKey, 'sandbox').slice(0, 32)}`;
   const keys = [
@@ -70,9 +76,15 @@ export async function ensureDemoMerchant(context: ServiceContext): Promise<DemoC
     });
     for (const { id, type, key, name } of keys) {
       // Re-enable the demo keys if someone revoked them while trying the API.
-      const fields = { keyHash: hashApiKey(key), redacted: redactApiKey(key), revokedAt: null };
+      const fields = { keyHash: hashApiKey(key), redacted: redactApiKey(key), publishableKey: type === 'PUBLISHABLE' ? key : null, revokedAt: null };
       await tx.apiKey.upsert({ where: { id }, create: { id, merchantId: DEMO_MERCHANT_ID, name, type, mode: 'TEST', ...fields }, update: fields });
     }
+    const expiresAt = new Date(Date.now() + DEMO_LINK_VALIDITY_MS);
+    await tx.paymentLink.upsert({
+      where: { id: DEMO_PAYMENT_LINK_ID },
+      create: { id: DEMO_PAYMENT_LINK_ID, merchantId: DEMO_MERCHANT_ID, profileId: DEMO_PROFILE_ID, mode: 'TEST', currency: 'EUR', amount: 2000, description: 'Demo: a coffee mug', expiresAt },
+      update: { expiresAt },
+    });
   });
   return credentials;
 }

@@ -1,6 +1,6 @@
 // Payment links: a reusable URL a merchant shares for an amount (or an amount the customer chooses within
 // bounds) until it expires. Each use creates its own payment, tagged with the link, which the customer then
-// confirms with its client secret like any SDK payment.
+// pays in the hosted checkout with its client secret and the merchant's publishable key, like any SDK payment.
 import { z } from 'zod';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
 import { isId, newId } from '../domain/ids.ts';
@@ -9,14 +9,14 @@ import { profileFor } from './business-profiles.ts';
 import type { ServiceContext } from './context.ts';
 import type { PaymentService } from './payments/payment-service.ts';
 import type { SecretKeyPrincipal } from './principal.ts';
-import { checkMoney, parseInput } from './validation.ts';
+import { checkMoney, currencyCode, parseInput } from './validation.ts';
 
 const DEFAULT_EXPIRY_SECONDS = 24 * 60 * 60;
 const MAX_EXPIRY_SECONDS = 30 * 24 * 60 * 60;
 
 const createPaymentLinkInput = z
   .object({
-    currency: z.string().transform((code) => code.toUpperCase()),
+    currency: currencyCode,
     amount: z.number().nullish(),
     minAmount: z.number().nullish(),
     maxAmount: z.number().nullish(),
@@ -40,14 +40,6 @@ const createPaymentLinkInput = z
   });
 
 const payInput = z.object({ amount: z.number().int('must be a whole number of minor units').nullish() }).strict();
-
-/** What the link's page sends to pay: the payment's client secret and the customer's card. */
-const confirmInput = z
-  .object({
-    client_secret: z.string().max(200),
-    card: z.object({ number: z.string().max(40), expiry_month: z.number(), expiry_year: z.number(), cvc: z.string().max(8), holder_name: z.string().max(100).nullish() }).strict(),
-  })
-  .strict();
 
 export class PaymentLinkService {
   constructor(
@@ -97,9 +89,10 @@ export class PaymentLinkService {
   }
 
   /** One use of the link (public): a new payment for its amount, or the customer's within its bounds. */
-  async pay(linkId: string, rawInput: unknown): Promise<{ paymentId: string; clientSecret: string; amount: number; currency: string }> {
+  async pay(linkId: string, rawInput: unknown): Promise<{ paymentId: string; clientSecret: string; publishableKey: string; amount: number; currency: string }> {
     const link = await this.open(linkId);
     const input = parseInput(payInput, rawInput);
+    const publishableKey = await this.publishableKeyOf(link);
     const amount = link.amount ?? input.amount;
     if (link.amount === null) {
       if (amount == null || amount < link.minAmount! || amount > link.maxAmount!) throw invalidInput('amount', `must be from ${link.minAmount} to ${link.maxAmount}`);
@@ -114,25 +107,20 @@ export class PaymentLinkService {
       { amount, currency: link.currency, profileId: link.profileId, returnUrl: this.urlOf(link), ...(link.description ? { description: link.description } : {}) },
       { paymentLinkId: link.id },
     );
-    return { paymentId: payment.id, clientSecret: this.payments.clientSecretFor(payment.id), amount: payment.amount, currency: payment.currency };
+    return { paymentId: payment.id, clientSecret: this.payments.clientSecretFor(payment.id), publishableKey, amount: payment.amount, currency: payment.currency };
   }
 
-  /**
-   * The link page's pay button: confirms a payment made through this link with the customer's card. The
-   * client secret authorizes it, as it does for the SDK with a publishable key.
-   */
-  async confirm(linkId: string, rawInput: unknown) {
-    const link = await this.open(linkId);
-    const input = parseInput(confirmInput, rawInput);
-    const paymentId = this.payments.paymentIdOfClientSecret(input.client_secret);
-    const owner = await this.context.db.paymentIntent.findUnique({ where: { id: paymentId }, select: { paymentLinkId: true } });
-    if (owner?.paymentLinkId !== link.id) throw notFound('payment of this link', paymentId);
-    const principal = { kind: 'publishableKey' as const, merchantId: link.merchantId, mode: link.mode, keyId: `payment_link:${link.id}` };
-    const { card } = input;
-    return this.payments.confirm(principal, {
-      clientSecret: input.client_secret,
-      paymentMethodData: { card: { number: card.number, expiryMonth: card.expiry_month, expiryYear: card.expiry_year, cvc: card.cvc, holderName: card.holder_name ?? null } },
+  /** The merchant's newest usable publishable key of the link's mode: the checkout needs one, checked before anything is written. */
+  private async publishableKeyOf(link: PaymentLink): Promise<string> {
+    const key = await this.context.db.apiKey.findFirst({
+      where: { merchantId: link.merchantId, mode: link.mode, type: 'PUBLISHABLE', revokedAt: null, publishableKey: { not: null } },
+      orderBy: { createdAt: 'desc' },
+      select: { publishableKey: true },
     });
+    if (!key?.publishableKey) {
+      throw new AppError('INVALID_STATE', 'The merchant has no publishable key for the checkout; it must issue one (createApiKey, type PUBLISHABLE).', { status: 'NO_PUBLISHABLE_KEY' });
+    }
+    return key.publishableKey;
   }
 
   /** The payments made through a link, newest first. */

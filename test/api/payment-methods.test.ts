@@ -191,6 +191,21 @@ describe('every payment method group of the seed, end to end', () => {
     expect((await getPayment(shop, created.id)).errorCode).toBe('bank_authorization_failed');
   });
 
+  // Our input takes any provider name; only the processor knows which it serves. Its well-formed refusal
+  // is its answer about this payment method (402 with its code and message), not a gateway failure (5xx).
+  it.each<[string, PaymentMethodDataInput, string]>([
+    ['a crypto network', { crypto: { network: 'other_chain' } }, 'crypto.network must be "sandbox_chain"'],
+    ['a bank', { bankRedirect: { bank: 'other_bank' } }, 'bank_redirect.bank must be "sandbox_bank"'],
+  ])('%s the processor does not take is declined with its code and message, and the payment is FAILED', async (_what, paymentMethodData, message) => {
+    const created = await createPayment(shop);
+    const answer = await confirmWith(shop, created.clientSecret, paymentMethodData);
+    expect(answer.status).toBe(402);
+    const error = errorOf(answer, 'PAYMENT_DECLINED');
+    expect(error.extensions).toMatchObject({ declineCode: 'invalid_request', paymentId: created.id, status: 'FAILED' });
+    expect(error.extensions?.declineMessage).toContain(message);
+    expect(await getPayment(shop, created.id)).toMatchObject({ status: 'FAILED', errorCode: 'invalid_request', activeAttempt: { status: 'AUTHORIZATION_FAILED' } });
+  });
+
   it('refuses manual capture for methods that settle later, naming the field', async () => {
     const error = errorOf(
       await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', captureMethod: 'MANUAL', paymentMethodData: { bankDebit: { accountHolderName: 'A', iban: 'DE89370400440532013000' } } } }),

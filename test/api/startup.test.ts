@@ -78,7 +78,15 @@ describe('the demo command (npm start)', () => {
     const run = runEntry('start', env);
     await run.waitFor(/Stop with Ctrl\+C\./);
     const printed = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(run.output.stdout)?.[1];
-    return { run, graphqlUrl: printed('GraphQL API \\+ GraphiQL')!, secretKey: printed('secret key')!, publishableKey: printed('publishable key')!, adminKey: printed('admin key')! };
+    return {
+      run,
+      graphqlUrl: printed('GraphQL API \\+ GraphiQL')!,
+      checkoutUrl: printed('Hosted checkout')!,
+      dashboardUrl: printed('Live dashboard')!,
+      secretKey: printed('secret key')!,
+      publishableKey: printed('publishable key')!,
+      adminKey: printed('admin key')!,
+    };
   }
 
   it('creates the database, migrates, creates the demo merchant once and prints the same keys on every start', async () => {
@@ -117,6 +125,11 @@ describe('the demo command (npm start)', () => {
         `mutation { confirmPayment(input: { clientSecret: "${createPayment!.clientSecret}", paymentMethodData: { card: { number: "4242424242424242", expiryMonth: 12, expiryYear: 2040, cvc: "123" } } }) { id status } }`,
       );
       expect(confirmPayment).toEqual({ id: createPayment!.id, status: 'SUCCEEDED' });
+      // The printed checkout (the demo payment link) and dashboard work with the printed keys.
+      expect(second.dashboardUrl).toBe(second.graphqlUrl.replace(/\/graphql$/, `/dashboard#secret_key=${second.secretKey}`));
+      const use = await fetch(`${second.checkoutUrl}/payments`, { method: 'POST' });
+      expect(use.status).toBe(201);
+      expect(await use.json()).toMatchObject({ publishable_key: second.publishableKey, amount: 2000, currency: 'EUR' });
     } finally {
       expect(await second.run.stop()).toBe(0);
     }

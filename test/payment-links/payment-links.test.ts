@@ -2,7 +2,7 @@
 // creates its own payment (confirmed with its client secret like any SDK payment); bounds and expiry hold.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ConfirmPaymentDocument, CreatePaymentLinkDocument, PaymentLinkDocument } from '../gql/graphql.ts';
+import { ConfirmPaymentDocument, CreateApiKeyDocument, CreatePaymentLinkDocument, MerchantDocument, PaymentLinkDocument, RevokeApiKeyDocument } from '../gql/graphql.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 
@@ -43,43 +43,33 @@ describe('payment links', () => {
     expect(payments.every((payment) => payment.paymentLinkId === link.id)).toBe(true);
   });
 
-  it('are paid on their page: the page’s form creates the use’s payment and confirms it with the card', async () => {
+  it('open the hosted checkout with the use’s client secret and the merchant’s publishable key', async () => {
     const link = dataOf(await shop.secret(CreatePaymentLinkDocument, { input: { amount: 1500, currency: 'EUR', description: 'Workshop' } })).createPaymentLink;
     const page = await (await fetch(`${stack.api.url}/payment-links/${link.id}`)).text();
     expect(page).toContain('<form id="pay">');
-    expect(page).toContain("post('/confirm'");
-    const confirm = async (number: string) => {
-      const created = await (await use(link.id)).json();
-      const answer = await fetch(`${stack.api.url}/payment-links/${link.id}/confirm`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_secret: created.client_secret, card: { number, expiry_month: 12, expiry_year: new Date().getUTCFullYear() + 2, cvc: '123' } }),
-      });
-      return { created, status: answer.status, body: await answer.json() };
-    };
-    const paid = await confirm('4242424242424242');
-    expect(paid).toMatchObject({ status: 200, body: { payment_id: paid.created.payment_id, status: 'SUCCEEDED', next_action: null } });
-    const declined = await confirm('4000000000000002');
-    expect(declined).toMatchObject({ status: 402, body: { error: { code: 'PAYMENT_DECLINED' } } });
-    const challenged = await confirm('4000002500003155');
-    expect(challenged.body).toMatchObject({ status: 'REQUIRES_CUSTOMER_ACTION', next_action: { redirect_to_url: expect.stringMatching(/^http/) } });
-    // Back from 3D Secure, the page shows the payment's status.
-    const back = await (await fetch(`${stack.api.url}/payment-links/${link.id}?payment_id=${paid.created.payment_id}&status=succeeded`)).text();
-    expect(back).toContain(`Payment ${paid.created.payment_id} is succeeded.`);
-    // Another link's payment, or a confirmed one, is refused.
-    const other = dataOf(await shop.secret(CreatePaymentLinkDocument, { input: { amount: 100, currency: 'EUR' } })).createPaymentLink;
-    const foreign = await fetch(`${stack.api.url}/payment-links/${other.id}/confirm`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_secret: (await (await use(link.id)).json()).client_secret, card: { number: '4242424242424242', expiry_month: 12, expiry_year: 2040, cvc: '123' } }),
-    });
-    expect(foreign.status).toBe(404);
-    const twice = await fetch(`${stack.api.url}/payment-links/${link.id}/confirm`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_secret: paid.created.client_secret, card: { number: '4242424242424242', expiry_month: 12, expiry_year: 2040, cvc: '123' } }),
-    });
-    expect(twice.status).toBe(409);
+    expect(page).toContain("location.assign('/checkout#'");
+    expect(page).not.toContain('card'); // the checkout takes the card, not the link's page
+    const created = await (await use(link.id)).json();
+    expect(created).toMatchObject({ publishable_key: shop.publishableKey, client_secret: expect.stringMatching(new RegExp(`^${created.payment_id}_secret_`)) });
+    // The link's own card route is gone: the checkout confirms through the API like any SDK.
+    expect((await fetch(`${stack.api.url}/payment-links/${link.id}/confirm`, { method: 'POST', body: '{}' })).status).toBe(404);
+    // Back from the checkout (or 3D Secure), the page shows the payment's status.
+    const back = await (await fetch(`${stack.api.url}/payment-links/${link.id}?payment_id=${created.payment_id}&status=succeeded`)).text();
+    expect(back).toContain(`Payment ${created.payment_id} is succeeded.`);
+  });
+
+  it('refuse a use, writing nothing, while the merchant has no usable publishable key', async () => {
+    const merchant = await merchantWithSandbox(stack);
+    const link = dataOf(await merchant.secret(CreatePaymentLinkDocument, { input: { amount: 900, currency: 'USD' } })).createPaymentLink;
+    const { merchant: account } = dataOf(await merchant.secret(MerchantDocument, {}));
+    const publishable = account.apiKeys.find((key) => key.type === 'PUBLISHABLE')!;
+    dataOf(await merchant.secret(RevokeApiKeyDocument, { input: { keyId: publishable.id } }));
+    const refused = await use(link.id);
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).error).toMatchObject({ code: 'INVALID_STATE', message: expect.stringContaining('publishable key') });
+    expect(dataOf(await merchant.secret(PaymentLinkDocument, { id: link.id })).paymentLink!.payments).toEqual([]);
+    const { key } = dataOf(await merchant.secret(CreateApiKeyDocument, { input: { name: 'checkout', type: 'PUBLISHABLE' } })).createApiKey;
+    expect((await (await use(link.id)).json()).publishable_key).toBe(key);
   });
 
   it('let the customer choose an amount within the bounds, and refuse others naming the field', async () => {
@@ -108,6 +98,8 @@ describe('payment links', () => {
     [{ currency: 'USD', minAmount: 500 }, 'maxAmount'],
     [{ currency: 'USD', minAmount: 500, maxAmount: 100 }, 'maxAmount'],
     [{ currency: 'XXQ', amount: 100 }, 'currency'],
+    // String#toUpperCase would make it USD: codes are upper-cased letter by ASCII letter only.
+    [{ currency: 'uſd', amount: 100 }, 'currency'],
     [{ currency: 'USD', amount: 100, expiresInSeconds: 59 }, 'expiresInSeconds'],
   ])('refuse %j naming %s', async (input, field) => {
     expect(errorOf(await shop.secret(CreatePaymentLinkDocument, { input }), 'INVALID_INPUT').extensions).toMatchObject({ field });

@@ -14,6 +14,7 @@ import './payout.ts';
 import './recurring-subscription.ts';
 import './payment-link.ts';
 import './event.ts';
+import './activity.ts';
 import { builder } from '../builder.ts';
 
 export const schema = builder.toSchema();

@@ -199,6 +199,22 @@ builder.subscriptionField('paymentUpdated', (t) =>
   }),
 );
 
+builder.subscriptionField('paymentChanges', (t) =>
+  t.field({
+    type: PaymentRef,
+    description:
+      'Every payment of the profile in the key’s mode each time a change of it commits, its creation included, for live dashboards; secret key. Live only: read the payments query first, then apply what arrives (`version` orders a payment’s changes).',
+    authScopes: { secretKey: true },
+    args: { profileId: t.arg.string({ required: true }) },
+    subscribe: async (_root, args, { principal, services, live, gate }) => {
+      const key = requireSecretKey(principal);
+      await services.businessProfiles.get(key, args.profileId);
+      return gate.open(key, live.profilePaymentChanges(args.profileId, key.mode));
+    },
+    resolve: (payment) => payment,
+  }),
+);
+
 const PaymentEdge = builder.simpleObject('PaymentEdge', { fields: (t) => ({ cursor: t.string(), node: t.field({ type: PaymentRef }) }) });
 const PageInfo = builder.simpleObject('PageInfo', { fields: (t) => ({ hasNextPage: t.boolean(), endCursor: t.string({ nullable: true }) }) });
 const PaymentConnection = builder.simpleObject('PaymentConnection', {

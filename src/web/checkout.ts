@@ -1,0 +1,215 @@
+// The hosted checkout (GET /checkout#client_secret=…&publishable_key=…), built on the payments SDK: shows the
+// amount and the eligible methods, checks a card before sending it, confirms, follows 3D Secure or a bank's
+// redirect, shows the result and returns the customer to the payment's return_url with payment_id and status.
+// The credentials travel in the URL's fragment, which browsers never send to servers or in Referer headers.
+import { formatMinor } from '../domain/money.ts';
+import { returnLocation } from '../domain/return-url.ts';
+import { checkCard, createPaymentsClient, type PaymentMethods, type PaymentsClient, type SdkPayment } from '../sdk/index.ts';
+import { element, field, byId, showError } from './dom.ts';
+
+const CREDENTIALS_KEY = 'checkout:credentials';
+/** How long the final status stays on screen before the customer is sent back to the merchant. */
+const RETURN_DELAY_MS = 1500;
+
+type Credentials = { clientSecret: string; publishableKey: string };
+
+/** From the fragment on arrival (then removed from the address bar), or from this tab's storage on a reload. */
+function credentials(): Credentials | null {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const clientSecret = fragment.get('client_secret');
+  const publishableKey = fragment.get('publishable_key');
+  if (clientSecret && publishableKey) {
+    sessionStorage.setItem(CREDENTIALS_KEY, JSON.stringify({ clientSecret, publishableKey }));
+    history.replaceState(null, '', location.pathname);
+    return { clientSecret, publishableKey };
+  }
+  const kept = sessionStorage.getItem(CREDENTIALS_KEY);
+  return kept ? (JSON.parse(kept) as Credentials) : null;
+}
+
+const STATUS_TEXT: Record<string, string> = {
+  SUCCEEDED: 'Payment succeeded.',
+  REQUIRES_CAPTURE: 'Payment authorized.',
+  PARTIALLY_AUTHORIZED: 'Payment partly authorized.',
+  PROCESSING: 'Your payment is processing. This page updates when it is decided.',
+  FAILED: 'The payment failed.',
+  CANCELLED: 'The payment was cancelled.',
+  EXPIRED: 'This payment expired.',
+};
+/** Where the customer has nothing more to do here. */
+const DECIDED = new Set(['SUCCEEDED', 'REQUIRES_CAPTURE', 'PARTIALLY_AUTHORIZED', 'FAILED', 'CANCELLED', 'EXPIRED', 'PARTIALLY_CAPTURED', 'CANCELLED_POST_CAPTURE']);
+
+const status = byId('status');
+const alert = byId('alert');
+const form = byId<HTMLFormElement>('pay-form');
+const payButton = byId<HTMLButtonElement>('pay');
+
+function say(text: string): void {
+  status.textContent = text;
+}
+
+function finish(payments: PaymentsClient, payment: SdkPayment): void {
+  say(STATUS_TEXT[payment.status] ?? `Payment ${payment.status.toLowerCase()}.`);
+  form.hidden = true;
+  document.body.dataset['status'] = payment.status.toLowerCase();
+  if (payment.status === 'PROCESSING') {
+    // Methods that settle later: wait for the processor's answer, live.
+    const stop = payments.onUpdate((updated) => {
+      if (updated.status === 'PROCESSING') return;
+      stop();
+      finish(payments, updated);
+    });
+    return;
+  }
+  if (payment.returnUrl) {
+    const back = returnLocation(payment.returnUrl, payment.id, payment.status);
+    const link = element('a', { href: back, id: 'return-link' }, 'Return to the merchant');
+    byId('result').replaceChildren(link);
+    setTimeout(() => location.assign(back), RETURN_DELAY_MS);
+  }
+}
+
+/** One radio per way to pay, each with the fields it needs; only the chosen one's fields are shown and sent. */
+function renderMethods(methods: PaymentMethods): void {
+  const options = byId('methods');
+  const add = (value: string, label: string, fields: HTMLElement[]) => {
+    const id = `method-${value}`;
+    const radio = element('input', { type: 'radio', name: 'method', value, id });
+    const panel = element('div', { class: 'method-fields', id: `${id}-fields`, hidden: '' }, ...fields);
+    options.append(element('div', { class: 'method' }, radio, element('label', { for: id }, label), panel));
+  };
+  for (const saved of methods.savedPaymentMethods) {
+    const expiry = saved.expiryMonth ? ` (expires ${String(saved.expiryMonth).padStart(2, '0')}/${saved.expiryYear})` : '';
+    add(`saved:${saved.id}`, `${saved.brand ?? 'Card'} ending ${saved.last4 ?? '····'}${expiry}`, [field('CVC', 'saved-cvc', { autocomplete: 'cc-csc', inputmode: 'numeric', maxlength: '4' })]);
+  }
+  const types = new Set(methods.methods.map((method) => method.type));
+  if (types.has('CARD')) {
+    add('card', 'Card', [
+      field('Card number', 'card-number', { autocomplete: 'cc-number', inputmode: 'numeric', maxlength: '23' }),
+      element(
+        'div',
+        { class: 'row' },
+        field('Expiry month (MM)', 'card-expiry-month', { autocomplete: 'cc-exp-month', inputmode: 'numeric', maxlength: '2' }),
+        field('Expiry year (YYYY)', 'card-expiry-year', { autocomplete: 'cc-exp-year', inputmode: 'numeric', maxlength: '4' }),
+        field('CVC', 'card-cvc', { autocomplete: 'cc-csc', inputmode: 'numeric', maxlength: '4' }),
+      ),
+      field('Name on card', 'card-holder', { autocomplete: 'cc-name' }),
+    ]);
+  }
+  if (types.has('BANK_REDIRECT')) add('bank-redirect', 'Pay from your bank (you are sent to your bank)', [field('Bank', 'bank', { value: 'sandbox_bank' })]);
+  if (types.has('BANK_DEBIT')) {
+    add('bank-debit', 'Direct debit (settles in a few days)', [field('IBAN', 'iban', { autocomplete: 'off' }), field('Account holder', 'account-holder', { autocomplete: 'name' })]);
+  }
+  if (types.has('BANK_TRANSFER')) add('bank-transfer', 'Bank transfer (you get the details to pay to)', []);
+  if (types.has('CRYPTO')) add('crypto', 'Crypto', [field('Network', 'network', { value: 'sandbox_chain' })]);
+  options.addEventListener('change', () => {
+    for (const method of options.querySelectorAll<HTMLElement>('.method')) {
+      method.querySelector<HTMLElement>('.method-fields')!.hidden = !method.querySelector<HTMLInputElement>('input[type=radio]')!.checked;
+    }
+  });
+  const first = options.querySelector<HTMLInputElement>('input[type=radio]');
+  if (first) {
+    first.checked = true;
+    first.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+}
+
+const value = (id: string) => byId<HTMLInputElement>(id).value.trim();
+
+/** The confirm input for the chosen method, or the field and rule it breaks (nothing is sent then). */
+function confirmInputOf(method: string): { input: Parameters<PaymentsClient['confirm']>[0] } | { field: string; message: string } {
+  if (method.startsWith('saved:')) {
+    const cardCvc = value('saved-cvc');
+    if (!/^\d{3,4}$/.test(cardCvc)) return { field: 'saved-cvc', message: 'The CVC is 3 or 4 digits.' };
+    return { input: { paymentMethodId: method.slice('saved:'.length), cardCvc } };
+  }
+  switch (method) {
+    case 'card': {
+      const card = { number: value('card-number'), expiryMonth: Number(value('card-expiry-month')), expiryYear: Number(value('card-expiry-year')), cvc: value('card-cvc'), holderName: value('card-holder') || null };
+      const problem = checkCard(card);
+      if (problem) {
+        const id = { 'card.number': 'card-number', 'card.expiryMonth': 'card-expiry-month', 'card.expiryYear': 'card-expiry-year', 'card.cvc': 'card-cvc', 'card.holderName': 'card-holder' }[problem.field] ?? 'card-number';
+        return { field: id, message: `${byId(`${id}-label`).textContent}: ${problem.message}.` };
+      }
+      return { input: { paymentMethodData: { card } } };
+    }
+    case 'bank-redirect':
+      return { input: { paymentMethodData: { bankRedirect: { bank: value('bank') } } } };
+    case 'bank-debit':
+      if (!value('iban')) return { field: 'iban', message: 'IBAN: required.' };
+      if (!value('account-holder')) return { field: 'account-holder', message: 'Account holder: required.' };
+      return { input: { paymentMethodData: { bankDebit: { iban: value('iban'), accountHolderName: value('account-holder') } } } };
+    case 'bank-transfer':
+      return { input: { paymentMethodData: { bankTransfer: { type: 'sepa' } } } };
+    default:
+      return { input: { paymentMethodData: { crypto: { network: value('network') } } } };
+  }
+}
+
+function showInstructions(payment: SdkPayment): void {
+  const instructions = (payment.nextAction?.instructions ?? {}) as Record<string, unknown>;
+  const list = element('dl', { id: 'instructions' });
+  for (const [name, text] of Object.entries(instructions)) list.append(element('dt', {}, name.replace(/_/g, ' ')), element('dd', {}, String(text)));
+  byId('result').replaceChildren(list);
+  say('Pay with these details; this page updates when the payment arrives.');
+  form.hidden = true;
+}
+
+async function pay(payments: PaymentsClient): Promise<void> {
+  alert.textContent = '';
+  const method = form.querySelector<HTMLInputElement>('input[name=method]:checked')?.value;
+  if (!method) return showError(alert, null, 'Choose a way to pay.');
+  const built = confirmInputOf(method);
+  if ('field' in built) return showError(alert, byId<HTMLInputElement>(built.field), built.message);
+  payButton.disabled = true;
+  say('Processing…');
+  try {
+    const payment = await payments.confirm(built.input);
+    if (payments.handleNextAction(payment)) return say('Redirecting you to authenticate the payment…');
+    if (payment.nextAction?.type === 'DISPLAY_INSTRUCTIONS') {
+      showInstructions(payment);
+      payments.onUpdate((updated) => DECIDED.has(updated.status) && finish(payments, updated));
+      return;
+    }
+    finish(payments, payment);
+  } catch (error) {
+    // A decline leaves the payment open: the customer may try another card (the API's message says why).
+    const message = (error as Error).message;
+    say('');
+    const cardNumber = document.getElementById('card-number') as HTMLInputElement | null;
+    if (cardNumber && method === 'card') {
+      cardNumber.value = '';
+      byId<HTMLInputElement>('card-cvc').value = '';
+    }
+    showError(alert, method === 'card' ? cardNumber : null, message);
+  } finally {
+    payButton.disabled = false;
+  }
+}
+
+async function start(): Promise<void> {
+  const given = credentials();
+  if (!given) {
+    say('This checkout link is incomplete: open it from the merchant’s site again.');
+    form.hidden = true;
+    return;
+  }
+  const payments = createPaymentsClient(given);
+  try {
+    const [payment, methods] = await Promise.all([payments.payment(), payments.paymentMethods()]);
+    byId('amount').textContent = formatMinor(payment.amount, payment.currency);
+    if (payment.description) byId('description').textContent = payment.description;
+    if (DECIDED.has(payment.status) || payment.status === 'PROCESSING') return finish(payments, payment);
+    renderMethods(methods);
+    form.hidden = false;
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void pay(payments);
+    });
+  } catch (error) {
+    say('');
+    showError(alert, null, (error as Error).message);
+  }
+}
+
+void start();

@@ -1,0 +1,180 @@
+// The live dashboard (GET /dashboard, the secret key entered or given in the fragment `#secret_key=…`):
+// recent payments whose rows update as their changes commit (the paymentChanges subscription), a payment's
+// attempts, status history and webhook deliveries (with a retry button), and the last hour in two charts.
+import { formatMinor } from '../domain/money.ts';
+import { createTransport, type Transport } from '../sdk/transport.ts';
+import {
+  DashboardActivityDocument,
+  DashboardPaymentChangesDocument,
+  DashboardPaymentDetailDocument,
+  DashboardPaymentsDocument,
+  DashboardProfilesDocument,
+  DashboardRetryDeliveryDocument,
+  type DashboardEventFragment,
+  type DashboardPaymentFragment,
+} from './gql/graphql.ts';
+import { byId, element, showError } from './dom.ts';
+
+const KEY_STORAGE = 'dashboard:secret-key';
+const RECENT_PAYMENTS = 50;
+/** The charts are re-read at most this often while changes stream in. */
+const ACTIVITY_REFRESH_MS = 2000;
+
+const rows = new Map<string, { payment: DashboardPaymentFragment; row: HTMLTableRowElement }>();
+const alert = byId('alert');
+const live = byId('live');
+
+const when = (iso: string) => new Date(iso).toLocaleTimeString();
+const statusBadge = (status: string) => element('span', { class: `badge status-${status.toLowerCase()}` }, status.toLowerCase().replace(/_/g, ' '));
+
+function secretKey(): string | null {
+  const fragment = new URLSearchParams(location.hash.slice(1)).get('secret_key');
+  if (fragment) {
+    sessionStorage.setItem(KEY_STORAGE, fragment);
+    history.replaceState(null, '', location.pathname);
+  }
+  return sessionStorage.getItem(KEY_STORAGE);
+}
+
+function cells(payment: DashboardPaymentFragment, open: (id: string) => void): HTMLTableCellElement[] {
+  const openButton = element('button', { type: 'button', class: 'link' }, payment.id);
+  openButton.addEventListener('click', () => open(payment.id));
+  return [
+    element('td', {}, openButton),
+    element('td', { class: 'amount' }, formatMinor(payment.amount, payment.currency)),
+    element('td', { 'data-column': 'status' }, statusBadge(payment.status)),
+    element('td', {}, payment.connector ?? '—'),
+    element('td', {}, when(payment.createdAt)),
+    element('td', {}, when(payment.updated)),
+  ];
+}
+
+/** Adds or updates a payment's row; an older version than the one shown (a late delivery) is ignored. */
+function upsert(payment: DashboardPaymentFragment, open: (id: string) => void, atTop: boolean): void {
+  const shown = rows.get(payment.id);
+  if (shown && shown.payment.version >= payment.version) return;
+  const row = shown?.row ?? element('tr', { 'data-payment-id': payment.id });
+  row.replaceChildren(...cells(payment, open));
+  if (!shown) byId('payments-body')[atTop ? 'prepend' : 'append'](row);
+  if (atTop) {
+    row.classList.remove('flash');
+    void row.offsetWidth; // restart the highlight
+    row.classList.add('flash');
+  }
+  rows.set(payment.id, { payment, row });
+}
+
+function table(headings: string[], body: (Node | string)[][]): HTMLTableElement {
+  return element(
+    'table',
+    {},
+    element('thead', {}, element('tr', {}, ...headings.map((heading) => element('th', { scope: 'col' }, heading)))),
+    element('tbody', {}, ...body.map((cellsOfRow) => element('tr', {}, ...cellsOfRow.map((cell) => element('td', {}, cell))))),
+  );
+}
+
+function deliveryRows(api: Transport, paymentId: string, events: DashboardEventFragment[], open: (id: string) => void): (Node | string)[][] {
+  return events.map((event) => {
+    const retry = element('button', { type: 'button', 'data-event-id': event.id }, 'Retry now');
+    retry.addEventListener('click', async () => {
+      retry.disabled = true;
+      try {
+        await api.request(DashboardRetryDeliveryDocument, { eventId: event.id });
+        open(paymentId);
+      } catch (error) {
+        showError(alert, null, (error as Error).message);
+        retry.disabled = false;
+      }
+    });
+    const attempts = event.attempts.map((attempt) => `#${attempt.attemptNumber} ${attempt.responseStatus ?? attempt.error ?? '—'} (${attempt.latencyMs} ms)`).join(', ');
+    return [event.eventType.toLowerCase(), statusBadge(event.deliveryStatus), String(event.attemptCount), attempts || 'none yet', retry];
+  });
+}
+
+async function openDetail(api: Transport, paymentId: string, open: (id: string) => void): Promise<void> {
+  const detail = byId('detail');
+  const { payment, events } = await api.request(DashboardPaymentDetailDocument, { id: paymentId });
+  const heading = element('h2', { id: 'detail-heading', tabindex: '-1' }, `Payment ${payment.id}`);
+  detail.replaceChildren(
+    heading,
+    element('p', {}, `${formatMinor(payment.amount, payment.currency)} · `, statusBadge(payment.status), ` · received ${formatMinor(payment.amountReceived, payment.currency)}`, payment.errorMessage ? ` · ${payment.errorMessage}` : ''),
+    element('h3', {}, 'Attempts'),
+    table(
+      ['#', 'Status', 'Connector', 'Method', 'Error'],
+      payment.attempts.map((attempt) => [String(attempt.attemptNumber), statusBadge(attempt.status), attempt.connector ?? '—', attempt.paymentMethodType ?? '—', attempt.errorMessage ?? attempt.errorCode ?? '']),
+    ),
+    element('h3', {}, 'Status history'),
+    table(
+      ['At', 'Of', 'From', 'To', 'Trigger', 'By'],
+      payment.history.map((change) => [when(change.at), change.subject, change.fromStatus ? statusBadge(change.fromStatus) : '—', statusBadge(change.toStatus), change.trigger, change.actor ?? 'customer']),
+    ),
+    element('h3', {}, 'Webhook deliveries'),
+    events.edges.length
+      ? table(['Event', 'Delivery', 'Attempts', 'Answers', ''], deliveryRows(api, paymentId, events.edges.map((edge) => edge.node), open))
+      : element('p', {}, 'No events yet.'),
+  );
+  detail.hidden = false;
+  heading.focus();
+}
+
+function bar(label: string, count: number, max: number, className: string): HTMLElement {
+  const filled = element('span', { class: `bar ${className}` });
+  // Through the CSSOM: the page's Content-Security-Policy refuses inline style attributes.
+  filled.style.width = `${max === 0 ? 0 : Math.round((count / max) * 100)}%`;
+  return element('div', { class: 'bar-row' }, element('span', { class: 'bar-label' }, label), element('span', { class: 'bar-track', 'aria-hidden': 'true' }, filled), element('span', { class: 'bar-value' }, String(count)));
+}
+
+async function drawActivity(api: Transport): Promise<void> {
+  const { activity } = await api.request(DashboardActivityDocument, { since: null });
+  const shown = activity.paymentsByStatus.filter((entry) => entry.count > 0);
+  const max = Math.max(0, ...shown.map((entry) => entry.count));
+  byId('chart-statuses').replaceChildren(
+    ...(shown.length ? shown.map((entry) => bar(entry.status.toLowerCase().replace(/_/g, ' '), entry.count, max, `status-${entry.status.toLowerCase()}`)) : [element('p', {}, 'No payments in the last hour.')]),
+  );
+  const { total, succeeded } = activity.deliveryAttempts;
+  const rate = total === 0 ? null : Math.round((succeeded / total) * 1000) / 10;
+  byId('chart-webhooks').replaceChildren(
+    element('p', { id: 'webhook-rate' }, rate === null ? 'No delivery attempts in the last hour.' : `${rate} % of ${total} delivery attempts got a 2xx.`),
+    bar('succeeded', succeeded, total, 'status-succeeded'),
+    bar('failed', total - succeeded, total, 'status-failed'),
+  );
+}
+
+async function startDashboard(key: string): Promise<void> {
+  const api = createTransport({ apiKey: key });
+  const open = (id: string) => void openDetail(api, id, open).catch((error: Error) => showError(alert, null, error.message));
+  const { businessProfiles } = await api.request(DashboardProfilesDocument, {});
+  const { payments } = await api.request(DashboardPaymentsDocument, { first: RECENT_PAYMENTS });
+  for (const edge of payments.edges) upsert(edge.node, open, false);
+  byId('board').hidden = false;
+  byId('key-form').hidden = true;
+  let refresh: ReturnType<typeof setTimeout> | null = null;
+  const refreshSoon = () => (refresh ??= setTimeout(() => ((refresh = null), void drawActivity(api)), ACTIVITY_REFRESH_MS));
+  for (const profile of businessProfiles) {
+    api.subscribe(DashboardPaymentChangesDocument, { profileId: profile.id }, {
+      next: ({ paymentChanges }) => {
+        upsert(paymentChanges, open, true);
+        live.textContent = `Payment ${paymentChanges.id} is ${paymentChanges.status.toLowerCase().replace(/_/g, ' ')}.`;
+        refreshSoon();
+      },
+      error: (error) => showError(alert, null, `Live updates stopped: ${error.message} Reload the page to resume.`),
+    });
+  }
+  await drawActivity(api);
+  document.body.dataset['ready'] = 'true';
+}
+
+function start(): void {
+  const form = byId<HTMLFormElement>('key-form');
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const key = byId<HTMLInputElement>('secret-key').value.trim();
+    if (!/^sk_(test|live)_/.test(key)) return showError(alert, byId<HTMLInputElement>('secret-key'), 'Secret key: must start with sk_test_ or sk_live_.');
+    sessionStorage.setItem(KEY_STORAGE, key);
+    void startDashboard(key).catch((error: Error) => showError(alert, null, error.message));
+  });
+  const key = secretKey();
+  if (key) void startDashboard(key).catch((error: Error) => showError(alert, null, error.message));
+}
+
+start();
