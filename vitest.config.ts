@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   resolve: {
@@ -8,12 +8,36 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: fileURLToPath(new URL('node_modules/graphql/index.js', import.meta.url)) }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    // One fresh database per project and run (test/support/global-setup.ts), dropped at the end.
     globalSetup: ['test/support/global-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    // Test files share one fresh database per run; each test creates its own merchants, so files run in parallel.
-    maxWorkers: 2,
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // Test files share their project's database; each test creates its own merchants, so files run in parallel.
+    maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'suite',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/faults/**'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        // The fault-injection scenarios (test/faults): real API and worker processes killed, restarted and
+        // raced, private PostgreSQL and Redis servers restarted. They run after the suite, never beside it:
+        // each waits out leases and restarts, and must not compete with it for the 2 CPUs.
+        extends: true,
+        test: {
+          name: 'faults',
+          include: ['test/faults/**/*.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -132,7 +132,11 @@ export interface WalletSession {
 export class ConnectorError extends Error {
   constructor(
     message: string,
-    readonly kind: 'timeout' | 'unreachable' | 'server_error' | 'bad_response' | 'rejected',
+    /**
+     * `rejected`: the processor refused the request or the resource's state (a decline-like answer about the
+     * payment); `unauthorized`: it refused our credentials (the merchant's connector setup). Both did nothing.
+     */
+    readonly kind: 'timeout' | 'unreachable' | 'server_error' | 'bad_response' | 'rejected' | 'unauthorized',
     readonly outcomeUnknown: boolean,
     readonly processorCode?: string,
   ) {

@@ -40,8 +40,16 @@ export const credentialsSchemaFor = (personality: SandboxPersonality) =>
   });
 export type SandboxCredentials = z.infer<ReturnType<typeof credentialsSchemaFor>>;
 
-/** Text a processor sends that may be stored: bounded, and without NUL (which PostgreSQL cannot hold). */
-const processorText = (max: number) => z.string().max(max).refine((value) => !value.includes('\u0000'), 'must not contain NUL');
+/**
+ * Text a processor sends that may be stored: bounded, without NUL, and well-formed (PostgreSQL holds
+ * neither a NUL nor, in JSON such as a next action, a lone surrogate).
+ */
+const processorText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((value) => !value.includes('\u0000'), 'must not contain NUL')
+    .refine((value) => value.isWellFormed(), 'must be well-formed Unicode');
 /** Amounts in minor units, within the database's integer range. */
 const processorAmount = z.number().int().nonnegative().max(2_147_483_647);
 
@@ -462,7 +470,8 @@ export class SandboxConnector implements Connector {
   private refusal(status: number, payload: unknown, what: string): ConnectorError {
     const error = sandboxErrorSchema.safeParse(payload).data?.error;
     if (error !== undefined && isDefiniteRefusal(status, error.code)) {
-      return new ConnectorError(`${this.name} rejected ${what}: ${error.message}`, 'rejected', false, error.code);
+      const kind = status === 401 || status === 403 ? 'unauthorized' : 'rejected';
+      return new ConnectorError(`${this.name} rejected ${what}: ${error.message}`, kind, false, error.code);
     }
     return new ConnectorError(`${this.name} answered HTTP ${status}${error ? ` (${error.code})` : ''}`, 'server_error', true, error?.code);
   }

@@ -1,7 +1,6 @@
 // Card checks done before a card reaches a processor: format, check digit, brand, expiry and CVC. Messages name
 // the rule only; the number and CVC never appear in them, since messages are returned to callers and logged.
-import { createHmac } from 'node:crypto';
-
+// No imports: the browser SDK checks cards with these same rules before sending them (src/sdk/card-checks.ts).
 export type CardBrand = 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER' | 'DINERS' | 'JCB' | 'UNIONPAY' | 'UNKNOWN';
 
 export const MIN_CARD_NUMBER_LENGTH = 12;
@@ -125,15 +124,6 @@ function numberOrExpiryProblem(card: Omit<CardInput, 'cvc'>, now: Date): { field
 
   const expiry = expiryRuleBroken(card.expiryMonth, card.expiryYear, now);
   return expiry ? { field: `card.${expiry.field}`, message: expiry.message } : null;
-}
-
-/**
- * A keyed hash of the card number: the same card gives the same fingerprint under one key (to spot a card used
- * again) while the number itself is never stored, and without the key the fingerprint cannot be brute-forced
- * from the small space of valid card numbers.
- */
-export function cardFingerprint(number: string, key: Buffer): string {
-  return createHmac('sha256', key).update(normaliseCardNumber(number)).digest('hex');
 }
 
 /** The last four digits, the part of a number that may be shown and stored. */

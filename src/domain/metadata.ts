@@ -18,6 +18,9 @@ export function metadataProblem(value: unknown): { field: string; message: strin
     }
     // Stripe's form encoding uses brackets for nesting ("metadata[key]"), so a key cannot contain them.
     if (key.includes('[') || key.includes(']')) return { field, message: "keys must not contain '[' or ']'" };
+    // A JavaScript object (ours, or a receiver's merging a webhook's metadata) takes "__proto__" as its
+    // prototype, not as a key: it would be dropped here, or pollute there.
+    if (key === '__proto__') return { field, message: 'keys must not be __proto__ (reserved in JavaScript objects)' };
     if (typeof entry !== 'string') return { field, message: 'must be a string' };
     if (entry.length > MAX_METADATA_VALUE_LENGTH) return { field, message: `must be at most ${MAX_METADATA_VALUE_LENGTH} characters` };
   }

@@ -39,13 +39,21 @@ export const CURRENCY_EXPONENTS: Readonly<Record<string, number>> = Object.freez
 /** Stripe's 8-digit ceiling, in minor units, which it applies to every currency. */
 export const MAX_AMOUNT_MINOR = 99_999_999;
 
+/**
+ * A currency code as a merchant may send it, its letters a to z upper-cased ("usd" is USD). ASCII only:
+ * String#toUpperCase maps "ſ" to "S" and "ı" to "I", which would take "uſd" for USD.
+ */
+export function normaliseCurrencyCode(code: string): string {
+  return code.replace(/[a-z]/g, (letter) => letter.toUpperCase());
+}
+
 export function isCurrency(code: string): boolean {
   return Object.hasOwn(CURRENCY_EXPONENTS, code);
 }
 
 // One wording for the thrown error and the validation message; a lowercase known code gets a hint.
 function unknownCurrency(code: string): string {
-  const upper = code.toUpperCase();
+  const upper = normaliseCurrencyCode(code);
   return isCurrency(upper) ? `unknown currency ${code} (codes are uppercase: ${upper})` : `unknown currency ${code}`;
 }
 

@@ -6,7 +6,8 @@ import { AppError, ERROR_CODES, type ErrorCode } from '../domain/errors.ts';
 const ARMOR_LIMIT = /^Syntax Error: (Query depth|Query Cost|Token|Aliases) limit/i;
 const VARIABLE_FIELD = /at "([^"]+)"/;
 const UNDEFINED_FIELD = /Field "([^"]+)" is not defined by type/;
-const VARIABLE_NAME = /^Variable "\$([^"]+)" got invalid value/;
+// A variable refused as a whole: an invalid value, or null or missing where its type is non-null.
+const VARIABLE_NAME = /^Variable "\$([^"]+)" (?:got invalid value|of (?:non-null|required) type)/;
 
 export function appErrorToGraphQL(error: AppError, original?: GraphQLError): GraphQLError {
   return new GraphQLError(error.message, {

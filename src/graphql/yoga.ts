@@ -8,6 +8,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { AppError, ERROR_CODES } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
 import type { LiveFeed } from '../realtime/live-feed.ts';
@@ -67,36 +68,93 @@ function useErrorCodes(): Plugin {
 /** A NUL in the query text: raw, or escaped in a string literal (`\u0000`, `\u{0}`). */
 const NUL_IN_QUERY = /\u0000|\\u(?:0000|\{0+\})/i;
 
-/** The dotted path of the first string in `value` that contains a NUL character, or null. */
-function pathOfNul(value: unknown, path: string[] = []): string[] | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [key, child] of Object.entries(value)) {
-    const found = key.includes('\u0000') ? path : pathOfNul(child, [...path, key]);
-    if (found) return found;
+/**
+ * What makes a string unstorable: a NUL character, or a UTF-16 surrogate without its pair (not Unicode text:
+ * PostgreSQL's JSON refuses it); null when it is fine.
+ */
+function unstorable(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain NUL characters';
+  if (!text.isWellFormed()) return 'must be well-formed Unicode (no lone surrogate U+D800 to U+DFFF)';
+  return null;
+}
+
+/**
+ * The dotted path of the first string (or object key) in `value` that cannot be stored, and why; null when
+ * all can. Iterative, so variables nested however deep cannot overflow the stack.
+ */
+function firstUnstorable(value: unknown): { path: string[]; problem: string } | null {
+  // Each entry knows its parent, so a path is built only for the string found (nesting costs no copies).
+  interface Node {
+    value: unknown;
+    key: string | null;
+    parent: Node | null;
+  }
+  const pathOf = (node: Node | null): string[] => {
+    const path: string[] = [];
+    for (let current = node; current !== null && current.key !== null; current = current.parent) path.push(current.key);
+    return path.reverse();
+  };
+  const stack: Node[] = [{ value, key: null, parent: null }];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (typeof node.value === 'string') {
+      const problem = unstorable(node.value);
+      if (problem) return { path: pathOf(node), problem };
+      continue;
+    }
+    if (node.value === null || typeof node.value !== 'object') continue;
+    const entries = Object.entries(node.value);
+    for (const [key] of entries) {
+      const problem = unstorable(key);
+      if (problem) return { path: pathOf(node), problem };
+    }
+    // Pushed in reverse so the first entry is looked at first, as a recursive walk would.
+    for (let index = entries.length - 1; index >= 0; index -= 1) stack.push({ value: entries[index]![1], key: entries[index]![0], parent: node });
   }
   return null;
 }
 
 /**
- * PostgreSQL cannot store a NUL character in text or JSON, so no input may contain one: refused once,
- * here, with the field named, instead of failing deep in a query as an internal error.
+ * PostgreSQL cannot store a NUL character in text or JSON, nor a lone surrogate in JSON (and text would
+ * silently turn it into U+FFFD), so no input may contain either: refused once, here, with the field
+ * named, instead of failing deep in a query as an internal error or being stored altered.
  */
 function useNoNulCharacters(): Plugin {
   return {
     onParams({ params, setResult }) {
-      const inQuery = params.query !== undefined && NUL_IN_QUERY.test(params.query) ? [] : null;
-      const path = inQuery ?? pathOfNul(params.variables ?? {});
-      if (path === null) return;
+      const inQuery = params.query !== undefined && NUL_IN_QUERY.test(params.query) ? { path: [], problem: 'must not contain NUL characters' } : null;
+      const found = inQuery ?? firstUnstorable(params.variables ?? {});
+      if (found === null) return;
+      const { path, problem } = found;
       // Variables are named like inputs ("input.description"): the field is the path below the variable.
       const field = path.length > 1 ? path.slice(1).join('.') : (path[0] ?? 'query');
       setResult({
         errors: [
-          new GraphQLError(`${field}: must not contain NUL characters`, {
+          new GraphQLError(`${field}: ${problem}`, {
             extensions: { code: 'INVALID_INPUT', field, http: { status: ERROR_CODES.INVALID_INPUT.httpStatus } },
           }),
         ],
       });
+    },
+  };
+}
+
+/**
+ * Yoga refuses a body it has no parser for (415) without a body at all: every refusal carries a catalog
+ * code, so such an answer gets one (the status is kept).
+ */
+function useCodedBareRefusals(): Plugin {
+  return {
+    onResponse({ response, setResponse, fetchAPI }) {
+      if (response.status < 400 || response.body !== null) return;
+      const message =
+        response.status === 415
+          ? 'Content-Type: send application/json (or application/graphql-response+json) with a JSON GraphQL request.'
+          : `The request was refused (${response.status} ${response.statusText}).`;
+      const headers = new fetchAPI.Headers(response.headers);
+      headers.set('content-type', 'application/json; charset=utf-8');
+      const field = response.status === 415 ? { field: 'Content-Type' } : {};
+      setResponse(new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'INVALID_INPUT', ...field } }] }), { status: response.status, headers }));
     },
   };
 }
@@ -132,6 +190,11 @@ export function createGraphQLServer(deps: {
         if (appError) return appErrorToGraphQL(appError, error as GraphQLError);
         // GraphQL's own errors (validation, coercion, scope-auth) carry no exception of ours: pass them on.
         if (isGraphQLError(error) && !hasUnexpectedCause(error)) return error;
+        // PostgreSQL down or restarting: a retryable 503 that says so, not an internal error.
+        if (isDatabaseUnavailable(error)) {
+          logger.warn({ err: error }, 'database unavailable');
+          return appErrorToGraphQL(new AppError('SERVICE_UNAVAILABLE', 'The database cannot be reached right now; retry later.'), error as GraphQLError);
+        }
         logger.error({ err: error }, 'unexpected error in GraphQL execution');
         return new GraphQLError(message === 'Unexpected error.' ? 'Internal error; it has been logged.' : message, {
           extensions: { code: 'INTERNAL', http: { status: 500 } },
@@ -145,6 +208,7 @@ export function createGraphQLServer(deps: {
       maxAliasesPlugin({ n: config.GRAPHQL_MAX_ALIASES }),
       useNoNulCharacters(),
       useErrorCodes(),
+      useCodedBareRefusals(),
     ],
   });
 }

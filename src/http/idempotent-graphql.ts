@@ -48,7 +48,12 @@ export function classifyKeyedRequest(body: Buffer | undefined): KeyedRequest {
     return { kind: 'unsupported' };
   }
   if (operation?.operation !== 'mutation') return { kind: 'read' };
-  return { kind: 'mutation', canonical: JSON.stringify([request.query, request.variables ?? null, request.operationName ?? null]) };
+  try {
+    return { kind: 'mutation', canonical: JSON.stringify([request.query, request.variables ?? null, request.operationName ?? null]) };
+  } catch {
+    // Variables nested deeper than JSON.stringify can go (a RangeError): no request to hold the key for.
+    return { kind: 'unsupported' };
+  }
 }
 
 export interface PlainResponse {
@@ -67,7 +72,7 @@ export function errorResponse(code: ErrorCode, message: string, field?: string):
 
 export const UNSUPPORTED_KEYED_REQUEST = errorResponse(
   'INVALID_INPUT',
-  'Idempotency-Key: only accepted on a POST with a JSON GraphQL body ({"query": ..., "variables": ...})',
+  'Idempotency-Key: only accepted on a POST with a JSON GraphQL body ({"query": ..., "variables": ...}) of ordinary nesting depth',
   'Idempotency-Key',
 );
 

@@ -12,7 +12,7 @@ import { isPaymentMethodType, PAYMENT_METHOD_TYPES, type PaymentMethodType } fro
 import type { ConnectorAccount } from '../generated/prisma/client.ts';
 import type { ServiceContext } from './context.ts';
 import type { MerchantPrincipal } from './principal.ts';
-import { parseInput } from './validation.ts';
+import { currencyCode, parseInput } from './validation.ts';
 
 const createInput = z.object({
   connectorName: z.string().refine(isConnectorName, { message: `must be one of: ${Object.keys(CONNECTORS).join(', ')}` }),
@@ -20,7 +20,7 @@ const createInput = z.object({
   webhookSecret: z.string().min(16, 'must be at least 16 characters').max(256).nullish(),
   paymentMethods: z.array(z.string().refine(isPaymentMethodType, `must be one of: ${PAYMENT_METHOD_TYPES.join(', ')}`)).max(20).nullish(),
   currencies: z
-    .array(z.string().transform((code) => code.toUpperCase()).refine(isCurrency, 'must be an ISO 4217 currency code'))
+    .array(currencyCode.refine(isCurrency, 'must be an ISO 4217 currency code'))
     .max(200)
     .nullish(),
   countries: z.array(z.string().refine(isCountry, 'must be an ISO 3166-1 alpha-2 country code (upper case)')).max(250).nullish(),

@@ -1,7 +1,7 @@
 // Runs a zod schema over service input and turns the first issue into INVALID_INPUT naming the field.
-import type { z } from 'zod';
+import { z } from 'zod';
 import { invalidInput } from '../domain/errors.ts';
-import { amountProblem, isCurrency } from '../domain/money.ts';
+import { amountProblem, isCurrency, normaliseCurrencyCode } from '../domain/money.ts';
 
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.infer<Schema> {
   const result = schema.safeParse(input);
@@ -9,6 +9,12 @@ export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unkn
   const issue = result.error.issues[0]!;
   throw invalidInput(issue.path.map(String).join('.') || '(input)', issue.message);
 }
+
+/**
+ * A currency code as a merchant may send it, upper-cased letter by ASCII letter ("usd" is USD, "uſd" stays
+ * unknown). Whether it is an ISO 4217 code is checkMoney's rule (or the caller's own refine).
+ */
+export const currencyCode = z.string().transform(normaliseCurrencyCode);
 
 /**
  * In a zod superRefine: the currency must be an ISO 4217 code, and each given amount valid in its minor

@@ -55,12 +55,14 @@ describe('createMerchantAccount', () => {
     expect(me.apiKeys[0]!.redacted).toBe(`sk_test_…${merchant.secretKey.slice(-4)}`);
   });
 
-  it('stores keys and the signing key only as hashes or ciphertext', async () => {
+  it('stores secret keys and the signing key only as hashes or ciphertext (publishable keys, public by design, also in clear)', async () => {
     const merchant = await createMerchant(api);
     const { rows: keys } = await sql.query('SELECT * FROM api_keys WHERE merchant_id = $1', [merchant.merchantId]);
-    const stored = JSON.stringify(keys);
-    expect(stored).not.toContain(merchant.secretKey);
-    expect(stored).not.toContain(merchant.publishableKey);
+    expect(JSON.stringify(keys)).not.toContain(merchant.secretKey);
+    const byType = Object.fromEntries(keys.map((row) => [row.type, row]));
+    expect([byType['SECRET'].publishable_key, byType['PUBLISHABLE'].publishable_key]).toEqual([null, merchant.publishableKey]);
+    // The database refuses a secret key kept in clear.
+    await expect(sql.query(`UPDATE api_keys SET publishable_key = 'sk_test_x' WHERE id = $1`, [byType['SECRET'].id])).rejects.toThrow(/api_keys_only_publishable_kept/);
     expect(keys.map((row) => row.key_hash).sort()).toEqual([hashApiKey(merchant.secretKey), hashApiKey(merchant.publishableKey)].sort());
     const { rows: profiles } = await sql.query('SELECT * FROM business_profiles WHERE merchant_id = $1', [merchant.merchantId]);
     expect(JSON.stringify(profiles)).not.toContain(merchant.paymentResponseHashKey);

@@ -86,7 +86,9 @@ describe('void after capture', () => {
     const debit = { bankDebit: { accountHolderName: 'Ada Lovelace', iban: 'DE89370400440532013000' } };
     dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: debit } }));
     await vi.waitFor(async () => expect((await eventsOf(shop, created.id)).map((event) => event.eventType)).toContain('PAYMENT_SUCCEEDED'), { timeout: 10_000, interval: 50 });
-    errorOf(await shop.secret(CancelPaymentDocument, { input: { paymentId: created.id } }), 'CONNECTOR_ERROR');
+    const refusal = errorOf(await shop.secret(CancelPaymentDocument, { input: { paymentId: created.id } }), 'INVALID_STATE');
+    expect(refusal.message).toMatch(/^The processor refused the void: .*only card payments can be voided after capture/);
+    expect(refusal.extensions).toMatchObject({ status: 'SUCCEEDED', paymentId: created.id });
     const after = dataOf(await shop.secret(PaymentDocument, { id: created.id })).payment!;
     expect(after.status).toBe('SUCCEEDED');
     expect(after.history.filter((row) => row.subject === 'attempt').map((row) => row.toStatus).slice(-2)).toEqual(['VOID_POST_CHARGE_INITIATED', 'CHARGED']);

@@ -15,6 +15,7 @@ import {
   type CreatePaymentInput,
 } from '../gql/graphql.ts';
 import { startTestApi } from '../support/api.ts';
+import { answer, startReceiver } from '../support/receiver.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { closedPort, merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 
@@ -235,7 +236,7 @@ describe('cancel and void', () => {
 });
 
 describe('when the processor fails', () => {
-  it('a capture the processor refuses (the authorization expired there) fails the capture', async () => {
+  it('a capture the processor refuses (the authorization expired there) fails the capture: INVALID_STATE with its reason, not a 5xx', async () => {
     const created = await create({ captureMethod: 'MANUAL' });
     const authorized = dataOf(await confirm(created.clientSecret, CARDS.visa)).confirmPayment;
     // The authorization lapses at the processor, unknown to us.
@@ -245,8 +246,11 @@ describe('when the processor fails', () => {
       body: '{}',
     });
     expect(lapsed.status).toBe(200);
-    const error = errorOf(await merchant.secret(CapturePaymentDocument, { input: { paymentId: created.id } }), 'CONNECTOR_ERROR');
-    expect(error.extensions?.status).toBe('FAILED');
+    const answer = await merchant.secret(CapturePaymentDocument, { input: { paymentId: created.id } });
+    expect(answer.status).toBe(409);
+    const error = errorOf(answer, 'INVALID_STATE');
+    expect(error.message).toMatch(/^The processor refused the capture: /);
+    expect(error.extensions).toMatchObject({ status: 'FAILED', paymentId: created.id, processorCode: expect.any(String) });
     const payment = await get(created.id);
     expect(payment.status).toBe('FAILED');
     expect(payment.activeAttempt.status).toBe('CAPTURE_FAILED');
@@ -263,6 +267,24 @@ describe('when the processor fails', () => {
       expect(payment.activeAttempt.status).toBe('AUTHORIZATION_FAILED');
     } finally {
       await isolated.close();
+    }
+  });
+
+  it('a processor that refuses our credentials is the merchant’s setup, not a decline: CONNECTOR_ERROR, the attempt failed', async () => {
+    // Answers every call as the sandbox answers a key it does not know.
+    const refusing = await startReceiver(answer(401, JSON.stringify({ error: { code: 'invalid_api_key', message: 'Send Authorization: Bearer sk_sandbox_ followed by 8 to 64 letters or digits.' } })));
+    const isolated = await startStack({ env: { SANDBOX_URL: refusing.url } });
+    try {
+      const shop = await merchantWithSandbox(isolated);
+      const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 500, currency: 'USD' } })).createPayment;
+      const answered = await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) } });
+      expect(answered.status).toBe(502);
+      expect(errorOf(answered, 'CONNECTOR_ERROR').extensions?.status).toBe('FAILED');
+      const payment = dataOf(await shop.secret(PaymentDocument, { id: created.id })).payment;
+      expect(payment).toMatchObject({ errorCode: 'invalid_api_key', activeAttempt: { status: 'AUTHORIZATION_FAILED' } });
+    } finally {
+      await isolated.close();
+      await refusing.close();
     }
   });
 

@@ -1,6 +1,6 @@
 // Processors' callbacks over HTTP: registration at the sandbox, the sandbox's own signed callbacks moving
 // payments, and callbacks crafted as a processor (or an attacker) would send them.
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { CONNECTORS } from '../../src/connectors/registry.ts';
@@ -10,6 +10,7 @@ import { prng } from '../support/prng.ts';
 import { answer, startReceiver, type Receiver } from '../support/receiver.ts';
 import { addConnectorAccount, merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 import { eventsOf, shopWithReceiver } from '../support/webhooks.ts';
+import { sandboxSignature } from '../support/sandbox-signature.ts';
 
 let stack: Stack;
 let sql: pg.Client;
@@ -33,9 +34,6 @@ const register = (merchantId: string, connectorAccountId: string, key?: string) 
 const postCallback = (merchantId: string, connectorAccountId: string, body: string | Buffer, headers: Record<string, string> = {}) =>
   fetch(`${stack.api.url}/webhooks/${merchantId}/${connectorAccountId}`, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers: { 'content-type': 'application/json', ...headers } });
 
-/** The sandbox's signature header over `body` (the processor's side of the contract). */
-const sandboxSignature = (body: string, secret: string, at = Math.floor(Date.now() / 1000)) =>
-  `t=${at},v1=${createHmac('sha256', secret).update(`${at}.${body}`).digest('hex')}`;
 
 const debit = { bankDebit: { accountHolderName: 'Ada Lovelace', iban: 'DE89370400440532013000' } };
 

@@ -74,14 +74,16 @@ describe('answers', () => {
 });
 
 describe('refusals that prove nothing happened', () => {
+  // Of the request or the resource's state ("rejected": an answer about the payment), or of our credentials
+  // ("unauthorized": the merchant's connector setup, never a decline).
   it.each([
-    [400, 'invalid_request'],
-    [401, 'invalid_api_key'],
-    [403, 'forbidden'],
-    [404, 'resource_missing'],
-    [409, 'invalid_state'],
-  ])('HTTP %i with error %s', async (status, code) => {
-    expect(await outcome({ status, body: error(code) })).toEqual({ kind: 'rejected', outcomeUnknown: false, processorCode: code });
+    [400, 'invalid_request', 'rejected'],
+    [401, 'invalid_api_key', 'unauthorized'],
+    [403, 'forbidden', 'unauthorized'],
+    [404, 'resource_missing', 'rejected'],
+    [409, 'invalid_state', 'rejected'],
+  ])('HTTP %i with error %s: %s', async (status, code, kind) => {
+    expect(await outcome({ status, body: error(code) })).toEqual({ kind, outcomeUnknown: false, processorCode: code });
   });
 
   it('a refused connection (nothing was sent)', async () => {

@@ -1,12 +1,13 @@
 // Disputes end to end over HTTP: the sandbox opens them (a test card, or its test helper) and tells the
 // service with signed callbacks; the merchant accepts or challenges through the API; the network's decision
 // (the sandbox's test helpers) comes back by callback; every status reaches the merchant as a dispute_* webhook.
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AcceptDisputeDocument, ChallengeDisputeDocument, ConfirmPaymentDocument, CreatePaymentDocument, CreateRefundDocument, DisputeDocument, DisputesDocument } from '../gql/graphql.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 import { eventReaching, eventsOf, shopWithReceiver, type Shop } from '../support/webhooks.ts';
+import { sandboxSignature } from '../support/sandbox-signature.ts';
 
 let stack: Stack;
 let shop: Shop;
@@ -156,9 +157,7 @@ describe('dispute callbacks crafted as a processor would send them', () => {
 
   const send = async (dispute: Record<string, unknown>) => {
     const body = JSON.stringify({ id: `evt_${randomBytes(6).toString('hex')}`, type: `dispute.${dispute['status']}`, created: 0, data: { object: { object: 'dispute', currency: 'eur', reason: 'fraudulent', evidence: null, created: 0, updated_ms: 0, ...dispute } } });
-    const at = Math.floor(Date.now() / 1000);
-    const signature = `t=${at},v1=${createHmac('sha256', secret).update(`${at}.${body}`).digest('hex')}`;
-    const response = await fetch(`${stack.api.url}/webhooks/${own.merchantId}/${own.connectorAccountId}`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'sandbox-signature': signature } });
+    const response = await fetch(`${stack.api.url}/webhooks/${own.merchantId}/${own.connectorAccountId}`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'sandbox-signature': sandboxSignature(body, secret) } });
     return { status: response.status, body: (await response.json()) as { outcome: string } };
   };
 

@@ -4,7 +4,6 @@ import {
   MAX_EXPIRY_YEARS_AHEAD,
   MAX_HOLDER_NAME_LENGTH,
   cardBrand,
-  cardFingerprint,
   cardProblem,
   cvcLength,
   expiryProblem,
@@ -14,6 +13,7 @@ import {
   type CardBrand,
   type CardInput,
 } from '../../src/domain/cards.ts';
+import { cardFingerprint } from '../../src/domain/card-fingerprint.ts';
 import { prng } from '../support/prng.ts';
 
 

@@ -1,7 +1,7 @@
 // Refunds end to end over HTTP: the API, the sandbox processor (its immediate, delayed, failing and reviewed
 // refunds), its signed callbacks, the sync schedule, the outgoing refund_* webhooks, and the money rule under
 // concurrency (never more refunded than captured).
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { verifyWebhook } from '../../examples/webhook-receiver/verify-webhook.ts';
@@ -10,6 +10,7 @@ import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 import { eventReaching, shopWithReceiver, type Shop } from '../support/webhooks.ts';
+import { sandboxSignature } from '../support/sandbox-signature.ts';
 
 let stack: Stack;
 let sql: pg.Client;
@@ -196,9 +197,7 @@ describe('refunds the processor decides later', () => {
         created: Math.floor(Date.now() / 1000),
         data: { object: { id: done.connectorRefundId, object: 'refund', payment: payment.activeAttempt.connectorTransactionId, amount: 300, currency: 'usd', status, reason: null, reference: done.id, error: null, created: 0, updated_ms: 0 } },
       });
-      const at = Math.floor(Date.now() / 1000);
-      const signature = `t=${at},v1=${createHmac('sha256', secret).update(`${at}.${body}`).digest('hex')}`;
-      const response = await fetch(`${stack.api.url}/webhooks/${own.merchantId}/${own.connectorAccountId}`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'sandbox-signature': signature } });
+      const response = await fetch(`${stack.api.url}/webhooks/${own.merchantId}/${own.connectorAccountId}`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'sandbox-signature': sandboxSignature(body, secret) } });
       return { status: response.status, body: await response.json() };
     };
     expect(await send('pending')).toEqual({ status: 200, body: { received: true, outcome: 'duplicate_or_stale' } });

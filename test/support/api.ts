@@ -29,22 +29,28 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
   };
 }
 
-export interface TestApi extends ApiApp {
+/** GraphQL clients of an API at `url`, in this process or another. */
+export interface ApiClient {
+  url: string;
   /** A client with `key` (or no key). */
   as: (key?: string) => Execute;
   admin: Execute;
 }
 
+export const apiClient = (url: string): ApiClient => ({ url, as: (key) => graphqlClient(url, key), admin: graphqlClient(url, TEST_ADMIN_KEY) });
+
+export interface TestApi extends ApiApp, ApiClient {}
+
 export async function startTestApi(overrides: Record<string, string> = {}): Promise<TestApi> {
   const config = loadConfig(testEnv(overrides));
   const api = await startApi(config, createLogger(config.LOG_LEVEL));
-  return { ...api, as: (key) => graphqlClient(api.url, key), admin: graphqlClient(api.url, TEST_ADMIN_KEY) };
+  return { ...api, ...apiClient(api.url) };
 }
 
 let merchantCounter = 0;
 
 /** A new merchant through the public API, as an operator would create it. */
-export async function createMerchant(api: TestApi, name = `Merchant ${++merchantCounter}`) {
+export async function createMerchant(api: ApiClient, name = `Merchant ${++merchantCounter}`) {
   const { createMerchantAccount } = dataOf(await api.admin(CreateMerchantAccountDocument, { input: { name } }));
   return {
     merchantId: createMerchantAccount.merchant.id,

@@ -11,6 +11,8 @@ export interface ReceivedRequest {
   body: Buffer;
   /** performance.now() when the whole body had arrived. */
   at: number;
+  /** The sender's port (which of the sender's connections it came on). */
+  remotePort: number | undefined;
 }
 
 export type ReceiverHandler = (request: ReceivedRequest, reply: ServerResponse, index: number) => void;
@@ -37,11 +39,13 @@ export async function startReceiver(handler: ReceiverHandler = answer(204)): Pro
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const entry = { method: request.method!, url: request.url!, headers: request.headers, body: Buffer.concat(chunks), at: performance.now() };
+      const entry = { method: request.method!, url: request.url!, headers: request.headers, body: Buffer.concat(chunks), at: performance.now(), remotePort: request.socket.remotePort };
       received.push(entry);
       receiver.handler(entry, reply, received.length - 1);
     });
   });
+  // Idle connections stay open as long as the senders' keep-alive agents keep them (60 s), not Node's 5 s.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return Object.assign(receiver, {

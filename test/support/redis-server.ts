@@ -31,6 +31,9 @@ export async function startOwnRedis(): Promise<OwnRedis> {
       }
     }
   };
+  // A test process that dies without stopping it leaves no server behind.
+  const killOnExit = () => child?.kill('SIGKILL');
+  process.once('exit', killOnExit);
   const stop = async () => {
     const running = child;
     if (running === null) return;

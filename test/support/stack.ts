@@ -4,13 +4,18 @@ import { createServer, type AddressInfo } from 'node:net';
 import { inject } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.ts';
 import { CreateConnectorAccountDocument, type CreateConnectorAccountInput } from '../gql/graphql.ts';
-import { createMerchant, startTestApi, type TestApi } from './api.ts';
+import { createMerchant, startTestApi, type ApiClient, type TestApi } from './api.ts';
 import { dataOf } from './graphql-client.ts';
 import { startTestWorker } from './worker.ts';
 
-export interface Stack {
-  api: TestApi;
+/** What the merchant helpers need of a stack: an API to call and the sandbox its connector accounts are at. */
+export interface StackLike {
+  api: ApiClient;
   sandboxUrl: string;
+}
+
+export interface Stack extends StackLike {
+  api: TestApi;
   /** The settings the API (and the worker) run with, to start more processes of the same stack. */
   env: Record<string, string>;
   close: () => Promise<void>;
@@ -69,7 +74,7 @@ const PROCESSOR_PATHS: Record<ConnectorName, string> = { sandbox: '', fauxpay: '
 type AccountSettings = Omit<CreateConnectorAccountInput, 'connectorName' | 'credentials'>;
 
 /** Adds an account at one of the sandbox's processors (with its own new key) to `merchant`; returns the key. */
-export async function addConnectorAccount(stack: Stack, merchant: Pick<Merchant, 'secret'>, connectorName: ConnectorName, settings: AccountSettings = {}) {
+export async function addConnectorAccount(stack: StackLike, merchant: Pick<Merchant, 'secret'>, connectorName: ConnectorName, settings: AccountSettings = {}) {
   const key = `sk_${connectorName}_${randomBytes(12).toString('hex')}`;
   const account = dataOf(await merchant.secret(CreateConnectorAccountDocument, { input: { connectorName, credentials: { apiKey: key }, ...settings } })).createConnectorAccount;
   return { key, account, url: `${stack.sandboxUrl}${PROCESSOR_PATHS[connectorName]}` };
@@ -78,7 +83,7 @@ export async function addConnectorAccount(stack: Stack, merchant: Pick<Merchant,
 type Merchant = Awaited<ReturnType<typeof createMerchant>>;
 
 /** A merchant with one account at a sandbox processor (sandbox by default), its key and a reader of its payments there. */
-export async function merchantWithSandbox(stack: Stack, connectorName: ConnectorName = 'sandbox', settings: AccountSettings = {}) {
+export async function merchantWithSandbox(stack: StackLike, connectorName: ConnectorName = 'sandbox', settings: AccountSettings = {}) {
   const merchant = await createMerchant(stack.api);
   const { key: sandboxKey, account, url } = await addConnectorAccount(stack, merchant, connectorName, settings);
   /** Reads the processor's own view of a payment, as the merchant's processor account sees it. */

@@ -3,12 +3,12 @@ import { expect, vi } from 'vitest';
 import { ConfirmPaymentDocument, CreatePaymentDocument, EventsDocument, UpdateBusinessProfileDocument } from '../gql/graphql.ts';
 import { dataOf, errorOf } from './graphql-client.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
-import { merchantWithSandbox, type Stack } from './stack.ts';
+import { merchantWithSandbox, type StackLike } from './stack.ts';
 
-const card = (number = '4242424242424242') => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } });
+export const card = (number = '4242424242424242') => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } });
 
 /** A merchant whose test webhook URL is a fresh receiver. */
-export async function shopWithReceiver(stack: Stack, receiver?: Receiver) {
+export async function shopWithReceiver(stack: StackLike, receiver?: Receiver) {
   const shop = await merchantWithSandbox(stack);
   const endpoint = receiver ?? (await startReceiver());
   dataOf(await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, webhookUrl: endpoint.url } }));

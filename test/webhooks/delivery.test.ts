@@ -127,6 +127,26 @@ describe('a payment’s events reach the merchant', () => {
     expect(succeeded).toHaveLength(1);
   });
 
+  it('sends a test-mode event only to the test URL: a profile with a live URL alone records it NOT_SENT', async () => {
+    const receiver = await startReceiver();
+    const shop = await merchantWithSandbox(stack);
+    // Written directly: the API takes a live URL only on an allowlisted https host.
+    await sql.query('UPDATE business_profiles SET live_webhook_url = $1 WHERE id = $2', [receiver.url, shop.profileId]);
+    const payment = await paidPayment(shop);
+    // Recorded NOT_SENT when written, with no attempt: not PENDING for the worker to find no URL and close.
+    expect((await eventsOf(shop, payment.id)).map((event) => [event.eventType, event.deliveryStatus, event.nextAttemptAt, event.attempts.length])).toEqual([
+      ['PAYMENT_SUCCEEDED', 'NOT_SENT', null, 0],
+      ['PAYMENT_PROCESSING', 'NOT_SENT', null, 0],
+    ]);
+    // And a disabled test endpoint is not sent to either, whatever the live one is.
+    dataOf(await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, webhookUrl: receiver.url } }));
+    await sql.query('UPDATE business_profiles SET test_webhook_disabled_at = now() WHERE id = $1', [shop.profileId]);
+    const later = await paidPayment(shop);
+    expect((await eventsOf(shop, later.id)).map((event) => event.deliveryStatus)).toEqual(['NOT_SENT', 'NOT_SENT']);
+    expect(receiver.received).toHaveLength(0);
+    await receiver.close();
+  });
+
   it('records an event without sending it when the profile has no URL for the mode', async () => {
     const shop = await merchantWithSandbox(stack);
     const payment = await paidPayment(shop);

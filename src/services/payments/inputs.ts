@@ -8,7 +8,7 @@ import { cardProblem, normaliseCardNumber } from '../../domain/cards.ts';
 import { isCountry } from '../../domain/countries.ts';
 import { supportsManualCapture } from '../../domain/payments/methods.ts';
 import { metadataProblem } from '../../domain/metadata.ts';
-import { checkMoney } from '../validation.ts';
+import { checkMoney, currencyCode } from '../validation.ts';
 
 /** The merchant's id for its customer: `cus_` and its own reference (as Hyperswitch, merchants choose it). */
 export const customerId = z.string().regex(/^cus_[A-Za-z0-9_-]{1,60}$/, 'must be cus_ followed by 1 to 60 letters, digits, _ or -');
@@ -72,7 +72,7 @@ const paymentMethodData = z
 export const createPaymentInput = z
   .object({
     amount: z.number(),
-    currency: z.string().transform((code) => code.toUpperCase()),
+    currency: currencyCode,
     captureMethod: z.enum(['AUTOMATIC', 'MANUAL']).nullish().transform((value) => value ?? 'AUTOMATIC'),
     authenticationType: z.enum(['THREE_DS', 'NO_THREE_DS']).nullish().transform((value) => value ?? 'NO_THREE_DS'),
     confirm: z.boolean().nullish(),

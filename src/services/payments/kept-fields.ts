@@ -3,7 +3,8 @@
 import type { PaymentMethod } from '../../connectors/connector.ts';
 import { methodTypeOf } from '../../connectors/connector.ts';
 import { ibanLast4 } from '../../domain/bank-accounts.ts';
-import { cardBrand, cardFingerprint, last4 } from '../../domain/cards.ts';
+import { cardFingerprint } from '../../domain/card-fingerprint.ts';
+import { cardBrand, last4 } from '../../domain/cards.ts';
 import type { Prisma, SavedPaymentMethod } from '../../generated/prisma/client.ts';
 
 export type KeptMethodFields = Pick<

@@ -23,7 +23,7 @@ import { applyGuardedMove, type ApplyOutcome } from '../guarded-moves.ts';
 import type { PaymentSyncScheduler, ResourceSyncJob } from '../payments/sync-scheduler.ts';
 import type { SecretKeyPrincipal } from '../principal.ts';
 import { askProcessor, runSyncStep, watchOpen } from '../sync-steps.ts';
-import { checkMoney, parseInput } from '../validation.ts';
+import { checkMoney, currencyCode, parseInput } from '../validation.ts';
 
 const destinationInput = z
   .object({
@@ -61,7 +61,7 @@ const destinationInput = z
 const createPayoutInput = z
   .object({
     amount: z.number(),
-    currency: z.string().transform((code) => code.toUpperCase()),
+    currency: currencyCode,
     destination: destinationInput,
     country: z.string().refine(isCountry, 'must be an ISO 3166-1 alpha-2 country code (upper case)').nullish(),
     description: z.string().max(500, 'must be at most 500 characters').nullish(),

@@ -15,14 +15,14 @@ import type { MandateService } from '../mandates/mandate-service.ts';
 import { customerId as customerIdSchema } from '../payments/inputs.ts';
 import type { PaymentService } from '../payments/payment-service.ts';
 import type { SecretKeyPrincipal } from '../principal.ts';
-import { checkMoney, parseInput } from '../validation.ts';
+import { checkMoney, currencyCode, parseInput } from '../validation.ts';
 
 const createSubscriptionInput = z
   .object({
     customerId: customerIdSchema,
     mandateId: z.string().max(64),
     amount: z.number(),
-    currency: z.string().transform((code) => code.toUpperCase()),
+    currency: currencyCode,
     interval: z.enum(INTERVAL_UNITS),
     intervalCount: z.number().int('must be a whole number').min(1, 'must be 1 to 12').max(12, 'must be 1 to 12').nullish(),
     startAt: z.date().nullish(),

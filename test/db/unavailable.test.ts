@@ -1,0 +1,34 @@
+// Which database errors mean "PostgreSQL cannot be reached" (the API answers SERVICE_UNAVAILABLE, retry
+// later) and which are ordinary failures (INTERNAL): real errors from the real client, against a port
+// where nothing listens. The outage itself is exercised in test/faults/postgres-restart.test.ts.
+import { afterAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '../../src/db/client.ts';
+import { isDatabaseUnavailable } from '../../src/db/unavailable.ts';
+import { closedPort } from '../support/stack.ts';
+
+const nowhere = createDatabase(`postgresql://postgres@127.0.0.1:${await closedPort()}/nowhere`, 1);
+afterAll(() => nowhere.$disconnect());
+
+const failureOf = (promise: Promise<unknown>) => promise.then(() => expect.fail('it should have failed'), (error: unknown) => error);
+
+describe('isDatabaseUnavailable', () => {
+  it('recognises an unreachable server through the ORM, raw queries and transactions', async () => {
+    expect(isDatabaseUnavailable(await failureOf(nowhere.apiKey.findUnique({ where: { id: 'key_x' } })))).toBe(true);
+    expect(isDatabaseUnavailable(await failureOf(nowhere.$queryRaw`SELECT 1`))).toBe(true);
+    expect(isDatabaseUnavailable(await failureOf(nowhere.$transaction(async (tx) => tx.apiKey.count())))).toBe(true);
+  });
+
+  it('recognises it wrapped (a GraphQL error’s originalError, a cause), and the server refusing while it starts or stops', () => {
+    const wrapped = Object.assign(new Error('wrapped'), { originalError: new Error('Connection terminated unexpectedly') });
+    expect(isDatabaseUnavailable(wrapped)).toBe(true);
+    expect(isDatabaseUnavailable(new Error('outer', { cause: Object.assign(new Error('starting'), { code: '57P03' }) }))).toBe(true);
+    expect(isDatabaseUnavailable({ code: 'P2010', meta: { driverAdapterError: { cause: { kind: 'postgres', originalCode: '57P01' } } } })).toBe(true);
+  });
+
+  it('leaves other failures alone: they stay internal errors', () => {
+    expect(isDatabaseUnavailable(new Error('Cannot read properties of undefined'))).toBe(false);
+    expect(isDatabaseUnavailable(Object.assign(new Error('injected fault'), { code: 'P0001' }))).toBe(false);
+    expect(isDatabaseUnavailable({ code: 'P2002', meta: { driverAdapterError: { cause: { kind: 'UniqueConstraintViolation' } } } })).toBe(false);
+    expect(isDatabaseUnavailable(null)).toBe(false);
+  });
+});
