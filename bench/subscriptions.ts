@@ -1,109 +1,140 @@
-// Subscription fan-out: 1,000 graphql-ws subscribers of one profile's paymentEvents on one API process,
-// while card payments run through the sandbox processor. Reports the latency from an event's commit (its
-// createdAt, written in the committing transaction) to each subscriber's receipt (p50, p99, max), and the
-// process's memory with the subscribers connected. The clients run in this process too (2 cores shared),
-// so the figures are an upper bound. Results go to bench/results/subscriptions.json.
-import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
-import { startApi } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { createScratchDatabase } from '../src/db/scratch-database.ts';
-import { createLogger } from '../src/logger.ts';
-import { startSandbox } from '../src/sandbox/server.ts';
-import { ensureDemoMerchant } from '../src/services/demo-merchant.ts';
+// Subscription fan-out: BENCH_SUBSCRIBERS graphql-ws subscribers of one profile's paymentEvents on the API
+// process, in a process of their own (bench/processes/subscribers.ts), while BENCH_PAYMENTS card payments
+// (create + confirm, two events each) run through the sandbox. Latency: from an event's createdAt (set in the
+// transaction that commits it) to each subscriber's receipt (p50, p99, max over every delivery). Memory: the
+// API process's memory with the subscribers connected minus before, each read after full garbage
+// collections (bench/lib/memory-probe.ts), per 1,000 subscriptions: live (JS heap + external) and RSS.
+// Ceiling, same run: the transport alone (bench/processes/fanout.ts: Redis pub/sub to plain WebSockets, no
+// GraphQL), the same number of subscribers, the same number of messages published at the service's pace.
+import { Redis } from 'ioredis';
+import { CONFIRM_PAYMENT, CREATE_PAYMENT, confirmVariables, createVariables } from './lib/operations.ts';
+import { Child, freePort } from './lib/processes.ts';
+import type { Stack } from './lib/stack.ts';
+import { ratio, round, type LatencySummary } from './lib/stats.ts';
 
-const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
-const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 20);
-const logger = createLogger('silent');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-
-async function graphql(url: string, key: string, query: string, variables: Record<string, unknown>) {
-  const response = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key }, body: JSON.stringify({ query, variables }) });
-  const body = (await response.json()) as { data?: Record<string, Record<string, string>>; errors?: unknown };
-  if (body.errors) throw new Error(JSON.stringify(body.errors));
-  return body.data!;
+interface Stats {
+  received: number;
+  latencyMs: LatencySummary;
 }
 
-async function main() {
-  const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const database = await createScratchDatabase(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres', `payments_bench_${runId}`);
-  const sandbox = await startSandbox({ port: 0, latencyMs: 0 });
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: database.url,
-    REDIS_PREFIX: `bench_${runId}`,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    SANDBOX_URL: sandbox.url,
-    SUBSCRIPTIONS_PER_KEY: String(SUBSCRIBERS + 10),
-  });
-  const api = await startApi(config, logger);
-  const clients: Client[] = [];
-  try {
-    const demo = await ensureDemoMerchant(api.context);
-    const latencies: number[] = [];
-    let received = 0;
-    const query = `subscription($profileId: String!) { paymentEvents(profileId: $profileId) { id eventType createdAt } }`;
-    const memoryBefore = process.memoryUsage();
-    await Promise.all(
-      Array.from({ length: SUBSCRIBERS }, async () => {
-        const client = createClient({ url: `${api.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'api-key': demo.secretKey }, retryAttempts: 0 });
-        clients.push(client);
-        await new Promise<void>((resolve, reject) => {
-          client.on('connected', () => resolve());
-          client.subscribe<{ paymentEvents: { createdAt: string } }>(
-            { query, variables: { profileId: demo.profileId } },
-            {
-              next: (result) => {
-                received += 1;
-                latencies.push(Date.now() - Date.parse(result.data!.paymentEvents.createdAt));
-              },
-              error: reject,
-              complete: () => undefined,
-            },
-          );
-        });
-      }),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 500)); // every subscription reaches Redis
-    global.gc?.();
-    const memoryConnected = process.memoryUsage();
-    const card = { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } };
-    for (let index = 0; index < PAYMENTS; index += 1) {
-      const created = await graphql(api.url, demo.secretKey, 'mutation($input: CreatePaymentInput!) { createPayment(input: $input) { id clientSecret } }', { input: { amount: 1000, currency: 'USD' } });
-      await graphql(api.url, demo.publishableKey, 'mutation($input: ConfirmPaymentInput!) { confirmPayment(input: $input) { status } }', {
-        input: { clientSecret: created.createPayment!.clientSecret, paymentMethodData: card },
-      });
-    }
-    const expected = PAYMENTS * 2 * SUBSCRIBERS;
-    const deadline = Date.now() + 60_000;
-    while (received < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    latencies.sort((a, b) => a - b);
-    const result = {
-      subscribers: SUBSCRIBERS,
-      events: PAYMENTS * 2,
-      deliveriesExpected: expected,
-      deliveriesReceived: received,
-      latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? null },
-      rssMb: { before: Math.round(memoryBefore.rss / 2 ** 20), connected: Math.round(memoryConnected.rss / 2 ** 20) },
-      heapUsedMb: { before: Math.round(memoryBefore.heapUsed / 2 ** 20), connected: Math.round(memoryConnected.heapUsed / 2 ** 20) },
-    };
-    console.log(result);
-    const report = { benchmark: 'subscription fan-out (paymentEvents over graphql-ws)', date: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version }, result };
-    await mkdir(new URL('results/', import.meta.url), { recursive: true });
-    await writeFile(new URL('results/subscriptions.json', import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
-  } finally {
-    await Promise.all(clients.map((client) => client.dispose()));
-    await api.close();
-    await sandbox.close();
-    await database.drop();
+async function post(stack: Stack, key: string, query: string, variables: unknown) {
+  const response = await fetch(`${stack.apiUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key }, body: JSON.stringify({ query, variables }) });
+  const body = (await response.json()) as { data?: Record<string, Record<string, unknown>>; errors?: unknown };
+  if (body.errors || !body.data) throw new Error(`GraphQL: ${JSON.stringify(body.errors)}`);
+  return Object.values(body.data)[0]!;
+}
+
+/** Connects `count` subscribers to `url`; resolves once all are connected (and their subscriptions settled). */
+async function subscribe(spec: { url: string; protocol: 'graphql-ws' | 'ws'; count: number; apiKey?: string; profileId?: string }) {
+  const child = new Child(`subscribers (${spec.protocol})`, 'bench/processes/subscribers.ts', { args: [JSON.stringify(spec)], ipc: true });
+  await child.waitFor(/subscribers connected/, 180_000);
+  return child;
+}
+
+/** Waits until `expected` deliveries arrived (or `timeoutMs` passed); returns what arrived. */
+async function collect(child: Child, expected: number, timeoutMs: number): Promise<Stats> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const stats = await child.request<Stats>('stats');
+    if (stats.received >= expected || Date.now() > deadline) return stats;
+    await sleep(100);
   }
 }
 
-await main();
+async function closeSubscribers(child: Child) {
+  await child.request('close').catch(() => undefined);
+  await Promise.race([child.exited, sleep(5_000)]);
+  await child.stop();
+}
+
+export async function benchSubscriptions(stack: Stack) {
+  const { subscribers, payments } = stack.settings;
+  await stack.start({ sandboxLatencyMs: 0 });
+  const expected = payments * 2 * subscribers;
+
+  console.log(`subscriptions: ${subscribers} graphql-ws subscribers, ${payments} payments`);
+  const serviceBefore = await stack.api!.memoryMb();
+  const serviceClients = await subscribe({ url: `${stack.apiUrl.replace(/^http/, 'ws')}/graphql`, protocol: 'graphql-ws', count: subscribers, apiKey: stack.demo.secretKey, profileId: stack.demo.profileId });
+  let serviceStats: Stats;
+  let serviceConnected: Awaited<ReturnType<Child['memoryMb']>>;
+  let paymentSeconds: number;
+  try {
+    await sleep(1000); // every subscription reaches Redis
+    serviceConnected = await stack.api!.memoryMb();
+    const card = { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' };
+    const started = performance.now();
+    for (let index = 0; index < payments; index += 1) {
+      const created = await post(stack, stack.demo.secretKey, CREATE_PAYMENT, createVariables());
+      await post(stack, stack.demo.publishableKey, CONFIRM_PAYMENT, confirmVariables(created.clientSecret as string, card));
+    }
+    paymentSeconds = (performance.now() - started) / 1000;
+    serviceStats = await collect(serviceClients, expected, 60_000);
+  } finally {
+    await closeSubscribers(serviceClients);
+  }
+  console.log(`  ${serviceStats.received}/${expected} delivered; p50 ${serviceStats.latencyMs.p50} ms, p99 ${serviceStats.latencyMs.p99} ms; RSS +${round(serviceConnected.rss - serviceBefore.rss, 1)} MB`);
+
+  console.log(`subscriptions: ceiling, Redis pub/sub to ${subscribers} plain WebSockets`);
+  const port = await freePort();
+  const channel = `${stack.prefix}:bench-fanout`;
+  const fanout = new Child('fanout', 'bench/processes/fanout.ts', {
+    env: { PORT: String(port), REDIS_URL: stack.settings.redisUrl, FANOUT_CHANNEL: channel },
+    preload: ['./bench/lib/memory-probe.ts'],
+    nodeFlags: ['--expose-gc'],
+    ipc: true,
+  });
+  const publisher = new Redis(stack.settings.redisUrl);
+  let bareStats: Stats;
+  let bareBefore: Awaited<ReturnType<Child['memoryMb']>>;
+  let bareConnected: Awaited<ReturnType<Child['memoryMb']>>;
+  try {
+    await fanout.waitFor(/fanout listening/);
+    bareBefore = await fanout.memoryMb();
+    const bareClients = await subscribe({ url: `ws://127.0.0.1:${port}/`, protocol: 'ws', count: subscribers });
+    try {
+      await sleep(1000);
+      bareConnected = await fanout.memoryMb();
+      // Two messages per payment, at the pace the service's payments went.
+      const perPaymentMs = (paymentSeconds * 1000) / payments;
+      for (let index = 0; index < payments; index += 1) {
+        const next = performance.now() + perPaymentMs;
+        await publisher.publish(channel, JSON.stringify({ sentAt: Date.now(), kind: 'payment_processing' }));
+        await publisher.publish(channel, JSON.stringify({ sentAt: Date.now(), kind: 'payment_succeeded' }));
+        await sleep(Math.max(0, next - performance.now()));
+      }
+      bareStats = await collect(bareClients, expected, 60_000);
+    } finally {
+      await closeSubscribers(bareClients);
+    }
+  } finally {
+    publisher.disconnect();
+    await fanout.stop();
+  }
+  console.log(`  ${bareStats.received}/${expected} delivered; p50 ${bareStats.latencyMs.p50} ms, p99 ${bareStats.latencyMs.p99} ms; RSS +${round(bareConnected.rss - bareBefore.rss, 1)} MB`);
+
+  const perThousand = (grown: number) => round((grown / subscribers) * 1000, 1);
+  const live = (memory: { heapUsed: number; external: number }) => memory.heapUsed + memory.external;
+  const service = {
+    rssMbPer1000: perThousand(serviceConnected.rss - serviceBefore.rss),
+    liveMbPer1000: perThousand(live(serviceConnected) - live(serviceBefore)),
+  };
+  const bare = {
+    rssMbPer1000: perThousand(bareConnected.rss - bareBefore.rss),
+    liveMbPer1000: perThousand(live(bareConnected) - live(bareBefore)),
+  };
+  return {
+    subscribers,
+    events: payments * 2,
+    deliveriesExpected: expected,
+    service: { deliveriesReceived: serviceStats.received, latencyMs: serviceStats.latencyMs, memoryMb: { before: serviceBefore, connected: serviceConnected }, per1000: service },
+    bareFanout: { deliveriesReceived: bareStats.received, latencyMs: bareStats.latencyMs, memoryMb: { before: bareBefore, connected: bareConnected }, per1000: bare },
+    ratios: {
+      p50ToBare: ratio(serviceStats.latencyMs.p50, bareStats.latencyMs.p50),
+      p99ToBare: ratio(serviceStats.latencyMs.p99, bareStats.latencyMs.p99),
+      liveMemoryToBare: ratio(service.liveMbPer1000, bare.liveMbPer1000),
+      rssToBare: ratio(service.rssMbPer1000, bare.rssMbPer1000),
+    },
+  };
+}

@@ -1,144 +1,203 @@
-// Webhook delivery throughput against the machine's own ceiling: the rate at which BullMQ alone runs no-op
-// jobs (the queue's cost, with the same Redis and concurrency) beside the rate of real deliveries (claim in
-// PostgreSQL, sign, POST to a local 2xx receiver over keep-alive, record the attempt, mark delivered).
-// Run with `npm run bench`; results go to bench/results/webhooks.json and are printed.
-import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import { Queue, Worker } from 'bullmq';
-import pg from 'pg';
-import { loadConfig, type Config } from '../src/config.ts';
-import { createScratchDatabase } from '../src/db/scratch-database.ts';
+// Webhook delivery against the machine's own ceiling, measured in the same run:
+// - BullMQ alone: the rate at which one Worker runs no-op jobs (bench/processes/bullmq-noop.ts), same Redis,
+//   same concurrency as the service's worker (WORKER_CONCURRENCY);
+// - the service: committed events (PENDING rows of `events`, as the outbox writes them, bodies serialized
+//   by the service's own serializeWebhook from a real payment's payment_succeeded event) handed to the queue
+//   the way the relay hands them (WebhookQueue, job id = event id), and delivered by the worker process
+//   (src/main/worker.ts): claim in PostgreSQL, sign, POST to a local receiver process over keep-alive,
+//   record the attempt, mark delivered. The clock runs from the first job added to no PENDING event left.
+// Then the backlog: the receiver answers 503 while BENCH_BACKLOG_EVENTS events are committed and queued, and
+// BENCH_OUTAGE_S more; the worker tries, fails, and schedules retries by the seed's table scaled by
+// WEBHOOK_RETRY_DELAY_SCALE (BENCH_RETRY_DELAY_SCALE, 0.001 by default: 1 min → 60 ms, 5 min → 300 ms,
+// 10 min → 600 ms), so the drain measures delivery, not the schedule. The receiver comes back and the
+// clock runs until every event is DELIVERED. Its ceiling: the same number of no-op jobs at BullMQ's rate.
+import { serializeWebhook } from '../src/domain/events/webhook.ts';
 import { createLogger } from '../src/logger.ts';
-import { createServiceContext } from '../src/service-context.ts';
-import { ensureDemoMerchant } from '../src/services/demo-merchant.ts';
-import { EventOutbox } from '../src/services/events/event-outbox.ts';
-import { startWorker } from '../src/worker/worker.ts';
 import { WebhookQueue } from '../src/worker/webhook-queue.ts';
+import { CONFIRM_PAYMENT, CREATE_PAYMENT, confirmVariables, createVariables } from './lib/operations.ts';
+import { Child, freePort, runToCompletion } from './lib/processes.ts';
+import type { Stack } from './lib/stack.ts';
+import { ratio, round } from './lib/stats.ts';
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
-const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '10,50').split(',').map(Number);
-const logger = createLogger('silent');
+const BATCH = 20_000;
 
-async function receiver() {
-  let received = 0;
-  const server = createServer((request, reply) => {
-    request.resume();
-    request.on('end', () => {
-      received += 1;
-      reply.writeHead(204).end();
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, received: () => received, close: () => new Promise((resolve) => server.close(resolve)) };
+async function graphql(stack: Stack, key: string, query: string, variables: unknown) {
+  const response = await fetch(`${stack.apiUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key }, body: JSON.stringify({ query, variables }) });
+  const body = (await response.json()) as { data?: Record<string, Record<string, unknown>>; errors?: unknown };
+  if (body.errors || !body.data) throw new Error(`GraphQL: ${JSON.stringify(body.errors)}`);
+  return Object.values(body.data)[0]!;
 }
 
-/** BullMQ's own ceiling: `count` no-op jobs through one worker at `concurrency`. */
-async function rawBullmqRate(config: Config, count: number, concurrency: number): Promise<number> {
-  const connection = { url: config.REDIS_URL };
-  const name = `bench-noop-${randomBytes(3).toString('hex')}`;
-  const queue = new Queue(name, { connection, prefix: config.REDIS_PREFIX });
-  await queue.addBulk(Array.from({ length: count }, (_, index) => ({ name: 'noop', data: { index }, opts: { jobId: `noop-${index}`, removeOnComplete: true } })));
-  let done = 0;
-  const started = performance.now();
-  const finished = new Promise<void>((resolve) => {
-    const worker = new Worker(name, async () => undefined, { connection: { ...connection, maxRetriesPerRequest: null }, prefix: config.REDIS_PREFIX, concurrency });
-    worker.on('completed', () => {
-      done += 1;
-      if (done === count) void worker.close().then(resolve);
-    });
-  });
-  await finished;
-  const seconds = (performance.now() - started) / 1000;
-  await queue.obliterate({ force: true });
-  await queue.close();
-  return count / seconds;
+/** The `content.object` of a real payment_succeeded event: one card payment through the service. */
+async function realPaymentObject(stack: Stack): Promise<Record<string, unknown>> {
+  const created = await graphql(stack, stack.demo.secretKey, CREATE_PAYMENT, createVariables());
+  const card = { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' };
+  await graphql(stack, stack.demo.publishableKey, CONFIRM_PAYMENT, confirmVariables(created.clientSecret as string, card));
+  const { rows } = await stack.sql.query<{ body: string }>(`SELECT body FROM events WHERE object_id = $1 AND event_type = 'payment_succeeded'`, [created.id]);
+  if (!rows[0]) throw new Error('the sample payment recorded no payment_succeeded event');
+  return (JSON.parse(rows[0].body) as { content: { object: Record<string, unknown> } }).content.object;
 }
 
-/** Real deliveries: `count` committed events, enqueued, then one worker process's webhook worker drains them. */
-async function deliveryRate(config: Config, count: number) {
-  const context = createServiceContext(config, logger);
-  const target = await receiver();
-  const demo = await ensureDemoMerchant(context);
-  await context.db.businessProfile.update({ where: { id: demo.profileId }, data: { testWebhookUrl: target.url, testWebhookDisabledAt: null } });
-  const queue = new WebhookQueue(config, logger);
-  const outbox = new EventOutbox(context, queue, { paymentChanged: () => undefined, eventCreated: () => undefined });
-  const object = { payment_id: 'pay_bench', status: 'succeeded', amount: 1000, currency: 'USD', metadata: { note: 'x'.repeat(600) } };
+/**
+ * `count` committed, PENDING, due events of the demo profile, written in bulk by PostgreSQL itself; returns
+ * their ids. Each body is the service's serializeWebhook output for the template payment, with the event's
+ * own id and payment id in it (put in by replace() on placeholders of the same length: same bytes as if
+ * serialized one by one, without sending 1.5 KB per event over the wire).
+ */
+async function insertEvents(stack: Stack, count: number, template: Record<string, unknown>): Promise<string[]> {
+  const { merchantId, profileId } = stack.demo;
+  const eventPlaceholder = `evt_${'E'.repeat(24)}`;
+  const paymentPlaceholder = `pay_${'P'.repeat(24)}`;
   const ids: string[] = [];
-  for (let start = 0; start < count; start += 200) {
-    const batch = await context.db.$transaction(async (tx) => {
-      const recorded = [];
-      for (let index = start; index < Math.min(start + 200, count); index += 1) {
-        const objectId = `pay_bench${randomBytes(8).toString('hex')}`;
-        recorded.push(await outbox.record(tx, { merchantId: demo.merchantId, profileId: demo.profileId, mode: 'TEST', eventType: 'payment_succeeded', objectId, objectVersion: 1, object, isTest: false }));
-      }
-      return recorded;
+  for (let start = 0; start < count; start += BATCH) {
+    const now = new Date();
+    const body = serializeWebhook({
+      merchantId,
+      eventId: eventPlaceholder,
+      eventType: 'payment_succeeded',
+      contentType: 'payment_details',
+      object: { ...template, payment_id: paymentPlaceholder },
+      timestamp: now,
     });
-    for (const event of batch) ids.push(event.id);
+    const { rows } = await stack.sql.query<{ id: string }>(
+      `INSERT INTO events (id, merchant_id, profile_id, mode, event_type, content_type, object_id, object_version, body, is_test,
+                           delivery_status, attempt_count, automatic_attempts, next_attempt_at, created_at)
+       SELECT e.id, $1, $2, 'TEST', 'payment_succeeded', 'payment_details', e.object_id, 1,
+              replace(replace($3, $4, e.id), $5, e.object_id), false, 'PENDING', 0, 0, $6, $6
+       FROM (SELECT 'evt_' || substr(md5(random()::text || g::text), 1, 24) AS id,
+                    'pay_' || substr(md5(random()::text || g::text || 'pay'), 1, 24) AS object_id
+             FROM generate_series(1, $7::int) AS g) AS e
+       RETURNING id`,
+      [merchantId, profileId, body, eventPlaceholder, paymentPlaceholder, now, Math.min(BATCH, count - start)],
+    );
+    for (const { id } of rows) ids.push(id);
   }
-  await Promise.all(ids.map((id) => queue.enqueue(id)));
-  const memoryBefore = process.memoryUsage().rss;
-  const started = performance.now();
-  const worker = await startWorker(config, logger);
-  const sql = new pg.Client({ connectionString: config.DATABASE_URL });
-  await sql.connect();
-  for (;;) {
-    const { rows } = await sql.query<{ left: number }>(`SELECT count(*)::int AS left FROM events WHERE delivery_status = 'PENDING'`);
-    if (rows[0]!.left === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const seconds = (performance.now() - started) / 1000;
-  const rssGrowthMb = (process.memoryUsage().rss - memoryBefore) / 1024 / 1024;
-  const { rows } = await sql.query<{ delivered: number }>(`SELECT count(*)::int AS delivered FROM events WHERE delivery_status = 'DELIVERED'`);
-  await sql.query('DELETE FROM webhook_delivery_attempts');
-  await sql.query('DELETE FROM events');
-  await sql.end();
-  await worker.close();
-  await queue.close();
-  await context.db.$disconnect();
-  await target.close();
-  return { perSecond: count / seconds, delivered: rows[0]!.delivered, received: target.received(), rssGrowthMb };
+  return ids;
 }
 
-async function main() {
-  const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const database = await createScratchDatabase(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres', `payments_bench_${runId}`);
-  const results = [];
-  try {
-    for (const concurrency of CONCURRENCIES) {
-      const config = loadConfig({
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'silent',
-        DATABASE_URL: database.url,
-        REDIS_PREFIX: `bench_${runId}`,
-        WORKER_CONCURRENCY: String(concurrency),
-        DATABASE_POOL_SIZE: String(Math.min(concurrency + 5, 60)),
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        WEBHOOK_RECONCILE_INTERVAL_MS: '3600000',
-      });
-      const raw = await rawBullmqRate(config, EVENTS * 2, concurrency);
-      const delivery = await deliveryRate(config, EVENTS);
-      if (delivery.delivered !== EVENTS || delivery.received !== EVENTS) throw new Error(`expected ${EVENTS} deliveries, got ${delivery.delivered} delivered and ${delivery.received} received`);
-      results.push({
-        concurrency,
-        events: EVENTS,
-        rawBullmqJobsPerSecond: Math.round(raw),
-        webhookDeliveriesPerSecond: Math.round(delivery.perSecond),
-        ratio: Number((delivery.perSecond / raw).toFixed(3)),
-        rssGrowthMb: Number(delivery.rssGrowthMb.toFixed(1)),
-      });
-      console.log(results.at(-1));
+/** Adds one job per event to the service's webhook queue, with the relay's job options (job id = event id). */
+async function enqueue(queue: WebhookQueue, ids: string[]): Promise<void> {
+  // The relay adds one job per commit (WebhookQueue.enqueue); a backlog of thousands is added in bulk
+  // through the same queue (same name, prefix and default job options), only faster: 4 bulks at a time.
+  const bullQueue = queue['queue'];
+  const chunks: string[][] = [];
+  for (let start = 0; start < ids.length; start += 1000) chunks.push(ids.slice(start, start + 1000));
+  const adder = async () => {
+    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
+      await bullQueue.addBulk(chunk.map((eventId) => ({ name: 'deliver', data: { eventId }, opts: { jobId: eventId } })));
     }
-  } finally {
-    await database.drop();
-  }
-  const report = { benchmark: 'webhook delivery', date: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version }, results };
-  await mkdir(new URL('results/', import.meta.url), { recursive: true });
-  await writeFile(new URL('results/webhooks.json', import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
+  };
+  await Promise.all([adder(), adder(), adder(), adder()]);
 }
 
-await main();
+/** Waits until no event is PENDING; false if some still are after `timeoutS`. */
+async function waitUntilNoPending(stack: Stack, timeoutS: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutS * 1000;
+  for (;;) {
+    // EXISTS stops at the first pending row: polling a 100,000-row backlog every 100 ms with count(*) would
+    // take PostgreSQL time from the drain it measures.
+    const pending = await stack.count(`SELECT (EXISTS (SELECT 1 FROM events WHERE delivery_status = 'PENDING'))::int AS n`);
+    if (pending === 0) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function startReceiver() {
+  const port = await freePort();
+  const child = new Child('receiver', 'bench/processes/receiver.ts', { env: { PORT: String(port) }, ipc: true });
+  await child.waitFor(/receiver listening/);
+  return {
+    child,
+    url: `http://127.0.0.1:${port}/`,
+    setStatus: (status: number) => child.request('mode', { status }),
+    counts: async () => (await child.request<{ counts: Record<string, number> }>('counts')).counts,
+  };
+}
+
+export async function benchWebhooks(stack: Stack) {
+  const { events, rawJobs, workerConcurrency, backlogEvents, outageS, drainTimeoutS, retryDelayScale } = stack.settings;
+  await stack.start({ sandboxLatencyMs: 0 });
+  const template = await realPaymentObject(stack);
+
+  console.log(`webhooks: BullMQ no-op ceiling, ${rawJobs} jobs at concurrency ${workerConcurrency}`);
+  const raw = await runToCompletion<{ perSecond: number }>('bullmq-noop', 'bench/processes/bullmq-noop.ts', {
+    args: [JSON.stringify({ redisUrl: stack.settings.redisUrl, prefix: stack.prefix, count: rawJobs, concurrency: workerConcurrency })],
+  });
+  console.log(`  ${Math.round(raw.perSecond)} jobs/s`);
+
+  const receiver = await startReceiver();
+  const queue = new WebhookQueue(stack.config, createLogger('silent'));
+  try {
+    await stack.context.db.businessProfile.update({ where: { id: stack.demo.profileId }, data: { testWebhookUrl: receiver.url, testWebhookDisabledAt: null } });
+
+    console.log(`webhooks: ${events} deliveries to a 2xx receiver`);
+    const steadyIds = await insertEvents(stack, events, template);
+    let started = performance.now();
+    await enqueue(queue, steadyIds);
+    if (!(await waitUntilNoPending(stack, drainTimeoutS))) throw new Error(`${events} deliveries did not finish within ${drainTimeoutS} s`);
+    const steadySeconds = (performance.now() - started) / 1000;
+    const delivered = await stack.count(`SELECT count(*) AS n FROM events WHERE delivery_status = 'DELIVERED' AND id = ANY($1)`, [steadyIds]);
+    const received = (await receiver.counts())['204'] ?? 0;
+    if (delivered !== events || received < events) throw new Error(`expected ${events} deliveries, got ${delivered} delivered and ${received} received`);
+    const perSecond = events / steadySeconds;
+    console.log(`  ${Math.round(perSecond)} deliveries/s`);
+
+    console.log(`webhooks: backlog of ${backlogEvents} events committed and queued while the receiver answers 503, then ${outageS} s more`);
+    await receiver.setStatus(503);
+    const outageStarted = performance.now();
+    const backlogIds = await insertEvents(stack, backlogEvents, template);
+    const insertSeconds = (performance.now() - outageStarted) / 1000;
+    await enqueue(queue, backlogIds);
+    const queueSeconds = (performance.now() - outageStarted) / 1000 - insertSeconds;
+    await new Promise((resolve) => setTimeout(resolve, outageS * 1000));
+    const outageSeconds = (performance.now() - outageStarted) / 1000;
+    const failedDuringOutage = (await receiver.counts())['503'] ?? 0;
+    await receiver.setStatus(204);
+    started = performance.now();
+    // BENCH_DRAIN_TIMEOUT_S, or what is left of the run's time budget if that is less.
+    const drainLimitS = Math.max(30, Math.min(drainTimeoutS, (stack.deadline - started) / 1000));
+    const drained = await waitUntilNoPending(stack, drainLimitS);
+    const elapsed = (performance.now() - started) / 1000;
+    const backlogDelivered = await stack.count(`SELECT count(*) AS n FROM events WHERE delivery_status = 'DELIVERED' AND id = ANY($1)`, [backlogIds]);
+    if (drained && backlogDelivered !== backlogEvents) throw new Error(`backlog: ${backlogDelivered} of ${backlogEvents} delivered`);
+    // A drain cut short by BENCH_DRAIN_TIMEOUT_S is reported at the rate it went (marked as an estimate).
+    const drainPerSecond = backlogDelivered / elapsed;
+    const drainSeconds = drained ? elapsed : backlogEvents / drainPerSecond;
+    const retried = await stack.count(`SELECT count(DISTINCT event_id) AS n FROM webhook_delivery_attempts WHERE response_status = 503`);
+    const workerRssMb = stack.worker!.rssMb();
+    console.log(`  ${drained ? 'drained in' : `NOT drained within ${round(drainLimitS)} s; at its rate it would take`} ${round(drainSeconds, 1)} s (${failedDuringOutage} attempts failed during the outage, ${retried} events retried)`);
+    if (!drained) {
+      // What is left must not be delivered during the next part: the profile loses its URL, the rows go.
+      await stack.sql.query(`UPDATE events SET delivery_status = 'NOT_SENT', next_attempt_at = NULL WHERE delivery_status = 'PENDING'`);
+    }
+    await stack.context.db.businessProfile.update({ where: { id: stack.demo.profileId }, data: { testWebhookUrl: null } });
+
+    const ceilingDrainSeconds = backlogEvents / raw.perSecond;
+    return {
+      workerConcurrency,
+      rawBullmqJobsPerSecond: Math.round(raw.perSecond),
+      deliveries: { events, seconds: round(steadySeconds), perSecond: Math.round(perSecond), ratioToBullmq: ratio(perSecond, raw.perSecond) },
+      backlog: {
+        events: backlogEvents,
+        secondsToInsert: round(insertSeconds),
+        secondsToQueue: round(queueSeconds),
+        outageSeconds: round(outageSeconds, 1),
+        attemptsFailedDuringOutage: failedDuringOutage,
+        eventsRetried: retried,
+        retryDelayScale,
+        drained,
+        drainLimitSeconds: round(drainLimitS),
+        drainSeconds: round(drainSeconds, 1),
+        drainPerSecond: Math.round(drainPerSecond),
+        ceilingDrainSeconds: round(ceilingDrainSeconds, 1),
+        ratioToCeiling: ratio(drainSeconds, ceilingDrainSeconds),
+        drainRateToSteadyRate: ratio(drainPerSecond, perSecond),
+        workerRssMbAfterDrain: round(workerRssMb, 1),
+      },
+    };
+  } finally {
+    await queue.close();
+    await receiver.child.stop();
+  }
+}

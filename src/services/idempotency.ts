@@ -38,10 +38,13 @@ export class IdempotencyService {
   /** `scope` is who sent the request (an API key's id): keys never share records. */
   async begin(scope: string, key: string, requestHash: string, now = new Date()): Promise<IdempotencyStart> {
     const { db } = this.context;
-    // An expired record no longer counts: remove it so the key starts afresh.
-    await db.idempotencyRecord.deleteMany({ where: { scope, key, createdAt: { lt: new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS) } } });
-    const inserted = await db.idempotencyRecord.createMany({ data: [{ scope, key, requestHash, createdAt: now }], skipDuplicates: true });
-    if (inserted.count === 1) return { kind: 'new' };
+    // A new key, or one whose record has expired (it no longer counts: the key starts afresh), is claimed by
+    // one statement, as every keyed mutation begins here; a live record claims nothing and is read below.
+    const claimed = await db.$executeRaw`
+      INSERT INTO idempotency_records (scope, key, request_hash, created_at) VALUES (${scope}, ${key}, ${requestHash}, ${now})
+      ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at, response_body = NULL, status_code = NULL
+      WHERE idempotency_records.created_at < ${new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)}`;
+    if (claimed === 1) return { kind: 'new' };
     const record = await db.idempotencyRecord.findUnique({ where: { scope_key: { scope, key } } });
     if (record === null) return this.begin(scope, key, requestHash, now); // abandoned in between
     if (record.requestHash !== requestHash) return { kind: 'mismatch' };

@@ -164,6 +164,34 @@ describe('a request whose process died', () => {
   });
 });
 
+describe('a key older than 24 hours', () => {
+  it('no longer counts: another request with it runs afresh, while a 23-hour-old one still refuses it', async () => {
+    const shop = await createMerchant(stack.api);
+    const headers = { 'api-key': shop.secretKey, 'idempotency-key': `window-${shop.merchantId}` };
+    const create = (amount: number) => post(operation(CreatePaymentDocument, { input: { amount, currency: 'USD' } }), headers);
+    const first = (await (await create(1500)).json()) as { data: { createPayment: { id: string } } };
+    const age = (hours: number) => sql.query(`UPDATE idempotency_records SET created_at = now() - make_interval(hours => $1) WHERE key = $2`, [hours, headers['idempotency-key']]);
+
+    await age(23);
+    const refused = await create(1600);
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('IDEMPOTENCY_MISMATCH');
+
+    await age(25);
+    const afresh = await create(1600);
+    expect(afresh.status).toBe(200);
+    expect(afresh.headers.get('idempotent-replayed')).toBeNull();
+    const second = ((await afresh.json()) as { data: { createPayment: { id: string; amount: number } } }).data.createPayment;
+    expect(second.id).not.toBe(first.data.createPayment.id);
+    expect(second.amount).toBe(1600);
+    // The key now holds the new request: it replays that one, and refuses the first.
+    const replay = await create(1600);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await replay.json()) as { data: { createPayment: { id: string } } }).data.createPayment.id).toBe(second.id);
+    expect((await create(1500)).status).toBe(422);
+  });
+});
+
 describe('requests a key cannot apply to', () => {
   it('refuses a key on a body that is not a JSON GraphQL request, naming Idempotency-Key', async () => {
     const shop = await createMerchant(stack.api);

@@ -1,10 +1,12 @@
 // Money-movement races around retries across processors (the issue-4 review): an answer about one
 // attempt never lands on another, a hard-declined card is not sent back by a manual retry, and the
 // API never echoes a card number it refused.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfirmPaymentDocument, CreatePaymentDocument, PaymentDocument, UpdateBusinessProfileDocument } from '../gql/graphql.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
+import { sandboxSignature } from '../support/sandbox-signature.ts';
 import { addConnectorAccount, merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
+import { eventsOf } from '../support/webhooks.ts';
 
 const card = (number: string) => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } });
 
@@ -35,6 +37,49 @@ describe('an answer about one attempt', () => {
     expect(confirmed.status).toBe('SUCCEEDED');
     expect(read).toMatchObject({ status: 'SUCCEEDED', amountReceived: 2000, connector: 'fauxpay' });
     expect(read.attempts.map((attempt) => `${attempt.connector}:${attempt.status}`)).toEqual(['sandbox:FAILURE', 'fauxpay:CHARGED']);
+  });
+});
+
+describe('an answer someone else applied while the processor call was on its way', () => {
+  it('stands: confirm’s own commit conflicts, reads the payment again and returns it as the callback left it, one move and one event', async () => {
+    const secret = 'whsec_races_0123456789abcdef';
+    const shop = await merchantWithSandbox(stack, 'sandbox', { webhookSecret: secret });
+    const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 3100, currency: 'USD' } })).createPayment;
+    const confirming = shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4242424242424242') } });
+    // The sandbox charges at once and answers 400 ms later: in between, its callback about the charge arrives.
+    const attemptId = await vi.waitFor(
+      async () => {
+        const read = dataOf(await shop.secret(PaymentDocument, { id: created.id })).payment!;
+        expect(read.status).toBe('PROCESSING');
+        return read.activeAttempt.id;
+      },
+      { timeout: 5_000, interval: 20 },
+    );
+    const atProcessor = await vi.waitFor(
+      async () => {
+        const response = await fetch(`${stack.sandboxUrl}/v1/payments?reference=${attemptId}`, { headers: { authorization: `Bearer ${shop.sandboxKey}`, 'x-sandbox-latency-ms': '0' } });
+        expect(response.status).toBe(200);
+        return (await response.json()) as Record<string, unknown>;
+      },
+      { timeout: 5_000, interval: 20 },
+    );
+    expect(atProcessor.status).toBe('succeeded');
+    const body = JSON.stringify({ id: `evt_sbx_race_${attemptId}`, type: 'payment.succeeded', created: Math.floor(Date.now() / 1000), data: { object: atProcessor } });
+    const callback = await fetch(`${stack.api.url}/webhooks/${shop.merchantId}/${shop.connectorAccountId}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'sandbox-signature': sandboxSignature(body, secret) },
+    });
+    expect(await callback.json()).toEqual({ received: true, outcome: 'applied' });
+
+    const confirmed = dataOf(await confirming).confirmPayment;
+    expect(confirmed).toMatchObject({ status: 'SUCCEEDED', amountReceived: 3100 });
+    const read = dataOf(await shop.secret(PaymentDocument, { id: created.id })).payment!;
+    expect(read.version).toBe(confirmed.version);
+    // The charge was recorded once, by the callback; the processor's own answer then changed nothing.
+    const charged = read.history.filter((row) => row.subject === 'attempt' && row.toStatus === 'CHARGED');
+    expect(charged).toEqual([expect.objectContaining({ fromStatus: 'PENDING', actor: 'callback' })]);
+    expect((await eventsOf(shop, created.id)).map((event) => event.eventType)).toEqual(['PAYMENT_SUCCEEDED', 'PAYMENT_PROCESSING']);
   });
 });
 

@@ -220,3 +220,27 @@ export const ATTEMPT_TARGETS: Record<ProcessorPaymentStatus, ReadonlySet<Attempt
   partially_authorized: new Set(['PARTIALLY_AUTHORIZED']),
   voided_post_capture: new Set(['VOIDED_POST_CHARGE']),
 };
+
+/**
+ * The rule a processor's amounts break for a payment it was asked to charge `charged` (amount plus
+ * surcharge) in minor units, or null when they fit the status: nothing beyond what was asked, all of it
+ * for a full authorization or capture, part of it for a partial one, and nothing captured otherwise. An
+ * answer that breaks one (a processor's bug, a forged or mixed-up callback) is not about this payment as
+ * we know it, and must not be written over its amounts.
+ */
+export function processorAmountsProblem(status: ProcessorPaymentStatus, amountCaptured: number, amountCapturable: number, charged: number): string | null {
+  const within = (amount: number) => Number.isSafeInteger(amount) && amount >= 0 && amount <= charged;
+  if (!within(amountCaptured) || !within(amountCapturable)) return `amounts ${amountCaptured} captured and ${amountCapturable} capturable do not fit ${charged}`;
+  switch (status) {
+    case 'captured':
+      return amountCaptured === charged ? null : `captured ${amountCaptured} of ${charged}, not all of it`;
+    case 'partially_captured':
+      return amountCaptured > 0 && amountCaptured < charged ? null : `partially captured ${amountCaptured} of ${charged}`;
+    case 'authorized':
+      return amountCapturable === charged ? null : `authorized ${amountCapturable} of ${charged}, not all of it`;
+    case 'partially_authorized':
+      return amountCapturable > 0 && amountCapturable < charged ? null : `partially authorized ${amountCapturable} of ${charged}`;
+    default:
+      return amountCaptured === 0 ? null : `${status} with ${amountCaptured} captured`;
+  }
+}

@@ -72,39 +72,36 @@ export class EventOutbox {
     return this.record(tx, { merchantId, profileId, mode, eventType, objectId, objectVersion, object, isTest: false });
   }
 
-  /** Inside a transaction: one event, PENDING when the profile has a live endpoint for its mode, else NOT_SENT. */
+  /**
+   * Inside a transaction: one event, PENDING when the profile has an endpoint for its mode that is not
+   * disabled, else NOT_SENT. One statement (it is written on every payment change): the profile's endpoint
+   * is read by the insert itself, in the change's transaction, as a separate read would have been.
+   */
   async record(
     tx: Transaction,
     event: { merchantId: string; profileId: string; mode: Mode; eventType: EventType; objectId: string; objectVersion: number; object: Record<string, unknown>; isTest: boolean },
   ): Promise<CommittedEvent> {
-    const profile = await tx.businessProfile.findUniqueOrThrow({
-      where: { id: event.profileId },
-      select: { testWebhookUrl: true, liveWebhookUrl: true, testWebhookDisabledAt: true, liveWebhookDisabledAt: true },
-    });
-    const live = event.mode === 'LIVE';
-    const endpoint = live ? profile.liveWebhookUrl : profile.testWebhookUrl;
-    const disabled = live ? profile.liveWebhookDisabledAt : profile.testWebhookDisabledAt;
-    const deliveryStatus: EventDeliveryStatus = endpoint && disabled === null ? 'PENDING' : 'NOT_SENT';
     const id = newId('event');
     const now = new Date();
     const contentType = contentTypeOf(event.eventType);
-    await tx.event.create({
-      data: {
-        id,
-        merchantId: event.merchantId,
-        profileId: event.profileId,
-        mode: event.mode,
-        eventType: event.eventType,
-        contentType,
-        objectId: event.objectId,
-        objectVersion: event.objectVersion,
-        body: serializeWebhook({ merchantId: event.merchantId, eventId: id, eventType: event.eventType, contentType, object: event.object, timestamp: now }),
-        isTest: event.isTest,
-        deliveryStatus,
-        nextAttemptAt: deliveryStatus === 'PENDING' ? (event.isTest ? this.testEventFallback(now) : now) : null,
-        createdAt: now,
-      },
-    });
+    const body = serializeWebhook({ merchantId: event.merchantId, eventId: id, eventType: event.eventType, contentType, object: event.object, timestamp: now });
+    const nextAttemptAt = event.isTest ? this.testEventFallback(now) : now;
+    const live = event.mode === 'LIVE';
+    const rows = await tx.$queryRaw<{ delivery_status: EventDeliveryStatus }[]>`
+      INSERT INTO events (id, merchant_id, profile_id, mode, event_type, content_type, object_id, object_version, body, is_test, delivery_status, next_attempt_at, created_at)
+      SELECT ${id}::text, ${event.merchantId}::text, p.id, ${event.mode}::"Mode", ${event.eventType}::text, ${contentType}::text, ${event.objectId}::text,
+             ${event.objectVersion}::int, ${body}::text, ${event.isTest}::boolean,
+             CASE WHEN endpoint.sendable THEN 'PENDING' ELSE 'NOT_SENT' END::"EventDeliveryStatus",
+             CASE WHEN endpoint.sendable THEN ${nextAttemptAt}::timestamptz END, ${now}::timestamptz
+      FROM business_profiles p
+      CROSS JOIN LATERAL (
+        SELECT COALESCE(CASE WHEN ${live}::boolean THEN p.live_webhook_url ELSE p.test_webhook_url END, '') <> ''
+           AND (CASE WHEN ${live}::boolean THEN p.live_webhook_disabled_at ELSE p.test_webhook_disabled_at END) IS NULL AS sendable
+      ) endpoint
+      WHERE p.id = ${event.profileId}
+      RETURNING delivery_status::text AS delivery_status`;
+    const deliveryStatus = rows[0]?.delivery_status;
+    if (deliveryStatus === undefined) throw new Error(`no business profile ${event.profileId} for event ${event.eventType} of ${event.objectId}`);
     return { id, merchantId: event.merchantId, profileId: event.profileId, mode: event.mode, eventType: event.eventType, objectId: event.objectId, deliveryStatus };
   }
 

@@ -4,6 +4,7 @@
 // A crash or timeout in between leaves a PROCESSING payment that `sync` resolves, never a guessed failure.
 import { createHmac } from 'node:crypto';
 import { ConnectorError, methodTypeOf, type Connector, type PaymentMethod, type ProcessorPayment } from '../../connectors/connector.ts';
+import { returnLocation } from '../../domain/return-url.ts';
 import { AppError, invalidInput, notFound } from '../../domain/errors.ts';
 import { isId, newId } from '../../domain/ids.ts';
 import { parseInstant } from '../../domain/instants.ts';
@@ -11,6 +12,7 @@ import { secretsEqual } from '../../domain/api-keys.ts';
 import {
   ATTEMPT_TARGETS,
   planProcessorUpdate,
+  processorAmountsProblem,
   transitionAttempt,
   type AttemptTransition,
 } from '../../domain/payments/attempt-machine.ts';
@@ -30,7 +32,7 @@ import type { MerchantPrincipal, Principal, SecretKeyPrincipal } from '../princi
 import { parseInput } from '../validation.ts';
 import { cancelPaymentInput, capturePaymentInput, confirmPaymentInput, createPaymentInput, listPaymentsInput } from './inputs.ts';
 import { keptFields } from './kept-fields.ts';
-import { PaymentStore, type Payment } from './payment-store.ts';
+import { PaymentStore, type Commit, type Payment } from './payment-store.ts';
 import type { PaymentSyncJob, PaymentSyncScheduler } from './sync-scheduler.ts';
 import { askProcessor } from '../sync-steps.ts';
 
@@ -143,8 +145,8 @@ export class PaymentService {
     const paymentId = newId('payment');
     const attemptId = newId('attempt');
     const now = new Date();
-    await this.context.db.$transaction(async (tx) => {
-      await tx.paymentIntent.create({
+    const written = await this.context.db.$transaction(async (tx) => {
+      const intent = await tx.paymentIntent.create({
         data: {
           id: paymentId,
           merchantId: principal.merchantId,
@@ -172,7 +174,7 @@ export class PaymentService {
           updatedAt: now,
         },
       });
-      await tx.paymentAttempt.create({
+      const activeAttempt = await tx.paymentAttempt.create({
         data: {
           id: attemptId,
           paymentId,
@@ -192,8 +194,9 @@ export class PaymentService {
           { paymentId, attemptId, subject: 'attempt', fromStatus: null, toStatus: 'PAYMENT_METHOD_AWAITED', trigger: 'create', actor: principal.keyId, createdAt: now },
         ],
       });
+      return { ...intent, activeAttempt };
     });
-    let payment = await this.store.get(paymentId);
+    let payment = this.store.created(written);
     if (input.paymentMethodData) {
       payment = await this.store.commit(payment, {
         moves: [transitionAttempt(payment.activeAttempt.status, 'payment_method_supplied')],
@@ -507,10 +510,7 @@ export class PaymentService {
     if (found === null || found.activeAttempt.connectorName !== connectorName) throw notFound('payment', paymentId);
     const payment = await this.syncPayment(found, 'redirect');
     if (!payment.returnUrl) return { payment, location: null };
-    const location = new URL(payment.returnUrl);
-    location.searchParams.set('payment_id', payment.id);
-    location.searchParams.set('status', payment.status.toLowerCase());
-    return { payment, location: location.toString() };
+    return { payment, location: returnLocation(payment.returnUrl, payment.id, payment.status) };
   }
 
   async list(principal: SecretKeyPrincipal, rawInput: unknown) {
@@ -627,72 +627,93 @@ export class PaymentService {
    * became active meanwhile (a retry, a manual retry after a callback), the answer changes nothing.
    */
   private async applyAnswer(asked: Payment, answer: ProcessorPayment, actor: string): Promise<Payment> {
-    return (await this.applyAnswerTo(asked.id, answer, actor, { attemptId: asked.activeAttempt.id })).payment;
+    return (await this.applyAnswerTo(asked.id, answer, actor, { attemptId: asked.activeAttempt.id, held: asked })).payment;
   }
 
   /**
    * applyAnswer, saying whether it committed a change, changed nothing, or gave up to concurrent changes
    * (deferred to sync). `attemptId`: only while that attempt is the active one (on every re-read).
    * `recoveryRows: false`: never the stalled-request recovery rows (for answers that may be old).
+   * `held`: the state the caller committed just before asking the processor, tried first without reading
+   * it again (two statements fewer on every confirm, capture and void): the commit's version guard refuses
+   * it if anything changed meanwhile, and then the payment is read. Only a fresh read may conclude that the
+   * answer changes nothing, and a conflict on the held state does not count against the retries.
    */
   private async applyAnswerTo(
     paymentId: string,
     answer: ProcessorPayment,
     actor: string,
-    options: { attemptId?: string; recoveryRows?: boolean } = {},
+    options: { attemptId?: string; recoveryRows?: boolean; held?: Payment } = {},
   ): Promise<{ payment: Payment; outcome: 'committed' | 'unchanged' | 'deferred' }> {
-    for (let attempt = 1; ; attempt += 1) {
-      const payment = await this.store.get(paymentId);
-      if (options.attemptId !== undefined && payment.activeAttempt.id !== options.attemptId) return { payment, outcome: 'unchanged' };
-      const path =
-        answer.status === 'pending'
-          ? []
-          : planProcessorUpdate(payment.activeAttempt.status, ATTEMPT_TARGETS[answer.status], {
-              captureMethod: payment.captureMethod,
-              stalled: options.recoveryRows !== false && this.isStalled(payment),
-            });
-      if (path === null) {
-        this.context.logger.info({ paymentId, status: payment.activeAttempt.status, answer: answer.status }, 'ignored a processor answer no transition leads to');
+    let held = options.held;
+    for (let conflicts = 0; ; ) {
+      const payment = held ?? (await this.store.get(paymentId));
+      const onHeld = held !== undefined;
+      held = undefined;
+      const plan = this.planAnswer(payment, answer, options);
+      if ('unchanged' in plan) {
+        if (onHeld) continue;
+        if (plan.unchanged) this.context.logger[plan.unchanged.level]({ paymentId, status: payment.activeAttempt.status, answer: answer.status, actor }, plan.unchanged.message);
         return { payment, outcome: 'unchanged' };
       }
-      const commit =
-        path.length === 0
-          ? // Still learn the processor's id of a pending attempt (a timed-out call), without moving it.
-            payment.activeAttempt.connectorTransactionId === null
-            ? { moves: [], attempt: { connectorTransactionId: answer.transactionId }, actor }
-            : null
-          : {
-              moves: path,
-              attempt: {
-                connectorTransactionId: answer.transactionId,
-                amountCapturable: answer.amountCapturable,
-                amountCaptured: answer.amountCaptured,
-                redirectUrl: answer.nextAction?.url ?? null,
-                nextAction: (answer.nextAction ?? Prisma.DbNull) as Prisma.InputJsonValue,
-                errorCode: answer.error?.code ?? null,
-                errorMessage: answer.error?.message ?? null,
-              },
-              intent: {
-                amountCapturable: answer.amountCapturable,
-                amountReceived: answer.amountCaptured,
-                errorCode: answer.error?.code ?? null,
-                errorMessage: answer.error?.message ?? null,
-              },
-              actor,
-            };
-      if (commit === null) return { payment, outcome: 'unchanged' };
       try {
-        const moved = await this.store.commit(payment, { ...commit, alsoInTransaction: (tx, after) => this.keepCardToken(tx, payment, after, answer) });
+        const moved = await this.store.commit(payment, { ...plan.commit, actor, alsoInTransaction: (tx, after) => this.keepCardToken(tx, payment, after, answer) });
         return { payment: moved, outcome: 'committed' };
       } catch (error) {
         if (!(error instanceof AppError && error.code === 'CONFLICT')) throw error;
-        if (attempt >= MAX_COMMIT_RETRIES) {
+        if (!onHeld && ++conflicts >= MAX_COMMIT_RETRIES) {
           // The processor acted; its answer is not lost but deferred: a sync reads it again.
           this.context.logger.warn({ paymentId, answer: answer.status }, 'processor answer deferred to sync after repeated concurrent changes');
           return { payment: await this.store.get(paymentId), outcome: 'deferred' };
         }
       }
     }
+  }
+
+  /**
+   * What the processor's answer does to `payment` as it stands: the commit it makes, or nothing (with what
+   * to log, if it is worth a line). Pure: the caller reads and commits.
+   */
+  private planAnswer(
+    payment: Payment,
+    answer: ProcessorPayment,
+    options: { attemptId?: string; recoveryRows?: boolean },
+  ): { commit: Omit<Commit, 'actor'> } | { unchanged: { level: 'info' | 'error'; message: string } | null } {
+    if (options.attemptId !== undefined && payment.activeAttempt.id !== options.attemptId) return { unchanged: null };
+    const amountsProblem = answer.status === 'pending' ? null : processorAmountsProblem(answer.status, answer.amountCaptured, answer.amountCapturable, payment.amount + payment.surchargeAmount);
+    if (amountsProblem !== null) return { unchanged: { level: 'error', message: `ignored a processor answer whose amounts do not fit the payment: ${amountsProblem}` } };
+    const path =
+      answer.status === 'pending'
+        ? []
+        : planProcessorUpdate(payment.activeAttempt.status, ATTEMPT_TARGETS[answer.status], {
+            captureMethod: payment.captureMethod,
+            stalled: options.recoveryRows !== false && this.isStalled(payment),
+          });
+    if (path === null) return { unchanged: { level: 'info', message: 'ignored a processor answer no transition leads to' } };
+    if (path.length === 0) {
+      // Still learn the processor's id of a pending attempt (a timed-out call), without moving it.
+      return payment.activeAttempt.connectorTransactionId === null ? { commit: { moves: [], attempt: { connectorTransactionId: answer.transactionId } } } : { unchanged: null };
+    }
+    return {
+      commit: {
+        moves: path,
+        attempt: {
+          connectorTransactionId: answer.transactionId,
+          amountCapturable: answer.amountCapturable,
+          amountCaptured: answer.amountCaptured,
+          redirectUrl: answer.nextAction?.url ?? null,
+          nextAction: (answer.nextAction ?? Prisma.DbNull) as Prisma.InputJsonValue,
+          errorCode: answer.error?.code ?? null,
+          errorMessage: answer.error?.message ?? null,
+        },
+        intent: {
+          amountCapturable: answer.amountCapturable,
+          amountReceived: answer.amountCaptured,
+          errorCode: answer.error?.code ?? null,
+          errorMessage: answer.error?.message ?? null,
+        },
+      },
+    };
   }
 
   /**
@@ -741,6 +762,17 @@ export class PaymentService {
       intent: { errorCode: error.processorCode ?? 'connector_error', errorMessage: error.message },
       actor: 'processor',
     });
+    // A processor that answered "no" did not fail: its refusal is about this payment, so the caller gets a
+    // 4xx to act on. Of an authorization (a bank, network or wallet it does not take), as a decline is: the
+    // customer may pay another way. Of a capture or void, the payment's state at the processor forbids it
+    // (the authorization lapsed, a refund holds part of it). Refused credentials are the merchant's setup.
+    if (error.kind === 'rejected') {
+      const processor = { processorCode: error.processorCode ?? null, processorMessage: error.message, paymentId: failed.id, status: failed.status };
+      if (trigger === 'processor_call') {
+        throw new AppError('PAYMENT_DECLINED', `The payment was declined: ${error.message}.`, { declineCode: processor.processorCode ?? 'processor_refused', declineMessage: error.message, ...processor });
+      }
+      throw new AppError('INVALID_STATE', `The processor refused the ${trigger === 'capture_at_processor' ? 'capture' : 'void'}: ${error.message}.`, processor);
+    }
     throw new AppError('CONNECTOR_ERROR', `The processor failed: ${error.message}.`, { paymentId: failed.id, status: failed.status });
   }
 

@@ -73,6 +73,15 @@ export class PaymentStore {
   }
 
   /**
+   * After the transaction that created it committed: the new payment (as its inserts returned it, so it is
+   * not read again), told to live subscribers (dashboards).
+   */
+  created(payment: Payment): Payment {
+    this.outbox.paymentCommitted(payment);
+    return payment;
+  }
+
+  /**
    * Ends the active attempt (if it has not ended) and makes a new PENDING attempt the active one, in one
    * transaction guarded by the intent's version, with history rows for both attempts and the intent.
    */

@@ -1,0 +1,158 @@
+// createPayment at a fixed concurrency, beside its two ceilings measured in the same run:
+// - the same-shaped Yoga mutation with no I/O (bench/processes/bare-yoga.ts): what HTTP + GraphQL cost;
+// - pgbench replaying the SQL the service sends for one createPayment (bench/sql/create-payment.pgbench),
+//   at the same number of clients: what PostgreSQL allows for that work.
+// Throughput: closed loop (autocannon, `concurrency` connections). Latency: open model at a fixed arrival
+// rate below saturation (BENCH_OPEN_LOAD × the service's closed-loop rate), the same rate for the ceiling.
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { runLoad, runLoadMeasuringCpu, summaryOf, type LoadResult, type Target } from './lib/load.ts';
+import { Child, freePort } from './lib/processes.ts';
+import type { Stack } from './lib/stack.ts';
+import { ratio, round } from './lib/stats.ts';
+import { CREATE_PAYMENT, createVariables } from './lib/operations.ts';
+import { hashApiKey } from '../src/domain/api-keys.ts';
+
+const PGBENCH_SCRIPT = fileURLToPath(new URL('sql/create-payment.pgbench', import.meta.url));
+
+/** The no-I/O ceiling server, its processor wait set to `latencyMs`. */
+export async function startBareYoga(latencyMs: number): Promise<{ child: Child; target: Target }> {
+  const port = await freePort();
+  const child = new Child('bare-yoga', 'bench/processes/bare-yoga.ts', { env: { PORT: String(port), BARE_LATENCY_MS: String(latencyMs), NODE_ENV: 'production' }, ipc: true });
+  await child.waitFor(/bare yoga listening/);
+  return { child, target: { url: `http://127.0.0.1:${port}`, secretKey: 'sk_test_bare', publishableKey: 'pk_test_bare' } };
+}
+
+export interface PgbenchResult {
+  clients: number;
+  transactionsPerSecond: number;
+  latencyAverageMs: number;
+  transactions: number;
+  failed: number;
+  error?: string;
+}
+
+/** pgbench with the createPayment script against the run's database, `clients` connections, `seconds` long. */
+export async function runPgbench(stack: Stack, clients: number, seconds: number): Promise<PgbenchResult> {
+  const { demo } = stack;
+  const variables = {
+    key_hash: hashApiKey(demo.secretKey),
+    key_id: demo.secretKeyId,
+    merchant_id: demo.merchantId,
+    profile_id: demo.profileId,
+    request_hash: 'f'.repeat(64),
+    // As long as the sealed response the service stores for a createPayment.
+    response_body: `v1.${'x'.repeat(560)}`,
+  };
+  const args = ['-n', '-M', 'extended', '-c', String(clients), '-j', '2', '-T', String(seconds), '-f', PGBENCH_SCRIPT];
+  for (const [name, value] of Object.entries(variables)) args.push('-D', `${name}=${value}`);
+  args.push(stack.database.url);
+  const output = await new Promise<string>((resolve, reject) => {
+    const child = spawn(stack.settings.pgbench, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    child.stdout.on('data', (chunk: Buffer) => (text += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (text += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`pgbench exited with ${code}:\n${text.slice(-3000)}`))));
+  });
+  const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(output);
+  if (!tps) throw new Error(`pgbench printed no tps:\n${output.slice(-3000)}`);
+  return {
+    clients,
+    transactionsPerSecond: round(Number(tps[1])),
+    latencyAverageMs: Number(/latency average = ([\d.]+) ms/.exec(output)?.[1] ?? Number.NaN),
+    transactions: Number(/number of transactions actually processed: (\d+)/.exec(output)?.[1] ?? Number.NaN),
+    failed: Number(/number of failed transactions: (\d+)/.exec(output)?.[1] ?? 0),
+  };
+}
+
+/** "INSERT INTO payment_intents" for a statement's long text: enough to compare the two lists. */
+function shortStatement(text: string): string {
+  const statement = text.replace(/\s+/g, ' ').trim();
+  const verb = /^(SELECT|INSERT INTO|UPDATE|DELETE FROM|BEGIN|COMMIT|ROLLBACK)\b/i.exec(statement)?.[1] ?? statement.slice(0, 30);
+  const table = /(?:FROM|INTO|UPDATE) "public"\."([a-z_]+)"/.exec(statement)?.[1];
+  return table ? `${verb} ${table}` : verb;
+}
+
+/** The statements of the pgbench script, in order. */
+async function scriptStatements(): Promise<string[]> {
+  const lines = (await readFile(PGBENCH_SCRIPT, 'utf8')).split('\n');
+  return lines.filter((line) => line.trim() && !line.startsWith('--') && !line.startsWith('\\')).map(shortStatement);
+}
+
+/** The statements one createPayment (with an Idempotency-Key) sends, captured in the API process. */
+async function captureStatements(stack: Stack): Promise<string[]> {
+  await stack.api!.request('sql-capture-start');
+  const response = await fetch(`${stack.apiUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'api-key': stack.demo.secretKey, 'idempotency-key': `capture-${stack.runId}` },
+    body: JSON.stringify({ query: CREATE_PAYMENT, variables: createVariables() }),
+  });
+  await response.text();
+  // The idempotent response is stored after the answer is sent: give it a moment.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const { statements } = await stack.api!.request<{ statements: string[] }>('sql-capture-stop');
+  return statements.map(shortStatement);
+}
+
+export async function benchCreatePayment(stack: Stack) {
+  const { concurrency, durationS, warmupS, openLoad } = stack.settings;
+  await stack.start({ sandboxLatencyMs: 0 });
+  const statements = await captureStatements(stack);
+  const replayed = await scriptStatements();
+  if (statements.join() !== replayed.join()) console.warn(`createPayment: the service now sends ${statements.join(', ')}; bench/sql/create-payment.pgbench replays ${replayed.join(', ')}`);
+
+  console.log('createPayment: no-I/O Yoga ceiling, closed loop');
+  const bare = await startBareYoga(0);
+  let bareClosed: Awaited<ReturnType<typeof runLoadMeasuringCpu<'bareYoga'>>>;
+  let bareOpen: LoadResult;
+  let serviceClosed: Awaited<ReturnType<typeof runLoadMeasuringCpu<'api'>>>;
+  let serviceOpen: LoadResult;
+  let rate: number;
+  try {
+    bareClosed = await runLoadMeasuringCpu({ model: 'autocannon', target: bare.target, connections: concurrency, durationS, warmupS }, { bareYoga: bare.child });
+    console.log(`  ${bareClosed.perSecond} req/s`);
+
+    console.log('createPayment: service, closed loop');
+    const before = await stack.count('SELECT count(*) AS n FROM payment_intents');
+    serviceClosed = await runLoadMeasuringCpu({ model: 'autocannon', target: stack.target, connections: concurrency, durationS, warmupS }, { api: stack.api! });
+    const created = (await stack.count('SELECT count(*) AS n FROM payment_intents')) - before;
+    console.log(`  ${serviceClosed.perSecond} req/s (${created} payments written, warm-up included)`);
+
+    rate = Math.max(1, Math.round(serviceClosed.perSecond * openLoad));
+    console.log(`createPayment: service, open model at ${rate}/s`);
+    serviceOpen = await runLoad({ model: 'open', target: stack.target, operation: 'createPayment', ratePerS: rate, durationS, warmupS, maxInFlight: concurrency * 8 });
+    console.log(`  p50 ${serviceOpen.latencyMs.p50} ms, p99 ${serviceOpen.latencyMs.p99} ms`);
+    console.log(`createPayment: no-I/O Yoga ceiling, open model at ${rate}/s`);
+    bareOpen = await runLoad({ model: 'open', target: bare.target, operation: 'createPayment', ratePerS: rate, durationS, warmupS, maxInFlight: concurrency * 8 });
+    console.log(`  p50 ${bareOpen.latencyMs.p50} ms, p99 ${bareOpen.latencyMs.p99} ms`);
+  } finally {
+    await bare.child.stop();
+  }
+
+  console.log(`createPayment: pgbench, ${concurrency} clients`);
+  // A ceiling that could not be measured (too many connections on a shared server, say) leaves its ratio empty.
+  const pgbench = await runPgbench(stack, concurrency, durationS).catch((error: unknown): PgbenchResult => {
+    console.warn(`  pgbench failed: ${(error as Error).message}`);
+    return { clients: concurrency, transactionsPerSecond: Number.NaN, latencyAverageMs: Number.NaN, transactions: 0, failed: 0, error: (error as Error).message.slice(0, 2000) };
+  });
+  console.log(`  ${pgbench.transactionsPerSecond} tps`);
+
+  return {
+    concurrency,
+    openRatePerS: rate,
+    service: { closed: summaryOf(serviceClosed), open: summaryOf(serviceOpen) },
+    bareYoga: { closed: summaryOf(bareClosed), open: summaryOf(bareOpen) },
+    pgbench,
+    ratios: {
+      throughputToBareYoga: ratio(serviceClosed.perSecond, bareClosed.perSecond),
+      throughputToPgbench: ratio(serviceClosed.perSecond, pgbench.transactionsPerSecond),
+      cpuPerRequestToBareYoga: ratio(serviceClosed.cpuMsPerOperation.api, bareClosed.cpuMsPerOperation.bareYoga),
+      p99ClosedToBareYoga: ratio(serviceClosed.latencyMs.p99, bareClosed.latencyMs.p99),
+      p50ToBareYoga: ratio(serviceOpen.latencyMs.p50, bareOpen.latencyMs.p50),
+      p99ToBareYoga: ratio(serviceOpen.latencyMs.p99, bareOpen.latencyMs.p99),
+    },
+    sqlStatements: { service: statements, pgbenchScript: replayed, same: statements.join() === replayed.join() },
+  };
+}
