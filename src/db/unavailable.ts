@@ -1,5 +1,5 @@
 // Whether an error means "PostgreSQL cannot be reached right now" (down, restarting, refusing connections, a
-// connection cut mid-query), as opposed to a bug or a bad query: the API answers the first with the
+// connection cut mid-query, no pooled connection free in time), as opposed to a bug or a bad query: the API answers the first with the
 // catalog's SERVICE_UNAVAILABLE (retry later) instead of masking it as INTERNAL.
 
 /** Prisma's codes for an unreachable server, a timed-out socket and a closed connection. */
@@ -14,6 +14,12 @@ const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
 /** node-postgres's own errors, which carry no code: the server went away mid-query, or no connection came in time. */
 const DRIVER_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+/**
+ * Prisma's P2028 when no pooled connection came free within the transaction's maxWait: the database is
+ * saturated (a burst of confirms queued on one row lock, say), which a retry later resolves. P2028 also
+ * covers programming errors (a closed transaction used again), hence the message is matched too.
+ */
+const TRANSACTION_NOT_STARTED = { code: 'P2028', message: /Unable to start a transaction in the given time/ };
 
 interface ErrorLike {
   code?: unknown;
@@ -24,6 +30,7 @@ interface ErrorLike {
 }
 
 function unavailable(error: ErrorLike): boolean {
+  if (error.code === TRANSACTION_NOT_STARTED.code && typeof error.message === 'string' && TRANSACTION_NOT_STARTED.message.test(error.message)) return true;
   if (typeof error.code === 'string' && (UNREACHABLE_CODES.has(error.code) || SOCKET_CODES.has(error.code) || UNAVAILABLE_SQLSTATE.test(error.code))) return true;
   const cause = error.meta?.driverAdapterError?.cause;
   if (cause !== undefined) {

@@ -1,7 +1,7 @@
 // Which database errors mean "PostgreSQL cannot be reached" (the API answers SERVICE_UNAVAILABLE, retry
 // later) and which are ordinary failures (INTERNAL): real errors from the real client, against a port
 // where nothing listens. The outage itself is exercised in test/faults/postgres-restart.test.ts.
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase } from '../../src/db/client.ts';
 import { isDatabaseUnavailable } from '../../src/db/unavailable.ts';
 import { closedPort } from '../support/stack.ts';
@@ -16,6 +16,23 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(await failureOf(nowhere.apiKey.findUnique({ where: { id: 'key_x' } })))).toBe(true);
     expect(isDatabaseUnavailable(await failureOf(nowhere.$queryRaw`SELECT 1`))).toBe(true);
     expect(isDatabaseUnavailable(await failureOf(nowhere.$transaction(async (tx) => tx.apiKey.count())))).toBe(true);
+  });
+
+  it('recognises a saturated pool: no connection free within the transaction\'s maxWait', async () => {
+    const busy = createDatabase(inject('databaseUrl'), 1);
+    try {
+      let release!: () => void;
+      const holding = busy.$transaction(() => new Promise<void>((resolve) => (release = resolve)));
+      const refused = await failureOf(busy.$transaction(async (tx) => tx.apiKey.count(), { maxWait: 50 }));
+      release();
+      await holding;
+      expect(refused).toMatchObject({ code: 'P2028' });
+      expect(isDatabaseUnavailable(refused)).toBe(true);
+      // The same code for a transaction used after it closed is a bug, and stays one.
+      expect(isDatabaseUnavailable(Object.assign(new Error('Transaction already closed: the transaction was committed.'), { code: 'P2028' }))).toBe(false);
+    } finally {
+      await busy.$disconnect();
+    }
   });
 
   it('recognises it wrapped (a GraphQL error’s originalError, a cause), and the server refusing while it starts or stops', () => {

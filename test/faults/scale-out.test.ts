@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Client } from 'graphql-ws';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfirmPaymentDocument, CreatePaymentDocument, PaymentDocument, PaymentEventsDocument, PaymentUpdatedDocument } from '../gql/graphql.ts';
 import { auditDeliveries, settledEvents } from '../support/delivery-audit.ts';
@@ -92,7 +93,17 @@ describe('two API processes and two worker processes on one database and one Red
     clients.push(client);
     const updates = subscribeWs(client, PaymentUpdatedDocument, { paymentId: created.id });
     const events = subscribeWs(client, PaymentEventsDocument, { profileId: merchant.profileId });
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the subscriptions reach Redis before the change
+    // The change is made only once Redis has both subscriptions (its publications reach no one before):
+    // the watching process subscribes after authenticating the key and checking the payment.
+    const redis = new Redis(); // the processes use the default REDIS_URL too
+    try {
+      const live = `${stack.env.REDIS_PREFIX}:live`;
+      await expect
+        .poll(async () => (await redis.pubsub('CHANNELS', `${live}:*`)).sort(), { timeout: 15_000, interval: 20 })
+        .toEqual([`${live}:events:${merchant.merchantId}:TEST`, `${live}:payment:${created.id}`]);
+    } finally {
+      redis.disconnect();
+    }
 
     dataOf(await acting!.as(merchant.publishableKey)(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card } }));
     const seen = await updates.waitFor(2, 15_000);
@@ -119,8 +130,10 @@ describe('two API processes and two worker processes on one database and one Red
     expect(succeeded).toHaveLength(1);
     expect(succeeded[0]!.data!.confirmPayment.status).toBe('SUCCEEDED');
     expect(refused).toHaveLength(99);
-    // Each refusal says why: another request got there first (CONFLICT), or the payment is no longer awaiting a confirm.
-    for (const error of refused) expect(['CONFLICT', 'INVALID_STATE']).toContain(error.extensions?.code);
+    // Each refusal says why: another request got there first (CONFLICT), the payment is no longer awaiting a
+    // confirm (INVALID_STATE), or, on a machine this burst saturates, no database connection came free in time
+    // (SERVICE_UNAVAILABLE, retry later).
+    for (const error of refused) expect(['CONFLICT', 'INVALID_STATE', 'SERVICE_UNAVAILABLE']).toContain(error.extensions?.code);
     const codes = refused.map((error) => error.extensions?.code);
     console.info(`100 confirms: ${codes.filter((code) => code === 'CONFLICT').length} CONFLICT, ${codes.filter((code) => code === 'INVALID_STATE').length} INVALID_STATE`);
 
@@ -131,7 +144,8 @@ describe('two API processes and two worker processes on one database and one Red
     expect(read).toMatchObject({ status: 'SUCCEEDED', attemptCount: 1, amountReceived: 4200 });
     expect(read.attempts).toHaveLength(1);
     // One event per change, each delivered once.
-    await eventReaching(merchant, created.id, 'PAYMENT_SUCCEEDED', 'DELIVERED', 30_000);
+    // Two workers: each event may be taken by either, at its own pace.
+    await Promise.all(['PAYMENT_PROCESSING', 'PAYMENT_SUCCEEDED'].map((eventType) => eventReaching(merchant, created.id, eventType, 'DELIVERED', 30_000)));
     expect((await eventsOf(merchant, created.id)).map((event) => [event.eventType, event.attemptCount])).toEqual([
       ['PAYMENT_SUCCEEDED', 1],
       ['PAYMENT_PROCESSING', 1],

@@ -2,7 +2,6 @@
 // API killed mid-request, several APIs and workers sharing one database and one Redis).
 import { spawn } from 'node:child_process';
 import { apiClient, testEnv, type ApiClient } from './api.ts';
-import { closedPort } from './stack.ts';
 
 /** Every child still running, killed if this (test) process exits without stopping them. */
 const running = new Set<() => void>();
@@ -81,10 +80,11 @@ export interface ApiProcess extends ApiClient {
 
 /** An API process (`npm run start:api`) on a free port, once it listens; `overrides` go over testEnv. */
 export async function startApiProcess(overrides: Record<string, string> = {}): Promise<ApiProcess> {
-  const port = await closedPort();
-  const child = runEntry('api', processEnv({ ...overrides, PORT: String(port) }));
-  await child.waitFor(/"msg":"api listening"/);
-  return { ...apiClient(`http://127.0.0.1:${port}`), process: child };
+  // Port 0: the process binds a free port itself and logs it (a port found free here could be taken by
+  // another test file before the child, still starting, binds it).
+  const child = runEntry('api', processEnv({ ...overrides, PORT: '0' }));
+  const [, url] = await child.waitFor(/"url":"([^"]+)","msg":"api listening"/);
+  return { ...apiClient(url!), process: child };
 }
 
 /** A worker process (`npm run start:worker`), once it takes jobs; `overrides` go over testEnv. */

@@ -260,6 +260,27 @@ describe('a receiver that keeps failing', () => {
     await eventReaching(shop, third.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
     await receiver.close();
   });
+
+  it('a 410 Gone answered to two deliveries at once records both attempts (the two disablings do not deadlock)', async () => {
+    // Both events are in flight together and get their 410 at the same moment, so the worker records the two
+    // disablings concurrently: each touches the profile and the other event.
+    const held: Array<() => void> = [];
+    const receiver = await startReceiver((_request, reply) => {
+      held.push(() => reply.writeHead(410).end('gone'));
+      if (held.length === 2) for (const release of held) release();
+    });
+    const shop = await shopWithReceiver(stack, receiver);
+    const payment = await paidPayment(shop);
+    await vi.waitFor(async () => expect(held).toHaveLength(2), { timeout: 10_000 });
+    await vi.waitFor(async () => {
+      const events = await eventsOf(shop, payment.id);
+      expect(events.map((event) => [event.deliveryStatus, event.attemptCount, event.attempts.map((attempt) => attempt.responseStatus)])).toEqual([
+        ['NOT_SENT', 1, [410]],
+        ['NOT_SENT', 1, [410]],
+      ]);
+    }, { timeout: 10_000 });
+    await receiver.close();
+  });
 });
 
 describe('sendTestWebhook', () => {

@@ -135,8 +135,10 @@ export class WebhookDeliveryService {
   private async recordGone(claim: ClaimedDelivery, attempt: AttemptRecord): Promise<void> {
     const live = claim.mode === 'LIVE';
     await this.context.db.$transaction(async (tx: Prisma.TransactionClient) => {
-      await this.store.record(claim, attempt, { kind: 'not_sent' }, tx);
+      // The profile's row first: two 410s for one endpoint then queue here, instead of each locking its own
+      // event and waiting for the other's (a deadlock PostgreSQL would break by dropping one attempt record).
       await tx.businessProfile.update({ where: { id: claim.profileId }, data: { [live ? 'liveWebhookDisabledAt' : 'testWebhookDisabledAt']: new Date() } });
+      await this.store.record(claim, attempt, { kind: 'not_sent' }, tx);
       await tx.event.updateMany({ where: { profileId: claim.profileId, mode: claim.mode, deliveryStatus: 'PENDING' }, data: { deliveryStatus: 'NOT_SENT', nextAttemptAt: null } });
     });
     this.context.logger.warn({ profileId: claim.profileId, mode: claim.mode, eventId: claim.eventId }, 'webhook endpoint answered 410 Gone and was disabled');
