@@ -3,7 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from 'graphql-ws';
 import { ConfirmPaymentDocument, CreatePaymentDocument, PaymentUpdatedDocument } from '../gql/graphql.ts';
-import { startTestApi, type TestApi } from '../support/api.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createLiveFeed } from '../../src/realtime/live-feed.ts';
+import { startTestApi, testEnv, type TestApi } from '../support/api.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 import { subscribeSse, subscribeWs, wsClient } from '../support/subscriptions.ts';
@@ -61,6 +64,27 @@ describe('paymentUpdated over graphql-ws', () => {
     }
     expect(updates.at(-1)).toMatchObject({ id: payment.id, amountReceived: 2500, activeAttempt: { status: 'CHARGED' } });
     watched.close();
+  });
+
+  it('resolves each update from the state its commit wrote, though the payment has moved on since', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const payment = await createdPayment(shop);
+    dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4242424242424242') } }));
+    // Another process's live feed (its publishing connection is up once the subscription has settled).
+    const publisher = createLiveFeed(loadConfig(testEnv(stack.env)), createLogger('silent'));
+    const watched = subscribeWs(client(stack.api.url, shop.secretKey), PaymentUpdatedDocument, { paymentId: payment.id });
+    await settle();
+    // The confirm's first commit (PROCESSING, its attempt PENDING), published late: the payment is
+    // SUCCEEDED by now, and the update must still show the attempt of its own commit.
+    const charged = (await stack.api.services.payments.store.find(payment.id))!;
+    try {
+      publisher.paymentChanged({ ...charged, status: 'PROCESSING', version: 2, activeAttempt: { ...charged.activeAttempt, status: 'PENDING' } });
+      const [late] = await watched.waitFor(1);
+      expect(late!.paymentUpdated).toMatchObject({ status: 'PROCESSING', version: 2, activeAttempt: { status: 'PENDING' } });
+    } finally {
+      await publisher.close();
+      watched.close();
+    }
   });
 
   it('reaches a subscriber on another API process than the one the payment is confirmed on', async () => {

@@ -147,21 +147,18 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
     attempts: t.relation('attempts', { query: { orderBy: { attemptNumber: 'asc' } } }),
     activeAttempt: t.field({
       type: PaymentAttemptRef,
-      select: { attempts: true },
-      resolve: (payment) => payment.attempts.find((attempt) => attempt.id === payment.activeAttemptId)!,
+      resolve: (payment, _args, { services }) => services.payments.activeAttemptOf(payment),
     }),
     connector: t.string({
       nullable: true,
-      select: { attempts: true },
-      resolve: (payment) => payment.attempts.find((attempt) => attempt.id === payment.activeAttemptId)?.connectorName ?? null,
+      resolve: async (payment, _args, { services }) => (await services.payments.activeAttemptOf(payment)).connectorName,
     }),
     nextAction: t.field({
       type: NextAction,
       nullable: true,
-      select: { attempts: true },
-      resolve: (payment) => {
-        const attempt = payment.attempts.find((candidate) => candidate.id === payment.activeAttemptId);
-        if (payment.status !== 'REQUIRES_CUSTOMER_ACTION' || !attempt?.redirectUrl) return null;
+      resolve: async (payment, _args, { services }) => {
+        const attempt = await services.payments.activeAttemptOf(payment);
+        if (payment.status !== 'REQUIRES_CUSTOMER_ACTION' || !attempt.redirectUrl) return null;
         const action = attempt.nextAction as ProcessorNextAction | null;
         return action?.type === 'display_instructions'
           ? { type: 'DISPLAY_INSTRUCTIONS' as const, redirectToUrl: action.url, instructions: action.instructions }

@@ -22,7 +22,7 @@ import { HARD_DECLINE_CODES, MAX_ATTEMPTS_PER_PAYMENT, retryDecision, type Attem
 import { paymentSyncDelayMs } from '../../domain/payments/sync-schedule.ts';
 import { surchargeFor } from '../../domain/surcharges.ts';
 import { profileFor, profileSurcharges } from '../business-profiles.ts';
-import { Prisma, type BusinessProfile, type ConnectorAccount, type SavedPaymentMethod } from '../../generated/prisma/client.ts';
+import { Prisma, type BusinessProfile, type ConnectorAccount, type PaymentAttempt, type PaymentIntent, type SavedPaymentMethod } from '../../generated/prisma/client.ts';
 import type { ConnectorAccountService } from '../connector-accounts.ts';
 import type { ServiceContext } from '../context.ts';
 import type { CustomerService } from '../customers.ts';
@@ -93,6 +93,16 @@ export class PaymentService {
   /** `<payment id>_secret_<HMAC>`: derived, so it is never stored and can be shown again to the merchant. */
   clientSecretFor(paymentId: string): string {
     return `${paymentId}_secret_${createHmac('sha256', this.#clientSecretKey).update(paymentId).digest('base64url').slice(0, 24)}`;
+  }
+
+  /**
+   * A payment's active attempt: the one it carries when this service returned it (the state it committed, so
+   * a subscription's payload never mixes with a later read), otherwise read by id. Prisma batches the
+   * findUnique reads of one tick into one query, so a page of payments costs one read, not one each.
+   */
+  async activeAttemptOf(payment: PaymentIntent | Payment): Promise<PaymentAttempt> {
+    if ('activeAttempt' in payment) return payment.activeAttempt;
+    return this.context.db.paymentAttempt.findUniqueOrThrow({ where: { id: payment.activeAttemptId! } });
   }
 
   /** The payment a client secret belongs to, checked in constant time; UNAUTHENTICATED otherwise. */
