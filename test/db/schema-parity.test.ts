@@ -4,6 +4,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.ts';
+import { columnOf } from '../../src/services/payments/payment-store.ts';
 import * as enums from '../../src/generated/prisma/enums.ts';
 import { getDatamodel } from '../../src/generated/pothos-types.ts';
 
@@ -108,6 +109,16 @@ describe('migrations match schema.prisma', () => {
       if (field.isUpdatedAt) expect(read[field.name], field.name).toBeInstanceOf(Date);
       else expect(read[field.name], `${model}.${field.name}`).toEqual(written[field.name]);
     }
+  });
+
+  // The payment store writes its commits as SQL and names each column after its field (columnOf).
+  it.each([
+    ['PaymentIntent', 'payment_intents'],
+    ['PaymentAttempt', 'payment_attempts'],
+  ])('%s: every field is the column columnOf names', async (model, table) => {
+    const { rows } = await sql.query<{ column_name: string }>(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1`, [table]);
+    const fields = models[model]!.fields.filter((field) => field.kind !== 'object').map((field) => columnOf(field.name));
+    expect(fields.sort()).toEqual(rows.map((row) => row.column_name).sort());
   });
 
   it('has one table per model and nothing else but the migration ledger', async () => {

@@ -7,7 +7,7 @@ import { serializeWebhook } from '../../domain/events/webhook.ts';
 import { paymentWireObject } from '../../domain/events/wire-objects.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Mode } from '../../domain/api-keys.ts';
-import type { EventDeliveryStatus, Prisma } from '../../generated/prisma/client.ts';
+import { Prisma, type EventDeliveryStatus } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../context.ts';
 import type { Payment } from '../payments/payment-store.ts';
 import { CLAIM_MARGIN_MS } from './webhook-delivery.ts';
@@ -35,6 +35,28 @@ export interface LivePublisher {
 
 type Transaction = Prisma.TransactionClient;
 
+/** An event of a change, before it is written. */
+export interface NewEvent {
+  merchantId: string;
+  profileId: string;
+  mode: Mode;
+  eventType: EventType;
+  objectId: string;
+  objectVersion: number;
+  object: Record<string, unknown>;
+  isTest: boolean;
+}
+
+/** An event whose body is serialized, to be written by its change's statement or transaction. */
+export interface PreparedEvent {
+  id: string;
+  profileId: string;
+  /** The INSERT of its row where `condition` holds, returning its delivery_status. */
+  insert: (condition: Prisma.Sql) => Prisma.Sql;
+  /** The event as written, with the delivery status the insert chose. */
+  committed: (deliveryStatus: EventDeliveryStatus) => CommittedEvent;
+}
+
 export class EventOutbox {
   constructor(
     private readonly context: ServiceContext,
@@ -43,18 +65,25 @@ export class EventOutbox {
   ) {}
 
   /**
-   * Inside the change's transaction: the events the payment's new status emits: its own, if any, and
-   * surcharge_payment_succeeded beside payment_succeeded when a surcharge was paid.
+   * Inside the change's transaction: the events the payment's new status emits (see paymentEvents).
    */
   async recordPaymentChange(tx: Transaction, payment: Payment): Promise<CommittedEvent[]> {
+    const events: CommittedEvent[] = [];
+    for (const event of this.paymentEvents(payment)) events.push(await this.write(tx, event));
+    return events;
+  }
+
+  /**
+   * The events a payment's new status emits, ready to be written by the statement that commits it: its
+   * own, if any, and surcharge_payment_succeeded beside payment_succeeded when a surcharge was paid.
+   */
+  paymentEvents(payment: Payment): PreparedEvent[] {
     const eventType = PAYMENT_STATUS_EVENTS[payment.status];
     if (eventType === null) return [];
     const types: EventType[] = [eventType, ...(eventType === 'payment_succeeded' && payment.surchargeAmount > 0 ? (['surcharge_payment_succeeded'] as const) : [])];
     const object = paymentWireObject(payment, payment.activeAttempt);
     const { id: objectId, merchantId, profileId, mode, version: objectVersion } = payment;
-    const events: CommittedEvent[] = [];
-    for (const type of types) events.push(await this.record(tx, { merchantId, profileId, mode, eventType: type, objectId, objectVersion, object, isTest: false }));
-    return events;
+    return types.map((type) => this.prepare({ merchantId, profileId, mode, eventType: type, objectId, objectVersion, object, isTest: false }));
   }
 
   /**
@@ -72,37 +101,50 @@ export class EventOutbox {
     return this.record(tx, { merchantId, profileId, mode, eventType, objectId, objectVersion, object, isTest: false });
   }
 
+  /** Inside a transaction: one event (see prepare). */
+  async record(tx: Transaction, event: NewEvent): Promise<CommittedEvent> {
+    return this.write(tx, this.prepare(event));
+  }
+
+  private async write(tx: Transaction, event: PreparedEvent): Promise<CommittedEvent> {
+    const rows = await tx.$queryRaw<{ delivery_status: EventDeliveryStatus }[]>(event.insert(Prisma.sql`TRUE`));
+    const deliveryStatus = rows[0]?.delivery_status;
+    if (deliveryStatus === undefined) throw new Error(`no business profile ${event.profileId} for event ${event.id}`);
+    return event.committed(deliveryStatus);
+  }
+
   /**
-   * Inside a transaction: one event, PENDING when the profile has an endpoint for its mode that is not
+   * One event, its body serialized now: PENDING when the profile has an endpoint for its mode that is not
    * disabled, else NOT_SENT. One statement (it is written on every payment change): the profile's endpoint
-   * is read by the insert itself, in the change's transaction, as a separate read would have been.
+   * is read by the insert itself, in the change's transaction, as a separate read would have been. The
+   * insert writes the row only where `condition` holds (the change's own guard, when it is part of the
+   * change's statement) and returns its delivery_status.
    */
-  async record(
-    tx: Transaction,
-    event: { merchantId: string; profileId: string; mode: Mode; eventType: EventType; objectId: string; objectVersion: number; object: Record<string, unknown>; isTest: boolean },
-  ): Promise<CommittedEvent> {
+  prepare(event: NewEvent): PreparedEvent {
     const id = newId('event');
     const now = new Date();
     const contentType = contentTypeOf(event.eventType);
     const body = serializeWebhook({ merchantId: event.merchantId, eventId: id, eventType: event.eventType, contentType, object: event.object, timestamp: now });
     const nextAttemptAt = event.isTest ? this.testEventFallback(now) : now;
     const live = event.mode === 'LIVE';
-    const rows = await tx.$queryRaw<{ delivery_status: EventDeliveryStatus }[]>`
-      INSERT INTO events (id, merchant_id, profile_id, mode, event_type, content_type, object_id, object_version, body, is_test, delivery_status, next_attempt_at, created_at)
-      SELECT ${id}::text, ${event.merchantId}::text, p.id, ${event.mode}::"Mode", ${event.eventType}::text, ${contentType}::text, ${event.objectId}::text,
-             ${event.objectVersion}::int, ${body}::text, ${event.isTest}::boolean,
-             CASE WHEN endpoint.sendable THEN 'PENDING' ELSE 'NOT_SENT' END::"EventDeliveryStatus",
-             CASE WHEN endpoint.sendable THEN ${nextAttemptAt}::timestamptz END, ${now}::timestamptz
-      FROM business_profiles p
-      CROSS JOIN LATERAL (
-        SELECT COALESCE(CASE WHEN ${live}::boolean THEN p.live_webhook_url ELSE p.test_webhook_url END, '') <> ''
-           AND (CASE WHEN ${live}::boolean THEN p.live_webhook_disabled_at ELSE p.test_webhook_disabled_at END) IS NULL AS sendable
-      ) endpoint
-      WHERE p.id = ${event.profileId}
-      RETURNING delivery_status::text AS delivery_status`;
-    const deliveryStatus = rows[0]?.delivery_status;
-    if (deliveryStatus === undefined) throw new Error(`no business profile ${event.profileId} for event ${event.eventType} of ${event.objectId}`);
-    return { id, merchantId: event.merchantId, profileId: event.profileId, mode: event.mode, eventType: event.eventType, objectId: event.objectId, deliveryStatus };
+    return {
+      id,
+      profileId: event.profileId,
+      insert: (condition) => Prisma.sql`
+        INSERT INTO events (id, merchant_id, profile_id, mode, event_type, content_type, object_id, object_version, body, is_test, delivery_status, next_attempt_at, created_at)
+        SELECT ${id}::text, ${event.merchantId}::text, p.id, ${event.mode}::"Mode", ${event.eventType}::text, ${contentType}::text, ${event.objectId}::text,
+               ${event.objectVersion}::int, ${body}::text, ${event.isTest}::boolean,
+               CASE WHEN endpoint.sendable THEN 'PENDING' ELSE 'NOT_SENT' END::"EventDeliveryStatus",
+               CASE WHEN endpoint.sendable THEN ${nextAttemptAt}::timestamptz END, ${now}::timestamptz
+        FROM business_profiles p
+        CROSS JOIN LATERAL (
+          SELECT COALESCE(CASE WHEN ${live}::boolean THEN p.live_webhook_url ELSE p.test_webhook_url END, '') <> ''
+             AND (CASE WHEN ${live}::boolean THEN p.live_webhook_disabled_at ELSE p.test_webhook_disabled_at END) IS NULL AS sendable
+        ) endpoint
+        WHERE p.id = ${event.profileId} AND ${condition}
+        RETURNING delivery_status::text AS delivery_status`,
+      committed: (deliveryStatus) => ({ id, merchantId: event.merchantId, profileId: event.profileId, mode: event.mode, eventType: event.eventType, objectId: event.objectId, deliveryStatus }),
+    };
   }
 
   /**

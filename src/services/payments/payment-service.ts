@@ -561,7 +561,7 @@ export class PaymentService {
     if (payment.activeAttempt.id !== job.attemptId || !AWAITING_PROCESSOR_INTENT_STATUSES.has(payment.status)) return;
     const next = { ...job, step: job.step + 1 };
     if (paymentSyncDelayMs(next.step, 1) !== null) return this.syncScheduler.schedule(next);
-    await this.context.db.paymentIntent.update({ where: { id: job.paymentId }, data: { syncExhaustedAt: new Date() } });
+    await this.context.db.paymentIntent.update({ where: { id: job.paymentId }, data: { syncExhaustedAt: new Date(), version: { increment: 1 } } });
     this.context.logger.warn({ paymentId: job.paymentId, status: payment.status }, 'payment still waits on its processor after the last scheduled sync');
   }
 
@@ -667,7 +667,7 @@ export class PaymentService {
         return { payment, outcome: 'unchanged' };
       }
       try {
-        const moved = await this.store.commit(payment, { ...plan.commit, actor, alsoInTransaction: (tx, after) => this.keepCardToken(tx, payment, after, answer) });
+        const moved = await this.store.commit(payment, { ...plan.commit, actor, alsoInTransaction: (after) => this.cardToKeep(payment, after, answer) });
         return { payment: moved, outcome: 'committed' };
       } catch (error) {
         if (!(error instanceof AppError && error.code === 'CONFLICT')) throw error;
@@ -732,23 +732,26 @@ export class PaymentService {
    * that took one answer or a 3DS challenge and a sync later. A card that was declined or failed
    * authentication is never saved. A setup payment (setupFutureUsage OFF_SESSION) then gets its mandate,
    * on the card just saved or the saved card it was paid with. All in the transaction that records the
-   * payment paid, so a crash cannot leave a paid setup without its mandate.
+   * payment paid, so a crash cannot leave a paid setup without its mandate. Null when the move `before` →
+   * `after` keeps nothing (most answers: the commit is then one statement, with no transaction around it).
    */
-  private async keepCardToken(tx: Prisma.TransactionClient, before: Payment, after: Payment, answer: ProcessorPayment): Promise<CommittedEvent[]> {
-    if (after.customerId === null || PAID.has(before.status) || !PAID.has(after.status)) return [];
-    const customer = { merchantId: after.merchantId, mode: after.mode, customerId: after.customerId };
+  private cardToKeep(before: Payment, after: Payment, answer: ProcessorPayment): ((tx: Prisma.TransactionClient) => Promise<CommittedEvent[]>) | null {
+    const customerId = after.customerId;
+    if (customerId === null || PAID.has(before.status) || !PAID.has(after.status)) return null;
     const { savedPaymentMethodId } = after.activeAttempt;
-    const saved =
-      savedPaymentMethodId !== null
-        ? await tx.savedPaymentMethod.findUniqueOrThrow({ where: { id: savedPaymentMethodId } })
-        : answer.paymentMethodToken
-          ? await this.customers.saveCard(customer, after.activeAttempt, answer.paymentMethodToken, tx)
-          : null;
-    // A mandate is a setup's, never a merchant-initiated payment's (which charges one already), on the token
-    // this payment was paid with.
-    if (saved === null || after.setupFutureUsage !== 'OFF_SESSION' || after.mandateId !== null) return [];
-    const token = answer.paymentMethodToken ?? this.customers.processorToken(saved);
-    return this.mandates.recordForPayment(tx, { ...after, customerId: after.customerId }, saved, token);
+    if (savedPaymentMethodId === null && !answer.paymentMethodToken) return null;
+    return async (tx) => {
+      const customer = { merchantId: after.merchantId, mode: after.mode, customerId };
+      const saved =
+        savedPaymentMethodId !== null
+          ? await tx.savedPaymentMethod.findUniqueOrThrow({ where: { id: savedPaymentMethodId } })
+          : await this.customers.saveCard(customer, after.activeAttempt, answer.paymentMethodToken!, tx);
+      // A mandate is a setup's, never a merchant-initiated payment's (which charges one already), on the token
+      // this payment was paid with.
+      if (after.setupFutureUsage !== 'OFF_SESSION' || after.mandateId !== null) return [];
+      const token = answer.paymentMethodToken ?? this.customers.processorToken(saved);
+      return this.mandates.recordForPayment(tx, { ...after, customerId }, saved, token);
+    };
   }
 
   /** Whether the request that moved the attempt last has certainly ended (see AttemptConditions.stalled). */

@@ -8,7 +8,7 @@ import { newId } from '../../domain/ids.ts';
 import type { AttemptTransition } from '../../domain/payments/attempt-machine.ts';
 import { isIntentMoveAllowed, isNewAttemptMoveAllowed } from '../../domain/payments/intent-machine.ts';
 import { intentStatusOf, type IntentStatus } from '../../domain/payments/statuses.ts';
-import type { Prisma, PaymentAttempt, PaymentIntent } from '../../generated/prisma/client.ts';
+import { Prisma, type EventDeliveryStatus, type PaymentAttempt, type PaymentIntent } from '../../generated/prisma/client.ts';
 import type { Database } from '../../db/client.ts';
 import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
 
@@ -35,8 +35,11 @@ export interface Commit {
   intent?: Prisma.PaymentIntentUncheckedUpdateInput;
   /** Who caused it: "key_…", "processor", "sync", "redirect". */
   actor: string;
-  /** More writes the change entails, in its transaction (a paid setup's saved card and mandate); their events. */
-  alsoInTransaction?: (tx: Transaction, after: Payment) => Promise<CommittedEvent[]>;
+  /**
+   * More writes the change entails, given the state it makes (a paid setup's saved card and mandate): null
+   * when there are none, else the writes, run in the change's transaction, returning their events.
+   */
+  alsoInTransaction?: (after: Payment) => ((tx: Transaction) => Promise<CommittedEvent[]>) | null;
 }
 
 /** A new attempt of a payment: an automatic retry on the next connector, or a manual retry of a failed payment. */
@@ -151,11 +154,41 @@ export class PaymentStore {
     // and stays paid until the void succeeds (payment_cancelled_post_capture). Webhooks would otherwise say
     // "processing" and then "succeeded" a second time for one charge.
     const quiet = commit.moves.some((move) => move.to === 'VOID_POST_CHARGE_INITIATED' || (move.from === 'VOID_POST_CHARGE_INITIATED' && move.to === 'CHARGED'));
-    return this.write(quiet ? null : payment.status, history, async (tx) => {
-      const intent = await this.updateIntent(tx, payment, { ...commit.intent, status: intentStatusOf(attemptTo), version: { increment: 1 }, updatedAt: now });
-      const activeAttempt = await tx.paymentAttempt.update({ where: { id: payment.activeAttempt.id }, data: { ...commit.attempt, status: attemptTo, updatedAt: now } });
-      return { ...intent, activeAttempt };
-    }, commit.alsoInTransaction);
+    // The state after: every writer of a payment's rows bumps its version, so under the version guard the
+    // rows are exactly `payment` plus what this commit sets, known before the statement runs. That lets the
+    // events (whose bodies carry that state) be written by the same single statement.
+    const intentFields = plainFields(commit.intent);
+    const attemptFields = plainFields(commit.attempt);
+    const after: Payment = {
+      ...payment,
+      ...(intentFields as Partial<PaymentIntent>),
+      status: intentStatusOf(attemptTo),
+      version: payment.version + 1,
+      updatedAt: now,
+      activeAttempt: { ...payment.activeAttempt, ...(attemptFields as Partial<PaymentAttempt>), status: attemptTo, updatedAt: now },
+    };
+    const events = !quiet && after.status !== payment.status ? this.outbox.paymentEvents(after) : [];
+    const guard = Prisma.sql`EXISTS (SELECT 1 FROM intent)`;
+    const statement = Prisma.sql`
+      WITH intent AS (
+        UPDATE payment_intents SET ${assignments(intentFields)} status = ${after.status}::"IntentStatus", version = version + 1, updated_at = ${now}
+        WHERE id = ${payment.id} AND version = ${payment.version} RETURNING id
+      ), attempt AS (
+        UPDATE payment_attempts SET ${assignments(attemptFields)} status = ${attemptTo}::"AttemptStatus", updated_at = ${now}
+        WHERE id = ${payment.activeAttempt.id} AND ${guard} RETURNING id
+      )${history.length > 0 ? Prisma.sql`, history AS (${historyInsert(history, guard)})` : Prisma.empty}
+      ${joined(events.map((event, index) => Prisma.sql`, ${Prisma.raw(`event_${index}`)} AS (${event.insert(guard)})`))}
+      SELECT (SELECT count(*)::int FROM intent) AS changed,
+             ARRAY[${Prisma.join([...events.map((_event, index) => Prisma.sql`(SELECT delivery_status FROM ${Prisma.raw(`event_${index}`)})`), Prisma.sql`NULL`])}]::text[] AS deliveries`;
+    const run = async (executor: Database | Transaction) => {
+      const [result] = await executor.$queryRaw<{ changed: number; deliveries: (EventDeliveryStatus | null)[] }[]>(statement);
+      if (result!.changed !== 1) throw staleVersion(payment.id);
+      return events.map((event, index) => event.committed(result!.deliveries[index]!));
+    };
+    // One statement is its own transaction; writes the change entails beside it need a transaction around both.
+    const also = commit.alsoInTransaction?.(after) ?? null;
+    const committed = also ? await this.db.$transaction(async (tx) => [...(await run(tx)), ...(await also(tx))]) : await run(this.db);
+    return this.published(after, committed);
   }
 
   /**
@@ -167,16 +200,19 @@ export class PaymentStore {
     statusBefore: IntentStatus | null,
     history: Prisma.PaymentStatusHistoryCreateManyInput[],
     change: (tx: Transaction) => Promise<Payment>,
-    also?: Commit['alsoInTransaction'],
   ): Promise<Payment> {
     let events: CommittedEvent[] = [];
     const after = await this.db.$transaction(async (tx) => {
       const changed = await change(tx);
       if (history.length > 0) await tx.paymentStatusHistory.createMany({ data: history });
       if (statusBefore !== null && changed.status !== statusBefore) events = await this.outbox.recordPaymentChange(tx, changed);
-      if (also) events = [...events, ...(await also(tx, changed))];
       return changed;
     });
+    return this.published(after, events);
+  }
+
+  /** After commit: the change's events to the relay, the payment to live subscribers. */
+  private published(after: Payment, events: CommittedEvent[]): Payment {
     for (const event of events) this.outbox.afterCommit(event);
     this.outbox.paymentCommitted(after);
     return after;
@@ -188,4 +224,54 @@ export class PaymentStore {
     if (updated.length === 0) throw staleVersion(payment.id);
     return updated[0]!;
   }
+}
+
+/**
+ * What a commit sets, as plain values: Prisma.DbNull (a JSON column's SQL NULL) is null. Anything else
+ * that is not a plain value (an increment, a nested write) is refused: the state after must be known.
+ */
+function plainFields(fields: Record<string, unknown> | undefined): Record<string, unknown> {
+  const plain: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(fields ?? {})) {
+    if (value === undefined) continue;
+    if (value === Prisma.DbNull) plain[field] = null;
+    else if (value === null || value instanceof Date || ['string', 'number', 'boolean'].includes(typeof value) || isJson(value)) plain[field] = value;
+    else throw new Error(`a commit sets ${field} to a value that is not a plain one`);
+  }
+  return plain;
+}
+
+/** A JSON object or array (for a Json column): built of plain objects, arrays and primitives. */
+function isJson(value: unknown): boolean {
+  if (Array.isArray(value)) return value.every(isJsonMember);
+  return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype && Object.values(value).every(isJsonMember);
+}
+const isJsonMember = (value: unknown): boolean => value === null || ['string', 'number', 'boolean'].includes(typeof value) || isJson(value);
+
+/**
+ * `column = value, ` for each field (the schema maps camelCase fields to snake_case columns). Values are
+ * untyped parameters, so PostgreSQL reads each as its column's type; JSON is sent as its text.
+ */
+function assignments(fields: Record<string, unknown>): Prisma.Sql {
+  return joined(
+    Object.entries(fields).map(([field, value]) => Prisma.sql`${Prisma.raw(columnOf(field))} = ${value !== null && typeof value === 'object' && !(value instanceof Date) ? JSON.stringify(value) : value}, `),
+  );
+}
+
+/** The parts one after another (Prisma.join refuses an empty list). */
+const joined = (parts: Prisma.Sql[]): Prisma.Sql => (parts.length > 0 ? Prisma.join(parts, '') : Prisma.empty);
+
+/** The column of a model field: prisma/schema.prisma maps every camelCase field to its snake_case column. */
+export function columnOf(field: string): string {
+  return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/** The history rows, written where `condition` holds. */
+function historyInsert(rows: Prisma.PaymentStatusHistoryCreateManyInput[], condition: Prisma.Sql): Prisma.Sql {
+  const values = rows.map(
+    (row) =>
+      Prisma.sql`(${row.paymentId}::text, ${row.attemptId ?? null}::text, ${row.subject}::text, ${row.fromStatus ?? null}::text, ${row.toStatus}::text, ${row.trigger}::text, ${row.actor}::text, ${row.createdAt}::timestamptz)`,
+  );
+  return Prisma.sql`INSERT INTO payment_status_history (payment_id, attempt_id, subject, from_status, to_status, trigger, actor, created_at)
+    SELECT * FROM (VALUES ${Prisma.join(values)}) AS history_row WHERE ${condition}`;
 }

@@ -179,7 +179,7 @@ export class RefundService {
       },
       write: async (tx, refund, data) => (await tx.refund.updateManyAndReturn({ where: { id: refund.id, version: refund.version }, data }))[0],
       moved: async (tx, before, after) => {
-        if (after.status === 'FAILED') await tx.$executeRaw`UPDATE payment_intents SET amount_refunded = amount_refunded - ${before.amount} WHERE id = ${before.paymentId}`;
+        if (after.status === 'FAILED') await tx.$executeRaw`UPDATE payment_intents SET amount_refunded = amount_refunded - ${before.amount}, version = version + 1 WHERE id = ${before.paymentId}`;
         const object = refundWireObject(after);
         const events = [await this.outbox.recordChange(tx, after, REFUND_STATUS_EVENTS[after.status], object)];
         if (after.status === 'SUCCEEDED' && (await this.returnsSurcharge(tx, after))) events.push(await this.outbox.recordChange(tx, after, 'surcharge_refund_succeeded', object));
