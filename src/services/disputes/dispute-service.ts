@@ -4,6 +4,7 @@
 // callback. Every move follows domain/disputes/dispute-machine.ts under the dispute's version, and writes
 // its event in the same transaction.
 import { z } from 'zod';
+import { isUniqueViolation } from '../../db/unique-violation.ts';
 import { ConnectorError, type Connector, type ProcessorDispute } from '../../connectors/connector.ts';
 import { DISPUTE_STATUSES, DISPUTE_STATUS_EVENTS, DISPUTE_TARGETS, disputePath, evidenceProblem } from '../../domain/disputes/dispute-machine.ts';
 import { AppError, invalidInput, notFound } from '../../domain/errors.ts';
@@ -142,7 +143,7 @@ export class DisputeService {
       if (event !== null) this.outbox.afterCommit(event);
       return dispute;
     } catch (error) {
-      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return null;
+      if (isUniqueViolation(error)) return null;
       throw error;
     }
   }

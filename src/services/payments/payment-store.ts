@@ -76,10 +76,19 @@ export class PaymentStore {
   }
 
   /**
-   * After the transaction that created it committed: the new payment (as its inserts returned it, so it is
-   * not read again), told to live subscribers (dashboards).
+   * Writes a new payment, its first attempt and their first history rows in one statement (every column is
+   * given, so `payment` is the rows as written), then tells live subscribers (dashboards) of it.
    */
-  created(payment: Payment): Payment {
+  async insert(payment: Payment, actor: string): Promise<Payment> {
+    const { activeAttempt, ...intent } = payment;
+    const row = { paymentId: payment.id, trigger: 'create', actor, createdAt: payment.createdAt };
+    const history = [
+      { ...row, subject: 'intent', fromStatus: null, toStatus: intent.status },
+      { ...row, attemptId: activeAttempt.id, subject: 'attempt', fromStatus: null, toStatus: activeAttempt.status },
+    ];
+    await this.db.$executeRaw`
+      WITH intent AS (${insertRow('payment_intents', intent)}), attempt AS (${insertRow('payment_attempts', activeAttempt)})
+      ${historyInsert(history, Prisma.sql`TRUE`)}`;
     this.outbox.paymentCommitted(payment);
     return payment;
   }
@@ -241,22 +250,34 @@ function plainFields(fields: Record<string, unknown> | undefined): Record<string
   return plain;
 }
 
-/** A JSON object or array (for a Json column): built of plain objects, arrays and primitives. */
+/** A JSON object (for a Json column): plain objects, arrays and primitives all the way down. */
 function isJson(value: unknown): boolean {
-  if (Array.isArray(value)) return value.every(isJsonMember);
   return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype && Object.values(value).every(isJsonMember);
 }
-const isJsonMember = (value: unknown): boolean => value === null || ['string', 'number', 'boolean'].includes(typeof value) || isJson(value);
+const isJsonMember = (value: unknown): boolean =>
+  value === null || ['string', 'number', 'boolean'].includes(typeof value) || (Array.isArray(value) ? value.every(isJsonMember) : isJson(value));
 
 /**
  * `column = value, ` for each field (the schema maps camelCase fields to snake_case columns). Values are
- * untyped parameters, so PostgreSQL reads each as its column's type; JSON is sent as its text.
+ * untyped parameters, so PostgreSQL reads each as its column's type (see parameter).
  */
 function assignments(fields: Record<string, unknown>): Prisma.Sql {
-  return joined(
-    Object.entries(fields).map(([field, value]) => Prisma.sql`${Prisma.raw(columnOf(field))} = ${value !== null && typeof value === 'object' && !(value instanceof Date) ? JSON.stringify(value) : value}, `),
-  );
+  return joined(Object.entries(fields).map(([field, value]) => Prisma.sql`${Prisma.raw(columnOf(field))} = ${parameter(value)}, `));
 }
+
+/** An INSERT of one row with every field of `row` as its column. */
+function insertRow(table: 'payment_intents' | 'payment_attempts', row: Record<string, unknown>): Prisma.Sql {
+  const fields = Object.entries(row);
+  return Prisma.sql`INSERT INTO ${Prisma.raw(table)} (${Prisma.raw(fields.map(([field]) => columnOf(field)).join(', '))})
+    VALUES (${Prisma.join(fields.map(([, value]) => parameter(value)))})`;
+}
+
+/**
+ * A value as a parameter: a JSON column's object as its text; a list column's array, a Date and a
+ * primitive as they are (the driver sends arrays as PostgreSQL arrays). JSON columns hold objects here
+ * (metadata, next actions, method details), never bare arrays.
+ */
+const parameter = (value: unknown): unknown => (value !== null && typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value) ? JSON.stringify(value) : value);
 
 /** The parts one after another (Prisma.join refuses an empty list). */
 const joined = (parts: Prisma.Sql[]): Prisma.Sql => (parts.length > 0 ? Prisma.join(parts, '') : Prisma.empty);

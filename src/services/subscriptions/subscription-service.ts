@@ -4,11 +4,12 @@
 // scheduled, or PAST_DUE. A period is never charged twice: before charging, the lease holder looks for the
 // period's payment, so a worker that died after charging is followed by one that records, not re-charges.
 import { z } from 'zod';
+import { isUniqueViolation } from '../../db/unique-violation.ts';
 import { AppError, notFound } from '../../domain/errors.ts';
 import { subscriptionWireObject } from '../../domain/events/wire-objects.ts';
 import { isId, newId } from '../../domain/ids.ts';
 import { INTERVAL_UNITS, PAID_PERIOD_EVENT, periodStart } from '../../domain/subscriptions/subscription-machine.ts';
-import { Prisma, type PaymentIntent, type Subscription } from '../../generated/prisma/client.ts';
+import type { PaymentIntent, Subscription } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../context.ts';
 import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
 import type { MandateService } from '../mandates/mandate-service.ts';
@@ -128,7 +129,7 @@ export class SubscriptionService {
         }, { subscriptionPeriod: tag });
       } catch (error) {
         // Another worker created this period's charge first: it records the outcome.
-        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return false;
+        if (isUniqueViolation(error)) return false;
         if (!(error instanceof AppError)) throw error;
         failure = { errorCode: error.code === 'PAYMENT_DECLINED' ? String(error.details['declineCode'] ?? 'payment_declined') : error.code.toLowerCase(), errorMessage: error.message };
         payment = await this.context.db.paymentIntent.findUnique({ where: { subscriptionPeriod: tag } });
