@@ -50,11 +50,11 @@ async function closeSubscribers(child: Child) {
 }
 
 export async function benchSubscriptions(stack: Stack) {
-  const { subscribers, payments } = stack.settings;
-  await stack.start({ sandboxLatencyMs: 0 });
+  const { subscribers, payments, paymentRate, subscriptionSandboxLatencyMs } = stack.settings;
+  await stack.start({ sandboxLatencyMs: subscriptionSandboxLatencyMs });
   const expected = payments * 2 * subscribers;
 
-  console.log(`subscriptions: ${subscribers} graphql-ws subscribers, ${payments} payments`);
+  console.log(`subscriptions: ${subscribers} graphql-ws subscribers, ${payments} payments started at ${paymentRate}/s, sandbox latency ${subscriptionSandboxLatencyMs} ms`);
   const serviceBefore = await stack.api!.memoryMb();
   const serviceClients = await subscribe({ url: `${stack.apiUrl.replace(/^http/, 'ws')}/graphql`, protocol: 'graphql-ws', count: subscribers, apiKey: stack.demo.secretKey, profileId: stack.demo.profileId });
   let serviceStats: Stats;
@@ -65,10 +65,14 @@ export async function benchSubscriptions(stack: Stack) {
     serviceConnected = await stack.api!.memoryMb();
     const card = { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' };
     const started = performance.now();
-    for (let index = 0; index < payments; index += 1) {
-      const created = await post(stack, stack.demo.secretKey, CREATE_PAYMENT, createVariables());
-      await post(stack, stack.demo.publishableKey, CONFIRM_PAYMENT, confirmVariables(created.clientSecret as string, card));
-    }
+    // Each payment starts when due (open model), whether or not the one before has finished.
+    await Promise.all(
+      Array.from({ length: payments }, async (_, index) => {
+        await sleep(started + (index * 1000) / paymentRate - performance.now());
+        const created = await post(stack, stack.demo.secretKey, CREATE_PAYMENT, createVariables());
+        await post(stack, stack.demo.publishableKey, CONFIRM_PAYMENT, confirmVariables(created.clientSecret as string, card));
+      }),
+    );
     paymentSeconds = (performance.now() - started) / 1000;
     serviceStats = await collect(serviceClients, expected, 60_000);
   } finally {

@@ -59,6 +59,17 @@ export function loadSettings() {
     subscribers: number('BENCH_SUBSCRIBERS', 1000, 1, 100_000),
     /** Payments (create + confirm, two events each) whose events the subscribers receive. */
     payments: number('BENCH_PAYMENTS', 20, 1, 10_000),
+    /**
+     * Payments a second started during the subscription run (a fixed arrival rate: the fan-out is measured
+     * at the same load however fast the service makes payments).
+     */
+    paymentRate: number('BENCH_PAYMENT_RATE', 2, 0.1, 1000),
+    /**
+     * The sandbox's latency (SANDBOX_LATENCY_MS) during the subscription run: a real processor's, so a
+     * payment's two events come apart, as they do in production, rather than within a millisecond or two
+     * (which measures how two events share one fan-out, not the latency of one).
+     */
+    subscriptionSandboxLatencyMs: number('BENCH_SUBSCRIPTION_SANDBOX_LATENCY_MS', 100, 0, 30_000),
     databaseServerUrl: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
     redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     pgbench: process.env.PGBENCH ?? '/usr/bin/pgbench',
