@@ -93,4 +93,16 @@ describe('a commit’s state, computed before its statement runs', () => {
     const cancelled = await matchesDatabase(dataOf(await shop.secret(CancelPaymentDocument, { input: { paymentId: (await created()).id, cancellationReason: 'requested_by_customer' } })).cancelPayment);
     expect(cancelled).toMatchObject({ status: 'CANCELLED', cancellationReason: 'requested_by_customer' });
   });
+
+  it('writes nothing unless the payment is as read: its version and its active attempt; and names only its own fields', async () => {
+    const payment = await created();
+    const store = stack.api.services.payments.store;
+    const read = (await store.find(payment.id))!;
+    const other = (await store.find((await created()).id))!;
+    // Another payment's attempt in hand: refused by the guard, nothing written to either.
+    await expect(store.commit({ ...read, activeAttempt: other.activeAttempt }, { moves: [], actor: 'test' })).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(store.commit(read, { moves: [], intent: { ['amount; DROP TABLE events' as 'amount']: 1 }, actor: 'test' })).rejects.toThrow(/is not a field of the payment intent/);
+    expect(await store.find(payment.id)).toEqual(read);
+    expect(await store.find(other.id)).toEqual(other);
+  });
 });

@@ -25,7 +25,7 @@ afterAll(async () => {
 const card = { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } };
 const create = async () => dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 700, currency: 'USD' } })).createPayment;
 /** Moves a payment's expiry into the past, as if its session expiry had run out. */
-const runOut = (paymentId: string) => sql.query(`UPDATE payment_intents SET expires_at = now() - interval '1 second' WHERE id = $1`, [paymentId]);
+const runOut = (paymentId: string) => sql.query(`UPDATE payment_intents SET expires_at = now() - interval '1 second', version = version + 1 WHERE id = $1`, [paymentId]);
 const statusOf = async (id: string) => dataOf(await shop.secret(PaymentDocument, { id })).payment?.status;
 
 describe('session expiry', () => {

@@ -15,8 +15,13 @@ describe('isUniqueViolation', () => {
   it('recognises a taken key through the ORM and through a raw statement, and nothing else', async () => {
     const id = newId('merchant');
     await db.merchantAccount.create({ data: { id, name: 'unique key test' } });
-    expect(isUniqueViolation(await failureOf(db.merchantAccount.create({ data: { id, name: 'again' } })))).toBe(true);
-    expect(isUniqueViolation(await failureOf(db.$executeRaw`INSERT INTO merchant_accounts (id, name, updated_at) VALUES (${id}, 'again', now())`))).toBe(true);
+    const throughOrm = await failureOf(db.merchantAccount.create({ data: { id, name: 'again' } }));
+    const throughRaw = await failureOf(db.$executeRaw`INSERT INTO merchant_accounts (id, name, updated_at) VALUES (${id}, 'again', now())`);
+    for (const error of [throughOrm, throughRaw]) {
+      expect(isUniqueViolation(error)).toBe(true);
+      expect(isUniqueViolation(error, 'merchant_accounts_pkey')).toBe(true);
+      expect(isUniqueViolation(error, 'payment_intents_subscription_period_key')).toBe(false);
+    }
     expect(isUniqueViolation(await failureOf(db.$executeRaw`INSERT INTO merchant_accounts (id, name, updated_at) VALUES (${newId('merchant')}, NULL, now())`))).toBe(false);
     expect(isUniqueViolation(await failureOf(db.$queryRaw`SELECT 1/0`))).toBe(false);
     expect(isUniqueViolation(new Error('duplicate'))).toBe(false);

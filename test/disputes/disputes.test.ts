@@ -72,6 +72,15 @@ describe('disputes', () => {
     });
   });
 
+  it('change the payment they are opened on, so a void after capture that read it before cannot go on', async () => {
+    const payment = await paid();
+    const readBefore = (await stack.api.services.payments.store.find(payment.id))!;
+    await sandboxHelper(`payments/${payment.activeAttempt.connectorTransactionId}/dispute`, { reason: 'fraudulent' });
+    await disputeOf(payment.id);
+    // The void's commit is guarded by the version it read: the dispute's opening moved it on.
+    await expect(stack.api.services.payments.store.commit(readBefore, { moves: [], actor: 'test' })).rejects.toMatchObject({ code: 'CONFLICT' });
+  });
+
   it('opens on its own for the sandbox’s disputed test card', async () => {
     const payment = await paid('4000000000000259');
     const dispute = await disputeOf(payment.id);

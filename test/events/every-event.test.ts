@@ -137,7 +137,7 @@ const CAUSES: Record<EventType, () => Promise<{ objectId: string; merchant?: Sho
   },
   payment_expired: async () => {
     const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 4000, currency: 'EUR' } })).createPayment;
-    await sql.query(`UPDATE payment_intents SET expires_at = now() - interval '1 second' WHERE id = $1`, [created.id]);
+    await sql.query(`UPDATE payment_intents SET expires_at = now() - interval '1 second', version = version + 1 WHERE id = $1`, [created.id]);
     return { objectId: created.id };
   },
   action_required: async () => ({ objectId: (await payment('4000002500003155')).id }),

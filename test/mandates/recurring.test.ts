@@ -66,7 +66,7 @@ describe('subscriptions', () => {
     await vi.waitFor(async () => expect((await read(subscription.id)).paidPeriods).toBe(1), { timeout: 5000, interval: 50 });
     // As if the worker had charged period 2 and died before recording it: the next sweep records it.
     const charged = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1999, currency: 'EUR', mandateId, confirm: true } })).createPayment;
-    await sql.query(`UPDATE payment_intents SET subscription_period = $1 WHERE id = $2`, [`${subscription.id}:2`, charged.id]);
+    await sql.query(`UPDATE payment_intents SET subscription_period = $1, version = version + 1 WHERE id = $2`, [`${subscription.id}:2`, charged.id]);
     await monthPasses(subscription.id);
     await vi.waitFor(async () => expect((await read(subscription.id)).paidPeriods).toBe(2), { timeout: 5000, interval: 50 });
     expect((await read(subscription.id)).lastPaymentId).toBe(charged.id);

@@ -137,13 +137,16 @@ export class DisputeService {
             updatedAt: now,
           },
         });
+        // The payment changes with it: a void after capture that read the payment before (and checked it had
+        // no dispute) must not go on, or the money would go back twice (the void and the chargeback).
+        await tx.$executeRaw`UPDATE payment_intents SET version = version + 1 WHERE id = ${payment.id}`;
         event = await this.outbox.recordChange(tx, created, DISPUTE_STATUS_EVENTS.OPENED, disputeWireObject(created));
         return created;
       });
       if (event !== null) this.outbox.afterCommit(event);
       return dispute;
     } catch (error) {
-      if (isUniqueViolation(error)) return null;
+      if (isUniqueViolation(error, 'disputes_connector_account_id_connector_dispute_id_key')) return null;
       throw error;
     }
   }

@@ -87,7 +87,7 @@ export class PaymentStore {
       { ...row, attemptId: activeAttempt.id, subject: 'attempt', fromStatus: null, toStatus: activeAttempt.status },
     ];
     await this.db.$executeRaw`
-      WITH intent AS (${insertRow('payment_intents', intent)}), attempt AS (${insertRow('payment_attempts', activeAttempt)})
+      WITH intent AS (${insertRow('intent', intent)}), attempt AS (${insertRow('attempt', activeAttempt)})
       ${historyInsert(history, Prisma.sql`TRUE`)}`;
     this.outbox.paymentCommitted(payment);
     return payment;
@@ -178,20 +178,26 @@ export class PaymentStore {
     };
     const events = !quiet && after.status !== payment.status ? this.outbox.paymentEvents(after) : [];
     const guard = Prisma.sql`EXISTS (SELECT 1 FROM intent)`;
+    // The guard: the version read, the attempt it was read with, and (when it emits events) the profile
+    // their rows are written for; where it does not hold, the statement writes nothing at all.
     const statement = Prisma.sql`
       WITH intent AS (
-        UPDATE payment_intents SET ${assignments(intentFields)} status = ${after.status}::"IntentStatus", version = version + 1, updated_at = ${now}
-        WHERE id = ${payment.id} AND version = ${payment.version} RETURNING id
+        UPDATE payment_intents SET ${assignments('intent', intentFields)} status = ${after.status}::"IntentStatus", version = version + 1, updated_at = ${now}
+        WHERE id = ${payment.id} AND version = ${payment.version} AND active_attempt_id = ${payment.activeAttempt.id}
+          ${events.length > 0 ? Prisma.sql`AND EXISTS (SELECT 1 FROM business_profiles WHERE id = ${payment.profileId})` : Prisma.empty}
+        RETURNING id
       ), attempt AS (
-        UPDATE payment_attempts SET ${assignments(attemptFields)} status = ${attemptTo}::"AttemptStatus", updated_at = ${now}
-        WHERE id = ${payment.activeAttempt.id} AND ${guard} RETURNING id
+        UPDATE payment_attempts SET ${assignments('attempt', attemptFields)} status = ${attemptTo}::"AttemptStatus", updated_at = ${now}
+        WHERE id = ${payment.activeAttempt.id} AND payment_id = ${payment.id} AND ${guard} RETURNING id
       )${history.length > 0 ? Prisma.sql`, history AS (${historyInsert(history, guard)})` : Prisma.empty}
       ${joined(events.map((event, index) => Prisma.sql`, ${Prisma.raw(`event_${index}`)} AS (${event.insert(guard)})`))}
-      SELECT (SELECT count(*)::int FROM intent) AS changed,
+      SELECT (SELECT count(*)::int FROM intent) AS changed, (SELECT count(*)::int FROM attempt) AS attempts,
              ARRAY[${Prisma.join([...events.map((_event, index) => Prisma.sql`(SELECT delivery_status FROM ${Prisma.raw(`event_${index}`)})`), Prisma.sql`NULL`])}]::text[] AS deliveries`;
     const run = async (executor: Database | Transaction) => {
-      const [result] = await executor.$queryRaw<{ changed: number; deliveries: (EventDeliveryStatus | null)[] }[]>(statement);
+      const [result] = await executor.$queryRaw<{ changed: number; attempts: number; deliveries: (EventDeliveryStatus | null)[] }[]>(statement);
       if (result!.changed !== 1) throw staleVersion(payment.id);
+      // Both hold under the guard (an attempt row is never deleted; the profile was there): a miss is a bug.
+      if (result!.attempts !== 1 || result!.deliveries.slice(0, events.length).includes(null)) throw new Error(`payment ${payment.id}: commit wrote ${result!.attempts} attempt rows, events ${result!.deliveries.join()}`);
       return events.map((event, index) => event.committed(result!.deliveries[index]!));
     };
     // One statement is its own transaction; writes the change entails beside it need a transaction around both.
@@ -261,14 +267,22 @@ const isJsonMember = (value: unknown): boolean =>
  * `column = value, ` for each field (the schema maps camelCase fields to snake_case columns). Values are
  * untyped parameters, so PostgreSQL reads each as its column's type (see parameter).
  */
-function assignments(fields: Record<string, unknown>): Prisma.Sql {
-  return joined(Object.entries(fields).map(([field, value]) => Prisma.sql`${Prisma.raw(columnOf(field))} = ${parameter(value)}, `));
+function assignments(model: keyof typeof MODEL_FIELDS, fields: Record<string, unknown>): Prisma.Sql {
+  return joined(Object.entries(fields).map(([field, value]) => Prisma.sql`${column(model, field)} = ${parameter(value)}, `));
+}
+
+/** The fields of each model (Prisma's generated enums), so only a field's name is ever spliced into SQL. */
+const MODEL_FIELDS = { intent: Prisma.PaymentIntentScalarFieldEnum, attempt: Prisma.PaymentAttemptScalarFieldEnum } as const;
+
+function column(model: keyof typeof MODEL_FIELDS, field: string): Prisma.Sql {
+  if (!Object.hasOwn(MODEL_FIELDS[model], field)) throw new Error(`${field} is not a field of the payment ${model}`);
+  return Prisma.raw(columnOf(field));
 }
 
 /** An INSERT of one row with every field of `row` as its column. */
-function insertRow(table: 'payment_intents' | 'payment_attempts', row: Record<string, unknown>): Prisma.Sql {
+function insertRow(model: keyof typeof MODEL_FIELDS, row: Record<string, unknown>): Prisma.Sql {
   const fields = Object.entries(row);
-  return Prisma.sql`INSERT INTO ${Prisma.raw(table)} (${Prisma.raw(fields.map(([field]) => columnOf(field)).join(', '))})
+  return Prisma.sql`INSERT INTO ${Prisma.raw(model === 'intent' ? 'payment_intents' : 'payment_attempts')} (${Prisma.join(fields.map(([field]) => column(model, field)))})
     VALUES (${Prisma.join(fields.map(([, value]) => parameter(value)))})`;
 }
 

@@ -129,7 +129,7 @@ export class SubscriptionService {
         }, { subscriptionPeriod: tag });
       } catch (error) {
         // Another worker created this period's charge first: it records the outcome.
-        if (isUniqueViolation(error)) return false;
+        if (isUniqueViolation(error, 'payment_intents_subscription_period_key')) return false;
         if (!(error instanceof AppError)) throw error;
         failure = { errorCode: error.code === 'PAYMENT_DECLINED' ? String(error.details['declineCode'] ?? 'payment_declined') : error.code.toLowerCase(), errorMessage: error.message };
         payment = await this.context.db.paymentIntent.findUnique({ where: { subscriptionPeriod: tag } });
