@@ -1,6 +1,7 @@
 // Whether an error means "PostgreSQL cannot be reached right now" (down, restarting, refusing connections, a
 // connection cut mid-query, no pooled connection free in time), as opposed to a bug or a bad query: the API answers the first with the
 // catalog's SERVICE_UNAVAILABLE (retry later) instead of masking it as INTERNAL.
+import type { PrismaErrorLike } from './prisma-error.ts';
 
 /** Prisma's codes for an unreachable server, a timed-out socket and a closed connection. */
 const UNREACHABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
@@ -21,12 +22,10 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'
  */
 const TRANSACTION_NOT_STARTED = { code: 'P2028', message: /Unable to start a transaction in the given time/ };
 
-interface ErrorLike {
-  code?: unknown;
-  message?: unknown;
+/** A Prisma error, or an error wrapping one (GraphQL's originalError, `cause`). */
+interface ErrorLike extends PrismaErrorLike {
   cause?: unknown;
   originalError?: unknown;
-  meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } };
 }
 
 function unavailable(error: ErrorLike): boolean {

@@ -1,8 +1,9 @@
-// Reads payments and commits state moves. Every commit is one transaction guarded by the intent's
-// version: it updates the attempt and the intent, writes a history row per attempt move and one for the
-// intent's change, checks the intent's move against the intent table, and writes the outbox events the
-// change emits (domain/events/catalog.ts). A stale version is CONFLICT. Starting a new attempt (a retry)
-// is the one other write, under the same guard and with the same outbox.
+// Reads payments and writes them. Every commit is one SQL statement guarded by the intent's version: it
+// updates the intent and the attempt, writes a history row per attempt move and one for the intent's
+// change, checks the intent's move against the intent table, and writes the outbox events the change
+// emits (domain/events/catalog.ts); where the guard does not hold it writes nothing, and that is CONFLICT.
+// A new payment is one statement too. Starting a new attempt (a retry) is the one other write: a
+// transaction under the same guard, with the same outbox.
 import { AppError, notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { AttemptTransition } from '../../domain/payments/attempt-machine.ts';
