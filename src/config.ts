@@ -1,6 +1,7 @@
 // Configuration from the environment, validated once at start. Every variable is in the README's
 // configuration table; a bad value stops the process with one line naming the variable and the rule.
 import { z } from 'zod';
+import type { PrivateNetworkAccess } from './services/events/webhook-sender.ts';
 import { StartupError } from './startup-error.ts';
 
 const booleanFromString = z
@@ -20,8 +21,8 @@ const configSchema = z.object({
   PUBLIC_URL: z.url().optional(),
   /** Creates merchant accounts. Unset: the admin operations refuse every caller. */
   ADMIN_API_KEY: z.string().min(24, 'must be at least 24 characters').optional(),
-  /** 32 bytes, hex or base64: encrypts secrets at rest (webhook signing keys, connector credentials). */
-  ENCRYPTION_KEY: z.string().optional(),
+  /** 32 bytes, hex or base64: encrypts secrets at rest (webhook signing keys, connector credentials). Required: no key ships in the source. */
+  ENCRYPTION_KEY: z.string('required (32 bytes as 64 hex characters or base64; generate one with: openssl rand -hex 32)'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest request body accepted, in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
@@ -37,10 +38,14 @@ const configSchema = z.object({
   /** Scales every webhook retry delay (the seed's 24 h schedule): 0.001 runs it in 86 s, for tests and demos. */
   WEBHOOK_RETRY_DELAY_SCALE: z.coerce.number().positive().max(1000).default(1),
   /**
-   * Lets test-mode webhooks reach private, loopback and link-local addresses (a receiver on this machine,
-   * for tests and the local demo). Live-mode webhooks never may.
+   * Which non-public addresses test-mode webhooks may reach: `loopback` (a receiver on this machine, the
+   * local demo), `true` (every private, loopback and link-local range, for tests) or `false` (none).
+   * Live-mode webhooks never may.
    */
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: booleanFromString.default(false),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
+    .enum(['true', 'false', '1', '0', 'loopback'], 'must be true, false or loopback')
+    .transform((value): PrivateNetworkAccess => (value === 'loopback' ? 'loopback' : value === 'true' || value === '1' ? 'all' : 'none'))
+    .default('none'),
   /** How long one webhook delivery may take (connect, send, answer) before it counts as failed and is retried. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   /** How often the worker looks for due webhook deliveries that have no queued job (after a Redis flush). */
@@ -61,9 +66,6 @@ const configSchema = z.object({
 });
 
 export type Config = z.infer<typeof configSchema> & { encryptionKey: Buffer; graphiql: boolean };
-
-/** A development-only key so the demo runs without setup; production refuses to start without its own. */
-const DEVELOPMENT_ENCRYPTION_KEY = Buffer.from('6465762d6f6e6c792d6b65792d646f2d6e6f742d7573652d696e2d70726f6421', 'hex');
 
 export class ConfigError extends StartupError {}
 
@@ -130,12 +132,9 @@ export function loadSandboxConfig(env: NodeJS.ProcessEnv = process.env): Sandbox
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const values = parseEnvironment(configSchema, env);
-  if (values.NODE_ENV === 'production' && !values.ENCRYPTION_KEY) {
-    throw new ConfigError('ENCRYPTION_KEY: required when NODE_ENV=production (32 bytes, hex or base64)');
-  }
   return {
     ...values,
-    encryptionKey: values.ENCRYPTION_KEY ? decodeKey(values.ENCRYPTION_KEY) : DEVELOPMENT_ENCRYPTION_KEY,
+    encryptionKey: decodeKey(values.ENCRYPTION_KEY),
     graphiql: values.GRAPHIQL ?? values.NODE_ENV !== 'production',
   };
 }

@@ -5,20 +5,26 @@ import { StartupError } from '../src/startup-error.ts';
 const HEX_KEY = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f';
 const KEY_BYTES = Buffer.from(HEX_KEY, 'hex');
 
+/** loadConfig with an encryption key (required everywhere) under `env`. */
+const load = (env: NodeJS.ProcessEnv) => loadConfig({ ENCRYPTION_KEY: HEX_KEY, ...env });
+
 /** The ConfigError that loading `env` throws (fails the test when it throws nothing or something else). */
 function configError(env: NodeJS.ProcessEnv): ConfigError {
   try {
-    loadConfig(env);
+    load(env);
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
     return error as ConfigError;
   }
-  throw new Error(`loadConfig(${JSON.stringify(env)}) did not throw`);
+  throw new Error(`load(${JSON.stringify(env)}) did not throw`);
 }
 
 describe('loadConfig', () => {
-  it('gives the defaults of the public contract for an empty environment', () => {
-    const config = loadConfig({});
+  it('gives the defaults of the public contract for an environment with only ENCRYPTION_KEY', () => {
+    const config = load({});
+    // The production API listens on every interface (in a container); the demo (npm start) on loopback only.
+    expect(config.HOST).toBe('0.0.0.0');
+    expect(config.WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe('none');
     expect(config.DATABASE_URL).toBe('postgresql://postgres@127.0.0.1:5432/payments');
     expect(config.REDIS_URL).toBe('redis://127.0.0.1:6379');
     expect(config.PORT).toBe(4000);
@@ -30,21 +36,20 @@ describe('loadConfig', () => {
   });
 
   it('treats empty strings as unset', () => {
-    const config = loadConfig({
+    const config = load({
       DATABASE_URL: '',
       REDIS_URL: '',
       PORT: '',
       WEBHOOK_RETRY_DELAY_SCALE: '',
       ADMIN_API_KEY: '',
-      ENCRYPTION_KEY: '',
       LOG_LEVEL: '',
       GRAPHIQL: '',
     });
-    expect(config).toEqual(loadConfig({}));
+    expect(config).toEqual(load({}));
   });
 
   it('reads values that are set', () => {
-    const config = loadConfig({
+    const config = load({
       DATABASE_URL: 'postgres://db.internal:5433/pay',
       REDIS_URL: 'rediss://cache.internal:6380',
       PORT: '8080',
@@ -78,6 +83,7 @@ describe('loadConfig', () => {
     ['ENCRYPTION_KEY', 'abcd'],
     ['LOG_LEVEL', 'loud'],
     ['GRAPHIQL', 'yes'],
+    ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'private'],
   ])('rejects %s=%j with a message naming the variable', (name, value) => {
     const error = configError({ [name]: value });
     expect(error).toBeInstanceOf(StartupError);
@@ -90,34 +96,46 @@ describe('loadConfig', () => {
     expect(configError({ ENCRYPTION_KEY: HEX_KEY.slice(2) }).message).toContain('32 bytes');
   });
 
-  it('requires ENCRYPTION_KEY in production', () => {
-    expect(configError({ NODE_ENV: 'production' }).message.startsWith('ENCRYPTION_KEY')).toBe(true);
-    expect(configError({ NODE_ENV: 'production', ENCRYPTION_KEY: '' }).message.startsWith('ENCRYPTION_KEY')).toBe(true);
+  it.each(['development', 'production', 'test'])('refuses NODE_ENV=%s without ENCRYPTION_KEY: no key comes from the source', (nodeEnv) => {
+    for (const env of [{ NODE_ENV: nodeEnv }, { NODE_ENV: nodeEnv, ENCRYPTION_KEY: '' }]) {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(/^ENCRYPTION_KEY: required \(32 bytes as 64 hex characters or base64; generate one with: openssl rand -hex 32\)$/);
+    }
+  });
+
+  it.each([
+    ['loopback', 'loopback'],
+    ['true', 'all'],
+    ['1', 'all'],
+    ['false', 'none'],
+    ['', 'none'],
+  ])('reads WEBHOOK_ALLOW_PRIVATE_NETWORKS=%j as %s', (value, expected) => {
+    expect(load({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: value }).WEBHOOK_ALLOW_PRIVATE_NETWORKS).toBe(expected);
   });
 
   it('decodes a hex and a base64 encryption key to the same 32 bytes', () => {
-    const fromHex = loadConfig({ ENCRYPTION_KEY: HEX_KEY }).encryptionKey;
-    const fromBase64 = loadConfig({ ENCRYPTION_KEY: KEY_BYTES.toString('base64') }).encryptionKey;
+    const fromHex = load({ ENCRYPTION_KEY: HEX_KEY }).encryptionKey;
+    const fromBase64 = load({ ENCRYPTION_KEY: KEY_BYTES.toString('base64') }).encryptionKey;
     expect(fromHex).toEqual(KEY_BYTES);
     expect(fromBase64).toEqual(KEY_BYTES);
   });
 
   it('accepts an upper-case hex encryption key', () => {
-    expect(loadConfig({ ENCRYPTION_KEY: HEX_KEY.toUpperCase() }).encryptionKey).toEqual(KEY_BYTES);
+    expect(load({ ENCRYPTION_KEY: HEX_KEY.toUpperCase() }).encryptionKey).toEqual(KEY_BYTES);
   });
 
   it('parses a fractional WEBHOOK_RETRY_DELAY_SCALE', () => {
-    expect(loadConfig({ WEBHOOK_RETRY_DELAY_SCALE: '0.001' }).WEBHOOK_RETRY_DELAY_SCALE).toBe(0.001);
+    expect(load({ WEBHOOK_RETRY_DELAY_SCALE: '0.001' }).WEBHOOK_RETRY_DELAY_SCALE).toBe(0.001);
   });
 
   describe('graphiql', () => {
     it('is on by default in development', () => {
-      expect(loadConfig({}).graphiql).toBe(true);
-      expect(loadConfig({ NODE_ENV: 'development' }).graphiql).toBe(true);
+      expect(load({}).graphiql).toBe(true);
+      expect(load({ NODE_ENV: 'development' }).graphiql).toBe(true);
     });
 
     it('is off by default in production', () => {
-      expect(loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: HEX_KEY }).graphiql).toBe(false);
+      expect(load({ NODE_ENV: 'production', ENCRYPTION_KEY: HEX_KEY }).graphiql).toBe(false);
     });
 
     it.each([
@@ -126,7 +144,7 @@ describe('loadConfig', () => {
       [{ NODE_ENV: 'production', ENCRYPTION_KEY: HEX_KEY, GRAPHIQL: 'true' }, true],
       [{ NODE_ENV: 'production', ENCRYPTION_KEY: HEX_KEY, GRAPHIQL: '1' }, true],
     ])('follows GRAPHIQL when it is set: %j', (env, expected) => {
-      expect(loadConfig(env).graphiql).toBe(expected);
+      expect(load(env).graphiql).toBe(expected);
     });
   });
 });

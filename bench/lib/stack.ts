@@ -10,7 +10,7 @@ import { createScratchDatabase, type ScratchDatabase } from '../../src/db/scratc
 import { createLogger } from '../../src/logger.ts';
 import { createServiceContext } from '../../src/service-context.ts';
 import type { ServiceContext } from '../../src/services/context.ts';
-import { ensureDemoMerchant, type DemoCredentials } from '../../src/services/demo-merchant.ts';
+import { ensureDemoMerchant, generateDemoKeys, type DemoCredentials } from '../../src/services/demo-merchant.ts';
 import { Child, freePort, waitForHttp } from './processes.ts';
 import type { Settings } from './settings.ts';
 
@@ -64,7 +64,7 @@ export class Stack {
       };
       const config = loadConfig(env);
       const context = createServiceContext(config, createLogger('silent'));
-      const demo = await ensureDemoMerchant(context);
+      const demo = await ensureDemoMerchant(context, generateDemoKeys());
       return new Stack(settings, runId, database, config, env, apiPort, sandboxPort, context, demo);
     } catch (error) {
       await database.drop();

@@ -1,9 +1,11 @@
 // An example webhook receiver that does what the seed asks of one: verify the signature over the raw body,
-// reject a mismatch, acknowledge a duplicate event_id without applying it again, and apply a payment only
-// if its `updated` is newer than the state already stored (deliveries may arrive out of order).
-// Run: WEBHOOK_KEY=<payment_response_hash_key> npx tsx examples/webhook-receiver/receiver.ts
+// reject a mismatch, refuse a replayed old delivery (its signed webhook-timestamp is too far from now),
+// acknowledge a duplicate event_id without applying it again, and apply a payment only if its `updated`
+// is newer than the state already stored (deliveries may arrive out of order).
+// Run: WEBHOOK_KEY=<payment_response_hash_key> [RECEIVER_PORT=4300] npx tsx examples/webhook-receiver/receiver.ts
 import { createServer, type Server } from 'node:http';
-import { verifyWebhook } from './verify-webhook.ts';
+import type { AddressInfo } from 'node:net';
+import { TIMESTAMP_TOLERANCE_SECONDS, verifyWebhook, verifyWebhookTimestamp } from './verify-webhook.ts';
 
 interface Webhook {
   event_id: string;
@@ -34,6 +36,10 @@ export function createReceiver(key: string, state: ReceiverState = { processedEv
         reply.writeHead(401).end('signature mismatch');
         return;
       }
+      if (!verifyWebhookTimestamp(raw, request.headers, key)) {
+        reply.writeHead(401).end(`webhook-timestamp missing, unsigned or more than ${TIMESTAMP_TOLERANCE_SECONDS} s from now (a replay?)`);
+        return;
+      }
       const webhook = JSON.parse(raw.toString('utf8')) as Webhook;
       if (state.processedEvents.has(webhook.event_id)) {
         reply.writeHead(200).end('duplicate, already processed');
@@ -61,8 +67,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.stderr.write('Set WEBHOOK_KEY to the business profile’s payment_response_hash_key.\n');
     process.exit(1);
   }
-  const port = Number(process.env.PORT ?? 4300);
+  // Its own variable: PORT, set for the service in the same shell, would put both on one port.
+  const port = Number(process.env.RECEIVER_PORT ?? 4300);
   const { server, state } = createReceiver(key);
   server.on('request', (request) => request.on('end', () => process.stdout.write(`${new Date().toISOString()} ${request.method} ${request.url} processed=${state.processedEvents.size}\n`)));
-  server.listen(port, () => process.stdout.write(`webhook receiver on http://127.0.0.1:${port}/ (set it as the profile's test webhookUrl)\n`));
+  server.listen(port, '127.0.0.1', () => {
+    const { port: listening } = server.address() as AddressInfo;
+    process.stdout.write(`webhook receiver on http://127.0.0.1:${listening}/ (set it as the profile's test webhookUrl)\n`);
+  });
 }

@@ -8,6 +8,7 @@ import https from 'node:https';
 import net from 'node:net';
 import {
   MAX_STORED_RESPONSE_BYTES,
+  type PrivateNetworkAccess,
   type WebhookRequest,
   type WebhookResponse,
   type WebhookSender,
@@ -50,6 +51,17 @@ export function isPrivateAddress(address: string): boolean {
   return PRIVATE_NETWORKS.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
+const LOOPBACK = new net.BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** Whether a URL with `access` may reach `address` (an IP literal): public ones always, loopback ones with `loopback`, all with `all`. */
+export function mayReach(address: string, access: PrivateNetworkAccess): boolean {
+  if (access === 'all' || !isPrivateAddress(address)) return true;
+  const family = net.isIP(address);
+  return access === 'loopback' && LOOPBACK.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
 class RefusedAddressError extends Error {
   constructor(address: string) {
     super(`refused to connect to ${address}: private, loopback, link-local or reserved address`);
@@ -59,17 +71,17 @@ class RefusedAddressError extends Error {
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/** dns.lookup, refusing the whole name if any address it resolves to is private. */
-function guardedLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+/** dns.lookup, refusing the whole name if any address it resolves to is one `access` may not reach. */
+const guardedLookup = (access: PrivateNetworkAccess) => (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
   dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
-    const refused = addresses.find((entry) => isPrivateAddress(entry.address));
+    const refused = addresses.find((entry) => !mayReach(entry.address, access));
     if (refused !== undefined) return callback(new RefusedAddressError(refused.address), []);
     if (options.all) return callback(null, addresses);
     const first = addresses[0]!;
     callback(null, first.address, first.family);
   });
-}
+};
 
 /** Retry-After as delta-seconds or an HTTP date, in ms from now; null when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | null {
@@ -84,14 +96,13 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
 }
 
 /** Keep-alive agents, one pair per network policy, so a socket opened to a private address is never reused by a guarded request. */
-function agents() {
+function agents(access: PrivateNetworkAccess) {
   const options = { keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000 };
-  return { http: new http.Agent(options), https: new https.Agent(options) };
+  return { http: new http.Agent(options), https: new https.Agent(options), lookup: access === 'all' ? undefined : guardedLookup(access) };
 }
 
 export function createWebhookSender(options: { timeoutMs: number }): WebhookSender & { close(): void } {
-  const guarded = agents();
-  const open = agents();
+  const byAccess = { none: agents('none'), loopback: agents('loopback'), all: agents('all') };
 
   async function send(request: WebhookRequest): Promise<WebhookResponse> {
     const started = performance.now();
@@ -99,11 +110,11 @@ export function createWebhookSender(options: { timeoutMs: number }): WebhookSend
     const url = new URL(request.url);
     // A literal IP never goes through `lookup`, so it is checked here.
     const literal = url.hostname.replace(/^\[|\]$/g, '');
-    if (!request.allowPrivateNetworks && net.isIP(literal) !== 0 && isPrivateAddress(literal)) {
+    if (net.isIP(literal) !== 0 && !mayReach(literal, request.privateNetworks)) {
       return { kind: 'no_response', error: new RefusedAddressError(literal).message, latencyMs: latencyMs() };
     }
     const secure = url.protocol === 'https:';
-    const agentSet = request.allowPrivateNetworks ? open : guarded;
+    const agentSet = byAccess[request.privateNetworks];
     const signal = AbortSignal.timeout(options.timeoutMs);
     try {
       const { status, body, truncated, retryAfter } = await new Promise<{ status: number; body: Buffer; truncated: boolean; retryAfter: string | undefined }>(
@@ -112,7 +123,7 @@ export function createWebhookSender(options: { timeoutMs: number }): WebhookSend
             method: 'POST',
             headers: { ...request.headers, 'content-length': Buffer.byteLength(request.body) },
             agent: secure ? agentSet.https : agentSet.http,
-            lookup: request.allowPrivateNetworks ? undefined : guardedLookup,
+            lookup: agentSet.lookup,
             signal,
           });
           let responded = false;
@@ -157,7 +168,10 @@ export function createWebhookSender(options: { timeoutMs: number }): WebhookSend
   return {
     send,
     close: () => {
-      for (const agent of [guarded.http, guarded.https, open.http, open.https]) agent.destroy();
+      for (const agentSet of Object.values(byAccess)) {
+        agentSet.http.destroy();
+        agentSet.https.destroy();
+      }
     },
   };
 }

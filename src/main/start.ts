@@ -1,29 +1,42 @@
 // `npm start`: the whole product on one machine for a demo or local development. Creates and migrates the
 // database, ensures the demo merchant, starts every role in this process, and prints what to do next.
-import { randomBytes } from 'node:crypto';
 import { startApi } from '../app.ts';
 import { loadConfig, loadSandboxConfig } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
 import { ensureDatabase } from '../db/reachability.ts';
 import { createLogger } from '../logger.ts';
 import { startSandboxFromConfig } from '../sandbox/server.ts';
-import { ensureDemoMerchant } from '../services/demo-merchant.ts';
+import { DemoKeyMismatchError, ensureDemoMerchant } from '../services/demo-merchant.ts';
+import { StartupError } from '../startup-error.ts';
 import { startWorker } from '../worker/worker.ts';
+import { DEFAULT_DEMO_SECRETS_FILE, loadOrCreateDemoSecrets } from './demo-secrets.ts';
 import { run } from './run.ts';
 
 run('start', async () => {
-  // An admin key for this run when none is configured; production sets ADMIN_API_KEY and runs the roles apart.
-  const generatedAdminKey = process.env.ADMIN_API_KEY ? null : `admin_${randomBytes(24).toString('hex')}`;
+  // Production sets ENCRYPTION_KEY and ADMIN_API_KEY and runs the roles apart; the demo makes its own, once.
+  const secretsFile = process.env.DEMO_SECRETS_FILE || DEFAULT_DEMO_SECRETS_FILE;
+  const secrets = loadOrCreateDemoSecrets(secretsFile);
   const sandbox = await startSandboxFromConfig(loadSandboxConfig());
-  // The API calls the sandbox where it actually listens, unless SANDBOX_URL says otherwise; test-mode
-  // webhooks may reach a receiver on this machine (the example receiver), unless the environment says no.
-  const config = loadConfig({ LOG_LEVEL: 'warn', SANDBOX_URL: sandbox.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ...process.env, ...(generatedAdminKey ? { ADMIN_API_KEY: generatedAdminKey } : {}) });
+  // Only this machine reaches the demo, and its test-mode webhooks reach only this machine (the example
+  // receiver), unless the environment says otherwise; the API calls the sandbox where it actually listens.
+  const config = loadConfig({
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    SANDBOX_URL: sandbox.url,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'loopback',
+    ENCRYPTION_KEY: secrets.encryptionKey,
+    ADMIN_API_KEY: secrets.adminApiKey,
+    ...withoutEmpty(process.env),
+  });
   const logger = createLogger(config.LOG_LEVEL);
   await ensureDatabase(config.DATABASE_URL);
   await migrate(config.DATABASE_URL);
   const api = await startApi(config, logger);
   const worker = await startWorker(config, logger);
-  const demo = await ensureDemoMerchant(api.context);
+  const demo = await ensureDemoMerchant(api.context, secrets).catch((error: unknown) => {
+    if (!(error instanceof DemoKeyMismatchError)) throw error;
+    throw new StartupError(`${error.message} (was ${secretsFile} deleted?); restore that file, or drop the database (dropdb ${new URL(config.DATABASE_URL).pathname.slice(1)}) to start afresh`);
+  });
   // The sandbox's callbacks for the demo's account come back to this API, so the whole loop runs here.
   const demoKey = { kind: 'secretKey', merchantId: demo.merchantId, mode: 'TEST', keyId: demo.secretKeyId } as const;
   await api.services.connectorCallbacks.register(demoKey, demo.merchantId, demo.connectorAccountId).catch((error: unknown) => {
@@ -50,7 +63,8 @@ run('start', async () => {
       `  publishable key          ${demo.publishableKey}`,
       `  webhook signing key      ${demo.paymentResponseHashKey}`,
       `  sandbox connector        ${demo.connectorAccountId}  (its callbacks come to ${api.url}/webhooks/${demo.merchantId}/${demo.connectorAccountId})`,
-      `  admin key                ${generatedAdminKey ? `${generatedAdminKey}  (generated for this run; set ADMIN_API_KEY to keep one)` : '(from ADMIN_API_KEY)'}`,
+      `  admin key                ${config.ADMIN_API_KEY === secrets.adminApiKey ? config.ADMIN_API_KEY : '(from ADMIN_API_KEY)'}`,
+      `  (these keys and the demo's ENCRYPTION_KEY were generated at random on its first start and are kept in ${secretsFile})`,
       '',
       'Try it:',
       `  curl -s ${graphql} -H 'content-type: application/json' -H 'api-key: ${demo.secretKey}' \\`,
@@ -72,3 +86,8 @@ run('start', async () => {
     await sandbox.close();
   };
 });
+
+/** The environment without its empty variables, which mean "unset" and so must not hide the demo's values. */
+function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => Boolean(entry[1])));
+}

@@ -1,9 +1,10 @@
 // The demo merchant of `npm start`: created on first start with a sandbox connector account; the same
-// keys printed on every start.
-// Its keys are derived from ENCRYPTION_KEY (HMAC), so they can be shown again without ever being stored.
-import { createHmac } from 'node:crypto';
+// keys printed on every start. Its keys are random (generateDemoKeys) and kept by the caller (the demo's
+// secrets file), so none can be computed from the repository.
+import { randomBytes } from 'node:crypto';
 import { CONNECTORS } from '../connectors/registry.ts';
 import { hashApiKey, redactApiKey } from '../domain/api-keys.ts';
+import { StartupError } from '../startup-error.ts';
 import type { ServiceContext } from './context.ts';
 
 export const DEMO_MERCHANT_ID = 'mer_DemoMerchant000000000000';
@@ -14,9 +15,27 @@ const DEMO_PAYMENT_LINK_ID = 'plink_DemoCheckout000000000000';
 /** The demo link is good for this long from each start, so the printed checkout URL always works. */
 const DEMO_LINK_VALIDITY_MS = 30 * 24 * 60 * 60 * 1000;
 
-function derive(key: Buffer, label: string): string {
-  return createHmac('sha256', key).update(`demo:${label}`).digest('hex');
+export interface DemoKeys {
+  secretKey: string;
+  publishableKey: string;
+  paymentResponseHashKey: string;
+  /** What the demo's sandbox connector account authenticates to the sandbox processor with. */
+  sandboxApiKey: string;
 }
+
+const randomHex = (bytes: number) => randomBytes(bytes).toString('hex');
+
+export function generateDemoKeys(): DemoKeys {
+  return {
+    secretKey: `sk_test_${randomHex(16)}`,
+    publishableKey: `pk_test_${randomHex(16)}`,
+    paymentResponseHashKey: randomHex(32),
+    sandboxApiKey: `sk_sandbox_${randomHex(16)}`,
+  };
+}
+
+/** The demo merchant's stored secrets were sealed with another ENCRYPTION_KEY than this start's. */
+export class DemoKeyMismatchError extends StartupError {}
 
 export interface DemoCredentials {
   merchantId: string;
@@ -31,19 +50,27 @@ export interface DemoCredentials {
   paymentLinkId: string;
 }
 
-export async function ensureDemoMerchant(context: ServiceContext): Promise<DemoCredentials> {
-  const { db, secretBox, config } = context;
+/**
+ * Creates the demo merchant with `demoKeys`, or brings an existing one back to them. An existing one whose
+ * stored secrets this ENCRYPTION_KEY cannot open (its key was lost) is refused: every secret stored with
+ * the old key, the demo's and any other merchant's, would be unreadable.
+ */
+export async function ensureDemoMerchant(context: ServiceContext, demoKeys: DemoKeys): Promise<DemoCredentials> {
+  const { db, secretBox } = context;
   const credentials: DemoCredentials = {
     merchantId: DEMO_MERCHANT_ID,
     profileId: DEMO_PROFILE_ID,
-    secretKey: `sk_test_${derive(config.encryptionKey, 'secret').slice(0, 32)}`,
-    publishableKey: `pk_test_${derive(config.encryptionKey, 'publishable').slice(0, 32)}`,
-    paymentResponseHashKey: derive(config.encryptionKey, 'payment_response_hash_key'),
+    secretKey: demoKeys.secretKey,
+    publishableKey: demoKeys.publishableKey,
+    paymentResponseHashKey: demoKeys.paymentResponseHashKey,
     connectorAccountId: DEMO_CONNECTOR_ACCOUNT_ID,
     secretKeyId: DEMO_SECRET_KEY_ID,
     paymentLinkId: DEMO_PAYMENT_LINK_ID,
   };
-  const sandboxApiKey = `sk_sandbox_${derive(config.encryptionKey, 'sandbox').slice(0, 32)}`;
+  const existing = await db.businessProfile.findUnique({ where: { id: DEMO_PROFILE_ID }, select: { paymentResponseHashKeyEncrypted: true } });
+  if (existing && !opens(secretBox, existing.paymentResponseHashKeyEncrypted)) {
+    throw new DemoKeyMismatchError('the demo merchant in this database was created with another ENCRYPTION_KEY, so its stored secrets cannot be read');
+  }
   const keys = [
     { id: DEMO_SECRET_KEY_ID, type: 'SECRET' as const, key: credentials.secretKey, name: 'demo secret key' },
     { id: 'key_DemoPublishableKey000000', type: 'PUBLISHABLE' as const, key: credentials.publishableKey, name: 'demo publishable key' },
@@ -68,7 +95,7 @@ export async function ensureDemoMerchant(context: ServiceContext): Promise<DemoC
         merchantId: DEMO_MERCHANT_ID,
         connectorName: 'sandbox',
         mode: 'TEST',
-        credentialsEncrypted: secretBox.seal(JSON.stringify({ apiKey: sandboxApiKey })),
+        credentialsEncrypted: secretBox.seal(JSON.stringify({ apiKey: demoKeys.sandboxApiKey })),
         paymentMethods: [...CONNECTORS.sandbox.paymentMethods],
       },
       // Every method the sandbox offers, so each group of the README can be tried with the demo keys.
@@ -87,4 +114,13 @@ export async function ensureDemoMerchant(context: ServiceContext): Promise<DemoC
     });
   });
   return credentials;
+}
+
+function opens(secretBox: ServiceContext['secretBox'], sealed: string): boolean {
+  try {
+    secretBox.open(sealed);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,7 +1,12 @@
 // The entry points as an operator runs them: one clear line and exit code 1 when a dependency is missing
 // or configuration is wrong; a clean exit on SIGTERM; the worker running jobs; and the demo command
 // creating, migrating and printing the same demo keys on every start.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import net from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it, inject } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
@@ -33,6 +38,18 @@ describe('start-up failures print one actionable line and exit 1', () => {
   });
 });
 
+it.each([
+  ['api', 'api'],
+  ['worker', 'worker'],
+  ['migrate', 'migrate'],
+])('%s refuses to start without ENCRYPTION_KEY, with one line naming it', async (entry, name) => {
+  const env = testEnv();
+  delete env.ENCRYPTION_KEY;
+  const run = runEntry(entry, env);
+  expect(await run.exited).toBe(1);
+  expect(run.output.stderr.trim()).toMatch(new RegExp(`^${name}: error: ENCRYPTION_KEY: required [^\n]+$`));
+});
+
 it('the API role serves until SIGTERM, then exits 0', async () => {
   const run = runEntry('api', testEnv({ LOG_LEVEL: 'info' }));
   const [, url] = await run.waitFor(/"url":"([^"]+)".*"msg":"api listening"/);
@@ -59,23 +76,41 @@ describe('the worker role', () => {
   });
 });
 
-describe('the demo command (npm start)', () => {
-  const databaseUrl = new URL(inject('databaseUrl'));
-  databaseUrl.pathname = `${databaseUrl.pathname}_demo${randomBytes(2).toString('hex')}`;
-
+// Each demo start creates and migrates a database: slow on a busy machine, so these tests get a longer timeout.
+describe('the demo command (npm start)', { timeout: 180_000 }, () => {
+  const cleanups: (() => Promise<void>)[] = [];
   afterAll(async () => {
-    const server = new URL(databaseUrl);
-    server.pathname = '/postgres';
-    const client = new pg.Client({ connectionString: server.toString() });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(databaseUrl.pathname.slice(1))} WITH (FORCE)`);
-    await client.end();
+    for (const cleanup of cleanups) await cleanup();
   });
 
-  async function startDemo() {
-    const env = testEnv({ DATABASE_URL: databaseUrl.toString() });
-    delete env.ADMIN_API_KEY; // as a newcomer runs it
-    const run = runEntry('start', env);
+  /** A fresh place for a demo's data, as on a new machine: its own database and its own secrets file. */
+  function demoDataDir() {
+    const databaseUrl = new URL(inject('databaseUrl'));
+    databaseUrl.pathname = `${databaseUrl.pathname}_demo${randomBytes(2).toString('hex')}`;
+    const directory = mkdtempSync(path.join(tmpdir(), 'demo-'));
+    cleanups.push(async () => {
+      rmSync(directory, { recursive: true, force: true });
+      const server = new URL(databaseUrl);
+      server.pathname = '/postgres';
+      const client = new pg.Client({ connectionString: server.toString() });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(databaseUrl.pathname.slice(1))} WITH (FORCE)`);
+      await client.end();
+    });
+    return { databaseUrl: databaseUrl.toString(), secretsFile: path.join(directory, '.demo', 'secrets.json') };
+  }
+
+  function demoEnv(dataDir: ReturnType<typeof demoDataDir>) {
+    const env = testEnv({ DATABASE_URL: dataDir.databaseUrl, DEMO_SECRETS_FILE: dataDir.secretsFile });
+    // As a newcomer runs it: no keys, no HOST.
+    delete env.ADMIN_API_KEY;
+    delete env.ENCRYPTION_KEY;
+    delete env.HOST;
+    return env;
+  }
+
+  async function startDemo(dataDir: ReturnType<typeof demoDataDir>) {
+    const run = runEntry('start', demoEnv(dataDir));
     await run.waitFor(/Stop with Ctrl\+C\./);
     const printed = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(run.output.stdout)?.[1];
     return {
@@ -85,12 +120,18 @@ describe('the demo command (npm start)', () => {
       dashboardUrl: printed('Live dashboard')!,
       secretKey: printed('secret key')!,
       publishableKey: printed('publishable key')!,
+      signingKey: printed('webhook signing key')!,
       adminKey: printed('admin key')!,
     };
   }
 
+  const dataDir = demoDataDir();
+  /** What the first test's demo printed. */
+  let printedKeys: Awaited<ReturnType<typeof startDemo>>;
+
   it('creates the database, migrates, creates the demo merchant once and prints the same keys on every start', async () => {
-    const first = await startDemo();
+    const first = await startDemo(dataDir);
+    printedKeys = first;
     expect(first.graphqlUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/graphql$/);
     expect(first.secretKey).toMatch(/^sk_test_[0-9a-f]{32}$/);
     expect(first.publishableKey).toMatch(/^pk_test_[0-9a-f]{32}$/);
@@ -104,10 +145,11 @@ describe('the demo command (npm start)', () => {
     expect(((await created.json()) as { data: { createMerchantAccount: { merchant: { id: string } } } }).data.createMerchantAccount.merchant.id).toMatch(/^mer_/);
     expect(await first.run.stop()).toBe(0);
 
-    const second = await startDemo();
+    const second = await startDemo(dataDir);
     try {
       expect(second.secretKey).toBe(first.secretKey);
       expect(second.publishableKey).toBe(first.publishableKey);
+      expect(second.adminKey).toBe(first.adminKey);
       const response = await fetch(second.graphqlUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'api-key': first.secretKey },
@@ -134,7 +176,53 @@ describe('the demo command (npm start)', () => {
       expect(await second.run.stop()).toBe(0);
     }
   });
+
+  it('keeps its generated keys in a file only its owner can read, and none is derivable from the repository: another fresh demo gets other keys', async () => {
+    expect(statSync(dataDir.secretsFile).mode & 0o777).toBe(0o600);
+    const first = printedKeys;
+    const other = await startDemo(demoDataDir());
+    await other.run.stop();
+    for (const key of ['secretKey', 'publishableKey', 'signingKey', 'adminKey'] as const) {
+      expect(other[key], key).toMatch(/\S{32}/);
+      expect(other[key], key).not.toBe(first[key]);
+    }
+  });
+
+  it('refuses with one line when its secrets file is gone but its database remains (the old key cannot read the stored secrets)', async () => {
+    rmSync(dataDir.secretsFile);
+    const run = runEntry('start', demoEnv(dataDir));
+    expect(await run.exited).toBe(1);
+    expect(run.output.stderr.trim()).toMatch(
+      /^start: error: the demo merchant in this database was created with another ENCRYPTION_KEY, so its stored secrets cannot be read \(was \S+secrets\.json deleted\?\); restore that file, or drop the database \(dropdb \S+\) to start afresh$/,
+    );
+  });
+
+  it('listens on loopback only unless HOST says otherwise', async () => {
+    const demo = await startDemo(demoDataDir());
+    try {
+      const port = Number(new URL(demo.graphqlUrl).port);
+      const outward = Object.values(networkInterfaces()).flat().find((entry) => entry && !entry.internal && entry.family === 'IPv4');
+      expect(await connects('127.0.0.1', port)).toBe(true);
+      // A machine with no outward interface has nothing else to reach it by.
+      if (outward) expect(await connects(outward.address, port)).toBe(false);
+    } finally {
+      await demo.run.stop();
+    }
+  });
+
+  it('keeps its secrets file out of git', () => {
+    expect(execFileSync('git', ['check-ignore', '.demo/secrets.json'], { encoding: 'utf8' }).trim()).toBe('.demo/secrets.json');
+  });
 });
+
+/** Whether a TCP connection to `host`:`port` is accepted. */
+function connects(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
 
 describe('the sandbox role', () => {
   it('refuses a bad setting with one line', async () => {

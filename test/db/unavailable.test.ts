@@ -21,8 +21,14 @@ describe('isDatabaseUnavailable', () => {
   it('recognises a saturated pool: no connection free within the transaction\'s maxWait', async () => {
     const busy = createDatabase(inject('databaseUrl'), 1);
     try {
+      // The pool's one connection is held by a transaction that has started (its callback runs only once it
+      // has the connection), and for as long as the test needs it, however slow the machine is.
       let release!: () => void;
-      const holding = busy.$transaction(() => new Promise<void>((resolve) => (release = resolve)));
+      let holding!: Promise<void>;
+      await new Promise<void>((started, failed) => {
+        holding = busy.$transaction(() => new Promise<void>((resolve) => ((release = resolve), started())), { maxWait: 60_000, timeout: 60_000 });
+        holding.catch(failed);
+      });
       const refused = await failureOf(busy.$transaction(async (tx) => tx.apiKey.count(), { maxWait: 50 }));
       release();
       await holding;

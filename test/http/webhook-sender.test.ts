@@ -1,7 +1,7 @@
 // The webhook HTTP client against real local servers: what it sends, what it refuses to reach, and how it
 // treats receivers that redirect, stall, or answer without end.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createWebhookSender, isPrivateAddress, parseRetryAfter } from '../../src/http/webhook-sender.ts';
+import { createWebhookSender, isPrivateAddress, mayReach, parseRetryAfter } from '../../src/http/webhook-sender.ts';
 import { MAX_STORED_RESPONSE_BYTES, type WebhookRequest } from '../../src/services/events/webhook-sender.ts';
 import { startReceiver, type Receiver, type ReceiverHandler } from '../support/receiver.ts';
 import { closedPort } from '../support/stack.ts';
@@ -24,7 +24,7 @@ const request = (url: string, overrides: Partial<WebhookRequest> = {}): WebhookR
   url,
   body: '{"event_id":"evt_1","note":"café"}',
   headers: { 'content-type': 'application/json', 'x-webhook-signature-512': 'ab'.repeat(64) },
-  allowPrivateNetworks: true,
+  privateNetworks: 'all',
   ...overrides,
 });
 
@@ -57,6 +57,40 @@ describe('isPrivateAddress', () => {
 
   it.each(['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('allows %s', (address) => {
     expect(isPrivateAddress(address)).toBe(false);
+  });
+});
+
+describe('mayReach with loopback-only access (the local demo)', () => {
+  it.each(['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '8.8.8.8', '2606:4700:4700::1111'])('allows %s', (address) => {
+    expect(mayReach(address, 'loopback')).toBe(true);
+  });
+
+  it.each([
+    '10.0.0.1',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254', // cloud metadata
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '::',
+    'fc00::1',
+    'fd12:3456::1',
+    'fe80::1',
+    '::ffff:10.0.0.1',
+    '::ffff:a00:1', // 10.0.0.1, IPv4-mapped in hex
+    '::ffff:a9fe:a9fe',
+    '64:ff9b::a00:1', // NAT64 of 10.0.0.1
+    '64:ff9b::7f00:1', // NAT64 of 127.0.0.1: not this machine's loopback
+    'not-an-address',
+  ])('refuses %s', (address) => {
+    expect(mayReach(address, 'loopback')).toBe(false);
+  });
+
+  it('refuses every private address with no access, and allows them all with full access', () => {
+    expect(mayReach('127.0.0.1', 'none')).toBe(false);
+    expect(mayReach('8.8.8.8', 'none')).toBe(true);
+    expect(mayReach('10.0.0.1', 'all')).toBe(true);
   });
 });
 
@@ -94,11 +128,25 @@ describe('createWebhookSender', () => {
   it('refuses loopback addresses unless private networks are allowed, sending nothing', async () => {
     const target = await receiver();
     for (const url of [target.url, `http://localhost:${target.port}/`, `http://[::ffff:127.0.0.1]:${target.port}/`, `http://0x7f000001:${target.port}/`]) {
-      const response = await sender.send(request(url, { allowPrivateNetworks: false }));
+      const response = await sender.send(request(url, { privateNetworks: 'none' }));
       expect(response.kind, url).toBe('no_response');
       expect(response.kind === 'no_response' && response.error).toMatch(/refused to connect to .*private/);
     }
     expect(target.received).toHaveLength(0);
+  });
+
+  it('with loopback-only access, delivers to this machine however its address is written, and refuses private targets in every form', async () => {
+    const target = await receiver();
+    const loopbackForms = ['127.0.0.1', '2130706433', '0177.0.0.1', '0x7f.1', '[::ffff:127.0.0.1]'];
+    for (const host of loopbackForms) {
+      expect(await sender.send(request(`http://${host}:${target.port}/`, { privateNetworks: 'loopback' })), host).toMatchObject({ kind: 'response', status: 204 });
+    }
+    expect(target.received).toHaveLength(loopbackForms.length);
+    // Decimal, octal and IPv4-mapped forms of private addresses: refused before any connection is tried.
+    for (const host of ['10.0.0.1', '167772161', '012.0.0.1', '[::ffff:10.0.0.1]', '192.168.0.1', '169.254.169.254', '[fc00::1]', '[fe80::1]']) {
+      const response = await sender.send(request(`http://${host}/`, { privateNetworks: 'loopback' }));
+      expect(response.kind === 'no_response' && response.error, host).toMatch(/^refused to connect to .*private/);
+    }
   });
 
   it('never follows a redirect: a 3xx is the answer, and its target is never called', async () => {

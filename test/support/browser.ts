@@ -12,7 +12,7 @@ const SCREENSHOTS = new URL('../../artifacts/screenshots/', import.meta.url);
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`No Chromium at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (.ci/run does), or set CHROMIUM_PATH.`);
+    throw new Error(`No Chromium at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (npm test's pretest does, as root), or set CHROMIUM_PATH.`);
   }
   return chromium.launch({
     executablePath: CHROMIUM_PATH,

@@ -8,6 +8,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
     redisPrefix: string;
+    /** This run's ENCRYPTION_KEY: random, so no test relies on a key in the source; one for the run, since every API and worker of it shares the database. */
+    encryptionKey: string;
   }
 }
 
@@ -17,6 +19,7 @@ export default async function setup(project: TestProject) {
   const database = await createScratchDatabase(server, `payments_test_${runId}`);
   project.provide('databaseUrl', database.url);
   project.provide('redisPrefix', `test_${runId}`);
+  project.provide('encryptionKey', randomBytes(32).toString('hex'));
 
   return async () => {
     if (!process.env.KEEP_TEST_DATABASE) await database.drop();

@@ -119,8 +119,8 @@ export class WebhookDeliveryService {
       'x-webhook-signature-512': webhookSignature(claim.body, key),
       ...standardWebhookHeaders(claim.eventId, new Date(), claim.body, key),
     };
-    const allowPrivateNetworks = claim.mode === 'TEST' && this.context.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
-    const response = await this.sender.send({ url: claim.url, body: claim.body, headers, allowPrivateNetworks });
+    const privateNetworks = claim.mode === 'TEST' ? this.context.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS : 'none';
+    const response = await this.sender.send({ url: claim.url, body: claim.body, headers, privateNetworks });
     const attempt: AttemptRecord =
       response.kind === 'response'
         ? { kind, url: claim.url, requestHeaders: headers, latencyMs: response.latencyMs, error: null, responseStatus: response.status, responseBody: response.body, responseBodyTruncated: response.truncated }

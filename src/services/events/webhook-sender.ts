@@ -5,9 +5,12 @@ export interface WebhookRequest {
   url: string;
   body: string;
   headers: Record<string, string>;
-  /** Whether the URL may reach private, loopback or link-local addresses (test mode, when configured). */
-  allowPrivateNetworks: boolean;
+  /** Which non-public addresses the URL may reach (only test mode may reach any, when configured). */
+  privateNetworks: PrivateNetworkAccess;
 }
+
+/** None; loopback only (a receiver on this machine: the local demo); or every private and link-local range (tests). */
+export type PrivateNetworkAccess = 'none' | 'loopback' | 'all';
 
 export type WebhookResponse =
   | {
