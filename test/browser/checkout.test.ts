@@ -2,7 +2,7 @@
 // does, from the merchant's redirect to the merchant's return page.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreatePaymentDocument, CreatePaymentLinkDocument, PaymentDocument } from '../gql/graphql.ts';
+import { CreatePaymentDocument, CreatePaymentLinkDocument, PaymentDocument, PaymentLinkDocument } from '../gql/graphql.ts';
 import { eventually, launchBrowser, openPage, screenshot, startShopSite } from '../support/browser.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
@@ -152,6 +152,27 @@ describe('the hosted checkout', () => {
     await page.getByRole('button', { name: 'Pay' }).click();
     await page.waitForURL((target) => target.pathname === `/payment-links/${link.id}` && target.searchParams.get('status') === 'succeeded', { timeout: 10_000 });
     await eventually(() => page.locator('#returned').textContent()).toMatch(/^Payment pay_\w+ is succeeded\.$/);
+  });
+
+  it('back on the link’s page, shows the payment’s status as the service has it, and only to the tab that started it', async () => {
+    const link = dataOf(await shop.secret(CreatePaymentLinkDocument, { input: { amount: 700, currency: 'EUR', description: 'Raffle ticket' } })).createPaymentLink;
+    const { page } = await openPage(browser, 'phone');
+    await page.goto(link.url);
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page.waitForURL((target) => target.pathname === '/checkout');
+    await fillCard(page, '4000000000000002');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await eventually(() => page.getByRole('alert').textContent()).toMatch(/declined/);
+    const [declined] = dataOf(await shop.secret(PaymentLinkDocument, { id: link.id })).paymentLink!.payments;
+    // The URL says succeeded; the page says what the service says.
+    await page.goto(`${link.url}?payment_id=${declined!.id}&status=succeeded`);
+    await eventually(() => page.locator('#returned').textContent()).toBe(`Payment ${declined!.id} is failed.`);
+    // A made-up id, or a real payment this tab did not start, shows an error and nothing of any payment.
+    const stranger = (await openPage(browser, 'phone')).page;
+    for (const [viewer, id] of [[page, 'pay_000000000000000000000000'], [stranger, declined!.id]] as const) {
+      await viewer.goto(`${link.url}?payment_id=${id}&status=succeeded`);
+      await eventually(() => viewer.locator('#returned').textContent()).toMatch(/^This page can only show a payment started from it/);
+    }
   });
 
   it('says what is wrong when opened without its credentials', async () => {
