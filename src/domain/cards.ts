@@ -93,37 +93,48 @@ export interface CardInput {
   holderName?: string | null;
 }
 
+type CardProblem = { field: string; message: string };
+
+/** Every rule the card breaks, at most one per field, in the order a form shows them (number, expiry, CVC, holder). */
+export function cardProblems(card: CardInput, now: Date): CardProblem[] {
+  return [numberProblem(card), expiryFieldProblem(card, now), cvcProblem(card), holderNameProblem(card)].filter((problem) => problem !== null);
+}
+
 /** The first rule the card breaks, with the dotted input field that breaks it, or null when it is acceptable. */
-export function cardProblem(card: CardInput, now: Date): { field: string; message: string } | null {
-  const problem = numberOrExpiryProblem(card, now);
-  if (problem) return problem;
-  const length = cvcLength(cardBrand(normaliseCardNumber(card.number)));
-  if (!DIGITS.test(card.cvc) || card.cvc.length !== length) return { field: 'card.cvc', message: `must be ${length} digits` };
-  return holderNameProblem(card);
+export function cardProblem(card: CardInput, now: Date): CardProblem | null {
+  return cardProblems(card, now)[0] ?? null;
 }
 
 /** cardProblem for a card that is paid to (a payout), not charged: no CVC is involved. */
-export function cardWithoutCvcProblem(card: Omit<CardInput, 'cvc'>, now: Date): { field: string; message: string } | null {
-  return numberOrExpiryProblem(card, now) ?? holderNameProblem(card);
+export function cardWithoutCvcProblem(card: Omit<CardInput, 'cvc'>, now: Date): CardProblem | null {
+  return numberProblem(card) ?? expiryFieldProblem(card, now) ?? holderNameProblem(card);
 }
 
-function holderNameProblem(card: Pick<CardInput, 'holderName'>): { field: string; message: string } | null {
+function holderNameProblem(card: Pick<CardInput, 'holderName'>): CardProblem | null {
   if (card.holderName != null && card.holderName.length > MAX_HOLDER_NAME_LENGTH) {
     return { field: 'card.holderName', message: `must be at most ${MAX_HOLDER_NAME_LENGTH} characters` };
   }
   return null;
 }
 
-function numberOrExpiryProblem(card: Omit<CardInput, 'cvc'>, now: Date): { field: string; message: string } | null {
+function numberProblem(card: Pick<CardInput, 'number'>): CardProblem | null {
   const number = normaliseCardNumber(card.number);
   if (!DIGITS.test(number)) return { field: 'card.number', message: 'must contain only digits, spaces and dashes' };
   if (number.length < MIN_CARD_NUMBER_LENGTH || number.length > MAX_CARD_NUMBER_LENGTH) {
     return { field: 'card.number', message: `must be ${MIN_CARD_NUMBER_LENGTH} to ${MAX_CARD_NUMBER_LENGTH} digits` };
   }
   if (!luhnValid(number)) return { field: 'card.number', message: 'is not a valid card number (the check digit does not match)' };
+  return null;
+}
 
+function expiryFieldProblem(card: Pick<CardInput, 'expiryMonth' | 'expiryYear'>, now: Date): CardProblem | null {
   const expiry = expiryRuleBroken(card.expiryMonth, card.expiryYear, now);
   return expiry ? { field: `card.${expiry.field}`, message: expiry.message } : null;
+}
+
+function cvcProblem(card: Pick<CardInput, 'number' | 'cvc'>): CardProblem | null {
+  const length = cvcLength(cardBrand(normaliseCardNumber(card.number)));
+  return DIGITS.test(card.cvc) && card.cvc.length === length ? null : { field: 'card.cvc', message: `must be ${length} digits` };
 }
 
 /** The last four digits, the part of a number that may be shown and stored. */

@@ -2,19 +2,20 @@
 //   GET  /payment-links/{id}           the link's page (HTML), or its details as JSON (Accept: application/json)
 //   POST /payment-links/{id}/payments  one use: a new payment, answered with its id, client secret and the
 //                                      merchant's publishable key, which open the hosted checkout
-// An expired link answers 410 Gone. The page's Pay button runs the POST and opens the checkout; the customer
-// comes back to the link's page (the payment's return_url), which shows the payment's status.
+// An expired link answers 410 Gone. The page (served like the checkout: its script is /assets/payment-link.js)
+// runs the POST and opens the checkout; the customer comes back to the link's page (the payment's return_url),
+// whose script reads the payment's status from the API.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, ERROR_CODES } from '../domain/errors.ts';
 import { formatMinor } from '../domain/money.ts';
 import type { PaymentLink } from '../generated/prisma/client.ts';
 import type { Services } from '../services/create-services.ts';
 import { BodyTooLargeError, readBody, sendJson } from './node-bridge.ts';
+import { escapeHtml, page, sendPage } from './web-pages.ts';
 
 export const PAYMENT_LINK_ROUTE = /^\/payment-links\/([^/]+)(\/payments)?$/;
 
 const MAX_PAY_BODY_BYTES = 2048;
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 function linkJson(link: PaymentLink) {
   return {
@@ -28,25 +29,7 @@ function linkJson(link: PaymentLink) {
   };
 }
 
-/** The page's script: one use of the link (this customer's payment), then the hosted checkout for it. */
-const PAY_SCRIPT = `
-const form = document.getElementById('pay');
-const status = document.getElementById('status');
-form.addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const amount = new FormData(form).get('amount');
-  status.textContent = 'Opening the checkout…';
-  try {
-    const answer = await fetch(location.pathname + '/payments', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(amount ? { amount: Number(amount) } : {}) });
-    const json = await answer.json();
-    if (!answer.ok) throw new Error(json.error ? json.error.message : 'The payment could not be started.');
-    location.assign('/checkout#' + new URLSearchParams({ client_secret: json.client_secret, publishable_key: json.publishable_key }));
-  } catch (error) {
-    status.textContent = error.message;
-  }
-});`;
-
-function linkPage(link: PaymentLink, returned: { paymentId: string; status: string } | null): string {
+function linkPage(link: PaymentLink): string {
   const price =
     link.amount !== null ? formatMinor(link.amount, link.currency) : `${formatMinor(link.minAmount!, link.currency)} to ${formatMinor(link.maxAmount!, link.currency)}`;
   const title = escapeHtml(link.description ?? 'Payment');
@@ -54,11 +37,14 @@ function linkPage(link: PaymentLink, returned: { paymentId: string; status: stri
     link.amount === null
       ? `<label>Amount (minor units, ${link.minAmount} to ${link.maxAmount}) <input name="amount" type="number" min="${link.minAmount}" max="${link.maxAmount}" required></label>`
       : '';
-  const back = returned ? `<p id="returned">Payment ${escapeHtml(returned.paymentId)} is ${escapeHtml(returned.status)}.</p>` : '';
-  return `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/assets/styles.css"><main class="checkout"><h1>${title}</h1><p>${escapeHtml(price)}</p>${back}
+  return page(
+    title,
+    'checkout',
+    `<h1>${title}</h1><p>${escapeHtml(price)}</p><p id="returned" role="status"></p>
 <form id="pay">${amountField}
-<button type="submit">Pay</button></form><p id="status" role="status"></p><p>Valid until ${escapeHtml(link.expiresAt.toISOString())}.</p>
-<script>${PAY_SCRIPT}</script></main></html>`;
+<button type="submit">Pay</button></form><p id="status" role="status"></p><p>Valid until ${escapeHtml(link.expiresAt.toISOString())}.</p>`,
+    '/assets/payment-link.js',
+  );
 }
 
 export async function handlePaymentLink(services: Services, match: RegExpExecArray, request: IncomingMessage, reply: ServerResponse): Promise<void> {
@@ -78,13 +64,7 @@ export async function handlePaymentLink(services: Services, match: RegExpExecArr
     if (!action && request.method === 'GET') {
       const link = await services.paymentLinks.open(linkId);
       if ((request.headers.accept ?? '').includes('application/json')) return sendJson(reply, 200, linkJson(link));
-      // Back from 3D Secure: the redirect route added the payment and its status.
-      const query = new URL(request.url ?? '/', 'http://link').searchParams;
-      const paymentId = query.get('payment_id');
-      const returned = paymentId && query.get('status') ? { paymentId, status: query.get('status')! } : null;
-      reply.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      reply.end(linkPage(link, returned));
-      return;
+      return sendPage(reply, 200, linkPage(link));
     }
     sendJson(reply, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: `Use ${action ? 'POST' : 'GET'} here.` } });
   } catch (error) {

@@ -2,7 +2,7 @@
 //   GET /checkout            the hosted checkout (credentials in the fragment: #client_secret=…&publishable_key=…)
 //   GET /dashboard           the live dashboard (the secret key entered, or in the fragment: #secret_key=…)
 //   GET /sdk/payments.js     the payments SDK as one ES module, for merchants' own pages
-//   GET /assets/{checkout,dashboard}.js, /assets/styles.css
+//   GET /assets/{checkout,dashboard,payment-link}.js, /assets/styles.css
 // The scripts are TypeScript under src/web and src/sdk, bundled by esbuild in memory on first request and
 // kept for the process's life (esbuild because tsx, which runs the service, is built on it already).
 import { readFile } from 'node:fs/promises';
@@ -17,6 +17,7 @@ const SCRIPTS: Record<string, string> = {
   '/sdk/payments.js': source('../sdk/index.ts'),
   '/assets/checkout.js': source('../web/checkout.ts'),
   '/assets/dashboard.js': source('../web/dashboard.ts'),
+  '/assets/payment-link.js': source('../web/payment-link.ts'),
 };
 const STYLES_PATH = '/assets/styles.css';
 
@@ -25,6 +26,8 @@ const STYLES_PATH = '/assets/styles.css';
 const PAGE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 export const WEB_ROUTES = new Set(['/checkout', '/dashboard', STYLES_PATH, ...Object.keys(SCRIPTS)]);
+
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 const bundles = new Map<string, Promise<string>>();
 
@@ -41,12 +44,13 @@ function bundle(path: string): Promise<string> {
   return built;
 }
 
-const page = (title: string, bodyClass: string, body: string, script: string) => `<!doctype html>
+/** A page of the service (title and body are HTML): its main element's class, and its one script if any (none inline). */
+export const page = (title: string, bodyClass: string, body: string, script?: string) => `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${STYLES_PATH}"></head>
 <body><main class="${bodyClass}">
 ${body}
-</main><script type="module" src="${script}"></script></body>
+</main>${script ? `<script type="module" src="${script}"></script>` : ''}</body>
 </html>`;
 
 const CHECKOUT_PAGE = page(
@@ -89,18 +93,22 @@ const DASHBOARD_PAGE = page(
   '/assets/dashboard.js',
 );
 
-function send(reply: ServerResponse, contentType: string, body: string, headers: Record<string, string> = {}): void {
-  reply.writeHead(200, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'x-content-type-options': 'nosniff', ...headers });
+function send(reply: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
+  reply.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'x-content-type-options': 'nosniff', ...headers });
   reply.end(body);
+}
+
+/** Sends one of the service's HTML pages (these, the payment links', the redirect route's) under PAGE_POLICY, never cached. */
+export function sendPage(reply: ServerResponse, status: number, html: string): void {
+  send(reply, status, 'text/html; charset=utf-8', html, { 'content-security-policy': PAGE_POLICY, 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' });
 }
 
 export async function handleWebRoute(path: string, method: string, reply: ServerResponse): Promise<void> {
   if (method !== 'GET' && method !== 'HEAD') return sendJson(reply, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: 'Use GET here.' } });
-  const pageHeaders = { 'content-security-policy': PAGE_POLICY, 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' };
-  if (path === '/checkout') return send(reply, 'text/html; charset=utf-8', CHECKOUT_PAGE, pageHeaders);
-  if (path === '/dashboard') return send(reply, 'text/html; charset=utf-8', DASHBOARD_PAGE, pageHeaders);
-  if (path === STYLES_PATH) return send(reply, 'text/css; charset=utf-8', await readFile(source('../web/styles.css'), 'utf8'), { 'cache-control': 'no-cache' });
+  if (path === '/checkout') return sendPage(reply, 200, CHECKOUT_PAGE);
+  if (path === '/dashboard') return sendPage(reply, 200, DASHBOARD_PAGE);
+  if (path === STYLES_PATH) return send(reply, 200, 'text/css; charset=utf-8', await readFile(source('../web/styles.css'), 'utf8'), { 'cache-control': 'no-cache' });
   // The SDK may be loaded by merchants' pages on other origins.
   const crossOrigin: Record<string, string> = path === '/sdk/payments.js' ? { 'access-control-allow-origin': '*' } : {};
-  return send(reply, 'text/javascript; charset=utf-8', await bundle(path), { 'cache-control': 'no-cache', ...crossOrigin });
+  return send(reply, 200, 'text/javascript; charset=utf-8', await bundle(path), { 'cache-control': 'no-cache', ...crossOrigin });
 }

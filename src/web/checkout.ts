@@ -4,7 +4,8 @@
 // The credentials travel in the URL's fragment, which browsers never send to servers or in Referer headers.
 import { formatMinor } from '../domain/money.ts';
 import { returnLocation } from '../domain/return-url.ts';
-import { checkCard, createPaymentsClient, type PaymentMethods, type PaymentsClient, type SdkPayment } from '../sdk/index.ts';
+import { cardProblems } from '../domain/cards.ts';
+import { createPaymentsClient, type PaymentMethods, type PaymentsClient, type SdkPayment } from '../sdk/index.ts';
 import { element, field, byId, showError } from './dom.ts';
 
 const CREDENTIALS_KEY = 'checkout:credentials';
@@ -12,6 +13,7 @@ const CREDENTIALS_KEY = 'checkout:credentials';
 const RETURN_DELAY_MS = 1500;
 
 type Credentials = { clientSecret: string; publishableKey: string };
+type MethodType = PaymentMethods['methods'][number]['type'];
 
 /** From the fragment on arrival (then removed from the address bar), or from this tab's storage on a reload. */
 function credentials(): Credentials | null {
@@ -69,22 +71,26 @@ function finish(payments: PaymentsClient, payment: SdkPayment): void {
   }
 }
 
-/** One radio per way to pay, each with the fields it needs; only the chosen one's fields are shown and sent. */
+/**
+ * One radio per way to pay, each with the fields it needs; only the chosen one's fields are shown and sent,
+ * and the Pay button says what the chosen one costs (the amount plus any surcharge for it).
+ */
 function renderMethods(methods: PaymentMethods): void {
   const options = byId('methods');
-  const add = (value: string, label: string, fields: HTMLElement[]) => {
+  const totals = new Map(methods.methods.map((method) => [method.type, formatMinor(method.totalAmount, methods.currency)]));
+  const add = (value: string, type: MethodType, label: string, fields: HTMLElement[]) => {
     const id = `method-${value}`;
-    const radio = element('input', { type: 'radio', name: 'method', value, id });
+    const radio = element('input', { type: 'radio', name: 'method', value, id, 'data-total': totals.get(type) ?? '' });
     const panel = element('div', { class: 'method-fields', id: `${id}-fields`, hidden: '' }, ...fields);
     options.append(element('div', { class: 'method' }, radio, element('label', { for: id }, label), panel));
   };
   for (const saved of methods.savedPaymentMethods) {
     const expiry = saved.expiryMonth ? ` (expires ${String(saved.expiryMonth).padStart(2, '0')}/${saved.expiryYear})` : '';
-    add(`saved:${saved.id}`, `${saved.brand ?? 'Card'} ending ${saved.last4 ?? '····'}${expiry}`, [field('CVC', 'saved-cvc', { autocomplete: 'cc-csc', inputmode: 'numeric', maxlength: '4' })]);
+    add(`saved:${saved.id}`, 'CARD', `${saved.brand ?? 'Card'} ending ${saved.last4 ?? '····'}${expiry}`, [field('CVC', 'saved-cvc', { autocomplete: 'cc-csc', inputmode: 'numeric', maxlength: '4' })]);
   }
   const types = new Set(methods.methods.map((method) => method.type));
   if (types.has('CARD')) {
-    add('card', 'Card', [
+    add('card', 'CARD', 'Card', [
       field('Card number', 'card-number', { autocomplete: 'cc-number', inputmode: 'numeric', maxlength: '23' }),
       element(
         'div',
@@ -96,15 +102,17 @@ function renderMethods(methods: PaymentMethods): void {
       field('Name on card', 'card-holder', { autocomplete: 'cc-name' }),
     ]);
   }
-  if (types.has('BANK_REDIRECT')) add('bank-redirect', 'Pay from your bank (you are sent to your bank)', [field('Bank', 'bank', { value: 'sandbox_bank' })]);
+  if (types.has('BANK_REDIRECT')) add('bank-redirect', 'BANK_REDIRECT', 'Pay from your bank (you are sent to your bank)', [field('Bank', 'bank', { value: 'sandbox_bank' })]);
   if (types.has('BANK_DEBIT')) {
-    add('bank-debit', 'Direct debit (settles in a few days)', [field('IBAN', 'iban', { autocomplete: 'off' }), field('Account holder', 'account-holder', { autocomplete: 'name' })]);
+    add('bank-debit', 'BANK_DEBIT', 'Direct debit (settles in a few days)', [field('IBAN', 'iban', { autocomplete: 'off' }), field('Account holder', 'account-holder', { autocomplete: 'name' })]);
   }
-  if (types.has('BANK_TRANSFER')) add('bank-transfer', 'Bank transfer (you get the details to pay to)', []);
-  if (types.has('CRYPTO')) add('crypto', 'Crypto', [field('Network', 'network', { value: 'sandbox_chain' })]);
+  if (types.has('BANK_TRANSFER')) add('bank-transfer', 'BANK_TRANSFER', 'Bank transfer (you get the details to pay to)', []);
+  if (types.has('CRYPTO')) add('crypto', 'CRYPTO', 'Crypto', [field('Network', 'network', { value: 'sandbox_chain' })]);
   options.addEventListener('change', () => {
     for (const method of options.querySelectorAll<HTMLElement>('.method')) {
-      method.querySelector<HTMLElement>('.method-fields')!.hidden = !method.querySelector<HTMLInputElement>('input[type=radio]')!.checked;
+      const radio = method.querySelector<HTMLInputElement>('input[type=radio]')!;
+      method.querySelector<HTMLElement>('.method-fields')!.hidden = !radio.checked;
+      if (radio.checked) payButton.textContent = `Pay ${radio.dataset['total']}`;
     }
   });
   const first = options.querySelector<HTMLInputElement>('input[type=radio]');
@@ -116,29 +124,36 @@ function renderMethods(methods: PaymentMethods): void {
 
 const value = (id: string) => byId<HTMLInputElement>(id).value.trim();
 
-/** The confirm input for the chosen method, or the field and rule it breaks (nothing is sent then). */
-function confirmInputOf(method: string): { input: Parameters<PaymentsClient['confirm']>[0] } | { field: string; message: string } {
+/** An input at fault (its id) and the rule it breaks. */
+type Problem = { field: string; message: string };
+const CARD_FIELD_IDS: Record<string, string> = { 'card.number': 'card-number', 'card.expiryMonth': 'card-expiry-month', 'card.expiryYear': 'card-expiry-year', 'card.cvc': 'card-cvc', 'card.holderName': 'card-holder' };
+
+/** The confirm input for the chosen method, or every field at fault with its rule (nothing is sent then). */
+function confirmInputOf(method: string): { input: Parameters<PaymentsClient['confirm']>[0] } | { problems: Problem[] } {
   if (method.startsWith('saved:')) {
     const cardCvc = value('saved-cvc');
-    if (!/^\d{3,4}$/.test(cardCvc)) return { field: 'saved-cvc', message: 'The CVC is 3 or 4 digits.' };
+    if (!/^\d{3,4}$/.test(cardCvc)) return { problems: [{ field: 'saved-cvc', message: 'The CVC is 3 or 4 digits.' }] };
     return { input: { paymentMethodId: method.slice('saved:'.length), cardCvc } };
   }
   switch (method) {
     case 'card': {
       const card = { number: value('card-number'), expiryMonth: Number(value('card-expiry-month')), expiryYear: Number(value('card-expiry-year')), cvc: value('card-cvc'), holderName: value('card-holder') || null };
-      const problem = checkCard(card);
-      if (problem) {
-        const id = { 'card.number': 'card-number', 'card.expiryMonth': 'card-expiry-month', 'card.expiryYear': 'card-expiry-year', 'card.cvc': 'card-cvc', 'card.holderName': 'card-holder' }[problem.field] ?? 'card-number';
+      const problems = cardProblems(card, new Date()).map((problem) => {
+        const id = CARD_FIELD_IDS[problem.field] ?? 'card-number';
         return { field: id, message: `${byId(`${id}-label`).textContent}: ${problem.message}.` };
-      }
-      return { input: { paymentMethodData: { card } } };
+      });
+      return problems.length ? { problems } : { input: { paymentMethodData: { card } } };
     }
     case 'bank-redirect':
       return { input: { paymentMethodData: { bankRedirect: { bank: value('bank') } } } };
-    case 'bank-debit':
-      if (!value('iban')) return { field: 'iban', message: 'IBAN: required.' };
-      if (!value('account-holder')) return { field: 'account-holder', message: 'Account holder: required.' };
+    case 'bank-debit': {
+      const problems = [
+        ...(value('iban') ? [] : [{ field: 'iban', message: 'IBAN: required.' }]),
+        ...(value('account-holder') ? [] : [{ field: 'account-holder', message: 'Account holder: required.' }]),
+      ];
+      if (problems.length) return { problems };
       return { input: { paymentMethodData: { bankDebit: { iban: value('iban'), accountHolderName: value('account-holder') } } } };
+    }
     case 'bank-transfer':
       return { input: { paymentMethodData: { bankTransfer: { type: 'sepa' } } } };
     default:
@@ -160,7 +175,9 @@ async function pay(payments: PaymentsClient): Promise<void> {
   const method = form.querySelector<HTMLInputElement>('input[name=method]:checked')?.value;
   if (!method) return showError(alert, null, 'Choose a way to pay.');
   const built = confirmInputOf(method);
-  if ('field' in built) return showError(alert, byId<HTMLInputElement>(built.field), built.message);
+  if ('problems' in built) {
+    return showError(alert, built.problems.map((problem) => byId<HTMLInputElement>(problem.field)), built.problems.map((problem) => problem.message).join(' '));
+  }
   payButton.disabled = true;
   say('Processing…');
   try {
@@ -199,13 +216,17 @@ async function start(): Promise<void> {
     const [payment, methods] = await Promise.all([payments.payment(), payments.paymentMethods()]);
     byId('amount').textContent = formatMinor(payment.amount, payment.currency);
     if (payment.description) byId('description').textContent = payment.description;
-    if (DECIDED.has(payment.status) || payment.status === 'PROCESSING') return finish(payments, payment);
+    // A failed payment is not the end here: it may be confirmed again (a new attempt) with another card or
+    // method, so a reload after a decline offers the methods again; the service refuses if it allows no more.
+    const triedAgain = payment.status === 'FAILED';
+    if (!triedAgain && (DECIDED.has(payment.status) || payment.status === 'PROCESSING')) return finish(payments, payment);
     renderMethods(methods);
     form.hidden = false;
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       void pay(payments);
     });
+    if (triedAgain) showError(alert, null, `The last attempt failed${payment.errorMessage ? `: ${payment.errorMessage.replace(/\.$/, '')}` : ''}. You can pay with another card or method.`);
   } catch (error) {
     say('');
     showError(alert, null, (error as Error).message);

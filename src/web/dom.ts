@@ -19,13 +19,19 @@ export function field(label: string, id: string, attributes: Record<string, stri
   return element('div', { class: 'field' }, element('label', { for: id, id: `${id}-label` }, label), element('input', { id, name: id, type: 'text', ...attributes }));
 }
 
-/** Shows `message` in the alert region (announced), marks `input` invalid and moves the focus to it. */
-export function showError(alert: HTMLElement, input: HTMLInputElement | null, message: string): void {
+/**
+ * Shows `message` in the alert region (announced), marks each input at fault invalid and moves the focus to
+ * the first, then scrolls the alert into view: on a phone the form is taller than the screen, and focusing a
+ * field high up would otherwise leave the message below the fold.
+ */
+export function showError(alert: HTMLElement, invalid: HTMLInputElement | readonly HTMLInputElement[] | null, message: string): void {
   alert.textContent = message;
   for (const marked of document.querySelectorAll('[aria-invalid=true]')) marked.removeAttribute('aria-invalid');
-  if (input) {
+  const inputs = invalid instanceof HTMLInputElement ? [invalid] : (invalid ?? []);
+  for (const input of inputs) {
     input.setAttribute('aria-invalid', 'true');
     input.setAttribute('aria-describedby', alert.id);
-    input.focus();
   }
+  inputs[0]?.focus();
+  alert.scrollIntoView({ block: 'nearest' });
 }

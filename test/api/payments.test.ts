@@ -327,7 +327,7 @@ describe('operations the state forbids', () => {
     const succeeded = await create({ confirm: true, paymentMethodData: card(CARDS.visa) });
     const synced = dataOf(await merchant.secret(SyncPaymentDocument, { input: { paymentId: succeeded.id } })).syncPayment;
     expect(synced).toMatchObject({ status: 'SUCCEEDED', version: succeeded.version });
-    const back = await fetch(`${stack.api.url}/payments/${succeeded.id}/redirect/response/sandbox`, { redirect: 'manual' });
+    const back = await fetch(stack.api.services.payments.redirectReturnUrl(succeeded.id, succeeded.activeAttempt.id, 'sandbox'), { redirect: 'manual' });
     expect(back.status).toBe(302);
     expect((await get(succeeded.id)).version).toBe(succeeded.version);
   });

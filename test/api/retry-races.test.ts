@@ -29,7 +29,7 @@ describe('an answer about one attempt', () => {
     const syncs: Promise<Response>[] = [];
     for (const delay of [150, 450, 650, 850]) {
       await new Promise((resolve) => setTimeout(resolve, delay - (syncs.length ? [150, 450, 650, 850][syncs.length - 1]! : 0)));
-      syncs.push(fetch(`${stack.api.url}/payments/${created.id}/redirect/response/sandbox`, { redirect: 'manual' }));
+      syncs.push(fetch(stack.api.services.payments.redirectReturnUrl(created.id, created.activeAttempt.id, 'sandbox'), { redirect: 'manual' }));
     }
     const confirmed = dataOf(await confirming).confirmPayment;
     await Promise.all(syncs);

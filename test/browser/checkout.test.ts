@@ -2,7 +2,7 @@
 // does, from the merchant's redirect to the merchant's return page.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreatePaymentDocument, CreatePaymentLinkDocument, PaymentDocument } from '../gql/graphql.ts';
+import { CreatePaymentDocument, CreatePaymentLinkDocument, PaymentDocument, PaymentLinkDocument } from '../gql/graphql.ts';
 import { eventually, launchBrowser, openPage, screenshot, startShopSite } from '../support/browser.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
@@ -37,6 +37,13 @@ async function fillCard(page: Page, number: string, cvc = '123') {
 }
 
 const paymentNow = async (id: string) => dataOf(await shop.secret(PaymentDocument, { id })).payment;
+
+/** Whether all of the element is on screen (in the viewport, not just somewhere on the page), to the pixel. */
+async function onScreen(page: Page, selector: string): Promise<boolean> {
+  const box = await page.locator(selector).boundingBox();
+  const viewport = page.viewportSize()!;
+  return box !== null && box.height > 0 && Math.round(box.y) >= 0 && Math.round(box.y + box.height) <= viewport.height;
+}
 
 describe('the hosted checkout', () => {
   it('takes a newcomer’s card and lands on return_url with status=succeeded', async () => {
@@ -76,14 +83,18 @@ describe('the hosted checkout', () => {
     expect(paid.history.map((change) => change.toStatus)).toContain('REQUIRES_CUSTOMER_ACTION');
   });
 
-  it('shows a decline and lets the customer pay with another card', async () => {
+  it('shows a decline on the phone’s screen, by the Pay button (which says the amount), and lets the customer pay with another card', async () => {
     const { payment, url } = await checkoutFor();
     const { page } = await openPage(browser, 'phone');
     await page.goto(url);
+    await eventually(() => page.locator('#pay').textContent()).toBe('Pay 25.99 EUR');
     await fillCard(page, '4000000000000002');
+    await page.getByLabel('Name on card').fill('Ada Lovelace');
     await page.getByRole('button', { name: 'Pay' }).click();
     const alert = page.getByRole('alert');
     await eventually(() => alert.textContent()).toMatch(/^The payment was declined: Your card was declined\.$/);
+    // Where the customer looks: the message and the button are on screen, not below the fold.
+    expect([await onScreen(page, '#alert'), await onScreen(page, '#pay')]).toEqual([true, true]);
     // The card number is cleared and focused, ready for another card.
     expect(await page.getByLabel('Card number').inputValue()).toBe('');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('card-number');
@@ -122,6 +133,43 @@ describe('the hosted checkout', () => {
     expect([untouched.status, untouched.activeAttempt.status, untouched.attempts.length]).toEqual(['REQUIRES_PAYMENT_METHOD', 'PAYMENT_METHOD_AWAITED', 1]);
   });
 
+  it('on a phone, flags every field at fault at once and says why where the customer looks', async () => {
+    const { payment, url } = await checkoutFor();
+    const { page } = await openPage(browser, 'phone');
+    await page.goto(url);
+    await page.getByLabel('Card number').fill('4242424242424241');
+    await page.getByLabel('Expiry month (MM)').fill('13');
+    await page.getByLabel('Expiry year (YYYY)').fill(String(new Date().getUTCFullYear() + 3));
+    await page.getByLabel('CVC', { exact: true }).fill('1');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    const alert = page.getByRole('alert');
+    await eventually(() => alert.textContent()).toMatch(/^Card number: .*check digit.*\. Expiry month \(MM\): month must be .*\. CVC: must be 3 digits\.$/);
+    const invalid = await page.locator('[aria-invalid=true]').evaluateAll((inputs) => inputs.map((input) => input.id));
+    expect(invalid).toEqual(['card-number', 'card-expiry-month', 'card-cvc']);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('card-number');
+    expect(await onScreen(page, '#alert')).toBe(true);
+    await screenshot(page, 'checkout-invalid');
+    expect((await paymentNow(payment.id)).attempts).toHaveLength(1);
+  });
+
+  it('after a decline and a reload, still takes another card', async () => {
+    const { payment, url } = await checkoutFor();
+    const { page } = await openPage(browser, 'phone');
+    await page.goto(url);
+    await fillCard(page, '4000000000000002');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await eventually(() => page.getByRole('alert').textContent()).toMatch(/declined/);
+    await page.reload();
+    await eventually(() => page.getByRole('alert').textContent()).toBe('The last attempt failed: Your card was declined. You can pay with another card or method.');
+    expect(page.url()).toBe(`${stack.api.url}/checkout`);
+    await fillCard(page, '4242424242424242');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page.waitForURL((target) => target.pathname === '/return', { timeout: 10_000 });
+    expect(new URL(page.url()).searchParams.get('status')).toBe('succeeded');
+    const paid = await paymentNow(payment.id);
+    expect([paid.status, paid.attempts.length]).toEqual(['SUCCEEDED', 2]);
+  });
+
   it('is keyboard-operable: the methods are a labelled radio group and Enter in a field pays', async () => {
     const { payment, url } = await checkoutFor();
     const { page } = await openPage(browser, 'phone');
@@ -152,6 +200,27 @@ describe('the hosted checkout', () => {
     await page.getByRole('button', { name: 'Pay' }).click();
     await page.waitForURL((target) => target.pathname === `/payment-links/${link.id}` && target.searchParams.get('status') === 'succeeded', { timeout: 10_000 });
     await eventually(() => page.locator('#returned').textContent()).toMatch(/^Payment pay_\w+ is succeeded\.$/);
+  });
+
+  it('back on the link’s page, shows the payment’s status as the service has it, and only to the tab that started it', async () => {
+    const link = dataOf(await shop.secret(CreatePaymentLinkDocument, { input: { amount: 700, currency: 'EUR', description: 'Raffle ticket' } })).createPaymentLink;
+    const { page } = await openPage(browser, 'phone');
+    await page.goto(link.url);
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await page.waitForURL((target) => target.pathname === '/checkout');
+    await fillCard(page, '4000000000000002');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    await eventually(() => page.getByRole('alert').textContent()).toMatch(/declined/);
+    const [declined] = dataOf(await shop.secret(PaymentLinkDocument, { id: link.id })).paymentLink!.payments;
+    // The URL says succeeded; the page says what the service says.
+    await page.goto(`${link.url}?payment_id=${declined!.id}&status=succeeded`);
+    await eventually(() => page.locator('#returned').textContent()).toBe(`Payment ${declined!.id} is failed.`);
+    // A made-up id, or a real payment this tab did not start, shows an error and nothing of any payment.
+    const stranger = (await openPage(browser, 'phone')).page;
+    for (const [viewer, id] of [[page, 'pay_000000000000000000000000'], [stranger, declined!.id]] as const) {
+      await viewer.goto(`${link.url}?payment_id=${id}&status=succeeded`);
+      await eventually(() => viewer.locator('#returned').textContent()).toMatch(/^This page can only show a payment started from it/);
+    }
   });
 
   it('says what is wrong when opened without its credentials', async () => {

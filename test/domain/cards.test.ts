@@ -5,6 +5,7 @@ import {
   MAX_HOLDER_NAME_LENGTH,
   cardBrand,
   cardProblem,
+  cardProblems,
   cvcLength,
   expiryProblem,
   last4,
@@ -319,6 +320,17 @@ describe('cardProblem', () => {
     ['CVC before holder name', { cvc: '1', holderName: 'a'.repeat(101) }, 'card.cvc'],
   ])('checks %s', (_, change, field) => {
     expect(cardProblem({ ...valid, ...change }, now)?.field).toBe(field);
+  });
+
+  it('cardProblems names every field at fault at once, in the form’s order; cardProblem is its first', () => {
+    const card = { ...valid, number: '4242424242424241', expiryMonth: 13, cvc: '1', holderName: 'a'.repeat(101) };
+    expect(cardProblems(card, now).map((problem) => problem.field)).toEqual(['card.number', 'card.expiryMonth', 'card.cvc', 'card.holderName']);
+    expect(cardProblems({ ...valid, expiryYear: 2001, cvc: '' }, now)).toEqual([
+      { field: 'card.expiryYear', message: 'the card has expired (expiry must not be before the current month)' },
+      { field: 'card.cvc', message: 'must be 3 digits' },
+    ]);
+    expect(cardProblem(card, now)).toEqual(cardProblems(card, now)[0]);
+    expect(cardProblems(valid, now)).toEqual([]);
   });
 
   it('never puts the number or the CVC in a message', () => {

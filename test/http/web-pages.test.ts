@@ -29,7 +29,7 @@ describe('the web pages', () => {
     const source = await sdk.text();
     expect(source).toMatch(/export\{[^}]*createPaymentsClient/);
     expect(source).not.toMatch(/node:|process\.env/); // nothing of the server in the browser bundle
-    for (const path of ['/assets/checkout.js', '/assets/dashboard.js']) {
+    for (const path of ['/assets/checkout.js', '/assets/dashboard.js', '/assets/payment-link.js']) {
       const script = await fetch(`${api.url}${path}`);
       expect(script.status).toBe(200);
       expect(script.headers.get('access-control-allow-origin')).toBeNull();

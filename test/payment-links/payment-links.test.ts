@@ -47,15 +47,31 @@ describe('payment links', () => {
     const link = dataOf(await shop.secret(CreatePaymentLinkDocument, { input: { amount: 1500, currency: 'EUR', description: 'Workshop' } })).createPaymentLink;
     const page = await (await fetch(`${stack.api.url}/payment-links/${link.id}`)).text();
     expect(page).toContain('<form id="pay">');
-    expect(page).toContain("location.assign('/checkout#'");
+    expect(page).toContain('<script type="module" src="/assets/payment-link.js"></script>');
     expect(page).not.toContain('card'); // the checkout takes the card, not the link's page
     const created = await (await use(link.id)).json();
     expect(created).toMatchObject({ publishable_key: shop.publishableKey, client_secret: expect.stringMatching(new RegExp(`^${created.payment_id}_secret_`)) });
     // The link's own card route is gone: the checkout confirms through the API like any SDK.
     expect((await fetch(`${stack.api.url}/payment-links/${link.id}/confirm`, { method: 'POST', body: '{}' })).status).toBe(404);
-    // Back from the checkout (or 3D Secure), the page shows the payment's status.
+    // Back from the checkout (or 3D Secure), the page's script reads the status: the server never echoes the URL's.
     const back = await (await fetch(`${stack.api.url}/payment-links/${link.id}?payment_id=${created.payment_id}&status=succeeded`)).text();
-    expect(back).toContain(`Payment ${created.payment_id} is succeeded.`);
+    expect(back).not.toMatch(new RegExp(`succeeded|${created.payment_id}`));
+  });
+
+  it('are pages served like the checkout: a policy refusing inline script and framing, nosniff, never cached, no Referer', async () => {
+    const link = dataOf(await shop.secret(CreatePaymentLinkDocument, { input: { minAmount: 100, maxAmount: 900, currency: 'EUR', description: 'Donation' } })).createPaymentLink;
+    const page = await fetch(`${stack.api.url}/payment-links/${link.id}`);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const policy = page.headers.get('content-security-policy')!;
+    for (const directive of ["default-src 'none'", "script-src 'self'", "frame-ancestors 'none'"]) expect(policy).toContain(directive);
+    expect(policy).not.toContain('unsafe-inline');
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    const html = await page.text();
+    expect(html).not.toMatch(/<script>|<script(?![^>]*\bsrc=)[^>]*>|\son\w+=/); // no inline script or handler
+    const script = await fetch(`${stack.api.url}/assets/payment-link.js`);
+    expect([script.status, script.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
   });
 
   it('refuse a use, writing nothing, while the merchant has no usable publishable key', async () => {

@@ -75,6 +75,7 @@ export class PaymentService {
   readonly store: PaymentStore;
   readonly #clientSecretKey: Buffer;
   readonly #fingerprintKey: Buffer;
+  readonly #redirectKey: Buffer;
 
   constructor(
     private readonly context: ServiceContext,
@@ -88,6 +89,7 @@ export class PaymentService {
     // Separate keys derived from ENCRYPTION_KEY, so one purpose's values say nothing about another's.
     this.#clientSecretKey = createHmac('sha256', context.config.encryptionKey).update('client-secret').digest();
     this.#fingerprintKey = createHmac('sha256', context.config.encryptionKey).update('card-fingerprint').digest();
+    this.#redirectKey = createHmac('sha256', context.config.encryptionKey).update('redirect-return').digest();
   }
 
   /** `<payment id>_secret_<HMAC>`: derived, so it is never stored and can be shown again to the merchant. */
@@ -376,7 +378,7 @@ export class PaymentService {
         threeDs: pending.authenticationType === 'THREE_DS',
         paymentMethod: method,
         ...options,
-        returnUrl: this.redirectReturnUrl(pending.id, account.connectorName),
+        returnUrl: this.redirectReturnUrl(pending.id, pending.activeAttempt.id, account.connectorName),
       });
       return { answer };
     } catch (error) {
@@ -528,11 +530,14 @@ export class PaymentService {
 
   /**
    * Where the processor returns the customer after 3DS or a redirect: sync, then tell the caller where to
-   * send the browser. No key: the route is public, and it only ever asks the processor for the truth.
+   * send the browser. No key: the route is public, so it needs the token of the return URL the processor was
+   * given for the active attempt; anything else is NOT_FOUND, before any sync, as for an unknown payment.
    */
-  async returnFromRedirect(paymentId: string, connectorName: string): Promise<{ payment: Payment; location: string | null }> {
+  async returnFromRedirect(paymentId: string, connectorName: string, token: string): Promise<{ payment: Payment; location: string | null }> {
     const found = await this.store.find(paymentId);
-    if (found === null || found.activeAttempt.connectorName !== connectorName) throw notFound('payment', paymentId);
+    if (found === null || found.activeAttempt.connectorName !== connectorName || !secretsEqual(token, this.redirectToken(found.activeAttempt.id))) {
+      throw notFound('payment', paymentId);
+    }
     const payment = await this.syncPayment(found, 'redirect');
     if (!payment.returnUrl) return { payment, location: null };
     return { payment, location: returnLocation(payment.returnUrl, payment.id, payment.status) };
@@ -827,8 +832,13 @@ export class PaymentService {
     return createHmac('sha256', this.#fingerprintKey).update(merchantId).digest();
   }
 
-  private redirectReturnUrl(paymentId: string, connectorName: string): string {
-    return `${this.context.publicUrl.replace(/\/$/, '')}/payments/${paymentId}/redirect/response/${connectorName}`;
+  /** The return URL a processor is given for one attempt: only its redirect carries the attempt's token. */
+  redirectReturnUrl(paymentId: string, attemptId: string, connectorName: string): string {
+    return `${this.context.publicUrl.replace(/\/$/, '')}/payments/${paymentId}/redirect/response/${connectorName}?token=${this.redirectToken(attemptId)}`;
+  }
+
+  private redirectToken(attemptId: string): string {
+    return createHmac('sha256', this.#redirectKey).update(attemptId).digest('base64url');
   }
 }
 
