@@ -16,7 +16,7 @@ import type { SubscriptionGate } from './subscription-gate.ts';
 import type { Services } from '../services/create-services.ts';
 import type { Principal } from '../services/principal.ts';
 import type { GraphQLContext } from './context.ts';
-import { appErrorToGraphQL, withErrorCode } from './errors.ts';
+import { appErrorToGraphQL, TOO_DEEP_TO_PARSE, withErrorCode } from './errors.ts';
 import { schema } from './schema/index.ts';
 
 export interface ServerContext {
@@ -140,6 +140,26 @@ function useNoNulCharacters(): Plugin {
 }
 
 /**
+ * A query nested too deep for the parser's stack (a RangeError) is too complex, not an internal error: a
+ * parse error, coded like the other limits (withErrorCode).
+ */
+function useTooDeepToParse(): Plugin {
+  return {
+    // Wraps the parser the plugins before it chose (the token-limited one), for HTTP and WebSocket alike.
+    onParse({ parseFn, setParseFn }) {
+      setParseFn((source, options) => {
+        try {
+          return parseFn(source, options);
+        } catch (error) {
+          if (error instanceof RangeError) throw new GraphQLError(TOO_DEEP_TO_PARSE);
+          throw error;
+        }
+      });
+    },
+  };
+}
+
+/**
  * Yoga refuses a body it has no parser for (415) without a body at all: every refusal carries a catalog
  * code, so such an answer gets one (the status is kept).
  */
@@ -205,6 +225,7 @@ export function createGraphQLServer(deps: {
       maxDepthPlugin({ n: config.GRAPHQL_MAX_DEPTH, flattenFragments: true }),
       costLimitPlugin({ maxCost: config.GRAPHQL_MAX_COST }),
       maxTokensPlugin({ n: config.GRAPHQL_MAX_TOKENS }),
+      useTooDeepToParse(),
       maxAliasesPlugin({ n: config.GRAPHQL_MAX_ALIASES }),
       useNoNulCharacters(),
       useErrorCodes(),

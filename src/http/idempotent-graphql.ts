@@ -6,6 +6,7 @@
 // one mutation field: with two, one could act while the other is refused, and no answer could say which.
 import { GraphQLError, Kind, parse, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionNode } from 'graphql';
 import { ERROR_CODES, type ErrorCode } from '../domain/errors.ts';
+import { TOO_DEEP_TO_PARSE } from '../graphql/errors.ts';
 import type { IdempotencyService } from '../services/idempotency.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../services/idempotency.ts';
 
@@ -71,8 +72,7 @@ function rootFieldCount(document: DocumentNode, operation: OperationDefinitionNo
 
 /** What a document that did not parse gets: a limit is QUERY_TOO_COMPLEX; a syntax error is left to GraphQL's own answer. */
 function parseRefusal(error: unknown, maxTokens: number): KeyedRequest {
-  // The parser is recursive: nesting deep enough overflows the stack (a RangeError) before any limit is reached.
-  if (error instanceof RangeError) return { kind: 'refused', response: errorResponse('QUERY_TOO_COMPLEX', 'The operation is nested too deeply.') };
+  if (error instanceof RangeError) return { kind: 'refused', response: errorResponse('QUERY_TOO_COMPLEX', TOO_DEEP_TO_PARSE) };
   if (!(error instanceof GraphQLError)) throw error;
   if (error.message.includes('Parsing aborted')) return { kind: 'refused', response: errorResponse('QUERY_TOO_COMPLEX', `Syntax Error: Token limit of ${maxTokens} exceeded.`) };
   return { kind: 'unkeyed' };
