@@ -4,7 +4,7 @@ import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
@@ -159,6 +159,15 @@ function useTooDeepToParse(): Plugin {
   };
 }
 
+/** Refuses `__schema` and `__type` (not `__typename`) when introspection is off. */
+function useNoIntrospection(): Plugin {
+  return {
+    onValidate({ addValidationRule }) {
+      addValidationRule(NoSchemaIntrospectionCustomRule);
+    },
+  };
+}
+
 /**
  * Yoga refuses a body it has no parser for (415) without a body at all: every refusal carries a catalog
  * code, so such an answer gets one (the status is kept).
@@ -194,6 +203,8 @@ export function createGraphQLServer(deps: {
     landingPage: false,
     graphiql: config.graphiql ? { title: 'Payments API', subscriptionsProtocol: 'WS' } : false,
     logging: false,
+    // Keys travel in headers, never cookies: any origin may call, and no browser credentials are sent.
+    cors: { credentials: false },
     context: async ({ request, requestId, principal: authenticated }) => {
       try {
         const principal = authenticated ?? (await services.apiKeys.authenticate(presentedKey(request.headers)));
@@ -227,6 +238,7 @@ export function createGraphQLServer(deps: {
       maxTokensPlugin({ n: config.GRAPHQL_MAX_TOKENS }),
       useTooDeepToParse(),
       maxAliasesPlugin({ n: config.GRAPHQL_MAX_ALIASES }),
+      ...(config.introspection ? [] : [useNoIntrospection()]),
       useNoNulCharacters(),
       useErrorCodes(),
       useCodedBareRefusals(),

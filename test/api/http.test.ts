@@ -166,3 +166,59 @@ describe('bad requests', () => {
     expect(response.json.errors?.[0]?.extensions.code).toBe('QUERY_TOO_COMPLEX');
   });
 });
+
+describe('CORS', () => {
+  // Keys travel in headers, never cookies: a page on any origin may call with its own key, and nothing
+  // a browser holds for this origin rides along.
+  const origin = 'https://shop.example';
+
+  it('a preflight allows the origin and the key header, without credentials', async () => {
+    const response = await fetch(`${api.url}/graphql`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'api-key, content-type, idempotency-key' },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(response.headers.get('access-control-allow-headers')).toContain('api-key');
+    expect(response.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+
+  it('a POST from another origin is answered without credentials', async () => {
+    const response = await fetch(`${api.url}/graphql`, {
+      method: 'POST',
+      headers: { origin, 'content-type': 'application/json', 'api-key': TEST_ADMIN_KEY },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(response.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+});
+
+describe('introspection', () => {
+  const introspect = (url: string, query: string) =>
+    fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': TEST_ADMIN_KEY }, body: JSON.stringify({ query }) });
+
+  it('is answered when GRAPHQL_INTROSPECTION is on (the default outside production)', async () => {
+    const response = await introspect(api.url, '{ __schema { queryType { name } } }');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
+  });
+
+  it('is refused with INVALID_INPUT when GRAPHQL_INTROSPECTION is off (the default in production); __typename still answers', async () => {
+    const closed = await startTestApi({ GRAPHQL_INTROSPECTION: 'false' });
+    try {
+      for (const query of ['{ __schema { queryType { name } } }', '{ __type(name: "Payment") { name } }']) {
+        const response = await introspect(closed.url, query);
+        expect(response.status).toBe(400);
+        const body = (await response.json()) as { data?: unknown; errors: { message: string; extensions: { code: string } }[] };
+        expect(body.data).toBeUndefined();
+        expect(body.errors[0]!.extensions.code).toBe('INVALID_INPUT');
+        expect(body.errors[0]!.message).toContain('introspection has been disabled');
+      }
+      expect(await (await introspect(closed.url, '{ __typename }')).json()).toEqual({ data: { __typename: 'Query' } });
+    } finally {
+      await closed.close();
+    }
+  });
+});
