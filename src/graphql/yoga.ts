@@ -16,6 +16,7 @@ import type { SubscriptionGate } from './subscription-gate.ts';
 import type { Services } from '../services/create-services.ts';
 import type { Principal } from '../services/principal.ts';
 import type { GraphQLContext } from './context.ts';
+import { renderGraphiQLPage, type GraphiQLPage } from './graphiql.ts';
 import { appErrorToGraphQL, TOO_DEEP_TO_PARSE, withErrorCode } from './errors.ts';
 import { schema } from './schema/index.ts';
 
@@ -168,6 +169,17 @@ function useNoIntrospection(): Plugin {
   };
 }
 
+/** The GraphiQL page (the only HTML Yoga answers) gets its Content-Security-Policy. */
+function useGraphiQLPolicy(page: () => Promise<GraphiQLPage>): Plugin {
+  return {
+    async onResponse({ response }) {
+      if (!response.headers.get('content-type')?.startsWith('text/html')) return;
+      response.headers.set('content-security-policy', (await page()).policy);
+      response.headers.set('referrer-policy', 'no-referrer');
+    },
+  };
+}
+
 /**
  * Yoga refuses a body it has no parser for (415) without a body at all: every refusal carries a catalog
  * code, so such an answer gets one (the status is kept).
@@ -197,11 +209,15 @@ export function createGraphQLServer(deps: {
   gate: SubscriptionGate;
 }): YogaServerInstance<ServerContext, GraphQLContext> {
   const { config, services, logger, db, live, gate } = deps;
+  const graphiql = { title: 'Payments API', subscriptionsProtocol: 'WS' } as const;
+  let graphiqlPage: Promise<GraphiQLPage> | undefined;
+  const page = () => (graphiqlPage ??= renderGraphiQLPage(graphiql));
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
-    graphiql: config.graphiql ? { title: 'Payments API', subscriptionsProtocol: 'WS' } : false,
+    graphiql: config.graphiql ? graphiql : false,
+    renderGraphiQL: async () => (await page()).html,
     logging: false,
     // Keys travel in headers, never cookies: any origin may call, and no browser credentials are sent.
     cors: { credentials: false },
@@ -242,6 +258,7 @@ export function createGraphQLServer(deps: {
       useNoNulCharacters(),
       useErrorCodes(),
       useCodedBareRefusals(),
+      useGraphiQLPolicy(page),
     ],
   });
 }

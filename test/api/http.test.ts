@@ -88,10 +88,19 @@ describe('operational routes', () => {
     expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('serves GraphiQL to a browser at /graphql', async () => {
+  it('serves GraphiQL to a browser at /graphql, from this service: no script, style or link from another host', async () => {
     const response = await fetch(`${api.url}/graphql`, { headers: { accept: 'text/html' } });
     expect(response.status).toBe(200);
-    expect(await response.text()).toContain('GraphiQL');
+    const html = await response.text();
+    expect(html).toContain('GraphiQL');
+    // What the markup loads (the inlined bundle mentions URLs, such as XML namespaces, that it never fetches).
+    const markup = html.replace(/<(script|style)>[\s\S]*?<\/\1>/g, '');
+    expect(markup).not.toMatch(/(src|href)\s*=\s*["']?(https?:)?\/\//i);
+    const policy = response.headers.get('content-security-policy')!;
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toMatch(/script-src 'sha256-[^']+'(;|$)/);
+    expect(policy).toContain("connect-src 'self'");
+    expect(policy).not.toMatch(/https?:|\*/);
   });
 });
 
