@@ -16,8 +16,8 @@ import type { SubscriptionGate } from './subscription-gate.ts';
 import type { Services } from '../services/create-services.ts';
 import type { Principal } from '../services/principal.ts';
 import type { GraphQLContext } from './context.ts';
-import { renderGraphiQLPage, type GraphiQLPage } from './graphiql.ts';
 import { appErrorToGraphQL, TOO_DEEP_TO_PARSE, withErrorCode } from './errors.ts';
+import { renderGraphiQLPage, type GraphiQLPage } from './graphiql.ts';
 import { schema } from './schema/index.ts';
 
 export interface ServerContext {

@@ -33,7 +33,7 @@ export interface KeyedMutation {
   kind: 'mutation';
   /** The request as the key's record fingerprints it. */
   canonical: string;
-  /** How many root fields the operation runs (one: more are refused). */
+  /** How many root fields the operation runs (at most one: more are refused). */
   rootFields: number;
 }
 
