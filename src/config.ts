@@ -31,6 +31,8 @@ const configSchema = z.object({
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(5000),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).default(30),
   GRAPHIQL: booleanFromString.optional(),
+  /** Answers `__schema` and `__type` queries; unset: on unless production (the schema is public in schema.graphql). */
+  GRAPHQL_INTROSPECTION: booleanFromString.optional(),
   /** Where the sandbox processor listens (the sandbox connector calls it there). */
   SANDBOX_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:4100'),
   /** How long a processor call may take before its outcome is treated as unknown (the payment stays PROCESSING). */
@@ -65,7 +67,7 @@ const configSchema = z.object({
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
 });
 
-export type Config = z.infer<typeof configSchema> & { encryptionKey: Buffer; graphiql: boolean };
+export type Config = z.infer<typeof configSchema> & { encryptionKey: Buffer; graphiql: boolean; introspection: boolean };
 
 export class ConfigError extends StartupError {}
 
@@ -136,5 +138,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...values,
     encryptionKey: decodeKey(values.ENCRYPTION_KEY),
     graphiql: values.GRAPHIQL ?? values.NODE_ENV !== 'production',
+    introspection: values.GRAPHQL_INTROSPECTION ?? values.NODE_ENV !== 'production',
   };
 }

@@ -147,4 +147,18 @@ describe('loadConfig', () => {
       expect(load(env).graphiql).toBe(expected);
     });
   });
+
+  describe('introspection', () => {
+    it('is on by default outside production, off in production', () => {
+      expect(loadConfig({}).introspection).toBe(true);
+      expect(loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: HEX_KEY }).introspection).toBe(false);
+    });
+
+    it.each([
+      [{ GRAPHQL_INTROSPECTION: 'false' }, false],
+      [{ NODE_ENV: 'production', ENCRYPTION_KEY: HEX_KEY, GRAPHQL_INTROSPECTION: 'true' }, true],
+    ])('follows GRAPHQL_INTROSPECTION when it is set: %j', (env, expected) => {
+      expect(loadConfig(env).introspection).toBe(expected);
+    });
+  });
 });

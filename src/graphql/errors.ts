@@ -3,11 +3,15 @@
 import { GraphQLError } from 'graphql';
 import { AppError, ERROR_CODES, type ErrorCode } from '../domain/errors.ts';
 
-const ARMOR_LIMIT = /^Syntax Error: (Query depth|Query Cost|Token|Aliases) limit/i;
+// graphql-armor's limits, and the nesting the parser's stack allows (TOO_DEEP_TO_PARSE).
+const QUERY_LIMIT = /^Syntax Error: (Query depth|Query Cost|Token|Aliases|Nesting) limit/i;
 const VARIABLE_FIELD = /at "([^"]+)"/;
 const UNDEFINED_FIELD = /Field "([^"]+)" is not defined by type/;
 // A variable refused as a whole: an invalid value, or null or missing where its type is non-null.
 const VARIABLE_NAME = /^Variable "\$([^"]+)" (?:got invalid value|of (?:non-null|required) type)/;
+
+/** GraphQL's parser is recursive: nesting deep enough (2,000 `[` fit in the token limit) overflows the stack. */
+export const TOO_DEEP_TO_PARSE = 'Syntax Error: Nesting limit exceeded: the operation is nested too deeply to parse.';
 
 export function appErrorToGraphQL(error: AppError, original?: GraphQLError): GraphQLError {
   return new GraphQLError(error.message, {
@@ -44,7 +48,7 @@ export function withErrorCode(error: GraphQLError): GraphQLError {
   if (typeof error.extensions?.code === 'string' && error.extensions.code in ERROR_CODES) return error;
   const status = (error.extensions?.http as { status?: number } | undefined)?.status;
   let code: ErrorCode = 'INVALID_INPUT';
-  if (ARMOR_LIMIT.test(error.message)) code = 'QUERY_TOO_COMPLEX';
+  if (QUERY_LIMIT.test(error.message)) code = 'QUERY_TOO_COMPLEX';
   else if (status === 413) code = 'PAYLOAD_TOO_LARGE';
   else if (status !== undefined && status >= 500) code = 'INTERNAL';
   const field = code === 'INVALID_INPUT' ? fieldOf(error.message) : undefined;

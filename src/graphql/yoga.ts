@@ -4,7 +4,7 @@ import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
@@ -16,7 +16,8 @@ import type { SubscriptionGate } from './subscription-gate.ts';
 import type { Services } from '../services/create-services.ts';
 import type { Principal } from '../services/principal.ts';
 import type { GraphQLContext } from './context.ts';
-import { appErrorToGraphQL, withErrorCode } from './errors.ts';
+import { appErrorToGraphQL, TOO_DEEP_TO_PARSE, withErrorCode } from './errors.ts';
+import { renderGraphiQLPage, type GraphiQLPage } from './graphiql.ts';
 import { schema } from './schema/index.ts';
 
 export interface ServerContext {
@@ -140,6 +141,46 @@ function useNoNulCharacters(): Plugin {
 }
 
 /**
+ * A query nested too deep for the parser's stack (a RangeError) is too complex, not an internal error: a
+ * parse error, coded like the other limits (withErrorCode).
+ */
+function useTooDeepToParse(): Plugin {
+  return {
+    // Wraps the parser the plugins before it chose (the token-limited one), for HTTP and WebSocket alike.
+    onParse({ parseFn, setParseFn }) {
+      setParseFn((source, options) => {
+        try {
+          return parseFn(source, options);
+        } catch (error) {
+          if (error instanceof RangeError) throw new GraphQLError(TOO_DEEP_TO_PARSE);
+          throw error;
+        }
+      });
+    },
+  };
+}
+
+/** Refuses `__schema` and `__type` (not `__typename`) when introspection is off. */
+function useNoIntrospection(): Plugin {
+  return {
+    onValidate({ addValidationRule }) {
+      addValidationRule(NoSchemaIntrospectionCustomRule);
+    },
+  };
+}
+
+/** The GraphiQL page (the only HTML Yoga answers) gets its Content-Security-Policy. */
+function useGraphiQLPolicy(page: () => Promise<GraphiQLPage>): Plugin {
+  return {
+    async onResponse({ response }) {
+      if (!response.headers.get('content-type')?.startsWith('text/html')) return;
+      response.headers.set('content-security-policy', (await page()).policy);
+      response.headers.set('referrer-policy', 'no-referrer');
+    },
+  };
+}
+
+/**
  * Yoga refuses a body it has no parser for (415) without a body at all: every refusal carries a catalog
  * code, so such an answer gets one (the status is kept).
  */
@@ -168,12 +209,18 @@ export function createGraphQLServer(deps: {
   gate: SubscriptionGate;
 }): YogaServerInstance<ServerContext, GraphQLContext> {
   const { config, services, logger, db, live, gate } = deps;
+  const graphiql = { title: 'Payments API', subscriptionsProtocol: 'WS' } as const;
+  let graphiqlPage: Promise<GraphiQLPage> | undefined;
+  const page = () => (graphiqlPage ??= renderGraphiQLPage(graphiql));
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
-    graphiql: config.graphiql ? { title: 'Payments API', subscriptionsProtocol: 'WS' } : false,
+    graphiql: config.graphiql ? graphiql : false,
+    renderGraphiQL: async () => (await page()).html,
     logging: false,
+    // Keys travel in headers, never cookies: any origin may call, and no browser credentials are sent.
+    cors: { credentials: false },
     context: async ({ request, requestId, principal: authenticated }) => {
       try {
         const principal = authenticated ?? (await services.apiKeys.authenticate(presentedKey(request.headers)));
@@ -205,10 +252,13 @@ export function createGraphQLServer(deps: {
       maxDepthPlugin({ n: config.GRAPHQL_MAX_DEPTH, flattenFragments: true }),
       costLimitPlugin({ maxCost: config.GRAPHQL_MAX_COST }),
       maxTokensPlugin({ n: config.GRAPHQL_MAX_TOKENS }),
+      useTooDeepToParse(),
       maxAliasesPlugin({ n: config.GRAPHQL_MAX_ALIASES }),
+      ...(config.introspection ? [] : [useNoIntrospection()]),
       useNoNulCharacters(),
       useErrorCodes(),
       useCodedBareRefusals(),
+      useGraphiQLPolicy(page),
     ],
   });
 }

@@ -12,7 +12,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../config.ts';
 import { AppError } from '../domain/errors.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
-import { appErrorToGraphQL } from '../graphql/errors.ts';
+import { appErrorToGraphQL, withErrorCode } from '../graphql/errors.ts';
 import type { ServerContext } from '../graphql/yoga.ts';
 import type { Logger } from '../logger.ts';
 import type { Services } from '../services/create-services.ts';
@@ -57,8 +57,8 @@ export function attachGraphQLWebSocket(deps: {
         try {
           document = enveloped.parse(payload.query);
         } catch (error) {
-          // A syntax error or a parse-time limit (tokens): an error for this operation, not the socket's end.
-          if (error instanceof Error && error.name === 'GraphQLError') return [error as GraphQLError];
+          // A syntax error or a parse-time limit (tokens, nesting): an error for this operation, not the socket's end.
+          if (error instanceof Error && error.name === 'GraphQLError') return [withErrorCode(error as GraphQLError)];
           throw error;
         }
         const errors = enveloped.validate(enveloped.schema, document);

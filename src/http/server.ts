@@ -13,7 +13,7 @@ import type { Services } from '../services/create-services.ts';
 import type { Principal } from '../services/principal.ts';
 import type { Metrics } from './metrics.ts';
 import { BodyTooLargeError, readBody, sendJson, sendResponse, toFetchHeaders } from './node-bridge.ts';
-import { classifyKeyedRequest, runIdempotently, UNSUPPORTED_KEYED_REQUEST } from './idempotent-graphql.ts';
+import { classifyKeyedRequest, errorResponse, KEY_WITHOUT_API_KEY, runIdempotently, type PlainResponse } from './idempotent-graphql.ts';
 import { CALLBACK_ROUTE, handleCallback, handleRegistration, REGISTRATION_ROUTE } from './connector-webhooks.ts';
 import { handlePaymentLink, PAYMENT_LINK_ROUTE } from './payment-links.ts';
 import { handleRedirectResponse, REDIRECT_RESPONSE_ROUTE } from './redirect-response.ts';
@@ -46,6 +46,11 @@ function scopeOf(principal: Principal): string {
   return 'keyId' in principal ? principal.keyId : principal.kind;
 }
 
+function sendPlain(reply: ServerResponse, answer: PlainResponse): void {
+  reply.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
+  reply.end(answer.body);
+}
+
 export function createHttpServer(deps: HttpServerDeps): Server {
   const { config, logger, metrics, yoga, readiness, services } = deps;
 
@@ -72,26 +77,26 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       yoga.fetch(url, { method: request.method, headers, body: body?.length ? (body as unknown as BodyInit) : undefined, signal: abort.signal }, serverContext);
     const idempotencyKey = headers.get('idempotency-key');
     if (idempotencyKey === null || !hasBody) return sendResponse(await execute({ requestId }), reply);
-    const keyed = classifyKeyedRequest(body);
-    if (keyed.kind === 'read') return sendResponse(await execute({ requestId }), reply);
-    // The key is scoped to the authenticated API key, checked before anything is replayed; a request
-    // that fails authentication runs unkeyed and gets GraphQL's own UNAUTHENTICATED answer.
+    // The key is scoped to the authenticated API key, so the caller is authenticated before the body is
+    // parsed: a request without a valid API key costs no parse and leaves no idempotency record.
     let principal: Principal;
     try {
       principal = await services.apiKeys.authenticate(presentedKey(headers));
     } catch (error) {
-      if (error instanceof AppError) return sendResponse(await execute({ requestId }), reply);
+      if (error instanceof AppError) return sendPlain(reply, errorResponse(error.code, error.message));
       throw error;
     }
+    if (principal.kind === 'anonymous') return sendPlain(reply, KEY_WITHOUT_API_KEY);
+    const keyed = classifyKeyedRequest(body, config.GRAPHQL_MAX_TOKENS);
+    if (keyed.kind === 'unkeyed') return sendResponse(await execute({ requestId, principal }), reply);
     const answer =
-      keyed.kind === 'unsupported'
-        ? UNSUPPORTED_KEYED_REQUEST
-        : await runIdempotently(services.idempotency, scopeOf(principal), idempotencyKey, keyed.canonical, async () => {
+      keyed.kind === 'refused'
+        ? keyed.response
+        : await runIdempotently(services.idempotency, scopeOf(principal), idempotencyKey, keyed, async () => {
             const response = await execute({ requestId, principal });
             return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
           });
-    reply.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
-    reply.end(answer.body);
+    sendPlain(reply, answer);
   }
 
   async function route(request: IncomingMessage, reply: ServerResponse, url: URL, requestId: string): Promise<void> {

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { ConfirmPaymentDocument, CreatePaymentDocument, PaymentDocument, PaymentsDocument } from '../gql/graphql.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
+import { wsClient } from '../support/subscriptions.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 
 const card = (number: string) => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } });
@@ -46,6 +47,39 @@ describe('NUL characters (PostgreSQL cannot store them)', () => {
     expect(response.status).toBe(400);
     const body = (await response.json()) as { errors: { extensions: { code: string } }[] };
     expect(body.errors[0]!.extensions.code).toBe('INVALID_INPUT');
+  });
+});
+
+describe('queries nested too deep to parse (the parser is recursive, and overflowed the stack: 500)', () => {
+  // Within the token limit: two tokens a level.
+  const deepList = `{ payment(id: ${'['.repeat(2000)}${']'.repeat(2000)}) { id } }`;
+
+  it('a list value 2,000 deep over HTTP is QUERY_TOO_COMPLEX, asked once or again (a parse error is cached)', async () => {
+    for (let send = 0; send < 2; send += 1) {
+      const response = await fetch(`${stack.api.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'api-key': shop.secretKey },
+        body: JSON.stringify({ query: deepList }),
+      });
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as { errors: { extensions: { code: string } }[] };
+      expect(body.errors[0]!.extensions.code).toBe('QUERY_TOO_COMPLEX');
+    }
+  });
+
+  it('a list value 2,000 deep over WebSocket is a QUERY_TOO_COMPLEX error for that operation, and the socket stays open', async () => {
+    const client = wsClient(stack.api.url, shop.secretKey);
+    try {
+      const run = (query: string) =>
+        new Promise<{ extensions?: { code?: string } }[] | unknown>((resolve) => {
+          client.subscribe({ query }, { next: (result) => resolve(result.errors ?? result.data), error: resolve, complete: () => {} });
+        });
+      const refused = (await run(deepList)) as { extensions?: { code?: string } }[];
+      expect(Array.isArray(refused) && refused[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');
+      expect(await run('{ merchant { id } }')).toEqual({ merchant: { id: shop.merchantId } });
+    } finally {
+      await client.dispose();
+    }
   });
 });
 

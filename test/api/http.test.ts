@@ -88,10 +88,19 @@ describe('operational routes', () => {
     expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('serves GraphiQL to a browser at /graphql', async () => {
+  it('serves GraphiQL to a browser at /graphql, from this service: no script, style or link from another host', async () => {
     const response = await fetch(`${api.url}/graphql`, { headers: { accept: 'text/html' } });
     expect(response.status).toBe(200);
-    expect(await response.text()).toContain('GraphiQL');
+    const html = await response.text();
+    expect(html).toContain('GraphiQL');
+    // What the markup loads (the inlined bundle mentions URLs, such as XML namespaces, that it never fetches).
+    const markup = html.replace(/<(script|style)>[\s\S]*?<\/\1>/g, '');
+    expect(markup).not.toMatch(/(src|href)\s*=\s*["']?(https?:)?\/\//i);
+    const policy = response.headers.get('content-security-policy')!;
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toMatch(/script-src 'sha256-[^']+'(;|$)/);
+    expect(policy).toContain("connect-src 'self'");
+    expect(policy).not.toMatch(/https?:|\*/);
   });
 });
 
@@ -164,5 +173,61 @@ describe('bad requests', () => {
     const aliases = Array.from({ length: 8 }, (_, index) => `a${index}: merchant { id }`).join(' ');
     const response = await post(JSON.stringify({ query: `{ ${aliases} }` }));
     expect(response.json.errors?.[0]?.extensions.code).toBe('QUERY_TOO_COMPLEX');
+  });
+});
+
+describe('CORS', () => {
+  // Keys travel in headers, never cookies: a page on any origin may call with its own key, and nothing
+  // a browser holds for this origin rides along.
+  const origin = 'https://shop.example';
+
+  it('a preflight allows the origin and the key header, without credentials', async () => {
+    const response = await fetch(`${api.url}/graphql`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'api-key, content-type, idempotency-key' },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(response.headers.get('access-control-allow-headers')).toContain('api-key');
+    expect(response.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+
+  it('a POST from another origin is answered without credentials', async () => {
+    const response = await fetch(`${api.url}/graphql`, {
+      method: 'POST',
+      headers: { origin, 'content-type': 'application/json', 'api-key': TEST_ADMIN_KEY },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(response.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+});
+
+describe('introspection', () => {
+  const introspect = (url: string, query: string) =>
+    fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': TEST_ADMIN_KEY }, body: JSON.stringify({ query }) });
+
+  it('is answered when GRAPHQL_INTROSPECTION is on (the default outside production)', async () => {
+    const response = await introspect(api.url, '{ __schema { queryType { name } } }');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ data: { __schema: { queryType: { name: 'Query' } } } });
+  });
+
+  it('is refused with INVALID_INPUT when GRAPHQL_INTROSPECTION is off (the default in production); __typename still answers', async () => {
+    const closed = await startTestApi({ GRAPHQL_INTROSPECTION: 'false' });
+    try {
+      for (const query of ['{ __schema { queryType { name } } }', '{ __type(name: "Payment") { name } }']) {
+        const response = await introspect(closed.url, query);
+        expect(response.status).toBe(400);
+        const body = (await response.json()) as { data?: unknown; errors: { message: string; extensions: { code: string } }[] };
+        expect(body.data).toBeUndefined();
+        expect(body.errors[0]!.extensions.code).toBe('INVALID_INPUT');
+        expect(body.errors[0]!.message).toContain('introspection has been disabled');
+      }
+      expect(await (await introspect(closed.url, '{ __typename }')).json()).toEqual({ data: { __typename: 'Query' } });
+    } finally {
+      await closed.close();
+    }
   });
 });

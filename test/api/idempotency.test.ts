@@ -215,3 +215,71 @@ describe('requests a key cannot apply to', () => {
     expect(rows[0].n).toBe(0);
   });
 });
+
+describe('a key holds one mutation field', () => {
+  /** A payment of 5000 that succeeded, and how much of it has been refunded so far. */
+  async function paidPayment() {
+    const shop = await merchantWithSandbox(stack);
+    const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 5000, currency: 'USD' } })).createPayment;
+    dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4242424242424242') } }));
+    const amountRefunded = async () => (await sql.query('SELECT amount_refunded FROM payment_intents WHERE id = $1', [created.id])).rows[0].amount_refunded as number;
+    return { shop, paymentId: created.id, amountRefunded };
+  }
+
+  it('refuses two refunds under one key before either runs, so a retry never refunds again (was 1000 more per send)', async () => {
+    const { shop, paymentId, amountRefunded } = await paidPayment();
+    const refund = (alias: string, amount: number) => `${alias}: createRefund(input: { paymentId: "${paymentId}", amount: ${amount} }) { id }`;
+    const headers = { 'api-key': shop.secretKey, 'idempotency-key': `two-refunds-${paymentId}` };
+    // The second refund is more than the payment: it alone is refused, and the first would run on every send.
+    const documents = [`mutation { ${refund('a', 1000)} ${refund('b', 999_999)} }`, `mutation { ...Both } fragment Both on Mutation { ${refund('a', 1000)} ... on Mutation { ${refund('b', 999_999)} } }`];
+    for (const query of documents) {
+      for (let send = 0; send < 4; send += 1) {
+        const response = await post(JSON.stringify({ query }), headers);
+        expect(response.status).toBe(400);
+        const body = (await response.json()) as { data?: unknown; errors: { message: string; extensions: { code: string; field: string } }[] };
+        expect(body.data).toBeUndefined();
+        expect(body.errors[0]!.extensions).toMatchObject({ code: 'INVALID_INPUT', field: 'Idempotency-Key' });
+        expect(body.errors[0]!.message).toContain('one mutation field per keyed request');
+      }
+    }
+    expect(await amountRefunded()).toBe(0);
+    // One refund per key: four sends move the money once.
+    for (let send = 0; send < 4; send += 1) expect((await post(JSON.stringify({ query: `mutation { ${refund('a', 1000)} }` }), headers)).status).toBe(200);
+    expect(await amountRefunded()).toBe(1000);
+  });
+});
+
+describe('a key needs an API key, checked before the request is read', () => {
+  const records = async (key: string) => (await sql.query('SELECT count(*)::int AS n FROM idempotency_records WHERE key = $1', [key])).rows[0].n as number;
+  // Past the token limit, and not even valid GraphQL: only a parse would notice either.
+  const unparseable = JSON.stringify({ query: `mutation { syncPayment(input: { paymentId: "pay_000000000000000000000000" }) { ${'id '.repeat(6000)}` });
+
+  it.each([
+    ['no API key', {}],
+    ['an unknown API key', { authorization: `Bearer sk_test_${'0'.repeat(32)}` }],
+  ])('with %s: UNAUTHENTICATED, before the body is parsed, and no idempotency record is written', async (_name, credentials) => {
+    const key = `anonymous-${Math.random()}`;
+    const create = await post(operation(CreatePaymentDocument, { input: { amount: 100, currency: 'USD' } }), { ...credentials, 'idempotency-key': key });
+    expect(create.status).toBe(401);
+    expect(((await create.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('UNAUTHENTICATED');
+    const tooLong = await post(unparseable, { ...credentials, 'idempotency-key': key });
+    expect(tooLong.status).toBe(401);
+    expect(await records(key)).toBe(0);
+  });
+
+  it('a keyed request past GRAPHQL_MAX_TOKENS is QUERY_TOO_COMPLEX: its parse stops at the limit (was parsed whole, to a syntax error)', async () => {
+    const shop = await createMerchant(stack.api);
+    const response = await post(unparseable, { 'api-key': shop.secretKey, 'idempotency-key': 'too-many-tokens' });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('QUERY_TOO_COMPLEX');
+    expect(await records('too-many-tokens')).toBe(0);
+  });
+
+  it('a keyed request nested 2,000 deep is QUERY_TOO_COMPLEX (the parser overflowed the stack)', async () => {
+    const shop = await createMerchant(stack.api);
+    const query = `mutation { syncPayment(input: { paymentId: ${'['.repeat(2000)}${']'.repeat(2000)} }) { id } }`;
+    const response = await post(JSON.stringify({ query }), { 'api-key': shop.secretKey, 'idempotency-key': 'nested-deep' });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('QUERY_TOO_COMPLEX');
+  });
+});

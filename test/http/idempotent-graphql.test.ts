@@ -1,0 +1,32 @@
+// When a keyed request's answer frees its key: only when it shows nothing ran. The answers are the shapes
+// GraphQL gives; the requests that produce them go through the API in test/api/idempotency.test.ts.
+import { describe, expect, it } from 'vitest';
+import { mayHaveActed } from '../../src/http/idempotent-graphql.ts';
+
+const answer = (body: unknown) => ({ status: 200, headers: {}, body: JSON.stringify(body) });
+const error = (code: string, path?: string[]) => ({ message: code, ...(path ? { path } : {}), extensions: { code } });
+
+describe('mayHaveActed', () => {
+  it.each([
+    ['a request refused as a whole (no data)', { errors: [error('INVALID_INPUT')] }, 1],
+    ['its one root field refused by its resolver', { data: null, errors: [error('INVALID_INPUT', ['refund'])] }, 1],
+    ['each of two root fields refused', { data: null, errors: [error('NOT_FOUND', ['a']), error('INVALID_INPUT', ['b'])] }, 2],
+  ])('frees the key for %s', (_name, body, rootFields) => {
+    expect(mayHaveActed(answer(body), rootFields)).toBe(false);
+  });
+
+  it.each([
+    ['one of two root fields refused, the other hidden by a null data (the double refund)', { data: null, errors: [error('INVALID_INPUT', ['b'])] }, 2],
+    ['a root field with a value beside a refused one', { data: { a: { id: 're_1' }, b: null }, errors: [error('INVALID_INPUT', ['b'])] }, 2],
+    ['a refusal below a root field (it ran first)', { data: null, errors: [error('FORBIDDEN', ['refund', 'payment'])] }, 1],
+    ['an error that is no refusal', { data: null, errors: [error('CONNECTOR_ERROR', ['refund'])] }, 1],
+    ['a request-level error that is no refusal', { errors: [error('INTERNAL')] }, 1],
+    ['no errors', { data: { refund: { id: 're_1' } } }, 1],
+  ])('keeps the key for %s', (_name, body, rootFields) => {
+    expect(mayHaveActed(answer(body), rootFields)).toBe(true);
+  });
+
+  it('keeps the key for an answer that is not GraphQL', () => {
+    expect(mayHaveActed({ status: 500, headers: {}, body: 'Internal Server Error' }, 1)).toBe(true);
+  });
+});
