@@ -5,6 +5,7 @@ import { createHmac } from 'node:crypto';
 import { CONNECTORS } from '../connectors/registry.ts';
 import { hashApiKey, redactApiKey } from '../domain/api-keys.ts';
 import type { ServiceContext } from './context.ts';
+import { newProfileSettings } from './profile-settings.ts';
 
 export const DEMO_MERCHANT_ID = 'mer_DemoMerchant000000000000';
 const DEMO_PROFILE_ID = 'pro_DemoProfile0000000000000';
@@ -57,7 +58,7 @@ export async function ensureDemoMerchant(context: ServiceContext): Promise<DemoC
         merchantId: DEMO_MERCHANT_ID,
         name: 'default',
         isDefault: true,
-        paymentResponseHashKeyEncrypted: secretBox.seal(credentials.paymentResponseHashKey),
+        ...newProfileSettings(secretBox.seal(credentials.paymentResponseHashKey)),
       },
       update: {},
     });
