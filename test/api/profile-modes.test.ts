@@ -176,7 +176,8 @@ describe('profile settings are kept per mode', () => {
     dataOf(await merchant.secret(UpdateBusinessProfileDocument, { input: { profileId: merchant.profileId, ...check.input } }));
     expect(await check.live(merchant), 'a live payment after the test key’s change').toEqual(check.unchanged);
     expect(await settingsSeenBy(merchant.live)).toEqual(liveBefore);
-    if (setting in liveBefore) expect((await settingsSeenBy(merchant.secret))[setting as keyof typeof liveBefore]).not.toEqual(liveBefore[setting as keyof typeof liveBefore]);
+    // The test key's businessProfiles shows its own change (the signing key is never shown).
+    if (setting !== 'paymentResponseHashKey') expect(await settingsSeenBy(merchant.secret)).not.toEqual(liveBefore);
 
     dataOf(await merchant.live(UpdateBusinessProfileDocument, { input: { profileId: merchant.profileId, ...(check.liveInput ?? check.input) } }));
     expect(await check.live(merchant), 'a live payment after the live key’s change').toEqual(check.changed);
