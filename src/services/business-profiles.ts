@@ -1,16 +1,18 @@
-// Business profiles: where a merchant's webhooks go (one URL per mode), the key that signs them, and how
-// payments are routed (connector order) and retried (how often, after which declines).
+// Business profiles: where a merchant's webhooks go, the key that signs them, and how payments are routed
+// (connector order) and retried (how often, after which declines); each of them kept per mode.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { CONNECTORS, isConnectorName } from '../connectors/registry.ts';
 import { AppError, invalidInput, notFound } from '../domain/errors.ts';
 import { PAYMENT_METHOD_TYPES } from '../domain/payments/methods.ts';
 import { HARD_DECLINE_CODES, MAX_RETRIES_LIMIT } from '../domain/payments/retry.ts';
-import { surchargeRulesProblem, type SurchargeRule } from '../domain/surcharges.ts';
+import { surchargeRulesProblem } from '../domain/surcharges.ts';
 import { newId } from '../domain/ids.ts';
 import { webhookUrlProblem } from '../domain/webhook-url.ts';
+import type { Mode } from '../domain/api-keys.ts';
 import type { BusinessProfile, Prisma } from '../generated/prisma/client.ts';
 import type { ServiceContext } from './context.ts';
+import { newProfileSettings, profileSettings, profileSettingsUpdate } from './profile-settings.ts';
 import type { MerchantPrincipal } from './principal.ts';
 import { parseInput } from './validation.ts';
 
@@ -107,13 +109,13 @@ export class BusinessProfileService {
         id: newId('businessProfile'),
         merchantId: principal.merchantId,
         name: input.name,
-        paymentResponseHashKeyEncrypted: this.context.secretBox.seal(paymentResponseHashKey),
+        ...newProfileSettings(this.context.secretBox.seal(paymentResponseHashKey)),
       },
     });
     return { businessProfile, paymentResponseHashKey };
   }
 
-  /** Sets the webhook URL of one mode (the key's, unless `mode` says otherwise) and/or the signing key. */
+  /** Sets the name, and the webhook URL and settings of one mode only: the key's, unless `mode` says otherwise. */
   async update(principal: MerchantPrincipal, rawInput: unknown): Promise<UpdatedProfile> {
     const input = parseInput(updateProfileInput, rawInput);
     const profile = await this.get(principal, input.profileId);
@@ -121,15 +123,21 @@ export class BusinessProfileService {
     if (mode === 'LIVE' && principal.mode !== 'LIVE') {
       throw new AppError('FORBIDDEN', 'A test key cannot change live-mode settings; use a live secret key.');
     }
-    const data: Prisma.BusinessProfileUpdateInput = {};
+    let generatedPaymentResponseHashKey: string | null = null;
+    if (input.generatePaymentResponseHashKey) generatedPaymentResponseHashKey = generatePaymentResponseHashKey();
+    const newKey = input.paymentResponseHashKey ?? generatedPaymentResponseHashKey;
+    const data = profileSettingsUpdate(mode, {
+      paymentResponseHashKeyEncrypted: newKey === null ? undefined : this.context.secretBox.seal(newKey),
+      routing: input.routing ?? undefined,
+      maxRetries: input.maxRetries ?? undefined,
+      sessionExpirySeconds: input.sessionExpirySeconds ?? undefined,
+      // null removes the limit.
+      payoutLimit: input.payoutLimit,
+      allowPartialAuthorization: input.allowPartialAuthorization ?? undefined,
+      surcharges: input.surcharges ?? undefined,
+      retryableDeclineCodes: input.retryableDeclineCodes ?? undefined,
+    });
     if (input.name != null) data.name = input.name;
-    if (input.routing != null) data.routing = input.routing;
-    if (input.maxRetries != null) data.maxRetries = input.maxRetries;
-    if (input.sessionExpirySeconds != null) data.sessionExpirySeconds = input.sessionExpirySeconds;
-    if (input.payoutLimit !== undefined) data.payoutLimit = input.payoutLimit;
-    if (input.allowPartialAuthorization != null) data.allowPartialAuthorization = input.allowPartialAuthorization;
-    if (input.surcharges != null) data.surcharges = input.surcharges;
-    if (input.retryableDeclineCodes != null) data.retryableDeclineCodes = input.retryableDeclineCodes;
     if (input.webhookUrl !== undefined) {
       const url = input.webhookUrl === null || input.webhookUrl === '' ? null : input.webhookUrl;
       if (url !== null) {
@@ -141,10 +149,6 @@ export class BusinessProfileService {
       // Setting the URL again is how an endpoint disabled by a 410 Gone comes back.
       data[mode === 'LIVE' ? 'liveWebhookDisabledAt' : 'testWebhookDisabledAt'] = null;
     }
-    let generatedPaymentResponseHashKey: string | null = null;
-    if (input.generatePaymentResponseHashKey) generatedPaymentResponseHashKey = generatePaymentResponseHashKey();
-    const newKey = input.paymentResponseHashKey ?? generatedPaymentResponseHashKey;
-    if (newKey !== null) data.paymentResponseHashKeyEncrypted = this.context.secretBox.seal(newKey);
     if (input.name != null && input.name !== profile.name) await this.assertNameFree(principal.merchantId, input.name);
     const businessProfile = await this.context.db.businessProfile.update({ where: { id: profile.id }, data });
     return { businessProfile, generatedPaymentResponseHashKey };
@@ -158,16 +162,11 @@ export class BusinessProfileService {
     if (existing !== null) throw invalidInput('name', `a business profile named ${JSON.stringify(name)} already exists`);
   }
 
-  /** The key that signs this profile's webhooks, decrypted (for the delivery worker only). */
-  async signingKey(profileId: string): Promise<string> {
+  /** The key that signs this profile's webhooks of `mode`, decrypted. */
+  async signingKey(profileId: string, mode: Mode): Promise<string> {
     const profile = await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: profileId } });
-    return this.context.secretBox.open(profile.paymentResponseHashKeyEncrypted);
+    return this.context.secretBox.open(profileSettings(profile, mode).paymentResponseHashKeyEncrypted);
   }
-}
-
-/** The profile's surcharge rules (stored as JSON, written only through updateBusinessProfile's validation). */
-export function profileSurcharges(profile: Pick<BusinessProfile, 'surcharges'>): SurchargeRule[] {
-  return profile.surcharges as unknown as SurchargeRule[];
 }
 
 /** The merchant's profile named by `profileId`, or its default one: INVALID_INPUT on profileId otherwise. */

@@ -6,6 +6,7 @@ import { CONNECTORS } from '../connectors/registry.ts';
 import { hashApiKey, redactApiKey } from '../domain/api-keys.ts';
 import { StartupError } from '../startup-error.ts';
 import type { ServiceContext } from './context.ts';
+import { newProfileSettings } from './profile-settings.ts';
 
 export const DEMO_MERCHANT_ID = 'mer_DemoMerchant000000000000';
 const DEMO_PROFILE_ID = 'pro_DemoProfile0000000000000';
@@ -84,7 +85,7 @@ export async function ensureDemoMerchant(context: ServiceContext, demoKeys: Demo
         merchantId: DEMO_MERCHANT_ID,
         name: 'default',
         isDefault: true,
-        paymentResponseHashKeyEncrypted: secretBox.seal(credentials.paymentResponseHashKey),
+        ...newProfileSettings(secretBox.seal(credentials.paymentResponseHashKey)),
       },
       update: {},
     });

@@ -7,6 +7,7 @@ import type { BusinessProfile, MerchantAccount, Prisma } from '../generated/pris
 import { issueApiKey } from './api-keys.ts';
 import { generatePaymentResponseHashKey } from './business-profiles.ts';
 import type { ServiceContext } from './context.ts';
+import { newProfileSettings } from './profile-settings.ts';
 import { parseInput } from './validation.ts';
 
 const hostPattern = z
@@ -46,7 +47,7 @@ export class MerchantAccountService {
           merchantId: merchant.id,
           name: 'default',
           isDefault: true,
-          paymentResponseHashKeyEncrypted: this.context.secretBox.seal(paymentResponseHashKey),
+          ...newProfileSettings(this.context.secretBox.seal(paymentResponseHashKey)),
         },
       });
       const secret = await issueApiKey(tx, merchant.id, 'SECRET', 'TEST', 'default secret key');

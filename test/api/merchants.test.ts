@@ -66,7 +66,7 @@ describe('createMerchantAccount', () => {
     expect(keys.map((row) => row.key_hash).sort()).toEqual([hashApiKey(merchant.secretKey), hashApiKey(merchant.publishableKey)].sort());
     const { rows: profiles } = await sql.query('SELECT * FROM business_profiles WHERE merchant_id = $1', [merchant.merchantId]);
     expect(JSON.stringify(profiles)).not.toContain(merchant.paymentResponseHashKey);
-    expect(profiles[0].payment_response_hash_key_encrypted).toMatch(/^v1\./);
+    expect(profiles[0].test_payment_response_hash_key_encrypted).toMatch(/^v1\./);
   });
 
   it('needs the admin key', async () => {
@@ -185,14 +185,14 @@ describe('business profiles', () => {
     expect(updated.businessProfile.liveWebhookUrl).toBeNull();
     expect(updated.paymentResponseHashKey).toMatch(/^[0-9a-f]{64}$/);
     expect(updated.paymentResponseHashKey).not.toBe(merchant.paymentResponseHashKey);
-    const signingKey = await api.services.businessProfiles.signingKey(merchant.profileId);
+    const signingKey = await api.services.businessProfiles.signingKey(merchant.profileId, 'TEST');
     expect(signingKey).toBe(updated.paymentResponseHashKey);
 
     const own = dataOf(
       await merchant.secret(UpdateBusinessProfileDocument, { input: { profileId: merchant.profileId, paymentResponseHashKey: 'k'.repeat(40) } }),
     ).updateBusinessProfile;
     expect(own.paymentResponseHashKey).toBeNull();
-    expect(await api.services.businessProfiles.signingKey(merchant.profileId)).toBe('k'.repeat(40));
+    expect(await api.services.businessProfiles.signingKey(merchant.profileId, 'TEST')).toBe('k'.repeat(40));
   });
 
   it('live settings need a live key, https and a host on the operator’s allowlist', async () => {
@@ -238,7 +238,7 @@ describe('business profiles', () => {
       const error = errorOf(await merchant.secret(UpdateBusinessProfileDocument, { input: { profileId: merchant.profileId, ...fields } }), 'INVALID_INPUT');
       expect(error.extensions?.field, JSON.stringify(fields)).toBe(field);
     }
-    expect(await api.services.businessProfiles.signingKey(merchant.profileId)).toBe(merchant.paymentResponseHashKey);
+    expect(await api.services.businessProfiles.signingKey(merchant.profileId, 'TEST')).toBe(merchant.paymentResponseHashKey);
     const { rows } = await sql.query('SELECT name, test_webhook_url FROM business_profiles WHERE id = $1', [merchant.profileId]);
     expect(rows[0]).toEqual({ name: 'default', test_webhook_url: null });
   });

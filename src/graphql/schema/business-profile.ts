@@ -1,6 +1,7 @@
-import { requireMerchant } from '../../services/principal.ts';
+import type { BusinessProfile } from '../../generated/prisma/client.ts';
+import { requireMerchant, type Principal } from '../../services/principal.ts';
+import { profileSettings } from '../../services/profile-settings.ts';
 import { builder } from '../builder.ts';
-import { profileSurcharges } from '../../services/business-profiles.ts';
 import { PaymentMethodTypeEnum } from './payment-method.ts';
 import { ModeEnum } from './scalars.ts';
 
@@ -21,8 +22,12 @@ const SurchargeRuleInput = builder.inputType('SurchargeRuleInput', {
   }),
 });
 
+/** The settings of the calling key's mode (the admin key, which has none, sees the test ones). */
+const settingsFor = (profile: BusinessProfile, principal: Principal) => profileSettings(profile, 'mode' in principal ? principal.mode : 'TEST');
+
 export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
-  description: 'Where webhooks go (one URL per mode), the key that signs them, and how payments are routed and retried.',
+  description:
+    'Where webhooks go (one URL per mode), the key that signs them, and how payments are routed and retried. Each setting is kept per mode: these fields show the calling key’s.',
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
@@ -31,19 +36,37 @@ export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
     liveWebhookUrl: t.exposeString('liveWebhookUrl', { nullable: true }),
     testWebhookDisabledAt: t.expose('testWebhookDisabledAt', { type: 'DateTime', nullable: true, description: 'Set when the endpoint answered 410 Gone; setting the URL again re-enables it.' }),
     liveWebhookDisabledAt: t.expose('liveWebhookDisabledAt', { type: 'DateTime', nullable: true }),
-    routing: t.exposeStringList('routing', { description: 'Connector names in the order payments try them.' }),
-    allowPartialAuthorization: t.exposeBoolean('allowPartialAuthorization', {
-      description: 'Whether processors may authorize less than the amount of a manually captured payment (PARTIALLY_AUTHORIZED).',
+    routing: t.stringList({
+      description: 'Connector names in the order payments try them.',
+      resolve: (profile, _args, { principal }) => settingsFor(profile, principal).routing,
     }),
-    payoutLimit: t.exposeInt('payoutLimit', { nullable: true, description: 'The largest payout allowed, in minor units; null for no limit.' }),
+    allowPartialAuthorization: t.boolean({
+      description: 'Whether processors may authorize less than the amount of a manually captured payment (PARTIALLY_AUTHORIZED).',
+      resolve: (profile, _args, { principal }) => settingsFor(profile, principal).allowPartialAuthorization,
+    }),
+    payoutLimit: t.int({
+      nullable: true,
+      description: 'The largest payout allowed, in minor units; null for no limit.',
+      resolve: (profile, _args, { principal }) => settingsFor(profile, principal).payoutLimit,
+    }),
     surcharges: t.field({
       type: [SurchargeRuleRef],
       description: 'Surcharges added at confirm, by payment method type (shown to the SDK in paymentMethods).',
-      resolve: (profile) => profileSurcharges(profile).map((rule) => ({ ...rule, paymentMethodType: rule.paymentMethodType.toUpperCase() as Uppercase<typeof rule.paymentMethodType> })),
+      resolve: (profile, _args, { principal }) =>
+        settingsFor(profile, principal).surcharges.map((rule) => ({ ...rule, paymentMethodType: rule.paymentMethodType.toUpperCase() as Uppercase<typeof rule.paymentMethodType> })),
     }),
-    sessionExpirySeconds: t.exposeInt('sessionExpirySeconds', { description: 'How long a payment may wait for its confirmation before it expires (900 by default).' }),
-    maxRetries: t.exposeInt('maxRetries', { description: 'Further attempts on the next eligible connectors after a retryable failure.' }),
-    retryableDeclineCodes: t.exposeStringList('retryableDeclineCodes', { description: 'Decline codes retried on the next connector (hard declines never are).' }),
+    sessionExpirySeconds: t.int({
+      description: 'How long a payment may wait for its confirmation before it expires (900 by default).',
+      resolve: (profile, _args, { principal }) => settingsFor(profile, principal).sessionExpirySeconds,
+    }),
+    maxRetries: t.int({
+      description: 'Further attempts on the next eligible connectors after a retryable failure.',
+      resolve: (profile, _args, { principal }) => settingsFor(profile, principal).maxRetries,
+    }),
+    retryableDeclineCodes: t.stringList({
+      description: 'Decline codes retried on the next connector (hard declines never are).',
+      resolve: (profile, _args, { principal }) => settingsFor(profile, principal).retryableDeclineCodes,
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -84,7 +107,7 @@ const UpdateBusinessProfileInput = builder.inputType('UpdateBusinessProfileInput
   fields: (t) => ({
     profileId: t.string({ required: true }),
     name: t.string(),
-    mode: t.field({ type: ModeEnum, description: "Which mode's webhook URL to set; defaults to the key's mode. LIVE needs a live key." }),
+    mode: t.field({ type: ModeEnum, description: "Which mode's webhook URL and settings to set (the other mode's are untouched); defaults to the key's mode. LIVE needs a live key." }),
     webhookUrl: t.string({ description: 'The URL for `mode`; null or empty clears it. Live URLs must be https and allowlisted.' }),
     paymentResponseHashKey: t.string({ description: 'Your own signing key (32 to 256 printable characters).' }),
     generatePaymentResponseHashKey: t.boolean({ description: 'Generate a new signing key and return it once.' }),

@@ -25,6 +25,7 @@ export interface ClaimedDelivery {
   endpointDisabled: boolean;
   /** The merchant's live webhook allowlist, checked again at send time (the operator may have narrowed it). */
   liveWebhookHosts: string[];
+  /** The signing key of the event's mode. */
   paymentResponseHashKeyEncrypted: string;
 }
 
@@ -41,7 +42,8 @@ interface ClaimRow {
   live_webhook_url: string | null;
   test_webhook_disabled_at: Date | null;
   live_webhook_disabled_at: Date | null;
-  payment_response_hash_key_encrypted: string;
+  test_payment_response_hash_key_encrypted: string;
+  live_payment_response_hash_key_encrypted: string;
 }
 
 /** What an attempt got, as stored. */
@@ -96,7 +98,7 @@ export class DeliveryStore {
       )
       SELECT c.id, c.profile_id, c.mode::text AS mode, c.body, c.attempt_count, c.automatic_attempts, c.is_test,
              p.test_webhook_url, p.live_webhook_url, p.test_webhook_disabled_at, p.live_webhook_disabled_at,
-             p.payment_response_hash_key_encrypted, m.live_webhook_hosts
+             p.test_payment_response_hash_key_encrypted, p.live_payment_response_hash_key_encrypted, m.live_webhook_hosts
       FROM claimed c JOIN business_profiles p ON p.id = c.profile_id JOIN merchant_accounts m ON m.id = c.merchant_id`;
     const row = rows[0];
     if (row === undefined) return null;
@@ -113,7 +115,7 @@ export class DeliveryStore {
       liveWebhookHosts: row.live_webhook_hosts,
       url: live ? row.live_webhook_url : row.test_webhook_url,
       endpointDisabled: (live ? row.live_webhook_disabled_at : row.test_webhook_disabled_at) !== null,
-      paymentResponseHashKeyEncrypted: row.payment_response_hash_key_encrypted,
+      paymentResponseHashKeyEncrypted: live ? row.live_payment_response_hash_key_encrypted : row.test_payment_response_hash_key_encrypted,
     };
   }
 

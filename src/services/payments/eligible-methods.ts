@@ -5,9 +5,9 @@ import { ConnectorError } from '../../connectors/connector.ts';
 import { CONNECTORS, isConnectorName } from '../../connectors/registry.ts';
 import { AppError, invalidInput } from '../../domain/errors.ts';
 import { PAYMENT_METHOD_TYPES, paymentMethodGroup, supportsManualCapture, type PaymentMethodGroup, type PaymentMethodType } from '../../domain/payments/methods.ts';
-import type { BusinessProfile, ConnectorAccount, SavedPaymentMethod } from '../../generated/prisma/client.ts';
+import type { ConnectorAccount, SavedPaymentMethod } from '../../generated/prisma/client.ts';
 import { surchargeFor } from '../../domain/surcharges.ts';
-import { profileSurcharges } from '../business-profiles.ts';
+import { profileSettings, type ProfileSettings } from '../profile-settings.ts';
 import type { ConnectorAccountService } from '../connector-accounts.ts';
 import type { ServiceContext } from '../context.ts';
 import type { CustomerService } from '../customers.ts';
@@ -57,11 +57,10 @@ export class EligibleMethodsService {
 
   async paymentMethods(principal: Principal, clientSecret: string): Promise<PaymentMethodsAnswer> {
     const payment = await this.visible(principal, clientSecret);
-    const profile = await this.profileOf(payment);
-    const routes = await this.routes(payment, profile);
-    const rules = profileSurcharges(profile);
+    const settings = await this.settingsOf(payment);
+    const routes = await this.routes(payment, settings);
     const methods = [...routes].map(([type, accounts]) => ({
-      surchargeAmount: surchargeFor(payment.amount, type, rules),
+      surchargeAmount: surchargeFor(payment.amount, type, settings.surcharges),
       type,
       flow: paymentMethodGroup(type, payment.authenticationType === 'THREE_DS'),
       connectors: accounts.map((account) => account.connectorName),
@@ -77,20 +76,19 @@ export class EligibleMethodsService {
   async paymentSessions(principal: Principal, clientSecret: string, wallets: readonly string[] | null): Promise<SessionAnswer[]> {
     if (wallets !== null && wallets.length > MAX_WALLETS) throw invalidInput('wallets', `at most ${MAX_WALLETS}`);
     const payment = await this.visible(principal, clientSecret);
-    const profile = await this.profileOf(payment);
-    const routes = await this.routes(payment, profile);
+    const settings = await this.settingsOf(payment);
+    const routes = await this.routes(payment, settings);
     const offered = (['wallet', 'pay_later'] as const).flatMap((type) =>
       (routes.get(type) ?? []).flatMap((account) => providersOf([account], type).map((provider) => ({ ...provider, account }))),
     );
     const requested = wallets ?? [...new Set(offered.map((offer) => offer.provider))];
-    const rules = profileSurcharges(profile);
     const sessions: SessionAnswer[] = [];
     for (const [index, provider] of requested.entries()) {
       const offer = offered.find((candidate) => candidate.provider === provider);
       if (!offer) throw invalidInput(`wallets.${index}`, `${provider} is not offered for this payment (offered: ${[...new Set(offered.map((o) => o.provider))].join(', ') || 'none'})`);
       try {
         // The wallet approves what the customer will pay: the amount with this method's surcharge.
-        const amount = payment.amount + surchargeFor(payment.amount, offer.type, rules);
+        const amount = payment.amount + surchargeFor(payment.amount, offer.type, settings.surcharges);
         const session = await this.connectorAccounts.connectorFor(offer.account).createSession({ wallet: provider, amount, currency: payment.currency });
         sessions.push({ provider, type: offer.type, connector: offer.account.connectorName, sessionToken: session.sessionToken, expiresAt: session.expiresAt });
       } catch (error) {
@@ -105,13 +103,13 @@ export class EligibleMethodsService {
     return this.payments.getVisible(principal, this.payments.paymentIdOfClientSecret(clientSecret), clientSecret);
   }
 
-  /** The payment's profile: its routing and its surcharge rules, read once per request. */
-  private profileOf(payment: Payment): Promise<Pick<BusinessProfile, 'routing' | 'surcharges'>> {
-    return this.context.db.businessProfile.findUniqueOrThrow({ where: { id: payment.profileId }, select: { routing: true, surcharges: true } });
+  /** The settings of the payment's profile in the payment's mode (its routing and surcharge rules), read once per request. */
+  private async settingsOf(payment: Payment): Promise<ProfileSettings> {
+    return profileSettings(await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: payment.profileId } }), payment.mode);
   }
 
   /** For each method type the payment can use, its connector accounts in routing order. */
-  private async routes(payment: Payment, profile: Pick<BusinessProfile, 'routing'>): Promise<Map<PaymentMethodType, ConnectorAccount[]>> {
+  private async routes(payment: Payment, settings: Pick<ProfileSettings, 'routing'>): Promise<Map<PaymentMethodType, ConnectorAccount[]>> {
     const routes = new Map<PaymentMethodType, ConnectorAccount[]>();
     for (const type of PAYMENT_METHOD_TYPES) {
       if (payment.captureMethod === 'MANUAL' && !supportsManualCapture(type)) continue;
@@ -122,7 +120,7 @@ export class EligibleMethodsService {
         currency: payment.currency,
         country: payment.country,
         paymentConnectors: payment.connectors,
-        profileRouting: profile.routing,
+        profileRouting: settings.routing,
       });
       if (accounts.length > 0) routes.set(type, accounts);
     }

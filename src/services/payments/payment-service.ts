@@ -21,8 +21,9 @@ import { supportsManualCapture } from '../../domain/payments/methods.ts';
 import { HARD_DECLINE_CODES, MAX_ATTEMPTS_PER_PAYMENT, retryDecision, type AttemptFailure } from '../../domain/payments/retry.ts';
 import { paymentSyncDelayMs } from '../../domain/payments/sync-schedule.ts';
 import { surchargeFor } from '../../domain/surcharges.ts';
-import { profileFor, profileSurcharges } from '../business-profiles.ts';
-import { Prisma, type BusinessProfile, type ConnectorAccount, type PaymentAttempt, type PaymentIntent, type SavedPaymentMethod } from '../../generated/prisma/client.ts';
+import { profileFor } from '../business-profiles.ts';
+import { profileSettings, type ProfileSettings } from '../profile-settings.ts';
+import { Prisma, type ConnectorAccount, type PaymentAttempt, type PaymentIntent, type SavedPaymentMethod } from '../../generated/prisma/client.ts';
 import type { ConnectorAccountService } from '../connector-accounts.ts';
 import type { ServiceContext } from '../context.ts';
 import type { CustomerService } from '../customers.ts';
@@ -140,6 +141,7 @@ export class PaymentService {
   async create(principal: SecretKeyPrincipal, rawInput: unknown, origin: { paymentLinkId?: string; subscriptionPeriod?: string } = {}): Promise<Payment> {
     const input = parseInput(createPaymentInput, rawInput);
     const profile = await profileFor(this.context.db, principal.merchantId, input.profileId);
+    const settings = profileSettings(profile, principal.mode);
     // A merchant-initiated payment charges the mandate's saved card, off session (no CVC, nobody to ask).
     const mandate = input.mandateId ? await this.mandates.chargeable(principal, input.mandateId, input.customerId ?? null) : null;
     const customerId = input.customerId ?? mandate?.customerId ?? null;
@@ -149,7 +151,7 @@ export class PaymentService {
     // A payment that could not be confirmed is refused before anything is written.
     if (input.confirm) {
       const routed = { ...principal, currency: input.currency, country: input.country ?? null, connectors: input.connectors ?? [] };
-      await this.routeCandidates(routed, profile, method!, mandate?.savedPaymentMethod ?? null);
+      await this.routeCandidates(routed, settings, method!, mandate?.savedPaymentMethod ?? null);
     }
     // The charge starts here: a revocation committed before this claim refuses it, before anything is written.
     if (mandate) await this.mandates.claimForCharge(mandate);
@@ -182,7 +184,7 @@ export class PaymentService {
       returnUrl: input.returnUrl ?? null,
       setupFutureUsage: input.setupFutureUsage ?? null,
       connectors: input.connectors ?? [],
-      expiresAt: new Date(now.getTime() + profile.sessionExpirySeconds * 1000),
+      expiresAt: new Date(now.getTime() + settings.sessionExpirySeconds * 1000),
       activeAttemptId: attemptId,
       attemptCount: 1,
       cancellationReason: null,
@@ -276,11 +278,12 @@ export class PaymentService {
    */
   private async confirmLoaded(principal: MerchantPrincipal, payment: Payment, method: PaymentMethod, options: ConfirmOptions): Promise<Payment> {
     const profile = await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: payment.profileId } });
-    const candidates = await this.routeCandidates(payment, profile, method, options.saved);
+    const settings = profileSettings(profile, payment.mode);
+    const candidates = await this.routeCandidates(payment, settings, method, options.saved);
     const kept = keptFields(method, this.fingerprintKey(payment.merchantId), options.saved);
     const routedTo = (account: ConnectorAccount) => ({ ...kept, connectorAccountId: account.id, connectorName: account.connectorName });
     // The profile's surcharge for the method paid with is fixed at confirm, for every attempt of this confirm.
-    const surchargeAmount = surchargeFor(payment.amount, methodTypeOf(method), profileSurcharges(profile));
+    const surchargeAmount = surchargeFor(payment.amount, methodTypeOf(method), settings.surcharges);
     const intent = { surchargeAmount, ...(options.returnUrl ? { returnUrl: options.returnUrl } : {}) };
     let pending: Payment;
     if (payment.status === 'FAILED') {
@@ -310,14 +313,14 @@ export class PaymentService {
       const saveCard = options.saveCard || (pending.setupFutureUsage === 'OFF_SESSION' && method.type === 'card');
       // Partial authorization leaves an amount to capture: only for payments captured by the merchant.
       // Not with 3DS either: the table has no partial row after authentication.
-      const allowPartialAuthorization = profile.allowPartialAuthorization && pending.captureMethod === 'MANUAL' && pending.authenticationType === 'NO_THREE_DS';
+      const allowPartialAuthorization = settings.allowPartialAuthorization && pending.captureMethod === 'MANUAL' && pending.authenticationType === 'NO_THREE_DS';
       const outcome = await this.authorizeAt(pending, account, method, { saveCard, allowPartialAuthorization });
       const failure = attemptFailureOf(outcome);
       if (failure !== null) {
         const decision = retryDecision(failure, {
           retriesUsed,
-          maxRetries: profile.maxRetries,
-          retryableDeclineCodes: profile.retryableDeclineCodes,
+          maxRetries: settings.maxRetries,
+          retryableDeclineCodes: settings.retryableDeclineCodes,
           nextConnectorAvailable: index + 1 < candidates.length && pending.attemptCount < MAX_ATTEMPTS_PER_PAYMENT,
         });
         if (decision.retry) {
@@ -393,7 +396,7 @@ export class PaymentService {
    */
   private async routeCandidates(
     payment: Pick<Payment, 'merchantId' | 'mode' | 'currency' | 'country' | 'connectors'>,
-    profile: BusinessProfile,
+    settings: Pick<ProfileSettings, 'routing'>,
     method: PaymentMethod,
     saved: SavedPaymentMethod | null,
   ): Promise<ConnectorAccount[]> {
@@ -405,7 +408,7 @@ export class PaymentService {
       currency: payment.currency,
       country: payment.country,
       paymentConnectors: payment.connectors,
-      profileRouting: profile.routing,
+      profileRouting: settings.routing,
     });
     const candidates = saved ? eligible.filter((account) => account.id === saved.connectorAccountId) : eligible;
     if (candidates.length === 0) {

@@ -16,6 +16,7 @@ import { isId, newId } from '../../domain/ids.ts';
 import { isPayoutMoveAllowed, OPEN_PAYOUT_STATUSES, PAYOUT_STATUSES, PAYOUT_STATUS_EVENTS, PAYOUT_TARGETS, payoutRefusal } from '../../domain/payouts/payout-machine.ts';
 import type { ConnectorAccount, Payout } from '../../generated/prisma/client.ts';
 import { profileFor } from '../business-profiles.ts';
+import { profileSettings } from '../profile-settings.ts';
 import type { ConnectorAccountService } from '../connector-accounts.ts';
 import type { ServiceContext } from '../context.ts';
 import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
@@ -99,7 +100,7 @@ export class PayoutService {
     if (accounts.length === 0) throw invalidInput(input.connector ? 'connector' : 'currency', `no enabled connector account of this merchant sends payouts in ${input.currency}${input.connector ? ` with ${input.connector}` : ''}`);
     const country = input.country ?? null;
     const serving = accounts.filter((account) => country === null || account.countries.length === 0 || account.countries.includes(country));
-    const refusal = payoutRefusal({ amount: input.amount, country }, profile.payoutLimit, serving.length > 0 ? null : [...new Set(accounts.flatMap((account) => account.countries))]);
+    const refusal = payoutRefusal({ amount: input.amount, country }, profileSettings(profile, principal.mode).payoutLimit, serving.length > 0 ? null : [...new Set(accounts.flatMap((account) => account.countries))]);
     const account: ConnectorAccount | null = refusal === null ? serving[0]! : null;
     const now = new Date();
     let event: CommittedEvent | null = null;
