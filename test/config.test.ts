@@ -150,15 +150,15 @@ describe('loadConfig', () => {
 
   describe('introspection', () => {
     it('is on by default outside production, off in production', () => {
-      expect(loadConfig({}).introspection).toBe(true);
-      expect(loadConfig({ NODE_ENV: 'production', ENCRYPTION_KEY: HEX_KEY }).introspection).toBe(false);
+      expect(load({}).introspection).toBe(true);
+      expect(load({ NODE_ENV: 'production' }).introspection).toBe(false);
     });
 
     it.each([
       [{ GRAPHQL_INTROSPECTION: 'false' }, false],
-      [{ NODE_ENV: 'production', ENCRYPTION_KEY: HEX_KEY, GRAPHQL_INTROSPECTION: 'true' }, true],
+      [{ NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'true' }, true],
     ])('follows GRAPHQL_INTROSPECTION when it is set: %j', (env, expected) => {
-      expect(loadConfig(env).introspection).toBe(expected);
+      expect(load(env).introspection).toBe(expected);
     });
   });
 });
