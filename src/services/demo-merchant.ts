@@ -68,8 +68,8 @@ export async function ensureDemoMerchant(context: ServiceContext, demoKeys: Demo
     secretKeyId: DEMO_SECRET_KEY_ID,
     paymentLinkId: DEMO_PAYMENT_LINK_ID,
   };
-  const existing = await db.businessProfile.findUnique({ where: { id: DEMO_PROFILE_ID }, select: { paymentResponseHashKeyEncrypted: true } });
-  if (existing && !opens(secretBox, existing.paymentResponseHashKeyEncrypted)) {
+  const existing = await db.businessProfile.findUnique({ where: { id: DEMO_PROFILE_ID }, select: { testPaymentResponseHashKeyEncrypted: true } });
+  if (existing && !opens(secretBox, existing.testPaymentResponseHashKeyEncrypted)) {
     throw new DemoKeyMismatchError('the demo merchant in this database was created with another ENCRYPTION_KEY, so its stored secrets cannot be read');
   }
   const keys = [
