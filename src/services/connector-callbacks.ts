@@ -11,7 +11,8 @@ import type { CallbackVerification, ConnectorAccount, Prisma } from '../generate
 import type { ConnectorAccountService } from './connector-accounts.ts';
 import type { ServiceContext } from './context.ts';
 import type { PaymentService } from './payments/payment-service.ts';
-import type { DisputeService } from './disputes/dispute-service.ts';
+import type { DisputeCallbackResult, DisputeService } from './disputes/dispute-service.ts';
+import type { ApplyOutcome } from './guarded-moves.ts';
 import type { MandateService } from './mandates/mandate-service.ts';
 import type { PayoutService } from './payouts/payout-service.ts';
 import type { RefundService } from './refunds/refund-service.ts';
@@ -82,6 +83,12 @@ export class ConnectorCallbackService {
       await record('VERIFIED', `${parsed.kind}_not_found`, { callback: parsed });
       return acknowledged(`${parsed.kind}_not_found`);
     }
+    if (result.outcome === 'refused') {
+      // Acknowledged (a 4xx would be sent again forever) but nothing opened: the report contradicts our records.
+      this.context.logger.warn({ connectorAccountId: account.id, processorEventId: parsed.eventId, paymentId: result.paymentId, refusal: result.refusal }, 'refused a dispute callback that contradicts its payment');
+      await record('VERIFIED', result.refusal, { callback: parsed, paymentId: result.paymentId });
+      return acknowledged('refused');
+    }
     if (result.outcome === 'deferred') {
       // Not committed (the resource kept changing under it): the processor is asked to send it again.
       await record('VERIFIED', 'deferred', { callback: parsed, paymentId: result.paymentId ?? undefined });
@@ -93,7 +100,7 @@ export class ConnectorCallbackService {
   }
 
   /** Applies a verified callback to its resource, through that resource's own state table. */
-  private apply(connectorAccountId: string, callback: ConnectorCallback): Promise<{ paymentId: string | null; outcome: 'committed' | 'unchanged' | 'deferred' } | null> {
+  private apply(connectorAccountId: string, callback: ConnectorCallback): Promise<{ paymentId: string | null; outcome: ApplyOutcome } | DisputeCallbackResult | null> {
     const { payments, refunds, disputes, mandates, payouts } = this.resources;
     switch (callback.kind) {
       case 'payment':
