@@ -25,7 +25,7 @@ export async function handleCallback(services: Services, match: RegExpExecArray,
     rawBody = await readBody(request, MAX_CALLBACK_BYTES);
   } catch (error) {
     if (!(error instanceof BodyTooLargeError)) throw error;
-    return sendJson(reply, 413, errorBody('PAYLOAD_TOO_LARGE', `A callback body is at most ${MAX_CALLBACK_BYTES} bytes.`), { connection: 'close' });
+    return sendJson(reply, 413, errorBody('PAYLOAD_TOO_LARGE', `A callback body is at most ${MAX_CALLBACK_BYTES} bytes.`));
   }
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
@@ -48,7 +48,7 @@ export async function handleRegistration(services: Services, match: RegExpExecAr
       registered_at: registered.registeredAt.toISOString(),
     });
   } catch (error) {
-    if (error instanceof BodyTooLargeError) return sendJson(reply, 413, errorBody('PAYLOAD_TOO_LARGE', 'The request body is too large.'), { connection: 'close' });
+    if (error instanceof BodyTooLargeError) return sendJson(reply, 413, errorBody('PAYLOAD_TOO_LARGE', 'The request body is too large.'));
     if (!(error instanceof AppError)) throw error;
     sendJson(reply, ERROR_CODES[error.code].httpStatus, errorBody(error.code, error.message));
   }

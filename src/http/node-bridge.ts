@@ -1,20 +1,57 @@
 // Reading a bounded request body from node:http and writing a Fetch API Response back to it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+/** The body passed its limit: answer 413 (its rest is being read and thrown away, see discardRest). */
 export class BodyTooLargeError extends Error {}
 
-/** The whole body, or BodyTooLargeError as soon as it passes `limit` bytes (declared or streamed). */
-export async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(request.headers['content-length'] ?? 0);
-  if (declared > limit) throw new BodyTooLargeError();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new BodyTooLargeError();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size);
+/** The client hung up before sending the whole body: nobody is left to answer, and nothing failed here. */
+export class ClientClosedError extends Error {}
+
+/**
+ * How much of a body over its limit is read in all (and thrown away) so that a client still sending it reads
+ * the 413: closing while it sends would reset the connection under it before it reads the answer. Past this
+ * the connection is closed.
+ */
+export const MAX_DISCARDED_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The whole body, or BodyTooLargeError as soon as it passes `limit` bytes (declared or streamed), or
+ * ClientClosedError when the client hangs up first.
+ */
+export function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (outcome: () => void) => {
+      request.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onGone);
+      outcome();
+    };
+    const tooLarge = () =>
+      settle(() => {
+        discardRest(request, size);
+        reject(new BodyTooLargeError());
+      });
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) tooLarge();
+      else chunks.push(chunk);
+    };
+    const onEnd = () => settle(() => resolve(Buffer.concat(chunks, size)));
+    const onGone = () => settle(() => reject(new ClientClosedError('the client closed the connection before sending the whole body')));
+    if (Number(request.headers['content-length'] ?? 0) > limit) return tooLarge();
+    request.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone);
+  });
+}
+
+/** Reads the rest of a refused body into nothing, up to MAX_DISCARDED_BODY_BYTES in all, then closes the connection. */
+function discardRest(request: IncomingMessage, alreadyRead: number): void {
+  let read = alreadyRead;
+  request.on('error', () => {}); // the client may stop sending once it has the 413
+  request.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > MAX_DISCARDED_BODY_BYTES) request.socket.destroy();
+  });
+  request.resume();
 }
 
 export function toFetchHeaders(request: IncomingMessage): Headers {

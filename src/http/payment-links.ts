@@ -68,7 +68,7 @@ export async function handlePaymentLink(services: Services, match: RegExpExecArr
     }
     sendJson(reply, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: `Use ${action ? 'POST' : 'GET'} here.` } });
   } catch (error) {
-    if (error instanceof BodyTooLargeError) return sendJson(reply, 413, { error: { code: 'PAYLOAD_TOO_LARGE', message: `The body must be at most ${MAX_PAY_BODY_BYTES} bytes.` } }, { connection: 'close' });
+    if (error instanceof BodyTooLargeError) return sendJson(reply, 413, { error: { code: 'PAYLOAD_TOO_LARGE', message: `The body must be at most ${MAX_PAY_BODY_BYTES} bytes.` } });
     if (!(error instanceof AppError)) throw error;
     // An expired link (or its expired payment) is gone; any other refusal keeps its own status.
     const status = error.code === 'INVALID_STATE' && error.details['status'] === 'EXPIRED' ? 410 : ERROR_CODES[error.code].httpStatus;

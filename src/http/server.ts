@@ -12,7 +12,7 @@ import type { Logger } from '../logger.ts';
 import type { Services } from '../services/create-services.ts';
 import type { Principal } from '../services/principal.ts';
 import type { Metrics } from './metrics.ts';
-import { BodyTooLargeError, readBody, sendJson, sendResponse, toFetchHeaders } from './node-bridge.ts';
+import { BodyTooLargeError, ClientClosedError, readBody, sendJson, sendResponse, toFetchHeaders } from './node-bridge.ts';
 import { classifyKeyedRequest, errorResponse, KEY_WITHOUT_API_KEY, runIdempotently, type PlainResponse } from './idempotent-graphql.ts';
 import { CALLBACK_ROUTE, handleCallback, handleRegistration, REGISTRATION_ROUTE } from './connector-webhooks.ts';
 import { handlePaymentLink, PAYMENT_LINK_ROUTE } from './payment-links.ts';
@@ -63,7 +63,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       } catch (error) {
         if (!(error instanceof BodyTooLargeError)) throw error;
         const message = `The request body is larger than ${config.MAX_BODY_BYTES} bytes.`;
-        sendJson(reply, 413, { errors: [{ message, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] }, { connection: 'close' });
+        sendJson(reply, 413, { errors: [{ message, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
         return;
       }
     }
@@ -151,6 +151,8 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       }
     });
     route(request, reply, url, requestId).catch((error: unknown) => {
+      // Clients give up mid-upload all the time; there is nobody to answer and no fault of ours to trace.
+      if (error instanceof ClientClosedError) return logger.info({ requestId, method: request.method, path: url.pathname }, error.message);
       logger.error({ err: error, requestId }, 'unhandled error in HTTP handler');
       if (!reply.headersSent) sendJson(reply, 500, { error: { code: 'INTERNAL', message: ERROR_CODES.INTERNAL.description } });
       else reply.destroy();

@@ -32,12 +32,8 @@ export async function answerOrRefusal(run: () => Promise<JsonReply> | JsonReply)
     return await run();
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    return {
-      status: error.status,
-      body: { error: { code: error.code, message: error.message } },
-      // After a 413 the rest of the body is unread, so the connection cannot carry another request.
-      ...(error.status === 413 ? { headers: { connection: 'close' } } : {}),
-    };
+    // After a 413, readBody reads the rest of the body (bounded), so the connection can carry another request.
+    return { status: error.status, body: { error: { code: error.code, message: error.message } } };
   }
 }
 

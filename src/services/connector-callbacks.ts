@@ -1,17 +1,18 @@
 // Processors' callbacks (incoming webhooks) and registering where they go. A callback is verified with the
 // connector account's webhook secret over the exact bytes received, read by the connector, and applied to
 // the payment through the same state table as every other processor answer (PaymentService.applyCallback),
-// so a duplicate, late or out-of-order callback changes nothing. Every callback is stored with what was
-// done, for support and replay.
+// so a duplicate, late or out-of-order callback changes nothing. Every verified callback is stored whole with
+// what was done, for support and replay; of those that did not verify, only a bounded sample is kept.
 import { randomBytes } from 'node:crypto';
 import { ConnectorError, type ConnectorCallback } from '../connectors/connector.ts';
 import { AppError, notFound } from '../domain/errors.ts';
 import { isId, newId } from '../domain/ids.ts';
-import type { CallbackVerification, ConnectorAccount } from '../generated/prisma/client.ts';
+import type { CallbackVerification, ConnectorAccount, Prisma } from '../generated/prisma/client.ts';
 import type { ConnectorAccountService } from './connector-accounts.ts';
 import type { ServiceContext } from './context.ts';
 import type { PaymentService } from './payments/payment-service.ts';
-import type { DisputeService } from './disputes/dispute-service.ts';
+import type { DisputeCallbackResult, DisputeService } from './disputes/dispute-service.ts';
+import type { ApplyOutcome } from './guarded-moves.ts';
 import type { MandateService } from './mandates/mandate-service.ts';
 import type { PayoutService } from './payouts/payout-service.ts';
 import type { RefundService } from './refunds/refund-service.ts';
@@ -33,8 +34,15 @@ export interface IncomingCallback {
 /** Headers that carry credentials: never stored. */
 const SECRET_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'api-key', 'x-api-key']);
 
-/** How much of a callback that did not verify is kept. */
-const MAX_UNVERIFIED_BODY_BYTES = 4096;
+/**
+ * How many callbacks that did not verify are kept per connector account in any minute: anyone can POST to the
+ * route, so those are a sample for support (a secret set wrong shows), never a log the sender can fill.
+ */
+export const UNVERIFIED_SAMPLE_PER_MINUTE = 10;
+
+/** All that is kept of an unverified callback's headers (and nothing of its body), each value cut short. */
+const UNVERIFIED_HEADERS = ['content-type', 'content-length', 'user-agent'];
+const MAX_UNVERIFIED_HEADER_CHARS = 200;
 
 const acknowledged = (outcome: string): CallbackAnswer => ({ status: 200, body: { received: true, outcome } });
 
@@ -75,6 +83,12 @@ export class ConnectorCallbackService {
       await record('VERIFIED', `${parsed.kind}_not_found`, { callback: parsed });
       return acknowledged(`${parsed.kind}_not_found`);
     }
+    if (result.outcome === 'refused') {
+      // Acknowledged (a 4xx would be sent again forever) but nothing opened: the report contradicts our records.
+      this.context.logger.warn({ connectorAccountId: account.id, processorEventId: parsed.eventId, paymentId: result.paymentId, refusal: result.refusal }, 'refused a dispute callback that contradicts its payment');
+      await record('VERIFIED', result.refusal, { callback: parsed, paymentId: result.paymentId });
+      return acknowledged('refused');
+    }
     if (result.outcome === 'deferred') {
       // Not committed (the resource kept changing under it): the processor is asked to send it again.
       await record('VERIFIED', 'deferred', { callback: parsed, paymentId: result.paymentId ?? undefined });
@@ -86,7 +100,7 @@ export class ConnectorCallbackService {
   }
 
   /** Applies a verified callback to its resource, through that resource's own state table. */
-  private apply(connectorAccountId: string, callback: ConnectorCallback): Promise<{ paymentId: string | null; outcome: 'committed' | 'unchanged' | 'deferred' } | null> {
+  private apply(connectorAccountId: string, callback: ConnectorCallback): Promise<{ paymentId: string | null; outcome: ApplyOutcome } | DisputeCallbackResult | null> {
     const { payments, refunds, disputes, mandates, payouts } = this.resources;
     switch (callback.kind) {
       case 'payment':
@@ -154,27 +168,55 @@ export class ConnectorCallbackService {
     outcome: string,
     details: { callback?: ConnectorCallback; paymentId?: string },
   ): Promise<void> {
-    const headers = Object.fromEntries(Object.entries(callback.headers).filter(([name, value]) => value !== undefined && !SECRET_HEADERS.has(name)));
-    // Anyone can POST here: an unverified body is kept only in part, so the log cannot be filled for free.
-    const body = verification === 'VERIFIED' ? callback.rawBody : callback.rawBody.subarray(0, MAX_UNVERIFIED_BODY_BYTES);
-    // The log must never turn a committed change into an error answer (the processor would send it again).
-    await this.context.db.connectorCallback
-      .create({
-        data: {
-          id: newId('connectorCallback'),
-          merchantId: account.merchantId,
-          connectorAccountId: account.id,
-          connectorName: account.connectorName,
-          headers,
-          body: new Uint8Array(body),
-          verification,
-          outcome,
-          // Only verified content is trusted enough to be indexed by.
-          processorEventId: details.callback?.eventId.slice(0, 100) ?? null,
-          processorEventType: details.callback?.eventType.slice(0, 100) ?? null,
-          paymentId: details.paymentId ?? null,
-        },
-      })
-      .catch((error: unknown) => this.context.logger.error({ err: error, connectorAccountId: account.id, outcome }, 'could not store a connector callback'));
+    const verified = verification === 'VERIFIED';
+    const data = {
+      id: newId('connectorCallback'),
+      merchantId: account.merchantId,
+      connectorAccountId: account.id,
+      connectorName: account.connectorName,
+      headers: verified ? withoutCredentials(callback.headers) : unverifiedHeaders(callback.headers),
+      body: new Uint8Array(verified ? callback.rawBody : []),
+      verification,
+      outcome,
+      // Only verified content is trusted enough to be indexed by.
+      processorEventId: details.callback?.eventId.slice(0, 100) ?? null,
+      processorEventType: details.callback?.eventType.slice(0, 100) ?? null,
+      paymentId: details.paymentId ?? null,
+    };
+    try {
+      if (verified) await this.context.db.connectorCallback.create({ data });
+      else if (await this.storeSample(data)) this.context.logger.warn({ connectorAccountId: account.id, outcome }, 'a callback did not verify');
+    } catch (error) {
+      // The log must never turn a committed change into an error answer (the processor would send it again).
+      this.context.logger.error({ err: error, connectorAccountId: account.id, outcome }, 'could not store a connector callback');
+    }
+  }
+
+  /**
+   * Stores an unverified callback unless its account's sample for the last minute is full (so its warning is
+   * logged at the same bounded rate); whether it did. The account's callbacks take turns on an advisory lock,
+   * in every API process, so no two take the last place; a full sample is seen first without it, so a flood
+   * of forged callbacks queues on nothing.
+   */
+  private async storeSample(data: Prisma.ConnectorCallbackUncheckedCreateInput): Promise<boolean> {
+    const sampleFull = async (db: Prisma.TransactionClient) => {
+      const [recent] = await db.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM connector_callbacks
+        WHERE connector_account_id = ${data.connectorAccountId} AND verification <> 'VERIFIED' AND received_at > now() - interval '1 minute'`;
+      return recent!.n >= UNVERIFIED_SAMPLE_PER_MINUTE;
+    };
+    if (await sampleFull(this.context.db)) return false;
+    return this.context.db.$transaction(async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`connector_callbacks:${data.connectorAccountId}`}))`;
+      if (await sampleFull(tx)) return false;
+      await tx.connectorCallback.create({ data });
+      return true;
+    });
   }
 }
+
+const withoutCredentials = (headers: IncomingCallback['headers']) =>
+  Object.fromEntries(Object.entries(headers).filter(([name, value]) => value !== undefined && !SECRET_HEADERS.has(name)));
+
+const unverifiedHeaders = (headers: IncomingCallback['headers']) =>
+  Object.fromEntries(UNVERIFIED_HEADERS.flatMap((name) => (headers[name] === undefined ? [] : [[name, headers[name].slice(0, MAX_UNVERIFIED_HEADER_CHARS)]])));

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { CONNECTORS } from '../../src/connectors/registry.ts';
+import { UNVERIFIED_SAMPLE_PER_MINUTE } from '../../src/services/connector-callbacks.ts';
 import { ConfirmPaymentDocument, CreatePaymentDocument, PaymentDocument } from '../gql/graphql.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { prng } from '../support/prng.ts';
@@ -198,6 +199,31 @@ describe('callbacks as a processor or an attacker sends them', () => {
     const stored = (await storedCallbacks(shop.connectorAccountId)).filter((row) => row.outcome === 'signature_mismatch');
     expect(stored.length).toBeGreaterThanOrEqual(attempts.length);
     for (const row of stored) expect(row.headers.authorization).toBeUndefined();
+  });
+
+  it('forged ones are kept only as a sample, at most UNVERIFIED_SAMPLE_PER_MINUTE a minute, without body or most headers', async () => {
+    const target = await merchantWithSandbox(stack, 'sandbox', { webhookSecret: secret });
+    const body = JSON.stringify({ id: 'evt_forged', type: 'payment.succeeded', data: { object: { padding: 'x'.repeat(19_000) } } });
+    const headers = { 'sandbox-signature': sandboxSignature(body, 'a guessed secret'), 'x-padding': 'y'.repeat(8_000), 'user-agent': `forger/${'z'.repeat(500)}` };
+    const started = Date.now();
+    // 10 at a time, so several API requests race for the sample's last places.
+    const statuses: number[] = [];
+    for (let batch = 0; batch < 20; batch += 1) {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => postCallback(target.merchantId, target.connectorAccountId, body, headers)));
+      statuses.push(...answers.map((answer) => answer.status));
+    }
+    expect(statuses).toEqual(Array(200).fill(401));
+    const minutes = Math.ceil((Date.now() - started) / 60_000);
+    const { rows } = await sql.query<{ verification: string; outcome: string; headers: Record<string, string>; body_bytes: number }>(
+      'SELECT verification, outcome, headers, octet_length(body) AS body_bytes FROM connector_callbacks WHERE connector_account_id = $1',
+      [target.connectorAccountId],
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.length).toBeLessThanOrEqual(UNVERIFIED_SAMPLE_PER_MINUTE * minutes);
+    for (const row of rows) {
+      expect(row).toMatchObject({ verification: 'FAILED', outcome: 'signature_mismatch', body_bytes: 0 });
+      expect(row.headers).toEqual({ 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': `forger/${'z'.repeat(193)}` });
+    }
   });
 
   it('an old callback never takes the recovery rows a stalled sync may take', async () => {

@@ -2,7 +2,8 @@
 // service with signed callbacks; the merchant accepts or challenges through the API; the network's decision
 // (the sandbox's test helpers) comes back by callback; every status reaches the merchant as a dispute_* webhook.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { AcceptDisputeDocument, ChallengeDisputeDocument, ConfirmPaymentDocument, CreatePaymentDocument, CreateRefundDocument, DisputeDocument, DisputesDocument } from '../gql/graphql.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
@@ -11,13 +12,17 @@ import { sandboxSignature } from '../support/sandbox-signature.ts';
 
 let stack: Stack;
 let shop: Shop;
+let sql: pg.Client;
 beforeAll(async () => {
   stack = await startStack({ sandboxDisputeOpenMs: 200 });
+  sql = new pg.Client({ connectionString: inject('databaseUrl') });
+  await sql.connect();
   shop = await shopWithReceiver(stack);
   const registered = await fetch(`${stack.api.url}/account/${shop.merchantId}/webhooks/${shop.connectorAccountId}`, { method: 'POST', headers: { 'api-key': shop.secretKey } });
   expect(registered.status).toBe(200);
 });
 afterAll(async () => {
+  await sql.end();
   await stack.close();
 });
 
@@ -214,6 +219,40 @@ describe('dispute callbacks crafted as a processor would send them', () => {
     const [stored] = dataOf(await own.secret(DisputesDocument, { paymentId: payment.id })).disputes;
     const error = errorOf(await own.secret(ChallengeDisputeDocument, { input: { disputeId: stored!.id, evidence: { receipt: 'r' } } }), 'INVALID_STATE');
     expect(error.message).toMatch(/evidence was due by/);
+  });
+
+  /** A first report of a new dispute of `payment` (900 EUR, needs_response), with `overrides`. */
+  const report = (payment: { activeAttempt: { connectorTransactionId?: string | null } }, overrides: Record<string, unknown> = {}) => ({
+    id: `sbx_dp_${randomBytes(8).toString('hex')}`,
+    payment: payment.activeAttempt.connectorTransactionId,
+    amount: 900,
+    status: 'needs_response',
+    evidence_due_by: null,
+    ...overrides,
+  });
+  const refused = { status: 200, body: { received: true, outcome: 'refused' } };
+
+  it('refuses a first report in another currency than its payment’s, or of more than it captured: nothing opened, no event', async () => {
+    const payment = await ownPayment();
+    const disputeEvents = async () => (await sql.query("SELECT count(*)::int AS n FROM events WHERE merchant_id = $1 AND event_type ILIKE 'dispute%'", [own.merchantId])).rows[0].n as number;
+    const paymentVersion = async () => (await sql.query('SELECT version FROM payment_intents WHERE id = $1', [payment.id])).rows[0].version as number;
+    const [eventsBefore, versionBefore] = [await disputeEvents(), await paymentVersion()];
+    expect(await send(report(payment, { currency: 'usd' }))).toEqual(refused);
+    expect(await send(report(payment, { amount: 901 }))).toEqual(refused);
+    expect(await send(report(payment, { amount: 901, status: 'lost' }))).toEqual(refused);
+    expect(dataOf(await own.secret(DisputesDocument, { paymentId: payment.id })).disputes).toEqual([]);
+    expect([await disputeEvents(), await paymentVersion()]).toEqual([eventsBefore, versionBefore]);
+    const stored = await sql.query('SELECT verification, outcome FROM connector_callbacks WHERE payment_id = $1 ORDER BY received_at', [payment.id]);
+    expect(stored.rows.map((row) => `${row.verification} ${row.outcome}`)).toEqual(['VERIFIED dispute_currency_mismatch', 'VERIFIED dispute_amount_over_captured', 'VERIFIED dispute_amount_over_captured']);
+    // The whole captured amount, in its currency, is disputable.
+    expect((await send(report(payment))).body.outcome).toBe('applied');
+  });
+
+  it('opens a dispute of the whole captured amount after a partial refund: the cardholder may dispute before the refund reaches them', async () => {
+    const payment = await ownPayment();
+    expect(dataOf(await own.secret(CreateRefundDocument, { input: { paymentId: payment.id, amount: 400 } })).createRefund.status).toBe('SUCCEEDED');
+    expect((await send(report(payment))).body.outcome).toBe('applied');
+    expect(dataOf(await own.secret(DisputesDocument, { paymentId: payment.id })).disputes).toMatchObject([{ status: 'OPENED', amount: 900, currency: 'EUR' }]);
   });
 
   it('acknowledges a dispute of a payment the account does not have', async () => {

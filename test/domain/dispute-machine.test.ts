@@ -7,6 +7,7 @@ import {
   DISPUTE_TARGETS,
   DISPUTE_TRANSITIONS,
   disputePath,
+  disputeRefusal,
   evidenceProblem,
   isDisputeMoveAllowed,
   type DisputeStatus,
@@ -94,5 +95,21 @@ describe('evidenceProblem', () => {
       const valid = size > 0 && Object.entries(evidence).every(([key, value]) => /^[a-z0-9_]+$/.test(key) && typeof value === 'string' && value.length >= 1 && value.length <= 5000 && !value.includes('\u0000'));
       expect(problem === null).toBe(valid);
     }
+  });
+});
+
+describe('a first report of a dispute against its payment', () => {
+  const payment = { amountReceived: 900, currency: 'EUR' };
+  it.each([
+    [{ amount: 900, currency: 'EUR' }, null],
+    [{ amount: 1, currency: 'EUR' }, null],
+    [{ amount: 901, currency: 'EUR' }, 'dispute_amount_over_captured'],
+    [{ amount: 900, currency: 'USD' }, 'dispute_currency_mismatch'],
+  ] as const)('%o is refused with %s', (dispute, refusal) => {
+    expect(disputeRefusal(dispute, payment)).toBe(refusal);
+  });
+
+  it('refuses any amount of a payment that captured nothing', () => {
+    expect(disputeRefusal({ amount: 1, currency: 'EUR' }, { amountReceived: 0, currency: 'EUR' })).toBe('dispute_amount_over_captured');
   });
 });

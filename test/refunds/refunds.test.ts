@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { verifyWebhook } from '../../examples/webhook-receiver/verify-webhook.ts';
 import { CapturePaymentDocument, ConfirmPaymentDocument, CreatePaymentDocument, CreateRefundDocument, PaymentRefundsDocument, RefundDocument, RefundsDocument, SyncRefundDocument } from '../gql/graphql.ts';
+import { newId } from '../../src/domain/ids.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
@@ -130,6 +131,41 @@ describe('refunds of a captured payment', () => {
     // The processor agrees: it refunded exactly what the service says.
     const processor = await (await fetch(`${stack.sandboxUrl}/v1/payments/${payment.activeAttempt.connectorTransactionId}`, { headers: { authorization: `Bearer ${shop.sandboxKey}` } })).json();
     expect(processor.amount_captured).toBe(1250);
+  });
+
+  it('refuses a refund that waited on the payment while a dispute of it was committed, and reserves nothing', async () => {
+    const payment = await paid(shop);
+    // Another transaction holds the payment's row, as the dispute service's does while it opens one.
+    const holder = new pg.Client({ connectionString: inject('databaseUrl') });
+    await holder.connect();
+    try {
+      const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM payment_intents WHERE id = $1 FOR UPDATE', [payment.id]);
+      const refunding = refund(shop, payment.id, 100);
+      // The refund's transaction has reached the payment and waits for the row.
+      await vi.waitFor(
+        async () => {
+          const waiting = await sql.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND $1 = ANY(pg_blocking_pids(pid))", [holderPid]);
+          expect(waiting.rowCount).toBe(1);
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      // The dispute is opened as the dispute service opens one: its row and the payment's version, committed together.
+      await holder.query(
+        `INSERT INTO disputes (id, payment_id, merchant_id, profile_id, mode, attempt_id, connector_account_id, connector_name, connector_dispute_id, status, amount, currency)
+         SELECT $2, p.id, p.merchant_id, p.profile_id, p.mode, a.id, a.connector_account_id, a.connector_name, $3, 'OPENED', p.amount_received, p.currency
+         FROM payment_intents p JOIN payment_attempts a ON a.id = p.active_attempt_id WHERE p.id = $1`,
+        [payment.id, newId('dispute'), `sbx_dp_${randomBytes(8).toString('hex')}`],
+      );
+      await holder.query('UPDATE payment_intents SET version = version + 1 WHERE id = $1', [payment.id]);
+      await holder.query('COMMIT');
+      expect(errorOf(await refunding, 'INVALID_STATE').message).toMatch(/a refund would return the money twice/);
+    } finally {
+      await holder.end();
+    }
+    expect(await amountRefundedColumn(payment.id)).toBe(0);
+    expect(await refundRows(payment.id)).toEqual([]);
   });
 });
 

@@ -62,6 +62,20 @@ export const DISPUTE_STATUS_EVENTS: Readonly<Record<DisputeStatus, EventType>> =
 /** Dispute statuses in which the chargeback holds or may take the payment's money: no refund then. */
 export const MONEY_DISPUTED_STATUSES: ReadonlySet<DisputeStatus> = new Set(['OPENED', 'CHALLENGED', 'ACCEPTED', 'LOST', 'EXPIRED']);
 
+/** Why a processor's first report of a dispute was refused: it contradicts the payment it names. */
+export type DisputeRefusal = 'dispute_currency_mismatch' | 'dispute_amount_over_captured';
+
+/**
+ * Whether a reported dispute fits its payment: in the payment's currency, and of at most what was captured
+ * (amountReceived). Refunds do not lower that bound: a cardholder may dispute before a refund reaches them (or
+ * while it is pending, and it may yet fail), and the merchant must see that dispute to answer it with the refund.
+ */
+export function disputeRefusal(dispute: { amount: number; currency: string }, payment: { amountReceived: number; currency: string }): DisputeRefusal | null {
+  if (dispute.currency !== payment.currency) return 'dispute_currency_mismatch';
+  if (dispute.amount > payment.amountReceived) return 'dispute_amount_over_captured';
+  return null;
+}
+
 /** The evidence a challenge carries: named documents as text (the sandbox's and Stripe's shape). */
 export const EVIDENCE_LIMITS = { maxFields: 20, maxKeyLength: 40, maxValueLength: 5000 } as const;
 const EVIDENCE_KEY = /^[a-z0-9_]+$/;

@@ -1,4 +1,5 @@
 import { CONNECTORS, isConnectorName } from '../../connectors/registry.ts';
+import { UNVERIFIED_SAMPLE_PER_MINUTE } from '../../services/connector-callbacks.ts';
 import { requireMerchant } from '../../services/principal.ts';
 import { builder } from '../builder.ts';
 import { ModeEnum } from './scalars.ts';
@@ -21,7 +22,7 @@ export const ConnectorAccountRef = builder.prismaObject('ConnectorAccount', {
       resolve: (account) => (isConnectorName(account.connectorName) ? [...CONNECTORS[account.connectorName].webhookFlowCategories] : []),
     }),
     callbacks: t.relation('callbacks', {
-      description: 'The processor’s callbacks to this account, newest first, with what was done (support and replay).',
+      description: `The processor’s callbacks to this account, newest first, with what was done (support and replay). Of those that did not verify, at most ${UNVERIFIED_SAMPLE_PER_MINUTE} a minute are kept.`,
       args: { first: t.arg.int({ description: '1 to 100; 20 by default.' }) },
       query: ({ first }) => ({ orderBy: { receivedAt: 'desc' }, take: Math.min(Math.max(first ?? 20, 1), 100) }),
     }),
@@ -35,13 +36,13 @@ builder.prismaObject('ConnectorCallback', {
     id: t.exposeID('id'),
     verification: t.exposeString('verification', { description: 'VERIFIED, FAILED or NOT_IMPLEMENTED.' }),
     outcome: t.exposeString('outcome', {
-      description: 'applied, duplicate_or_stale, payment_not_found, unrecognised_event, signature_mismatch, no_webhook_secret or webhooks_not_implemented.',
+      description: 'applied, duplicate_or_stale, payment_not_found, unrecognised_event, dispute_currency_mismatch, dispute_amount_over_captured, signature_mismatch, no_webhook_secret or webhooks_not_implemented.',
     }),
     processorEventId: t.exposeString('processorEventId', { nullable: true }),
     processorEventType: t.exposeString('processorEventType', { nullable: true }),
     paymentId: t.exposeString('paymentId', { nullable: true }),
-    headers: t.expose('headers', { type: 'JSON' }),
-    bodyBase64: t.string({ description: 'The exact bytes received, base64.', resolve: (callback) => Buffer.from(callback.body).toString('base64') }),
+    headers: t.expose('headers', { type: 'JSON', description: 'Without credentials; of a callback that did not verify, only content-type, content-length and user-agent.' }),
+    bodyBase64: t.string({ description: 'The exact bytes received, base64; empty for a callback that did not verify (its body is not kept).', resolve: (callback) => Buffer.from(callback.body).toString('base64') }),
     receivedAt: t.expose('receivedAt', { type: 'DateTime' }),
   }),
 });

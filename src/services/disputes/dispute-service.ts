@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
 import { ConnectorError, type Connector, type ProcessorDispute } from '../../connectors/connector.ts';
-import { DISPUTE_STATUSES, DISPUTE_STATUS_EVENTS, DISPUTE_TARGETS, disputePath, evidenceProblem } from '../../domain/disputes/dispute-machine.ts';
+import { DISPUTE_STATUSES, DISPUTE_STATUS_EVENTS, DISPUTE_TARGETS, disputePath, disputeRefusal, evidenceProblem, type DisputeRefusal } from '../../domain/disputes/dispute-machine.ts';
 import { AppError, invalidInput, notFound } from '../../domain/errors.ts';
 import { disputeWireObject } from '../../domain/events/wire-objects.ts';
 import { isId, newId } from '../../domain/ids.ts';
@@ -26,6 +26,9 @@ const listDisputesInput = z.object({
   status: z.enum(DISPUTE_STATUSES).nullish(),
   first: z.number().int().min(1, 'must be 1 to 100').max(100, 'must be 1 to 100').nullish(),
 });
+
+/** What a dispute callback did: applied through the table, or refused as contradicting its payment. */
+export type DisputeCallbackResult = { paymentId: string; outcome: ApplyOutcome } | { paymentId: string; outcome: 'refused'; refusal: DisputeRefusal };
 
 export class DisputeService {
   constructor(
@@ -78,9 +81,10 @@ export class DisputeService {
 
   /**
    * A verified processor callback about a dispute of this connector account: opens it (dispute_opened) the
-   * first time, then moves it through the table. Null when the account has no such payment.
+   * first time, unless it contradicts its payment (refused), then moves it through the table. Null when the
+   * account has no such payment.
    */
-  async applyCallback(connectorAccountId: string, answer: ProcessorDispute): Promise<{ paymentId: string; outcome: ApplyOutcome } | null> {
+  async applyCallback(connectorAccountId: string, answer: ProcessorDispute): Promise<DisputeCallbackResult | null> {
     const known = await this.context.db.dispute.findUnique({
       where: { connectorAccountId_connectorDisputeId: { connectorAccountId, connectorDisputeId: answer.disputeId } },
       select: { id: true, paymentId: true },
@@ -93,6 +97,7 @@ export class DisputeService {
     if (attempt === null) return null;
     const opened = await this.open(attempt, answer);
     if (opened === null) return this.applyCallback(connectorAccountId, answer); // a concurrent callback opened it first
+    if ('refusal' in opened) return { paymentId: attempt.paymentId, outcome: 'refused', refusal: opened.refusal };
     // A first callback that already reports a later state (the "opened" one was lost) moves it on from OPENED.
     if (DISPUTE_TARGETS[answer.status] !== 'OPENED') await this.apply(opened.id, answer, 'callback');
     return { paymentId: opened.paymentId, outcome: 'committed' };
@@ -116,13 +121,21 @@ export class DisputeService {
     }
   }
 
-  /** Creates the dispute at OPENED with its dispute_opened event; null if a concurrent callback created it. */
-  private async open(attempt: Prisma.PaymentAttemptGetPayload<{ include: { payment: true } }>, answer: ProcessorDispute): Promise<Dispute | null> {
+  /**
+   * Creates the dispute at OPENED with its dispute_opened event; null if a concurrent callback created it, and
+   * its refusal (nothing written) when it contradicts the payment.
+   */
+  private async open(attempt: Prisma.PaymentAttemptGetPayload<{ include: { payment: true } }>, answer: ProcessorDispute): Promise<Dispute | { refusal: DisputeRefusal } | null> {
     const { payment } = attempt;
     const now = new Date();
     let event: CommittedEvent | null = null;
     try {
       const dispute = await this.context.db.$transaction(async (tx) => {
+        // The payment's row first, as refunds take it: a refund waiting for it sees the dispute once it is committed.
+        await tx.$queryRaw`SELECT 1 FROM payment_intents WHERE id = ${payment.id} FOR UPDATE`;
+        const current = await tx.paymentIntent.findUniqueOrThrow({ where: { id: payment.id }, select: { amountReceived: true, currency: true } });
+        const refusal = disputeRefusal(answer, current);
+        if (refusal !== null) return { refusal };
         const created = await tx.dispute.create({
           data: {
             id: newId('dispute'),

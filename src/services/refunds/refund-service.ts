@@ -1,7 +1,7 @@
 // The refunds use cases. A refund's amount is reserved on its payment (amountRefunded) in the transaction that
-// creates it, by one conditional UPDATE that only succeeds while the reservation stays within the captured
-// amount: concurrent refunds queue on the payment's row and the database refuses the one that would overdraw
-// (a CHECK constraint holds the same line). The processor is called after commit, as for payments, and its
+// creates it, under the payment's row lock: concurrent refunds (and a dispute being opened) queue on that row,
+// and each checks what the one before it committed, so none overdraws or refunds a disputed payment (a CHECK
+// constraint holds the amount's line too). The processor is called after commit, as for payments, and its
 // answer moves the refund along domain/refunds/refund-machine.ts in a second transaction guarded by the
 // refund's version; a refund that ends FAILED gives its reservation back in that same transaction.
 import { z } from 'zod';
@@ -61,20 +61,7 @@ export class RefundService {
     const now = new Date();
     const refundId = newId('refund');
     const refund = await this.context.db.$transaction(async (tx) => {
-      // The reservation: one statement, so two concurrent refunds cannot both see the same room. It bumps the
-      // payment's version, so a void after capture that read the payment before it cannot go on as if unrefunded;
-      // and it needs the payment still captured, so none slips in once such a void is on its way.
-      const reserved = await tx.$executeRaw`
-        UPDATE payment_intents SET amount_refunded = amount_refunded + ${decided.amount}, version = version + 1
-        WHERE id = ${payment.id} AND status IN ('SUCCEEDED', 'PARTIALLY_CAPTURED') AND amount_received - amount_refunded >= ${decided.amount}
-          AND NOT EXISTS (SELECT 1 FROM disputes WHERE payment_id = ${payment.id} AND status::text IN (${Prisma.join([...MONEY_DISPUTED_STATUSES])}))`;
-      if (reserved === 0) {
-        const current = await tx.paymentIntent.findUniqueOrThrow({ where: { id: payment.id }, select: { status: true, amountReceived: true, amountRefunded: true } });
-        const again = refundAmount(decided.amount, current.amountReceived - current.amountRefunded);
-        await this.refuseDisputed(tx, payment.id);
-        if (!REFUNDABLE_PAYMENT_STATUSES.has(current.status)) throw new AppError('INVALID_STATE', `Only a payment that captured money can be refunded; this one is ${current.status}.`, { status: current.status });
-        throw invalidInput('amount', 'problem' in again ? again.problem : 'the payment changed meanwhile; try again');
-      }
+      await this.reserve(tx, payment.id, decided.amount);
       return tx.refund.create({
         data: {
           id: refundId,
@@ -188,6 +175,23 @@ export class RefundService {
     });
     if (outcome === 'deferred') this.context.logger.warn({ refundId, answer: answer.status }, 'refund answer deferred to sync after repeated concurrent changes');
     return { refund: row, outcome };
+  }
+
+  /**
+   * Reserves `amount` on the payment, or refuses. The payment's row is locked first and only then checked:
+   * under READ COMMITTED each statement after the lock sees all that committed before it (a dispute opened
+   * meanwhile, another refund's reservation), while a condition inside the locking UPDATE itself would read the
+   * disputes as they were when it started waiting for the lock. The version moves, so a void after capture
+   * that read the payment before cannot go on as if unrefunded.
+   */
+  private async reserve(tx: Prisma.TransactionClient, paymentId: string, amount: number): Promise<void> {
+    await tx.$queryRaw`SELECT 1 FROM payment_intents WHERE id = ${paymentId} FOR UPDATE`;
+    await this.refuseDisputed(tx, paymentId);
+    const current = await tx.paymentIntent.findUniqueOrThrow({ where: { id: paymentId }, select: { status: true, amountReceived: true, amountRefunded: true } });
+    if (!REFUNDABLE_PAYMENT_STATUSES.has(current.status)) throw new AppError('INVALID_STATE', `Only a payment that captured money can be refunded; this one is ${current.status}.`, { status: current.status });
+    const fits = refundAmount(amount, current.amountReceived - current.amountRefunded);
+    if ('problem' in fits) throw invalidInput('amount', fits.problem);
+    await tx.$executeRaw`UPDATE payment_intents SET amount_refunded = amount_refunded + ${amount}, version = version + 1 WHERE id = ${paymentId}`;
   }
 
   /**
