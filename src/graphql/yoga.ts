@@ -5,7 +5,7 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError } from 'graphql';
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
@@ -15,14 +15,19 @@ import type { LiveFeed } from '../realtime/live-feed.ts';
 import type { SubscriptionGate } from './subscription-gate.ts';
 import type { Services } from '../services/create-services.ts';
 import type { Principal } from '../services/principal.ts';
+import { authenticateWithinLimits, type RateLimits } from '../services/rate-limits.ts';
 import type { GraphQLContext } from './context.ts';
 import { appErrorToGraphQL, withErrorCode } from './errors.ts';
 import { schema } from './schema/index.ts';
 
 export interface ServerContext {
   requestId: string;
+  /** Who the caller counts as for rate limits (rate-limits.ts, clientKeyOf). */
+  clientIp: string;
   /** Set when the HTTP layer already authenticated the request (to scope an Idempotency-Key). */
   principal?: Principal;
+  /** Set when the HTTP layer already refused the request's key: answered as it is, not counted again. */
+  refusal?: AppError;
 }
 
 /** The key from `api-key: <key>` or `Authorization: Bearer <key>`; null when neither is sent. */
@@ -62,6 +67,38 @@ function useErrorCodes(): Plugin {
       if (Array.isArray(result) || !('errors' in result) || !result.errors) return;
       setResult({ ...result, errors: result.errors.map((error) => withErrorCode(error as GraphQLError)) });
     },
+  };
+}
+
+/** Whether a publishable key came with a wrong client secret (UNAUTHENTICATED from a resolver). */
+function wrongClientSecret(context: GraphQLContext, errors: readonly GraphQLError[] | undefined): boolean {
+  return context.principal.kind === 'publishableKey' && errors?.some((error) => findAppError(error)?.code === 'UNAUTHENTICATED') === true;
+}
+
+/**
+ * A wrong client secret with a publishable key is a failed authentication: counted against the caller's IP
+ * like a wrong key (authenticateWithinLimits), so client secrets cannot be guessed at speed.
+ */
+function useClientSecretFailuresCounted(): Plugin<GraphQLContext> {
+  return {
+    onExecute: () => ({
+      onExecuteDone: async ({ args: { contextValue: context }, result, setResult }) => {
+        if (isAsyncIterable(result) || !wrongClientSecret(context, result.errors)) return;
+        try {
+          await context.limits.consume('failedAuthentications', context.clientIp);
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          setResult({ errors: [appErrorToGraphQL(error)] });
+        }
+      },
+    }),
+    // A subscription's refusal cannot wait for the count: the next request from the IP sees it.
+    onSubscribe: () => ({
+      onSubscribeResult: ({ args: { contextValue: context }, result }) => {
+        if (isAsyncIterable(result) || !wrongClientSecret(context, result.errors)) return;
+        context.limits.count('failedAuthentications', context.clientIp).catch((error: unknown) => context.logger.warn({ err: error }, 'counting a failed authentication failed'));
+      },
+    }),
   };
 }
 
@@ -166,18 +203,20 @@ export function createGraphQLServer(deps: {
   db: Database;
   live: LiveFeed;
   gate: SubscriptionGate;
+  limits: RateLimits;
 }): YogaServerInstance<ServerContext, GraphQLContext> {
-  const { config, services, logger, db, live, gate } = deps;
+  const { config, services, logger, db, live, gate, limits } = deps;
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     graphiql: config.graphiql ? { title: 'Payments API', subscriptionsProtocol: 'WS' } : false,
     logging: false,
-    context: async ({ request, requestId, principal: authenticated }) => {
+    context: async ({ request, requestId, clientIp, principal: authenticated, refusal }) => {
       try {
-        const principal = authenticated ?? (await services.apiKeys.authenticate(presentedKey(request.headers)));
-        return { principal, services, logger: logger.child({ requestId }), requestId, db, live, gate };
+        if (refusal) throw refusal;
+        const principal = authenticated ?? (await authenticateWithinLimits(services.apiKeys, limits, presentedKey(request.headers), clientIp));
+        return { principal, services, logger: logger.child({ requestId }), requestId, db, live, gate, clientIp, limits };
       } catch (error) {
         if (error instanceof AppError) throw appErrorToGraphQL(error);
         throw error;
@@ -207,6 +246,7 @@ export function createGraphQLServer(deps: {
       maxTokensPlugin({ n: config.GRAPHQL_MAX_TOKENS }),
       maxAliasesPlugin({ n: config.GRAPHQL_MAX_ALIASES }),
       useNoNulCharacters(),
+      useClientSecretFailuresCounted(),
       useErrorCodes(),
       useCodedBareRefusals(),
     ],

@@ -2,13 +2,15 @@
 //   GET  /payment-links/{id}           the link's page (HTML), or its details as JSON (Accept: application/json)
 //   POST /payment-links/{id}/payments  one use: a new payment, answered with its id, client secret and the
 //                                      merchant's publishable key, which open the hosted checkout
-// An expired link answers 410 Gone. The page's Pay button runs the POST and opens the checkout; the customer
+// An expired or deactivated link answers 410 Gone. Uses are rate limited per client IP and per link, and a
+// link whose payments were declined too often takes no more uses for a while (card testing). The page's Pay button runs the POST and opens the checkout; the customer
 // comes back to the link's page (the payment's return_url), which shows the payment's status.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, ERROR_CODES } from '../domain/errors.ts';
+import { AppError, ERROR_CODES, headersOf } from '../domain/errors.ts';
 import { formatMinor } from '../domain/money.ts';
 import type { PaymentLink } from '../generated/prisma/client.ts';
 import type { Services } from '../services/create-services.ts';
+import type { RateLimits } from '../services/rate-limits.ts';
 import { BodyTooLargeError, readBody, sendJson } from './node-bridge.ts';
 
 export const PAYMENT_LINK_ROUTE = /^\/payment-links\/([^/]+)(\/payments)?$/;
@@ -61,10 +63,27 @@ function linkPage(link: PaymentLink, returned: { paymentId: string; status: stri
 <script>${PAY_SCRIPT}</script></main></html>`;
 }
 
-export async function handlePaymentLink(services: Services, match: RegExpExecArray, request: IncomingMessage, reply: ServerResponse): Promise<void> {
+/** Whether a refusal means the link is gone for good (expired or deactivated): 410 rather than 409. */
+const GONE = new Set(['EXPIRED', 'INACTIVE']);
+
+/** One use is refused while the caller's IP failed to authenticate too often, and counted per IP and per link. */
+async function admitUse(limits: RateLimits, linkId: string, clientIp: string): Promise<void> {
+  await limits.refuseIfOver('failedAuthentications', clientIp);
+  await limits.refuseIfOver('declinesPerLink', linkId);
+  await limits.consume('linkUsesPerIp', clientIp);
+  await limits.consume('linkUsesPerLink', linkId);
+}
+
+export async function handlePaymentLink(
+  { services, limits, clientIp }: { services: Services; limits: RateLimits; clientIp: string },
+  match: RegExpExecArray,
+  request: IncomingMessage,
+  reply: ServerResponse,
+): Promise<void> {
   const [, linkId = '', action] = match;
   try {
     if (action === '/payments' && request.method === 'POST') {
+      await admitUse(limits, linkId, clientIp);
       const body = (await readBody(request, MAX_PAY_BODY_BYTES)).toString('utf8');
       let input: unknown;
       try {
@@ -76,6 +95,7 @@ export async function handlePaymentLink(services: Services, match: RegExpExecArr
       return sendJson(reply, 201, { payment_id: created.paymentId, client_secret: created.clientSecret, publishable_key: created.publishableKey, amount: created.amount, currency: created.currency });
     }
     if (!action && request.method === 'GET') {
+      await limits.refuseIfOver('failedAuthentications', clientIp);
       const link = await services.paymentLinks.open(linkId);
       if ((request.headers.accept ?? '').includes('application/json')) return sendJson(reply, 200, linkJson(link));
       // Back from 3D Secure: the redirect route added the payment and its status.
@@ -90,8 +110,8 @@ export async function handlePaymentLink(services: Services, match: RegExpExecArr
   } catch (error) {
     if (error instanceof BodyTooLargeError) return sendJson(reply, 413, { error: { code: 'PAYLOAD_TOO_LARGE', message: `The body must be at most ${MAX_PAY_BODY_BYTES} bytes.` } }, { connection: 'close' });
     if (!(error instanceof AppError)) throw error;
-    // An expired link (or its expired payment) is gone; any other refusal keeps its own status.
-    const status = error.code === 'INVALID_STATE' && error.details['status'] === 'EXPIRED' ? 410 : ERROR_CODES[error.code].httpStatus;
-    sendJson(reply, status, { error: { code: error.code, message: error.message, ...(error.details['field'] ? { field: error.details['field'] } : {}) } });
+    // An expired or deactivated link (or its expired payment) is gone; any other refusal keeps its own status.
+    const status = error.code === 'INVALID_STATE' && GONE.has(String(error.details['status'])) ? 410 : ERROR_CODES[error.code].httpStatus;
+    sendJson(reply, status, { error: { code: error.code, message: error.message, ...(error.details['field'] ? { field: error.details['field'] } : {}) } }, headersOf(error));
   }
 }

@@ -11,6 +11,7 @@ import { presentedKey, type ServerContext } from '../graphql/yoga.ts';
 import type { Logger } from '../logger.ts';
 import type { Services } from '../services/create-services.ts';
 import type { Principal } from '../services/principal.ts';
+import { authenticateWithinLimits, clientKeyOf, type RateLimits } from '../services/rate-limits.ts';
 import type { Metrics } from './metrics.ts';
 import { BodyTooLargeError, readBody, sendJson, sendResponse, toFetchHeaders } from './node-bridge.ts';
 import { classifyKeyedRequest, runIdempotently, UNSUPPORTED_KEYED_REQUEST } from './idempotent-graphql.ts';
@@ -25,6 +26,7 @@ export interface HttpServerDeps {
   metrics: Metrics;
   yoga: YogaServerInstance<ServerContext, GraphQLContext>;
   services: Services;
+  limits: RateLimits;
   /** Resolves when PostgreSQL and Redis answer; rejects with the reason otherwise. */
   readiness: () => Promise<void>;
 }
@@ -47,9 +49,9 @@ function scopeOf(principal: Principal): string {
 }
 
 export function createHttpServer(deps: HttpServerDeps): Server {
-  const { config, logger, metrics, yoga, readiness, services } = deps;
+  const { config, logger, metrics, yoga, readiness, services, limits } = deps;
 
-  async function handleGraphQL(request: IncomingMessage, reply: ServerResponse, url: URL, requestId: string): Promise<void> {
+  async function handleGraphQL(request: IncomingMessage, reply: ServerResponse, url: URL, requestId: string, clientIp: string): Promise<void> {
     const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
     let body: Buffer | undefined;
     if (hasBody) {
@@ -71,23 +73,23 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     const execute = (serverContext: ServerContext) =>
       yoga.fetch(url, { method: request.method, headers, body: body?.length ? (body as unknown as BodyInit) : undefined, signal: abort.signal }, serverContext);
     const idempotencyKey = headers.get('idempotency-key');
-    if (idempotencyKey === null || !hasBody) return sendResponse(await execute({ requestId }), reply);
+    if (idempotencyKey === null || !hasBody) return sendResponse(await execute({ requestId, clientIp }), reply);
     const keyed = classifyKeyedRequest(body);
-    if (keyed.kind === 'read') return sendResponse(await execute({ requestId }), reply);
+    if (keyed.kind === 'read') return sendResponse(await execute({ requestId, clientIp }), reply);
     // The key is scoped to the authenticated API key, checked before anything is replayed; a request
-    // that fails authentication runs unkeyed and gets GraphQL's own UNAUTHENTICATED answer.
+    // that fails authentication runs unkeyed and gets GraphQL's own answer to its refusal.
     let principal: Principal;
     try {
-      principal = await services.apiKeys.authenticate(presentedKey(headers));
+      principal = await authenticateWithinLimits(services.apiKeys, limits, presentedKey(headers), clientIp);
     } catch (error) {
-      if (error instanceof AppError) return sendResponse(await execute({ requestId }), reply);
+      if (error instanceof AppError) return sendResponse(await execute({ requestId, clientIp, refusal: error }), reply);
       throw error;
     }
     const answer =
       keyed.kind === 'unsupported'
         ? UNSUPPORTED_KEYED_REQUEST
         : await runIdempotently(services.idempotency, scopeOf(principal), idempotencyKey, keyed.canonical, async () => {
-            const response = await execute({ requestId, principal });
+            const response = await execute({ requestId, clientIp, principal });
             return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
           });
     reply.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
@@ -95,9 +97,10 @@ export function createHttpServer(deps: HttpServerDeps): Server {
   }
 
   async function route(request: IncomingMessage, reply: ServerResponse, url: URL, requestId: string): Promise<void> {
+    const clientIp = clientKeyOf(request.socket.remoteAddress);
     switch (url.pathname) {
       case '/graphql':
-        return handleGraphQL(request, reply, url, requestId);
+        return handleGraphQL(request, reply, url, requestId, clientIp);
       case '/health':
         return sendJson(reply, 200, { status: 'ok' });
       case '/ready':
@@ -120,7 +123,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
         const registration = request.method === 'POST' ? REGISTRATION_ROUTE.exec(url.pathname) : null;
         if (registration) return handleRegistration(services, registration, request, reply);
         const paymentLink = PAYMENT_LINK_ROUTE.exec(url.pathname);
-        if (paymentLink) return handlePaymentLink(services, paymentLink, request, reply);
+        if (paymentLink) return handlePaymentLink({ services, limits, clientIp }, paymentLink, request, reply);
         return sendJson(reply, 404, { error: { code: 'NOT_FOUND', message: `No route ${request.method} ${url.pathname}.` } });
       }
     }

@@ -186,10 +186,10 @@ builder.subscriptionField('paymentUpdated', (t) =>
       'The payment each time a change of it commits (every status transition, in order; `updated` and `version` order them). The secret key, or a publishable key with the payment’s client secret; checked when the subscription starts.',
     authScopes: { $any: { secretKey: true, publishableKey: true } },
     args: { paymentId: t.arg.string({ required: true }), clientSecret: t.arg.string() },
-    subscribe: async (_root, args, { principal, services, live, gate }) => {
+    subscribe: async (_root, args, { principal, services, live, gate, clientIp }) => {
       // The payment query's rule, before anything is streamed: a refused subscriber gets an error, not a stream.
       await services.payments.getVisible(principal, args.paymentId, args.clientSecret);
-      return gate.open(principal, live.paymentChanges(args.paymentId));
+      return gate.open(principal, live.paymentChanges(args.paymentId), { paymentId: args.paymentId, clientIp });
     },
     // The payload is the payment as committed (not re-read), so no transition is skipped or repeated.
     resolve: (payment) => payment,
