@@ -10,6 +10,9 @@ import type { Config } from '../config.ts';
 import { parseApiKey } from '../domain/api-keys.ts';
 import { AppError } from '../domain/errors.ts';
 import type { ApiKeyService } from './api-keys.ts';
+import type { PaymentLinkService } from './payment-links.ts';
+import type { Payment } from './payments/payment-store.ts';
+import type { PaymentService } from './payments/payment-service.ts';
 import type { Principal } from './principal.ts';
 
 const RULES = {
@@ -97,6 +100,29 @@ export async function authenticateWithinLimits(apiKeys: ApiKeyService, limits: R
     return await apiKeys.authenticate(presented);
   } catch (error) {
     if (error instanceof AppError && error.code === 'UNAUTHENTICATED') await limits.consume('failedAuthentications', clientIp);
+    throw error;
+  }
+}
+
+/**
+ * A customer's confirm (a publishable key with the client secret): at most so many per client secret, and
+ * none for a payment link whose payments were declined too often; each decline counts against its link, so
+ * a link cannot serve as a card-testing oracle.
+ */
+export async function confirmWithinLimits(
+  services: { payments: PaymentService; paymentLinks: PaymentLinkService },
+  limits: RateLimits,
+  principal: Principal,
+  input: { clientSecret: string },
+): Promise<Payment> {
+  const paymentId = services.payments.paymentIdOfClientSecret(input.clientSecret);
+  const linkId = await services.paymentLinks.linkIdOf(paymentId);
+  if (linkId !== null) await limits.refuseIfOver('declinesPerLink', linkId);
+  await limits.consume('confirmsPerClientSecret', paymentId);
+  try {
+    return await services.payments.confirm(principal, input);
+  } catch (error) {
+    if (linkId !== null && error instanceof AppError && error.code === 'PAYMENT_DECLINED') await limits.count('declinesPerLink', linkId);
     throw error;
   }
 }

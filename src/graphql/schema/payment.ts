@@ -1,6 +1,7 @@
 import { ATTEMPT_STATUSES, INTENT_STATUSES } from '../../domain/payments/statuses.ts';
 import type { ProcessorNextAction } from '../../connectors/connector.ts';
 import { requireSecretKey, type Principal } from '../../services/principal.ts';
+import { confirmWithinLimits } from '../../services/rate-limits.ts';
 import { builder } from '../builder.ts';
 import { PaymentMethodDataInput } from './payment-method.ts';
 
@@ -281,7 +282,8 @@ builder.mutationField('confirmPayment', (t) =>
     description: 'Confirms with the payment method (SDK: publishable key and client secret; or the secret key).',
     authScopes: { $any: { secretKey: true, publishableKey: true } },
     args: { input: t.arg({ type: ConfirmPaymentInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.payments.confirm(principal, input),
+    resolve: (_root, { input }, { principal, services, limits }) =>
+      principal.kind === 'publishableKey' ? confirmWithinLimits(services, limits, principal, input) : services.payments.confirm(principal, input),
   }),
 );
 
