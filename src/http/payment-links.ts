@@ -68,8 +68,8 @@ const GONE = new Set(['EXPIRED', 'INACTIVE']);
 
 /** One use is refused while the caller's IP failed to authenticate too often, and counted per IP and per link. */
 async function admitUse(limits: RateLimits, linkId: string, clientIp: string): Promise<void> {
-  await limits.refuseIfOver('failedAuthentications', clientIp);
-  await limits.refuseIfOver('declinesPerLink', linkId);
+  await limits.refuseIfReached('failedAuthentications', clientIp);
+  await limits.refuseIfReached('declinesPerLink', linkId);
   await limits.consume('linkUsesPerIp', clientIp);
   await limits.consume('linkUsesPerLink', linkId);
 }
@@ -95,7 +95,7 @@ export async function handlePaymentLink(
       return sendJson(reply, 201, { payment_id: created.paymentId, client_secret: created.clientSecret, publishable_key: created.publishableKey, amount: created.amount, currency: created.currency });
     }
     if (!action && request.method === 'GET') {
-      await limits.refuseIfOver('failedAuthentications', clientIp);
+      await limits.refuseIfReached('failedAuthentications', clientIp);
       const link = await services.paymentLinks.open(linkId);
       if ((request.headers.accept ?? '').includes('application/json')) return sendJson(reply, 200, linkJson(link));
       // Back from 3D Secure: the redirect route added the payment and its status.

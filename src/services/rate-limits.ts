@@ -65,11 +65,11 @@ export class RateLimits {
     };
   }
 
-  /** RATE_LIMITED when `key` is already over the rule's limit; nothing is counted. */
-  async refuseIfOver(rule: RateRule, key: string): Promise<void> {
+  /** RATE_LIMITED when `key` has reached the rule's limit (the next one counted would be over it); nothing is counted. */
+  async refuseIfReached(rule: RateRule, key: string): Promise<void> {
     const limiter = this.#limiters[rule];
     const state = await limiter.get(key);
-    if (state !== null && state.consumedPoints > limiter.points) throw rateLimited(rule, state);
+    if (state !== null && state.consumedPoints >= limiter.points) throw rateLimited(rule, state);
   }
 
   /** Counts one against `key`; RATE_LIMITED when that goes over the limit. */
@@ -95,7 +95,7 @@ export class RateLimits {
  * counted.
  */
 export async function authenticateWithinLimits(apiKeys: ApiKeyService, limits: RateLimits, presented: string | null, clientIp: string): Promise<Principal> {
-  if (presented === null || parseApiKey(presented)?.type === 'PUBLISHABLE') await limits.refuseIfOver('failedAuthentications', clientIp);
+  if (presented === null || parseApiKey(presented)?.type === 'PUBLISHABLE') await limits.refuseIfReached('failedAuthentications', clientIp);
   try {
     return await apiKeys.authenticate(presented);
   } catch (error) {
@@ -117,7 +117,7 @@ export async function confirmWithinLimits(
 ): Promise<Payment> {
   const paymentId = services.payments.paymentIdOfClientSecret(input.clientSecret);
   const linkId = await services.paymentLinks.linkIdOf(paymentId);
-  if (linkId !== null) await limits.refuseIfOver('declinesPerLink', linkId);
+  if (linkId !== null) await limits.refuseIfReached('declinesPerLink', linkId);
   await limits.consume('confirmsPerClientSecret', paymentId);
   try {
     return await services.payments.confirm(principal, input);
