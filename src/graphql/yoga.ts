@@ -77,22 +77,17 @@ function wrongClientSecret(context: GraphQLContext, errors: readonly GraphQLErro
 
 /**
  * A wrong client secret with a publishable key is a failed authentication: counted against the caller's IP
- * like a wrong key (authenticateWithinLimits), so client secrets cannot be guessed at speed.
+ * like a wrong key, so client secrets cannot be guessed at speed. Its answer stays UNAUTHENTICATED; the
+ * caller's next request meets the limit (authenticateWithinLimits).
  */
 function useClientSecretFailuresCounted(): Plugin<GraphQLContext> {
   return {
     onExecute: () => ({
-      onExecuteDone: async ({ args: { contextValue: context }, result, setResult }) => {
-        if (isAsyncIterable(result) || !wrongClientSecret(context, result.errors)) return;
-        try {
-          await context.limits.consume('failedAuthentications', context.clientIp);
-        } catch (error) {
-          if (!(error instanceof AppError)) throw error;
-          setResult({ errors: [appErrorToGraphQL(error)] });
-        }
+      onExecuteDone: async ({ args: { contextValue: context }, result }) => {
+        if (!isAsyncIterable(result) && wrongClientSecret(context, result.errors)) await context.limits.count('failedAuthentications', context.clientIp);
       },
     }),
-    // A subscription's refusal cannot wait for the count: the next request from the IP sees it.
+    // A subscription's refusal is not held back for the count.
     onSubscribe: () => ({
       onSubscribeResult: ({ args: { contextValue: context }, result }) => {
         if (isAsyncIterable(result) || !wrongClientSecret(context, result.errors)) return;

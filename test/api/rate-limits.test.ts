@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfirmPaymentDocument, CreatePaymentDocument, CreatePaymentLinkDocument, MerchantDocument, PaymentUpdatedDocument, type TypedDocumentString } from '../gql/graphql.ts';
+import { clientKeyOf } from '../../src/services/rate-limits.ts';
 import { startTestApi, TEST_ADMIN_KEY, type TestApi } from '../support/api.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
@@ -113,6 +114,17 @@ describe('failed authentications per client IP', () => {
     const subscription = subscribeWs(client, PaymentUpdatedDocument, { paymentId: payment.id, clientSecret: payment.clientSecret });
     expect((await subscription.waitForError()).map((error) => error.extensions?.code)).toEqual(['RATE_LIMITED']);
     await client.dispose();
+  });
+});
+
+describe('the client IP', () => {
+  it('is an IPv4 address (also mapped into IPv6), or an IPv6 address’s /64, as one host usually holds a whole /64', () => {
+    expect(clientKeyOf('203.0.113.7')).toBe('203.0.113.7');
+    expect(clientKeyOf('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(clientKeyOf('2001:db8:a:b:1:2:3:4')).toBe('2001:db8:a:b::/64');
+    expect(clientKeyOf('2001:DB8:A:B::9')).toBe('2001:db8:a:b::/64');
+    expect(clientKeyOf('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(clientKeyOf('::1')).toBe('0:0:0:0::/64');
   });
 });
 
