@@ -3,8 +3,9 @@
 //   POST /payment-links/{id}/payments  one use: a new payment, answered with its id, client secret and the
 //                                      merchant's publishable key, which open the hosted checkout
 // An expired or deactivated link answers 410 Gone. Uses are rate limited per client IP and per link, and a
-// link whose payments were declined too often takes no more uses for a while (card testing). The page's Pay button runs the POST and opens the checkout; the customer
-// comes back to the link's page (the payment's return_url), which shows the payment's status.
+// link whose payments were declined too often takes no more uses for a while (card testing). The page's Pay
+// button runs the POST and opens the checkout; the customer comes back to the link's page (the payment's
+// return_url), which shows the payment's status.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, ERROR_CODES, headersOf } from '../domain/errors.ts';
 import { formatMinor } from '../domain/money.ts';
@@ -66,7 +67,7 @@ function linkPage(link: PaymentLink, returned: { paymentId: string; status: stri
 /** Whether a refusal means the link is gone for good (expired or deactivated): 410 rather than 409. */
 const GONE = new Set(['EXPIRED', 'INACTIVE']);
 
-/** One use is refused while the caller's IP failed to authenticate too often, and counted per IP and per link. */
+/** Refuses a use from an IP that failed to authenticate too often, or of a link declined too often; counts it per IP and per link. */
 async function admitUse(limits: RateLimits, linkId: string, clientIp: string): Promise<void> {
   await limits.refuseIfReached('failedAuthentications', clientIp);
   await limits.refuseIfReached('declinesPerLink', linkId);
