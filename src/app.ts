@@ -12,6 +12,7 @@ import type { Logger } from './logger.ts';
 import { createServiceContext } from './service-context.ts';
 import type { ServiceContext } from './services/context.ts';
 import { createServices, type Services } from './services/create-services.ts';
+import { RateLimits } from './services/rate-limits.ts';
 import { createAdapters } from './worker/adapters.ts';
 
 export interface ApiApp {
@@ -32,19 +33,21 @@ export async function startApi(config: Config, logger: Logger): Promise<ApiApp> 
   const services = createServices(context, adapters);
   const metrics = createMetrics();
   const gate = new SubscriptionGate(config, services.apiKeys, logger);
-  const yoga = createGraphQLServer({ config, services, logger, db: context.db, live: adapters.liveFeed, gate });
+  const limits = new RateLimits(redis, config);
+  const yoga = createGraphQLServer({ config, services, logger, db: context.db, live: adapters.liveFeed, gate, limits });
   const server = createHttpServer({
     config,
     logger,
     metrics,
     yoga,
     services,
+    limits,
     readiness: async () => {
       await context.db.$queryRaw`SELECT 1`;
       await redis.ping();
     },
   });
-  const webSockets = attachGraphQLWebSocket({ server, yoga, services, config, logger });
+  const webSockets = attachGraphQLWebSocket({ server, yoga, services, limits, config, logger });
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
   const port = await listen(server, config.PORT, config.HOST);
   const url = `http://${reachableHost(config.HOST)}:${port}`;

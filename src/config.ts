@@ -8,6 +8,17 @@ const booleanFromString = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
 
+/** A rate limit as "<count>/<seconds>" ("20/300": 20 in any 5 minutes). */
+const rateRule = z.string().transform((value, context) => {
+  const match = /^(\d{1,9})\/(\d{1,9})$/.exec(value.trim());
+  const [points, seconds] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+  if (points < 1 || seconds < 1 || seconds > 31 * 24 * 3600) {
+    context.addIssue({ code: 'custom', message: 'must be "<count>/<seconds>": a count of at least 1 in a window of 1 to 2678400 seconds (31 days), such as "20/300"' });
+    return z.NEVER;
+  }
+  return { points, seconds };
+});
+
 const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/payments'),
@@ -61,9 +72,25 @@ const configSchema = z.object({
   /** Subscriptions (graphql-ws) one API process serves at once, and one API key may hold on one process. */
   SUBSCRIPTIONS_PER_PROCESS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   SUBSCRIPTIONS_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(100),
+  /**
+   * Subscriptions a publishable key's subscriber may hold on one process: per client secret (one checkout,
+   * a few tabs) and per client IP (a shop's customers behind one address), so one payer cannot use up the
+   * merchant's slots.
+   */
+  SUBSCRIPTIONS_PER_CLIENT_SECRET: z.coerce.number().int().min(1).max(100_000).default(5),
+  SUBSCRIPTIONS_PER_CLIENT_IP: z.coerce.number().int().min(1).max(100_000).default(50),
   /** How often the keys of running subscriptions are checked again: a revoked key's subscriptions end within this. */
   SUBSCRIPTION_KEY_RECHECK_MS: z.coerce.number().int().min(50).max(3_600_000).default(30_000),
-    /** How many jobs one worker process runs at once. */
+  /**
+   * Rate limits on what a caller without a secret key can do, shared by every API process through Redis,
+   * each "<count>/<seconds>": at most count in any window of that many seconds.
+   */
+  RATE_LIMIT_FAILED_AUTH_PER_IP: rateRule.default({ points: 20, seconds: 300 }),
+  RATE_LIMIT_LINK_USES_PER_IP: rateRule.default({ points: 10, seconds: 60 }),
+  RATE_LIMIT_LINK_USES_PER_LINK: rateRule.default({ points: 100, seconds: 60 }),
+  RATE_LIMIT_CONFIRMS_PER_CLIENT_SECRET: rateRule.default({ points: 10, seconds: 600 }),
+  RATE_LIMIT_DECLINES_PER_LINK: rateRule.default({ points: 10, seconds: 3600 }),
+  /** How many jobs one worker process runs at once. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
 });
 

@@ -41,5 +41,11 @@ export class AppError extends Error {
   }
 }
 
+/** The HTTP headers an error's answer carries, over REST and GraphQL alike: Retry-After (seconds) on a rate limit. */
+export function headersOf(error: AppError): Record<string, string> {
+  const seconds = error.details['retryAfterSeconds'];
+  return typeof seconds === 'number' ? { 'retry-after': String(seconds) } : {};
+}
+
 export const invalidInput = (field: string, message: string) => new AppError('INVALID_INPUT', `${field}: ${message}`, { field });
 export const notFound = (what: string, id: string) => new AppError('NOT_FOUND', `No ${what} with id ${JSON.stringify(id)} exists for this merchant.`);

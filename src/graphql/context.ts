@@ -5,6 +5,7 @@ import type { LiveFeed } from '../realtime/live-feed.ts';
 import type { SubscriptionGate } from './subscription-gate.ts';
 import type { Services } from '../services/create-services.ts';
 import type { Principal } from '../services/principal.ts';
+import type { RateLimits } from '../services/rate-limits.ts';
 
 export interface GraphQLContext {
   principal: Principal;
@@ -17,4 +18,7 @@ export interface GraphQLContext {
   live: LiveFeed;
   /** Bounds, backlog limit and revocation for every subscription stream (both transports). */
   gate: SubscriptionGate;
+  /** Who the caller counts as for rate limits: its IP (an IPv6 address's /64). */
+  clientIp: string;
+  limits: RateLimits;
 }

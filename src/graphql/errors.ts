@@ -1,7 +1,7 @@
 // Turns whatever a resolver or the GraphQL machinery raised into an error with `extensions.code` from the
 // catalog (src/domain/errors.ts). AppErrors keep their message; anything unexpected is logged and masked.
 import { GraphQLError } from 'graphql';
-import { AppError, ERROR_CODES, type ErrorCode } from '../domain/errors.ts';
+import { AppError, ERROR_CODES, headersOf, type ErrorCode } from '../domain/errors.ts';
 
 // graphql-armor's limits, and the nesting the parser's stack allows (TOO_DEEP_TO_PARSE).
 const QUERY_LIMIT = /^Syntax Error: (Query depth|Query Cost|Token|Aliases|Nesting) limit/i;
@@ -14,10 +14,12 @@ const VARIABLE_NAME = /^Variable "\$([^"]+)" (?:got invalid value|of (?:non-null
 export const TOO_DEEP_TO_PARSE = 'Syntax Error: Nesting limit exceeded: the operation is nested too deeply to parse.';
 
 export function appErrorToGraphQL(error: AppError, original?: GraphQLError): GraphQLError {
+  const headers = headersOf(error);
+  const http = { status: ERROR_CODES[error.code].httpStatus, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
   return new GraphQLError(error.message, {
     nodes: original?.nodes,
     path: original?.path,
-    extensions: { code: error.code, ...error.details, http: { status: ERROR_CODES[error.code].httpStatus } },
+    extensions: { code: error.code, ...error.details, http },
   });
 }
 

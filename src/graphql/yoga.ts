@@ -5,7 +5,7 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
@@ -15,6 +15,7 @@ import type { LiveFeed } from '../realtime/live-feed.ts';
 import type { SubscriptionGate } from './subscription-gate.ts';
 import type { Services } from '../services/create-services.ts';
 import type { Principal } from '../services/principal.ts';
+import { authenticateWithinLimits, type RateLimits } from '../services/rate-limits.ts';
 import type { GraphQLContext } from './context.ts';
 import { appErrorToGraphQL, TOO_DEEP_TO_PARSE, withErrorCode } from './errors.ts';
 import { renderGraphiQLPage, type GraphiQLPage } from './graphiql.ts';
@@ -22,6 +23,8 @@ import { schema } from './schema/index.ts';
 
 export interface ServerContext {
   requestId: string;
+  /** Who the caller counts as for rate limits (rate-limits.ts, clientKeyOf). */
+  clientIp: string;
   /** Set when the HTTP layer already authenticated the request (to scope an Idempotency-Key). */
   principal?: Principal;
 }
@@ -63,6 +66,33 @@ function useErrorCodes(): Plugin {
       if (Array.isArray(result) || !('errors' in result) || !result.errors) return;
       setResult({ ...result, errors: result.errors.map((error) => withErrorCode(error as GraphQLError)) });
     },
+  };
+}
+
+/** Whether a publishable key came with a wrong client secret (UNAUTHENTICATED from a resolver). */
+function wrongClientSecret(context: GraphQLContext, errors: readonly GraphQLError[] | undefined): boolean {
+  return context.principal.kind === 'publishableKey' && errors?.some((error) => findAppError(error)?.code === 'UNAUTHENTICATED') === true;
+}
+
+/**
+ * A wrong client secret with a publishable key is a failed authentication: counted against the caller's IP
+ * like a wrong key, so client secrets cannot be guessed at speed. Its answer stays UNAUTHENTICATED; the
+ * caller's next request meets the limit (authenticateWithinLimits).
+ */
+function useClientSecretFailuresCounted(): Plugin<GraphQLContext> {
+  return {
+    onExecute: () => ({
+      onExecuteDone: async ({ args: { contextValue: context }, result }) => {
+        if (!isAsyncIterable(result) && wrongClientSecret(context, result.errors)) await context.limits.count('failedAuthentications', context.clientIp);
+      },
+    }),
+    // A subscription's refusal is not held back for the count.
+    onSubscribe: () => ({
+      onSubscribeResult: ({ args: { contextValue: context }, result }) => {
+        if (isAsyncIterable(result) || !wrongClientSecret(context, result.errors)) return;
+        context.limits.count('failedAuthentications', context.clientIp).catch((error: unknown) => context.logger.warn({ err: error }, 'counting a failed authentication failed'));
+      },
+    }),
   };
 }
 
@@ -207,8 +237,9 @@ export function createGraphQLServer(deps: {
   db: Database;
   live: LiveFeed;
   gate: SubscriptionGate;
+  limits: RateLimits;
 }): YogaServerInstance<ServerContext, GraphQLContext> {
-  const { config, services, logger, db, live, gate } = deps;
+  const { config, services, logger, db, live, gate, limits } = deps;
   const graphiql = { title: 'Payments API', subscriptionsProtocol: 'WS' } as const;
   let graphiqlPage: Promise<GraphiQLPage> | undefined;
   const page = () => (graphiqlPage ??= renderGraphiQLPage(graphiql));
@@ -221,10 +252,10 @@ export function createGraphQLServer(deps: {
     logging: false,
     // Keys travel in headers, never cookies: any origin may call, and no browser credentials are sent.
     cors: { credentials: false },
-    context: async ({ request, requestId, principal: authenticated }) => {
+    context: async ({ request, requestId, clientIp, principal: authenticated }) => {
       try {
-        const principal = authenticated ?? (await services.apiKeys.authenticate(presentedKey(request.headers)));
-        return { principal, services, logger: logger.child({ requestId }), requestId, db, live, gate };
+        const principal = authenticated ?? (await authenticateWithinLimits(services.apiKeys, limits, presentedKey(request.headers), clientIp));
+        return { principal, services, logger: logger.child({ requestId }), requestId, db, live, gate, clientIp, limits };
       } catch (error) {
         if (error instanceof AppError) throw appErrorToGraphQL(error);
         throw error;
@@ -256,6 +287,7 @@ export function createGraphQLServer(deps: {
       maxAliasesPlugin({ n: config.GRAPHQL_MAX_ALIASES }),
       ...(config.introspection ? [] : [useNoIntrospection()]),
       useNoNulCharacters(),
+      useClientSecretFailuresCounted(),
       useErrorCodes(),
       useCodedBareRefusals(),
       useGraphiQLPolicy(page),

@@ -1,10 +1,11 @@
 // GraphQL over WebSocket (graphql-ws) on the API's own port and path: the key comes in `connectionParams`
-// ({"api-key": "<key>"}) and is checked when each subscription starts, and every operation runs through
+// ({"api-key": "<key>"}) and is checked when each subscription starts (failed authentications limited per
+// client IP, as over HTTP), and every operation runs through
 // Yoga's envelop, so depth, cost, token and alias limits, masked errors and scope-auth are the HTTP ones.
 // Bounds, backlog and revocation are the subscription gate's (src/graphql/subscription-gate.ts), shared
 // with SSE.
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { GraphQLError, type ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
@@ -16,6 +17,7 @@ import { appErrorToGraphQL, withErrorCode } from '../graphql/errors.ts';
 import type { ServerContext } from '../graphql/yoga.ts';
 import type { Logger } from '../logger.ts';
 import type { Services } from '../services/create-services.ts';
+import { authenticateWithinLimits, clientKeyOf, type RateLimits } from '../services/rate-limits.ts';
 
 /** How long sockets get to close cleanly at shutdown before they are cut. */
 const CLOSE_GRACE_MS = 1_000;
@@ -34,25 +36,27 @@ export function attachGraphQLWebSocket(deps: {
   server: Server;
   yoga: YogaServerInstance<ServerContext, GraphQLContext>;
   services: Services;
+  limits: RateLimits;
   config: Config;
   logger: Logger;
 }): { close: () => Promise<void> } {
-  const { server, yoga, services, config, logger } = deps;
+  const { server, yoga, services, limits, config, logger } = deps;
   const webSocketServer = new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: config.MAX_BODY_BYTES });
 
-  useServer<Record<string, unknown>, { socket: WebSocket }>(
+  useServer<Record<string, unknown>, { socket: WebSocket; request: IncomingMessage }>(
     {
       execute: (args) => (args.rootValue as Operations).execute(args) as never,
       subscribe: (args) => (args.rootValue as Operations).subscribe(args) as never,
       onSubscribe: async (context, _id, payload) => {
+        const clientIp = clientKeyOf(context.extra.request.socket.remoteAddress);
         let principal;
         try {
-          principal = await services.apiKeys.authenticate(presentedKeyOf(context.connectionParams));
+          principal = await authenticateWithinLimits(services.apiKeys, limits, presentedKeyOf(context.connectionParams), clientIp);
         } catch (error) {
           if (error instanceof AppError) return [appErrorToGraphQL(error)];
           throw error;
         }
-        const enveloped = yoga.getEnveloped({ requestId: randomUUID(), principal, params: payload } as never);
+        const enveloped = yoga.getEnveloped({ requestId: randomUUID(), clientIp, principal, params: payload } as never);
         let document: ExecutionArgs['document'];
         try {
           document = enveloped.parse(payload.query);

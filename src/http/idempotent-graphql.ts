@@ -5,7 +5,7 @@
 // input, limits, a concurrent request) leaves the key free for a corrected retry. A keyed document holds
 // one mutation field: with two, one could act while the other is refused, and no answer could say which.
 import { GraphQLError, Kind, parse, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionNode } from 'graphql';
-import { ERROR_CODES, type ErrorCode } from '../domain/errors.ts';
+import { AppError, ERROR_CODES, headersOf, type ErrorCode } from '../domain/errors.ts';
 import { TOO_DEEP_TO_PARSE } from '../graphql/errors.ts';
 import type { IdempotencyService } from '../services/idempotency.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../services/idempotency.ts';
@@ -125,6 +125,15 @@ export function errorResponse(code: ErrorCode, message: string, field?: string):
     status: ERROR_CODES[code].httpStatus,
     headers: { 'content-type': 'application/json; charset=utf-8' },
     body: JSON.stringify({ errors: [{ message, extensions: { code, ...(field ? { field } : {}) } }] }),
+  };
+}
+
+/** An AppError as a plain answer: its catalog status, its details in `extensions`, its headers (Retry-After). */
+export function appErrorResponse(error: AppError): PlainResponse {
+  return {
+    status: ERROR_CODES[error.code].httpStatus,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headersOf(error) },
+    body: JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.code, ...error.details } }] }),
   };
 }
 

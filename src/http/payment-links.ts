@@ -2,14 +2,16 @@
 //   GET  /payment-links/{id}           the link's page (HTML), or its details as JSON (Accept: application/json)
 //   POST /payment-links/{id}/payments  one use: a new payment, answered with its id, client secret and the
 //                                      merchant's publishable key, which open the hosted checkout
-// An expired link answers 410 Gone. The page (served like the checkout: its script is /assets/payment-link.js)
-// runs the POST and opens the checkout; the customer comes back to the link's page (the payment's return_url),
-// whose script reads the payment's status from the API.
+// An expired or deactivated link answers 410 Gone. Uses are rate limited per client IP and per link, and a
+// link whose payments were declined too often takes no more uses for a while (card testing). The page (served
+// like the checkout: its script is /assets/payment-link.js) runs the POST and opens the checkout; the customer
+// comes back to the link's page (the payment's return_url), whose script reads the payment's status from the API.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, ERROR_CODES } from '../domain/errors.ts';
+import { AppError, ERROR_CODES, headersOf } from '../domain/errors.ts';
 import { formatMinor } from '../domain/money.ts';
 import type { PaymentLink } from '../generated/prisma/client.ts';
 import type { Services } from '../services/create-services.ts';
+import type { RateLimits } from '../services/rate-limits.ts';
 import { BodyTooLargeError, readBody, sendJson } from './node-bridge.ts';
 import { escapeHtml, page, sendPage } from './web-pages.ts';
 
@@ -47,10 +49,27 @@ function linkPage(link: PaymentLink): string {
   );
 }
 
-export async function handlePaymentLink(services: Services, match: RegExpExecArray, request: IncomingMessage, reply: ServerResponse): Promise<void> {
+/** Whether a refusal means the link is gone for good (expired or deactivated): 410 rather than 409. */
+const GONE = new Set(['EXPIRED', 'INACTIVE']);
+
+/** Refuses a use from an IP that failed to authenticate too often, or of a link declined too often; counts it per IP and per link. */
+async function admitUse(limits: RateLimits, linkId: string, clientIp: string): Promise<void> {
+  await limits.refuseIfReached('failedAuthentications', clientIp);
+  await limits.refuseIfReached('declinesPerLink', linkId);
+  await limits.consume('linkUsesPerIp', clientIp);
+  await limits.consume('linkUsesPerLink', linkId);
+}
+
+export async function handlePaymentLink(
+  { services, limits, clientIp }: { services: Services; limits: RateLimits; clientIp: string },
+  match: RegExpExecArray,
+  request: IncomingMessage,
+  reply: ServerResponse,
+): Promise<void> {
   const [, linkId = '', action] = match;
   try {
     if (action === '/payments' && request.method === 'POST') {
+      await admitUse(limits, linkId, clientIp);
       const body = (await readBody(request, MAX_PAY_BODY_BYTES)).toString('utf8');
       let input: unknown;
       try {
@@ -62,6 +81,7 @@ export async function handlePaymentLink(services: Services, match: RegExpExecArr
       return sendJson(reply, 201, { payment_id: created.paymentId, client_secret: created.clientSecret, publishable_key: created.publishableKey, amount: created.amount, currency: created.currency });
     }
     if (!action && request.method === 'GET') {
+      await limits.refuseIfReached('failedAuthentications', clientIp);
       const link = await services.paymentLinks.open(linkId);
       if ((request.headers.accept ?? '').includes('application/json')) return sendJson(reply, 200, linkJson(link));
       return sendPage(reply, 200, linkPage(link));
@@ -70,8 +90,8 @@ export async function handlePaymentLink(services: Services, match: RegExpExecArr
   } catch (error) {
     if (error instanceof BodyTooLargeError) return sendJson(reply, 413, { error: { code: 'PAYLOAD_TOO_LARGE', message: `The body must be at most ${MAX_PAY_BODY_BYTES} bytes.` } });
     if (!(error instanceof AppError)) throw error;
-    // An expired link (or its expired payment) is gone; any other refusal keeps its own status.
-    const status = error.code === 'INVALID_STATE' && error.details['status'] === 'EXPIRED' ? 410 : ERROR_CODES[error.code].httpStatus;
-    sendJson(reply, status, { error: { code: error.code, message: error.message, ...(error.details['field'] ? { field: error.details['field'] } : {}) } });
+    // An expired or deactivated link (or its expired payment) is gone; any other refusal keeps its own status.
+    const status = error.code === 'INVALID_STATE' && GONE.has(String(error.details['status'])) ? 410 : ERROR_CODES[error.code].httpStatus;
+    sendJson(reply, status, { error: { code: error.code, message: error.message, ...(error.details['field'] ? { field: error.details['field'] } : {}) } }, headersOf(error));
   }
 }

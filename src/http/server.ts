@@ -11,9 +11,10 @@ import { presentedKey, type ServerContext } from '../graphql/yoga.ts';
 import type { Logger } from '../logger.ts';
 import type { Services } from '../services/create-services.ts';
 import type { Principal } from '../services/principal.ts';
+import { authenticateWithinLimits, clientKeyOf, type RateLimits } from '../services/rate-limits.ts';
 import type { Metrics } from './metrics.ts';
 import { BodyTooLargeError, ClientClosedError, readBody, sendJson, sendResponse, toFetchHeaders } from './node-bridge.ts';
-import { classifyKeyedRequest, errorResponse, KEY_WITHOUT_API_KEY, runIdempotently, type PlainResponse } from './idempotent-graphql.ts';
+import { appErrorResponse, classifyKeyedRequest, KEY_WITHOUT_API_KEY, runIdempotently, type PlainResponse } from './idempotent-graphql.ts';
 import { CALLBACK_ROUTE, handleCallback, handleRegistration, REGISTRATION_ROUTE } from './connector-webhooks.ts';
 import { handlePaymentLink, PAYMENT_LINK_ROUTE } from './payment-links.ts';
 import { handleRedirectResponse, REDIRECT_RESPONSE_ROUTE } from './redirect-response.ts';
@@ -25,6 +26,7 @@ export interface HttpServerDeps {
   metrics: Metrics;
   yoga: YogaServerInstance<ServerContext, GraphQLContext>;
   services: Services;
+  limits: RateLimits;
   /** Resolves when PostgreSQL and Redis answer; rejects with the reason otherwise. */
   readiness: () => Promise<void>;
 }
@@ -52,9 +54,9 @@ function sendPlain(reply: ServerResponse, answer: PlainResponse): void {
 }
 
 export function createHttpServer(deps: HttpServerDeps): Server {
-  const { config, logger, metrics, yoga, readiness, services } = deps;
+  const { config, logger, metrics, yoga, readiness, services, limits } = deps;
 
-  async function handleGraphQL(request: IncomingMessage, reply: ServerResponse, url: URL, requestId: string): Promise<void> {
+  async function handleGraphQL(request: IncomingMessage, reply: ServerResponse, url: URL, requestId: string, clientIp: string): Promise<void> {
     const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
     let body: Buffer | undefined;
     if (hasBody) {
@@ -76,33 +78,34 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     const execute = (serverContext: ServerContext) =>
       yoga.fetch(url, { method: request.method, headers, body: body?.length ? (body as unknown as BodyInit) : undefined, signal: abort.signal }, serverContext);
     const idempotencyKey = headers.get('idempotency-key');
-    if (idempotencyKey === null || !hasBody) return sendResponse(await execute({ requestId }), reply);
+    if (idempotencyKey === null || !hasBody) return sendResponse(await execute({ requestId, clientIp }), reply);
     // The key is scoped to the authenticated API key, so the caller is authenticated before the body is
     // parsed: a request without a valid API key costs no parse and leaves no idempotency record.
     let principal: Principal;
     try {
-      principal = await services.apiKeys.authenticate(presentedKey(headers));
+      principal = await authenticateWithinLimits(services.apiKeys, limits, presentedKey(headers), clientIp);
     } catch (error) {
-      if (error instanceof AppError) return sendPlain(reply, errorResponse(error.code, error.message));
+      if (error instanceof AppError) return sendPlain(reply, appErrorResponse(error));
       throw error;
     }
     if (principal.kind === 'anonymous') return sendPlain(reply, KEY_WITHOUT_API_KEY);
     const keyed = classifyKeyedRequest(body, config.GRAPHQL_MAX_TOKENS);
-    if (keyed.kind === 'unkeyed') return sendResponse(await execute({ requestId, principal }), reply);
+    if (keyed.kind === 'unkeyed') return sendResponse(await execute({ requestId, clientIp, principal }), reply);
     const answer =
       keyed.kind === 'refused'
         ? keyed.response
         : await runIdempotently(services.idempotency, scopeOf(principal), idempotencyKey, keyed, async () => {
-            const response = await execute({ requestId, principal });
+            const response = await execute({ requestId, clientIp, principal });
             return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
           });
     sendPlain(reply, answer);
   }
 
   async function route(request: IncomingMessage, reply: ServerResponse, url: URL, requestId: string): Promise<void> {
+    const clientIp = clientKeyOf(request.socket.remoteAddress);
     switch (url.pathname) {
       case '/graphql':
-        return handleGraphQL(request, reply, url, requestId);
+        return handleGraphQL(request, reply, url, requestId, clientIp);
       case '/health':
         return sendJson(reply, 200, { status: 'ok' });
       case '/ready':
@@ -125,7 +128,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
         const registration = request.method === 'POST' ? REGISTRATION_ROUTE.exec(url.pathname) : null;
         if (registration) return handleRegistration(services, registration, request, reply);
         const paymentLink = PAYMENT_LINK_ROUTE.exec(url.pathname);
-        if (paymentLink) return handlePaymentLink(services, paymentLink, request, reply);
+        if (paymentLink) return handlePaymentLink({ services, limits, clientIp }, paymentLink, request, reply);
         return sendJson(reply, 404, { error: { code: 'NOT_FOUND', message: `No route ${request.method} ${url.pathname}.` } });
       }
     }

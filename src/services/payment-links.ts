@@ -80,10 +80,21 @@ export class PaymentLinkService {
     return link;
   }
 
-  /** The link as anyone with its URL sees it: NOT_FOUND when unknown, INVALID_STATE (EXPIRED) once expired. */
+  /** Takes no more uses from now on (payments already made through it are unchanged); deactivating again changes nothing. */
+  async deactivate(principal: SecretKeyPrincipal, linkId: string): Promise<PaymentLink> {
+    const link = await this.get(principal, linkId);
+    if (link.deactivatedAt !== null) return link;
+    return this.context.db.paymentLink.update({ where: { id: link.id }, data: { deactivatedAt: new Date() } });
+  }
+
+  /**
+   * The link as anyone with its URL sees it: NOT_FOUND when unknown, INVALID_STATE (INACTIVE) once
+   * deactivated, INVALID_STATE (EXPIRED) once expired.
+   */
   async open(linkId: string): Promise<PaymentLink> {
     const link = await this.find(linkId);
     if (link === null) throw notFound('payment link', linkId);
+    if (link.deactivatedAt !== null) throw new AppError('INVALID_STATE', 'This payment link is no longer active: the merchant deactivated it.', { status: 'INACTIVE' });
     if (link.expiresAt.getTime() <= Date.now()) throw new AppError('INVALID_STATE', `This payment link expired at ${link.expiresAt.toISOString()}.`, { status: 'EXPIRED' });
     return link;
   }
@@ -121,6 +132,12 @@ export class PaymentLinkService {
       throw new AppError('INVALID_STATE', 'The merchant has no publishable key for the checkout; it must issue one (createApiKey, type PUBLISHABLE).', { status: 'NO_PUBLISHABLE_KEY' });
     }
     return key.publishableKey;
+  }
+
+  /** The link a payment was made through; null when it was not. */
+  async linkIdOf(paymentId: string): Promise<string | null> {
+    const payment = await this.context.db.paymentIntent.findUnique({ where: { id: paymentId }, select: { paymentLinkId: true } });
+    return payment?.paymentLinkId ?? null;
   }
 
   /** The payments made through a link, newest first. */

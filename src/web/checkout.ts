@@ -50,13 +50,18 @@ function say(text: string): void {
   status.textContent = text;
 }
 
+/** Follows the payment live; a stream refused or ended by an error is said, not left as a page that never updates. */
+function followLive(payments: PaymentsClient, listener: (payment: SdkPayment) => void): () => void {
+  return payments.onUpdate(listener, (error) => showError(alert, null, `Live updates stopped: ${error.message} Reload this page to see the payment’s status.`));
+}
+
 function finish(payments: PaymentsClient, payment: SdkPayment): void {
   say(STATUS_TEXT[payment.status] ?? `Payment ${payment.status.toLowerCase()}.`);
   form.hidden = true;
   document.body.dataset['status'] = payment.status.toLowerCase();
   if (payment.status === 'PROCESSING') {
     // Methods that settle later: wait for the processor's answer, live.
-    const stop = payments.onUpdate((updated) => {
+    const stop = followLive(payments, (updated) => {
       if (updated.status === 'PROCESSING') return;
       stop();
       finish(payments, updated);
@@ -185,7 +190,7 @@ async function pay(payments: PaymentsClient): Promise<void> {
     if (payments.handleNextAction(payment)) return say('Redirecting you to authenticate the payment…');
     if (payment.nextAction?.type === 'DISPLAY_INSTRUCTIONS') {
       showInstructions(payment);
-      payments.onUpdate((updated) => DECIDED.has(updated.status) && finish(payments, updated));
+      followLive(payments, (updated) => DECIDED.has(updated.status) && finish(payments, updated));
       return;
     }
     finish(payments, payment);

@@ -1,25 +1,28 @@
 // The subscription gate, through both transports: bounds per key that concurrent subscribes cannot
-// overshoot, slots given back when streams end (early or late), revocation ending SSE streams too, and a
-// reader that stops reading cut off instead of growing the server's memory.
+// overshoot (a checkout's counted per client secret and per client IP instead), slots given back when
+// streams end (early or late), revocation ending SSE streams too, and a reader that stops reading cut off
+// instead of growing the server's memory.
 import { Repeater } from '@repeaterjs/repeater';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SubscriptionGate, MAX_UNREAD_RESULTS } from '../../src/graphql/subscription-gate.ts';
 import { createLogger } from '../../src/logger.ts';
-import { CreateApiKeyDocument, PaymentEventsDocument, RevokeApiKeyDocument } from '../gql/graphql.ts';
+import { CreateApiKeyDocument, CreatePaymentDocument, PaymentEventsDocument, PaymentUpdatedDocument, RevokeApiKeyDocument } from '../gql/graphql.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 import { subscribeSse, subscribeWs, wsClient, type Collected } from '../support/subscriptions.ts';
 
 const PER_KEY = 3;
+const PER_CLIENT_SECRET = 2;
+const PER_CLIENT_IP = 5;
 let stack: Stack;
 /** An API process with a small per-key bound. */
 let api: TestApi;
 const clients: Client[] = [];
 beforeAll(async () => {
   stack = await startStack();
-  api = await startTestApi({ ...stack.env, SUBSCRIPTIONS_PER_KEY: String(PER_KEY) });
+  api = await startTestApi({ ...stack.env, SUBSCRIPTIONS_PER_KEY: String(PER_KEY), SUBSCRIPTIONS_PER_CLIENT_SECRET: String(PER_CLIENT_SECRET), SUBSCRIPTIONS_PER_CLIENT_IP: String(PER_CLIENT_IP) });
 });
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.dispose()));
@@ -56,6 +59,32 @@ describe('per-key bounds', () => {
     await vi.waitFor(() => expect(streams.filter((stream) => stream.errors.length > 0)).toHaveLength(2), { timeout: 5_000 });
     expect(streams.flatMap((stream) => stream.errors.map((error) => error.extensions?.code))).toEqual(['RATE_LIMITED', 'RATE_LIMITED']);
     for (const stream of streams) stream.close();
+  });
+});
+
+describe('a checkout’s subscriptions (publishable key)', () => {
+  it('count per client secret and per client IP, not per publishable key, so one payer cannot use up the merchant’s', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const [first, second, third] = await Promise.all(
+      [1, 2, 3].map(async () => dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 500, currency: 'EUR' } })).createPayment),
+    );
+    const payer = wsClient(api.url, shop.publishableKey, '127.0.2.1');
+    const otherPayer = wsClient(api.url, shop.publishableKey, '127.0.2.2');
+    clients.push(payer, otherPayer);
+    const watch = (client: Client, payment: typeof first, count: number) =>
+      Array.from({ length: count }, () => subscribeWs(client, PaymentUpdatedDocument, { paymentId: payment!.id, clientSecret: payment!.clientSecret }));
+    const refusedOf = async (subscriptions: Collected<unknown>[], refused: number) => {
+      await vi.waitFor(() => expect(subscriptions.filter((subscription) => subscription.errors.length > 0)).toHaveLength(refused), { timeout: 5_000 });
+      await settle();
+      return subscriptions.flatMap((subscription) => subscription.errors.map((error) => error.message));
+    };
+    // One payment: at most PER_CLIENT_SECRET.
+    expect(await refusedOf(watch(payer, first, PER_CLIENT_SECRET + 1), 1)).toEqual([`At most ${PER_CLIENT_SECRET} subscriptions per client secret on one server.`]);
+    // Another payment of the same key is not refused, though the key now holds more than PER_KEY.
+    expect(await refusedOf(watch(payer, second, PER_CLIENT_SECRET), 0)).toEqual([]);
+    // One address: at most PER_CLIENT_IP (4 held, so 1 more); another address is not affected.
+    expect(await refusedOf(watch(payer, third, 2), 1)).toEqual([`At most ${PER_CLIENT_IP} subscriptions with a publishable key per client address on one server.`]);
+    expect(await refusedOf(watch(otherPayer, third, 1), 0)).toEqual([]);
   });
 });
 

@@ -8,6 +8,16 @@ import { dataOf, graphqlClient, type Execute } from './graphql-client.ts';
 
 export const TEST_ADMIN_KEY = 'admin_test_key_0123456789abcdef';
 
+const UNREACHED_RATE_LIMITS = {
+  RATE_LIMIT_FAILED_AUTH_PER_IP: '1000000/60',
+  RATE_LIMIT_LINK_USES_PER_IP: '1000000/60',
+  RATE_LIMIT_LINK_USES_PER_LINK: '1000000/60',
+  RATE_LIMIT_CONFIRMS_PER_CLIENT_SECRET: '1000000/60',
+  RATE_LIMIT_DECLINES_PER_LINK: '1000000/60',
+  SUBSCRIPTIONS_PER_CLIENT_SECRET: '1000',
+  SUBSCRIPTIONS_PER_CLIENT_IP: '10000',
+};
+
 export function testEnv(overrides: Record<string, string> = {}): Record<string, string> {
   return {
     NODE_ENV: 'test',
@@ -26,6 +36,9 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     WEBHOOK_RETRY_DELAY_SCALE: '0.0001',
     WEBHOOK_RECONCILE_INTERVAL_MS: '500',
     SUBSCRIPTION_KEY_RECHECK_MS: '200',
+    // Limits no test reaches by accident: the suite sends many requests from one address, and some send
+    // wrong keys on purpose. The rate-limit tests set low ones (test/api/rate-limits.test.ts).
+    ...UNREACHED_RATE_LIMITS,
     ...overrides,
   };
 }

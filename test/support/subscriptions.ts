@@ -44,11 +44,19 @@ function collector<Data>(close: () => void): Collected<Data> {
   return collected;
 }
 
-/** A graphql-ws client of the API at `apiUrl`, authenticated by `key` in connectionParams. */
-export function wsClient(apiUrl: string, key?: string): Client {
+/** The WebSocket class, its connections made from `localAddress` (a loopback address: a client of its own). */
+const webSocketFrom = (localAddress: string) =>
+  class extends WebSocket {
+    constructor(address: string, protocols?: string | string[]) {
+      super(address, protocols, { localAddress });
+    }
+  };
+
+/** A graphql-ws client of the API at `apiUrl`, authenticated by `key` in connectionParams (from `localAddress` if given). */
+export function wsClient(apiUrl: string, key?: string, localAddress?: string): Client {
   return createClient({
     url: `${apiUrl.replace(/^http/, 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
+    webSocketImpl: localAddress ? webSocketFrom(localAddress) : WebSocket,
     connectionParams: key ? { 'api-key': key } : {},
     retryAttempts: 0,
     lazy: true,

@@ -14,6 +14,8 @@ export const PaymentLinkRef = builder.prismaObject('PaymentLink', {
     description: t.exposeString('description', { nullable: true }),
     profileId: t.exposeString('profileId'),
     expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
+    active: t.boolean({ description: 'False once deactivated (deactivatePaymentLink): the link takes no more uses.', resolve: (link) => link.deactivatedAt === null }),
+    deactivatedAt: t.expose('deactivatedAt', { type: 'DateTime', nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     payments: t.field({ type: [PaymentRef], description: 'The payments made through the link, newest first (at most 100).', resolve: (link, _args, { services }) => services.paymentLinks.paymentsOf(link.id) }),
   }),
@@ -50,5 +52,20 @@ builder.mutationField('createPaymentLink', (t) =>
     authScopes: { secretKey: true },
     args: { input: t.arg({ type: CreatePaymentLinkInput, required: true }) },
     resolve: (_root, { input }, { principal, services }) => services.paymentLinks.create(requireSecretKey(principal), input),
+  }),
+);
+
+const DeactivatePaymentLinkInput = builder.inputType('DeactivatePaymentLinkInput', {
+  fields: (t) => ({ paymentLinkId: t.string({ required: true }) }),
+});
+
+builder.mutationField('deactivatePaymentLink', (t) =>
+  t.field({
+    type: PaymentLinkRef,
+    description:
+      'Stops a payment link for good: its page says it is no longer active and each use is refused (410, INVALID_STATE with status INACTIVE). Payments already made through it are unchanged; deactivating again changes nothing.',
+    authScopes: { secretKey: true },
+    args: { input: t.arg({ type: DeactivatePaymentLinkInput, required: true }) },
+    resolve: (_root, { input }, { principal, services }) => services.paymentLinks.deactivate(requireSecretKey(principal), input.paymentLinkId),
   }),
 );

@@ -1,6 +1,7 @@
 import { ATTEMPT_STATUSES, INTENT_STATUSES } from '../../domain/payments/statuses.ts';
 import type { ProcessorNextAction } from '../../connectors/connector.ts';
 import { requireSecretKey, type Principal } from '../../services/principal.ts';
+import { confirmWithinLimits } from '../../services/rate-limits.ts';
 import { builder } from '../builder.ts';
 import { PaymentMethodDataInput } from './payment-method.ts';
 
@@ -186,10 +187,10 @@ builder.subscriptionField('paymentUpdated', (t) =>
       'The payment each time a change of it commits (every status transition, in order; `updated` and `version` order them). The secret key, or a publishable key with the payment’s client secret; checked when the subscription starts.',
     authScopes: { $any: { secretKey: true, publishableKey: true } },
     args: { paymentId: t.arg.string({ required: true }), clientSecret: t.arg.string() },
-    subscribe: async (_root, args, { principal, services, live, gate }) => {
+    subscribe: async (_root, args, { principal, services, live, gate, clientIp }) => {
       // The payment query's rule, before anything is streamed: a refused subscriber gets an error, not a stream.
       await services.payments.getVisible(principal, args.paymentId, args.clientSecret);
-      return gate.open(principal, live.paymentChanges(args.paymentId));
+      return gate.open(principal, live.paymentChanges(args.paymentId), { paymentId: args.paymentId, clientIp });
     },
     // The payload is the payment as committed (not re-read), so no transition is skipped or repeated.
     resolve: (payment) => payment,
@@ -281,7 +282,8 @@ builder.mutationField('confirmPayment', (t) =>
     description: 'Confirms with the payment method (SDK: publishable key and client secret; or the secret key).',
     authScopes: { $any: { secretKey: true, publishableKey: true } },
     args: { input: t.arg({ type: ConfirmPaymentInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.payments.confirm(principal, input),
+    resolve: (_root, { input }, { principal, services, limits }) =>
+      principal.kind === 'publishableKey' ? confirmWithinLimits(services, limits, principal, input) : services.payments.confirm(principal, input),
   }),
 );
 
