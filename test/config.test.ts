@@ -129,8 +129,8 @@ describe('loadConfig', () => {
   });
 
   it('reads a rate limit as "<count>/<seconds>", and names the variable and the form when it is not one', () => {
-    expect(loadConfig({}).RATE_LIMIT_FAILED_AUTH_PER_IP).toEqual({ points: 20, seconds: 300 });
-    expect(loadConfig({ RATE_LIMIT_DECLINES_PER_LINK: '3/60' }).RATE_LIMIT_DECLINES_PER_LINK).toEqual({ points: 3, seconds: 60 });
+    expect(load({}).RATE_LIMIT_FAILED_AUTH_PER_IP).toEqual({ points: 20, seconds: 300 });
+    expect(load({ RATE_LIMIT_DECLINES_PER_LINK: '3/60' }).RATE_LIMIT_DECLINES_PER_LINK).toEqual({ points: 3, seconds: 60 });
     for (const value of ['20', '0/60', '20/0', '20/60/1', 'many/60', '20/9999999']) {
       expect(configError({ RATE_LIMIT_LINK_USES_PER_IP: value }).message).toMatch(/^RATE_LIMIT_LINK_USES_PER_IP: must be "<count>\/<seconds>"/);
     }
