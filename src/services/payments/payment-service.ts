@@ -244,10 +244,7 @@ export class PaymentService {
       throw new AppError('INVALID_STATE', `This payment expired at ${payment.expiresAt!.toISOString()} without being confirmed; create a new one.`, { status: payment.status });
     }
     const returnUrl = input.returnUrl ?? null;
-    // A browser may point the customer back elsewhere on the merchant's site, not to another site.
-    if (returnUrl && principal.kind === 'publishableKey' && payment.returnUrl && new URL(returnUrl).origin !== new URL(payment.returnUrl).origin) {
-      throw invalidInput('returnUrl', `with a publishable key, must be on the payment's own return origin ${new URL(payment.returnUrl).origin}`);
-    }
+    if (returnUrl && principal.kind === 'publishableKey') this.refuseBrowserReturnUrl(payment, returnUrl);
     if (input.savePaymentMethod && payment.customerId === null) throw invalidInput('savePaymentMethod', 'needs a payment created with a customerId');
     let method: PaymentMethod;
     let saved: SavedPaymentMethod | null = null;
@@ -266,6 +263,19 @@ export class PaymentService {
       throw invalidInput('paymentMethodData', `${methodTypeOf(method)} settles later and cannot be captured manually; create the payment with captureMethod AUTOMATIC`);
     }
     return this.confirmLoaded(principal as MerchantPrincipal, payment, method, { returnUrl, saveCard: input.savePaymentMethod ?? false, saved });
+  }
+
+  /**
+   * Where the customer is sent back is the merchant's to say (its secret key, at create or confirm): a
+   * browser that could set or change it would make the service an open redirect. It may only repeat it.
+   */
+  private refuseBrowserReturnUrl(payment: Payment, returnUrl: string): void {
+    if (payment.returnUrl === null) {
+      throw new AppError('FORBIDDEN', 'A publishable key cannot set returnUrl; the merchant sets it with its secret key.', { field: 'returnUrl' });
+    }
+    if (new URL(returnUrl).href !== new URL(payment.returnUrl).href) {
+      throw new AppError('FORBIDDEN', 'A publishable key cannot change the returnUrl the merchant set.', { field: 'returnUrl' });
+    }
   }
 
   /**
