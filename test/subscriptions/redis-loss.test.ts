@@ -1,7 +1,7 @@
 // A process that loses Redis cannot hear what others publish meanwhile: its live streams end with a
 // retryable error (instead of going silent), and a resubscription with `after` catches up on what was missed.
 import { describe, expect, it } from 'vitest';
-import { ConfirmPaymentDocument, CreatePaymentDocument, EventsDocument, PaymentEventsDocument } from '../gql/graphql.ts';
+import { CapturePaymentDocument, ConfirmPaymentDocument, CreatePaymentDocument, EventsDocument, PaymentEventsDocument } from '../gql/graphql.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { startOwnRedis } from '../support/redis-server.ts';
 import { merchantWithSandbox, startStack } from '../support/stack.ts';
@@ -24,9 +24,10 @@ describe('losing Redis', () => {
       const errors = await watched.waitForError(10_000);
       expect(errors.map((error) => error.extensions?.code)).toEqual(['SERVICE_UNAVAILABLE']);
 
-      // Meanwhile a payment commits (its publication is lost), then Redis is back.
-      const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 700, currency: 'USD' } })).createPayment;
+      // Meanwhile a payment is authorized and captured (two events; their publications are lost), then Redis is back.
+      const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 700, currency: 'USD', captureMethod: 'MANUAL' } })).createPayment;
       dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card } }));
+      dataOf(await shop.secret(CapturePaymentDocument, { input: { paymentId: created.id } }));
       await redis.start();
       const all = dataOf(await shop.secret(EventsDocument, { first: 10 })).events.edges.map((edge) => edge.node.id).reverse();
       expect(all).toHaveLength(2);
