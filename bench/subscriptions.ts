@@ -1,6 +1,6 @@
 // Subscription fan-out: BENCH_SUBSCRIBERS graphql-ws subscribers of one profile's paymentEvents on the API
 // process, in a process of their own (bench/processes/subscribers.ts), while BENCH_PAYMENTS card payments
-// (create + confirm, two events each) run through the sandbox. Latency: from an event's createdAt (set in the
+// (create + confirm, one event each: payment_succeeded) run through the sandbox. Latency: from an event's createdAt (set in the
 // transaction that commits it) to each subscriber's receipt (p50, p99, max over every delivery). Memory: the
 // API process's memory with the subscribers connected minus before, each read after full garbage
 // collections (bench/lib/memory-probe.ts), per 1,000 subscriptions: live (JS heap + external) and RSS.
@@ -52,7 +52,7 @@ async function closeSubscribers(child: Child) {
 export async function benchSubscriptions(stack: Stack) {
   const { subscribers, payments, paymentRate, subscriptionSandboxLatencyMs } = stack.settings;
   await stack.start({ sandboxLatencyMs: subscriptionSandboxLatencyMs });
-  const expected = payments * 2 * subscribers;
+  const expected = payments * subscribers;
 
   console.log(`subscriptions: ${subscribers} graphql-ws subscribers, ${payments} payments started at ${paymentRate}/s, sandbox latency ${subscriptionSandboxLatencyMs} ms`);
   const serviceBefore = await stack.api!.memoryMb();
@@ -100,11 +100,10 @@ export async function benchSubscriptions(stack: Stack) {
     try {
       await sleep(1000);
       bareConnected = await fanout.memoryMb();
-      // Two messages per payment, at the pace the service's payments went.
+      // One message per payment, at the pace the service's payments went.
       const perPaymentMs = (paymentSeconds * 1000) / payments;
       for (let index = 0; index < payments; index += 1) {
         const next = performance.now() + perPaymentMs;
-        await publisher.publish(channel, JSON.stringify({ sentAt: Date.now(), kind: 'payment_processing' }));
         await publisher.publish(channel, JSON.stringify({ sentAt: Date.now(), kind: 'payment_succeeded' }));
         await sleep(Math.max(0, next - performance.now()));
       }
@@ -130,7 +129,7 @@ export async function benchSubscriptions(stack: Stack) {
   };
   return {
     subscribers,
-    events: payments * 2,
+    events: payments,
     deliveriesExpected: expected,
     service: { deliveriesReceived: serviceStats.received, latencyMs: serviceStats.latencyMs, memoryMb: { before: serviceBefore, connected: serviceConnected }, per1000: service },
     bareFanout: { deliveriesReceived: bareStats.received, latencyMs: bareStats.latencyMs, memoryMb: { before: bareBefore, connected: bareConnected }, per1000: bare },

@@ -151,16 +151,23 @@ describe('what a publishable key may read and set', () => {
     expect(fingerprints[0]).not.toBe(fingerprints[1]);
   });
 
-  it('may move returnUrl within the payment’s return origin, not to another site', async () => {
-    const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 300, currency: 'USD', returnUrl: 'https://shop.example/done' } })).createPayment;
-    const elsewhere = errorOf(
-      await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, returnUrl: 'https://evil.example/phish', paymentMethodData: card('4242424242424242') } }),
-      'INVALID_INPUT',
-    );
-    expect(elsewhere.extensions?.field).toBe('returnUrl');
-    const confirmed = dataOf(
-      await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, returnUrl: 'https://shop.example/thanks', paymentMethodData: card('4242424242424242') } }),
-    ).confirmPayment;
-    expect(confirmed.status).toBe('SUCCEEDED');
+  it('a publishable key may not set or change returnUrl (an open redirect): FORBIDDEN naming returnUrl; it may repeat the merchant’s', async () => {
+    const confirmWith = (key: 'publishable' | 'secret', clientSecret: string, returnUrl: string) =>
+      shop[key](ConfirmPaymentDocument, { input: { clientSecret, returnUrl, paymentMethodData: card('4242424242424242') } });
+    const unset = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 300, currency: 'USD' } })).createPayment;
+    const set = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 300, currency: 'USD', returnUrl: 'https://shop.example/done' } })).createPayment;
+    const refusals = [
+      [unset, 'https://evil.example/phish'],
+      [set, 'https://evil.example/phish'],
+      [set, 'https://shop.example/thanks'],
+    ] as const;
+    for (const [payment, returnUrl] of refusals) {
+      const refused = errorOf(await confirmWith('publishable', payment.clientSecret, returnUrl), 'FORBIDDEN');
+      expect(refused.extensions?.field, returnUrl).toBe('returnUrl');
+      expect(dataOf(await shop.secret(PaymentDocument, { id: payment.id })).payment, returnUrl).toMatchObject({ status: payment.status, version: payment.version });
+    }
+    expect(dataOf(await confirmWith('publishable', set.clientSecret, 'https://shop.example/done')).confirmPayment.status).toBe('SUCCEEDED');
+    // The merchant's own server still may, as before.
+    expect(dataOf(await confirmWith('secret', unset.clientSecret, 'https://shop.example/back')).confirmPayment.status).toBe('SUCCEEDED');
   });
 });

@@ -6,6 +6,7 @@ import { ATTEMPT_TRANSITIONS } from '../../src/domain/payments/attempt-machine.t
 import { INTENT_TRANSITIONS } from '../../src/domain/payments/intent-machine.ts';
 import {
   CancelPaymentDocument,
+  CancelPaymentPostCaptureDocument,
   CapturePaymentDocument,
   ConfirmPaymentDocument,
   CreatePaymentDocument,
@@ -182,7 +183,7 @@ describe('cancel and void', () => {
     }
   });
 
-  it('voids during device data collection and during authentication; the processor is told, so the challenge cannot complete later', async () => {
+  it('cancels during device data collection and during authentication here only: no void reaches the processor (the seed)', async () => {
     for (const visitChallenge of [false, true]) {
       const created = await create();
       const pending = dataOf(await confirm(created.clientSecret, CARDS.threeDs)).confirmPayment;
@@ -190,13 +191,14 @@ describe('cancel and void', () => {
         await fetch(pending.nextAction!.redirectToUrl); // device data collected at the processor
         expect(dataOf(await merchant.secret(SyncPaymentDocument, { input: { paymentId: created.id } })).syncPayment.activeAttempt.status).toBe('AUTHENTICATION_PENDING');
       }
+      const before = await merchant.sandboxPayment(`/${pending.activeAttempt.connectorTransactionId}`);
       const cancelled = dataOf(await merchant.secret(CancelPaymentDocument, { input: { paymentId: created.id } })).cancelPayment;
       expect(cancelled.status).toBe('CANCELLED');
       expect(cancelled.activeAttempt.status).toBe('VOIDED');
-      const atProcessor = await merchant.sandboxPayment(`/${pending.activeAttempt.connectorTransactionId}`);
-      expect(atProcessor.body.status).toBe('canceled');
-      const late = await fetch(`${pending.nextAction!.redirectToUrl}/complete`, { method: 'POST', redirect: 'manual' });
-      expect(late.status).toBe(409);
+      // The processor's own record is as it was: not canceled, not even touched.
+      const after = await merchant.sandboxPayment(`/${pending.activeAttempt.connectorTransactionId}`);
+      expect(after.body.status).not.toBe('canceled');
+      expect(after.body).toEqual(before.body);
     }
   });
 
@@ -213,12 +215,14 @@ describe('cancel and void', () => {
     expect(history.filter((row) => row.subject === 'attempt').map((row) => row.toStatus).slice(-4)).toEqual(['AUTHENTICATION_SUCCESSFUL', 'AUTHORIZED', 'VOID_INITIATED', 'VOIDED']);
   });
 
-  it('a cancel during 3DS after the customer was charged voids the charge after capture: the money goes back', async () => {
+  it('a cancel during 3DS after the customer was charged is INVALID_STATE naming SUCCEEDED: the void after capture is its own mutation', async () => {
     const created = await create();
     const pending = dataOf(await confirm(created.clientSecret, CARDS.threeDs)).confirmPayment;
     await fetch(pending.nextAction!.redirectToUrl);
     await fetch(`${pending.nextAction!.redirectToUrl}/complete`, { method: 'POST', redirect: 'manual' });
-    const voided = dataOf(await merchant.secret(CancelPaymentDocument, { input: { paymentId: created.id } })).cancelPayment;
+    const refused = errorOf(await merchant.secret(CancelPaymentDocument, { input: { paymentId: created.id } }), 'INVALID_STATE');
+    expect(refused.extensions).toMatchObject({ status: 'SUCCEEDED' });
+    const voided = dataOf(await merchant.secret(CancelPaymentPostCaptureDocument, { input: { paymentId: created.id } })).cancelPaymentPostCapture;
     expect(voided).toMatchObject({ status: 'CANCELLED_POST_CAPTURE', amountReceived: 0 });
     const { history } = dataOf(await merchant.secret(PaymentDocument, { id: created.id })).payment;
     expect(history.filter((row) => row.subject === 'attempt').map((row) => row.toStatus).slice(-3)).toEqual(['CHARGED', 'VOID_POST_CHARGE_INITIATED', 'VOIDED_POST_CHARGE']);
@@ -311,16 +315,78 @@ describe('when the processor fails', () => {
 });
 
 describe('operations the state forbids', () => {
-  it('answers INVALID_STATE naming the status, and changes nothing', async () => {
+  type Operation = 'confirm' | 'capture' | 'cancel' | 'cancelPostCapture';
+  const run: Record<Operation, (payment: { id: string; clientSecret: string }) => ReturnType<typeof merchant.secret>> = {
+    confirm: (payment) => confirm(payment.clientSecret, CARDS.visa),
+    capture: (payment) => merchant.secret(CapturePaymentDocument, { input: { paymentId: payment.id } }),
+    cancel: (payment) => merchant.secret(CancelPaymentDocument, { input: { paymentId: payment.id } }),
+    cancelPostCapture: (payment) => merchant.secret(CancelPaymentPostCaptureDocument, { input: { paymentId: payment.id } }),
+  };
+  /** A payment in each status, and the operations that status forbids. */
+  const STATES: { status: string; make: () => Promise<{ id: string; clientSecret: string }>; refuses: Operation[] }[] = [
+    { status: 'REQUIRES_PAYMENT_METHOD', make: () => create(), refuses: ['capture', 'cancelPostCapture'] },
+    { status: 'REQUIRES_CONFIRMATION', make: () => create({ paymentMethodData: card(CARDS.visa) }), refuses: ['capture', 'cancelPostCapture'] },
+    { status: 'REQUIRES_CUSTOMER_ACTION', make: () => create({ confirm: true, paymentMethodData: card(CARDS.threeDs) }), refuses: ['confirm', 'capture', 'cancelPostCapture'] },
+    { status: 'REQUIRES_CAPTURE', make: () => create({ confirm: true, captureMethod: 'MANUAL', paymentMethodData: card(CARDS.visa) }), refuses: ['confirm', 'cancelPostCapture'] },
+    { status: 'SUCCEEDED', make: () => create({ confirm: true, paymentMethodData: card(CARDS.visa) }), refuses: ['confirm', 'capture', 'cancel'] },
+    {
+      status: 'PARTIALLY_CAPTURED',
+      make: async () => {
+        const payment = await create({ confirm: true, captureMethod: 'MANUAL', paymentMethodData: card(CARDS.visa) });
+        dataOf(await merchant.secret(CapturePaymentDocument, { input: { paymentId: payment.id, amountToCapture: 400 } }));
+        return payment;
+      },
+      refuses: ['confirm', 'capture', 'cancel', 'cancelPostCapture'],
+    },
+    {
+      status: 'FAILED',
+      make: async () => {
+        const payment = await create();
+        errorOf(await confirm(payment.clientSecret, CARDS.declined), 'PAYMENT_DECLINED');
+        return payment;
+      },
+      refuses: ['capture', 'cancel', 'cancelPostCapture'],
+    },
+    {
+      status: 'CANCELLED',
+      make: async () => {
+        const payment = await create();
+        dataOf(await merchant.secret(CancelPaymentDocument, { input: { paymentId: payment.id } }));
+        return payment;
+      },
+      refuses: ['confirm', 'capture', 'cancel', 'cancelPostCapture'],
+    },
+    {
+      status: 'CANCELLED_POST_CAPTURE',
+      make: async () => {
+        const payment = await create({ confirm: true, paymentMethodData: card(CARDS.visa) });
+        dataOf(await merchant.secret(CancelPaymentPostCaptureDocument, { input: { paymentId: payment.id } }));
+        return payment;
+      },
+      refuses: ['confirm', 'capture', 'cancel', 'cancelPostCapture'],
+    },
+  ];
+
+  it.each(STATES)("$status: each operation it forbids is INVALID_STATE naming the payment's status, and changes nothing", async ({ status, make, refuses }) => {
+    const payment = await make();
+    const before = await get(payment.id);
+    expect(before.status).toBe(status);
+    for (const operation of refuses) {
+      const error = errorOf(await run[operation](payment), 'INVALID_STATE');
+      expect(error.extensions, operation).toMatchObject({ status });
+      expect(error.message, operation).toContain(status);
+    }
+    expect(await get(payment.id)).toMatchObject({ status, version: before.version });
+  });
+
+  it('confirming without a payment method is INVALID_INPUT naming paymentMethodData, unless the state forbids confirming at all', async () => {
+    for (const payment of [await create(), await create({ paymentMethodData: card(CARDS.visa) })]) {
+      const missing = errorOf(await merchant.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret } }), 'INVALID_INPUT');
+      expect(missing.extensions).toMatchObject({ field: 'paymentMethodData' });
+    }
     const succeeded = await create({ confirm: true, paymentMethodData: card(CARDS.visa) });
-    const capture = errorOf(await merchant.secret(CapturePaymentDocument, { input: { paymentId: succeeded.id } }), 'INVALID_STATE');
-    expect(capture.extensions?.status).toBe('CHARGED');
-    expect(capture.message).toContain('CHARGED');
-    errorOf(await confirm(succeeded.clientSecret, CARDS.visa), 'INVALID_STATE');
-    const fresh = await create();
-    errorOf(await merchant.secret(CapturePaymentDocument, { input: { paymentId: fresh.id } }), 'INVALID_STATE');
-    const after = await get(succeeded.id);
-    expect(after).toMatchObject({ status: 'SUCCEEDED', version: succeeded.version });
+    const refused = errorOf(await merchant.publishable(ConfirmPaymentDocument, { input: { clientSecret: succeeded.clientSecret } }), 'INVALID_STATE');
+    expect(refused.extensions).toMatchObject({ status: 'SUCCEEDED' });
   });
 
   it('a terminal payment never regresses: sync and the redirect route leave it as it is', async () => {

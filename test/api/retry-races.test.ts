@@ -79,7 +79,7 @@ describe('an answer someone else applied while the processor call was on its way
     // The charge was recorded once, by the callback; the processor's own answer then changed nothing.
     const charged = read.history.filter((row) => row.subject === 'attempt' && row.toStatus === 'CHARGED');
     expect(charged).toEqual([expect.objectContaining({ fromStatus: 'PENDING', actor: 'callback' })]);
-    expect((await eventsOf(shop, created.id)).map((event) => event.eventType)).toEqual(['PAYMENT_SUCCEEDED', 'PAYMENT_PROCESSING']);
+    expect((await eventsOf(shop, created.id)).map((event) => event.eventType)).toEqual(['PAYMENT_SUCCEEDED']);
   });
 });
 

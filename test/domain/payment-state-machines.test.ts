@@ -41,6 +41,7 @@ const TRIGGER_KEYS: Record<AttemptTrigger, null> = {
   capture: null,
   capture_at_processor: null,
   void: null,
+  void_after_capture: null,
   void_at_processor: null,
   void_refused: null,
   expire: null,
@@ -318,15 +319,20 @@ describe('transitionAttempt', () => {
     expect(complement.length + pairsWithRows.size).toBe(ATTEMPT_STATUSES.length * ALL_TRIGGERS.length);
   });
 
-  it.each(complement)('%s --%s--> has no row: INVALID_STATE naming the status', (status, trigger) => {
+  it.each(complement)("%s --%s--> has no row: INVALID_STATE naming the payment's status (the intent's)", (status, trigger) => {
     for (const conditions of [{}, { result: 'success', threeDs: false, captureMethod: 'AUTOMATIC', captured: 'full' }] as AttemptConditions[]) {
       const error = thrownBy(() => transitionAttempt(status, trigger, conditions));
       expect(error).toBeInstanceOf(AppError);
       const appError = error as AppError;
       expect(appError.code).toBe('INVALID_STATE');
-      expect(appError.details.status).toBe(status);
-      expect(appError.message).toContain(status);
+      expect(appError.details).toMatchObject({ status: intentStatusOf(status), attemptStatus: status });
+      expect(appError.message).toContain(`a payment in status ${intentStatusOf(status)} `);
     }
+  });
+
+  it('a cancel of a charged attempt is INVALID_STATE: the void after capture is its own trigger', () => {
+    expect((thrownBy(() => transitionAttempt('CHARGED', 'void')) as AppError).details).toMatchObject({ status: 'SUCCEEDED' });
+    expect(transitionAttempt('CHARGED', 'void_after_capture')).toMatchObject({ to: 'VOID_POST_CHARGE_INITIATED', effect: 'void_at_processor' });
   });
 });
 
@@ -342,7 +348,7 @@ describe('effects', () => {
     ['AUTHORIZED', 'void', 'void_at_processor'],
     ['PARTIALLY_AUTHORIZED', 'capture', 'capture_at_processor'],
     ['PARTIALLY_AUTHORIZED', 'void', 'void_at_processor'],
-    ['CHARGED', 'void', 'void_at_processor'],
+    ['CHARGED', 'void_after_capture', 'void_at_processor'],
   ];
 
   it('exactly confirm, capture and void of an authorized attempt, and a void after capture, have effects', () => {
@@ -813,7 +819,7 @@ describe('random sequences of processor answers', () => {
   it(`${SEQUENCES} sequences with merchant capture and void requests interleaved: terminal statuses are never left`, () => {
     const random = prng(0xc0ffee);
     const visited = new Set<AttemptStatus>();
-    const MERCHANT_TRIGGERS: AttemptTrigger[] = ['capture', 'void'];
+    const MERCHANT_TRIGGERS: AttemptTrigger[] = ['capture', 'void', 'void_after_capture'];
     for (let sequence = 0; sequence < SEQUENCES; sequence++) {
       const captureMethod = pick(random, CAPTURE_METHODS);
       const length = 1 + Math.floor(random() * MAX_LENGTH);
@@ -831,7 +837,7 @@ describe('random sequences of processor answers', () => {
             expect((error as AppError).code, where).toBe('INVALID_STATE');
           } else {
             // A void after capture is the one merchant request that leaves a final status (CHARGED).
-            const voidAfterCapture = status === 'CHARGED' && trigger === 'void';
+            const voidAfterCapture = status === 'CHARGED' && trigger === 'void_after_capture';
             if (!voidAfterCapture) expect(terminal, `${where}: a merchant request left a terminal status`).toBeNull();
             else terminal = null;
             const moved = transitionAttempt(status, trigger);

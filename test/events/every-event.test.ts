@@ -9,6 +9,7 @@ import { EVENT_TYPES, contentTypeOf, type ContentType, type EventType } from '..
 import {
   AcceptDisputeDocument,
   CancelPaymentDocument,
+  CancelPaymentPostCaptureDocument,
   CancelPayoutDocument,
   CapturePaymentDocument,
   ChallengeDisputeDocument,
@@ -143,7 +144,7 @@ const CAUSES: Record<EventType, () => Promise<{ objectId: string; merchant?: Sho
   action_required: async () => ({ objectId: (await payment('4000002500003155')).id }),
   payment_cancelled_post_capture: async () => {
     const { id } = await payment();
-    dataOf(await shop.secret(CancelPaymentDocument, { input: { paymentId: id } }));
+    dataOf(await shop.secret(CancelPaymentPostCaptureDocument, { input: { paymentId: id } }));
     return { objectId: id };
   },
   payment_partially_authorized: async () => ({ objectId: (await payment('4000000000001976', { captureMethod: 'MANUAL' }, partial)).id, merchant: partial }),

@@ -10,7 +10,7 @@ import { serializeWebhook, standardWebhookHeaders, webhookSignature } from '../.
 import { UpdateBusinessProfileDocument } from '../gql/graphql.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
-import { paidPayment } from '../support/webhooks.ts';
+import { settlingPayment } from '../support/webhooks.ts';
 
 const KEY = 'phk_example_receiver_key';
 
@@ -125,7 +125,7 @@ it('listens on RECEIVER_PORT, its own variable, not on the PORT the service in t
 describe('the example receiver, behind the real service', () => {
   let stack: Stack;
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await startStack({ sandboxBankDebitSettleMs: 200 });
   });
   afterAll(() => stack.close());
 
@@ -134,9 +134,11 @@ describe('the example receiver, behind the real service', () => {
     const receiver = await listen(shop.paymentResponseHashKey);
     try {
       dataOf(await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, webhookUrl: receiver.url } }));
-      const payment = await paidPayment(shop);
+      // A bank debit: payment_processing while it settles, then payment_succeeded.
+      const payment = await settlingPayment(shop);
       await vi.waitFor(() => expect(receiver.state.processedEvents.size).toBe(2), { timeout: 15_000 });
-      expect(receiver.state.payments.get(payment.id)).toMatchObject({ status: 'succeeded', version: payment.version });
+      expect(receiver.state.payments.get(payment.id)).toMatchObject({ status: 'succeeded', version: expect.any(Number) });
+      expect(receiver.state.payments.get(payment.id)!.version).toBeGreaterThan(payment.version);
     } finally {
       await receiver.close();
     }

@@ -87,6 +87,7 @@ const DOCUMENTS = {
   capture: `mutation Capture($input: CapturePaymentInput!) { capturePayment(input: $input) { ${PAYMENT_FIELDS} } }`,
   refund: 'mutation Refund($input: CreateRefundInput!) { createRefund(input: $input) { id paymentId amount currency status connectorRefundId } }',
   cancel: `mutation Cancel($input: CancelPaymentInput!) { cancelPayment(input: $input) { ${PAYMENT_FIELDS} } }`,
+  cancelPostCapture: `mutation CancelPostCapture($input: CancelPaymentInput!) { cancelPaymentPostCapture(input: $input) { ${PAYMENT_FIELDS} } }`,
   sync: `mutation Sync($input: SyncPaymentInput!) { syncPayment(input: $input) { ${PAYMENT_FIELDS} } }`,
 };
 const ENUM_KEYS = new Set(['captureMethod', 'authenticationType', 'setupFutureUsage']);
@@ -341,6 +342,9 @@ async function runOperation(testCase: OperationCase): Promise<void> {
     const asked = testCase.extra.amount;
     if (asked !== undefined && asked !== null && refund.amount !== asked) fail(`refund of ${refund.amount}, asked for ${JSON.stringify(asked)}`);
   }
+  // A cancel never takes money back (that is the void after capture's), and the void after capture nothing else.
+  if (testCase.kind === 'cancel' && data && !['CANCELLED', 'PROCESSING'].includes(data.status as string)) fail(`cancelPayment left ${String(data.status)}`);
+  if (testCase.kind === 'cancelPostCapture' && data && !['CANCELLED_POST_CAPTURE', 'PROCESSING'].includes(data.status as string)) fail(`cancelPaymentPostCapture left ${String(data.status)}`);
   if (testCase.kind === 'capture' && data) {
     const asked = testCase.extra.amountToCapture;
     const received = data.amountReceived as number;
@@ -498,6 +502,7 @@ async function runCase(testCase: FuzzCase): Promise<void> {
     case 'capture':
     case 'refund':
     case 'cancel':
+    case 'cancelPostCapture':
     case 'sync':
       return runOperation(testCase);
     case 'query':

@@ -2,7 +2,7 @@
 // no repeat at the seam), filters, who may subscribe, and a revoked key ending its subscriptions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from 'graphql-ws';
-import { ConfirmPaymentDocument, CreateApiKeyDocument, CreatePaymentDocument, EventsDocument, PaymentEventsDocument, RevokeApiKeyDocument } from '../gql/graphql.ts';
+import { CapturePaymentDocument, ConfirmPaymentDocument, CreateApiKeyDocument, CreatePaymentDocument, EventsDocument, PaymentEventsDocument, RevokeApiKeyDocument } from '../gql/graphql.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 import { subscribeWs, wsClient } from '../support/subscriptions.ts';
@@ -27,10 +27,11 @@ const client = (key?: string) => {
 
 type Shop = Awaited<ReturnType<typeof merchantWithSandbox>>;
 
-/** A paid card payment: two events (payment_processing, payment_succeeded). */
+/** A card payment authorized, then captured: two events (payment_authorized, payment_succeeded). */
 async function pay(shop: Shop): Promise<string> {
-  const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1500, currency: 'USD' } })).createPayment;
+  const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1500, currency: 'USD', captureMethod: 'MANUAL' } })).createPayment;
   dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card } }));
+  dataOf(await shop.secret(CapturePaymentDocument, { input: { paymentId: created.id } }));
   return created.id;
 }
 
@@ -50,7 +51,7 @@ describe('paymentEvents', () => {
     const paymentId = await pay(shop);
     const seen = (await watched.waitFor(2)).map((result) => result.paymentEvents);
     expect(seen.map((event) => [event.eventType, event.objectId])).toEqual([
-      ['PAYMENT_PROCESSING', paymentId],
+      ['PAYMENT_AUTHORIZED', paymentId],
       ['PAYMENT_SUCCEEDED', paymentId],
     ]);
     expect(seen[1]!.objectVersion).toBeGreaterThan(seen[0]!.objectVersion);

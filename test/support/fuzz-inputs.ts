@@ -377,11 +377,14 @@ const cleanConfirm = fc.record({
   ),
 });
 
+const cancellation = fc.record({ cancellationReason: fc.oneof(anyString(40), longString(250, 300)) }, { requiredKeys: [] });
+
 export type OperationCase =
   | { kind: 'confirm'; target: Target; secret: 'valid' | 'tampered' | 'garbage'; garbage?: unknown; key: 'publishable' | 'secret' | 'otherPublishable' | 'none'; extra: Record<string, unknown>; idempotencyKey?: string }
   | { kind: 'capture'; target: Target; extra: Record<string, unknown>; idempotencyKey?: string }
   | { kind: 'refund'; target: Target; extra: Record<string, unknown>; idempotencyKey?: string }
   | { kind: 'cancel'; target: Target; extra: Record<string, unknown>; idempotencyKey?: string }
+  | { kind: 'cancelPostCapture'; target: Target; extra: Record<string, unknown>; idempotencyKey?: string }
   | { kind: 'sync'; target: Target; extra: Record<string, unknown> };
 
 export const operationCase: fc.Arbitrary<OperationCase> = fc.oneof(
@@ -416,7 +419,8 @@ export const operationCase: fc.Arbitrary<OperationCase> = fc.oneof(
       idempotencyKey,
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), target: targetIn('authorized', 'fresh', 'succeeded'), extra: fc.record({ cancellationReason: fc.oneof(anyString(40), longString(250, 300)) }, { requiredKeys: [] }), idempotencyKey }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), target: targetIn('authorized', 'fresh', 'succeeded'), extra: cancellation, idempotencyKey }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancelPostCapture' as const), target: targetIn('succeeded', 'authorized', 'fresh'), extra: cancellation, idempotencyKey }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('sync' as const), target: targetIn('debit', 'authorized'), extra: fc.constant({}) }) },
 );
 

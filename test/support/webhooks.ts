@@ -22,6 +22,16 @@ export async function paidPayment(shop: Pick<Shop, 'secret' | 'publishable'>) {
   return dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card() } })).confirmPayment;
 }
 
+/**
+ * A bank debit: the processor answers that it is settling, so the payment rests in PROCESSING
+ * (payment_processing) until the sandbox settles it (payment_succeeded): two events.
+ */
+export async function settlingPayment(shop: Pick<Shop, 'secret' | 'publishable'>) {
+  const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1250, currency: 'EUR' } })).createPayment;
+  const debit = { bankDebit: { accountHolderName: 'Ada Lovelace', iban: 'DE89370400440532013000' } };
+  return dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: debit } })).confirmPayment;
+}
+
 /** A payment the sandbox declines (confirm answers PAYMENT_DECLINED); returns its id. */
 export async function declinedPayment(shop: Pick<Shop, 'secret' | 'publishable'>): Promise<string> {
   const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1250, currency: 'USD' } })).createPayment;

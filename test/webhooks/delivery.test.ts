@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { RETRY_DELAYS_MS } from '../../src/domain/events/retry-schedule.ts';
 import {
+  CapturePaymentDocument,
   ConfirmPaymentDocument,
   CreatePaymentDocument,
   EventDocument,
@@ -16,10 +17,11 @@ import {
   SyncPaymentDocument,
   UpdateBusinessProfileDocument,
 } from '../gql/graphql.ts';
+import { startTestApi } from '../support/api.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { answer, startReceiver } from '../support/receiver.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
-import { declinedPayment, eventReaching, eventsOf, paidPayment, shopWithReceiver } from '../support/webhooks.ts';
+import { card, declinedPayment, eventReaching, eventsOf, paidPayment, shopWithReceiver } from '../support/webhooks.ts';
 
 const RETRY_DELAY_SCALE = 0.0001; // testEnv's WEBHOOK_RETRY_DELAY_SCALE
 
@@ -84,16 +86,42 @@ describe('a payment’s events reach the merchant', () => {
     await shop.receiver.close();
   });
 
-  it('one event per state the payment reaches: processing, then succeeded', async () => {
+  it('a card payment answered at once sends one webhook, payment_succeeded: the pending state before the processor call is not news', async () => {
     const shop = await shopWithReceiver(stack);
     const payment = await paidPayment(shop);
-    await eventReaching(shop, payment.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
-    const events = await eventsOf(shop, payment.id);
-    expect(events.map((event) => event.eventType)).toEqual(['PAYMENT_SUCCEEDED', 'PAYMENT_PROCESSING']);
-    const versions = events.map((event) => event.objectVersion);
-    expect(versions[0]).toBeGreaterThan(versions[1]!);
-    const received = await shop.receiver.waitForRequests(2);
-    expect(new Set(received.map((request) => JSON.parse(request.body.toString()).event_id))).toEqual(new Set(events.map((event) => event.id)));
+    const event = await eventReaching(shop, payment.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
+    expect(event.objectVersion).toBe(payment.version);
+    // PROCESSING was committed before the processor was called (the history says so), without an event.
+    const { history } = dataOf(await shop.secret(PaymentDocument, { id: payment.id })).payment!;
+    expect(history.filter((row) => row.subject === 'intent').map((row) => row.toStatus)).toEqual(['REQUIRES_PAYMENT_METHOD', 'REQUIRES_CONFIRMATION', 'PROCESSING', 'SUCCEEDED']);
+    // The worker would have sent anything else by now (it sends on commit); give it the time anyway.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await eventsOf(shop, payment.id)).map((row) => row.eventType)).toEqual(['PAYMENT_SUCCEEDED']);
+    expect(shop.receiver.bodies().map((body) => body.event_type)).toEqual(['payment_succeeded']);
+  });
+
+  it('a capture answered at once sends payment_succeeded alone after payment_authorized', async () => {
+    const shop = await shopWithReceiver(stack);
+    const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 900, currency: 'USD', captureMethod: 'MANUAL' } })).createPayment;
+    dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card() } }));
+    const captured = dataOf(await shop.secret(CapturePaymentDocument, { input: { paymentId: created.id } })).capturePayment;
+    expect(captured.status).toBe('SUCCEEDED');
+    await eventReaching(shop, created.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await eventsOf(shop, created.id)).map((row) => row.eventType)).toEqual(['PAYMENT_SUCCEEDED', 'PAYMENT_AUTHORIZED']);
+  });
+
+  it('a processor that answers pending (a bank debit settling) sends payment_processing, then the final event once', async () => {
+    const shop = await shopWithReceiver(stack);
+    const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 700, currency: 'EUR' } })).createPayment;
+    const debit = { bankDebit: { accountHolderName: 'Ada Lovelace', iban: 'DE89370400440532013000' } };
+    const confirmed = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: debit } })).confirmPayment;
+    expect(confirmed.status).toBe('PROCESSING');
+    const processing = await eventReaching(shop, created.id, 'PAYMENT_PROCESSING', 'DELIVERED');
+    expect(processing.objectVersion).toBe(confirmed.version);
+    await eventReaching(shop, created.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await eventsOf(shop, created.id)).map((row) => row.eventType)).toEqual(['PAYMENT_SUCCEEDED', 'PAYMENT_PROCESSING']);
   });
 
   it('a declined card sends payment_failed', async () => {
@@ -136,13 +164,12 @@ describe('a payment’s events reach the merchant', () => {
     // Recorded NOT_SENT when written, with no attempt: not PENDING for the worker to find no URL and close.
     expect((await eventsOf(shop, payment.id)).map((event) => [event.eventType, event.deliveryStatus, event.nextAttemptAt, event.attempts.length])).toEqual([
       ['PAYMENT_SUCCEEDED', 'NOT_SENT', null, 0],
-      ['PAYMENT_PROCESSING', 'NOT_SENT', null, 0],
     ]);
     // And a disabled test endpoint is not sent to either, whatever the live one is.
     dataOf(await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, webhookUrl: receiver.url } }));
     await sql.query('UPDATE business_profiles SET test_webhook_disabled_at = now() WHERE id = $1', [shop.profileId]);
     const later = await paidPayment(shop);
-    expect((await eventsOf(shop, later.id)).map((event) => event.deliveryStatus)).toEqual(['NOT_SENT', 'NOT_SENT']);
+    expect((await eventsOf(shop, later.id)).map((event) => event.deliveryStatus)).toEqual(['NOT_SENT']);
     expect(receiver.received).toHaveLength(0);
     await receiver.close();
   });
@@ -153,10 +180,9 @@ describe('a payment’s events reach the merchant', () => {
     const events = await eventsOf(shop, payment.id);
     expect(events.map((event) => [event.eventType, event.deliveryStatus, event.attempts.length, event.nextAttemptAt])).toEqual([
       ['PAYMENT_SUCCEEDED', 'NOT_SENT', 0, null],
-      ['PAYMENT_PROCESSING', 'NOT_SENT', 0, null],
     ]);
     const { rows } = await sql.query('SELECT count(*)::int AS count FROM events WHERE object_id = $1', [payment.id]);
-    expect(rows[0].count).toBe(2);
+    expect(rows[0].count).toBe(1);
   });
 });
 
@@ -207,7 +233,7 @@ describe('a receiver that keeps failing', () => {
     const receiver = await startReceiver((_request, reply, index) => reply.writeHead(index === 0 ? 500 : 200).end());
     const shop = await shopWithReceiver(stack, receiver);
     const payment = await paidPayment(shop);
-    const delivered = await eventReaching(shop, payment.id, 'PAYMENT_PROCESSING', 'DELIVERED');
+    const delivered = await eventReaching(shop, payment.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
     expect(delivered.attempts.map((attempt) => [attempt.kind, attempt.responseStatus])).toEqual([
       ['INITIAL', 500],
       ['AUTOMATIC_RETRY', 200],
@@ -224,7 +250,7 @@ describe('a receiver that keeps failing', () => {
     });
     const shop = await shopWithReceiver(stack, receiver);
     const payment = await paidPayment(shop);
-    const event = await eventReaching(shop, payment.id, 'PAYMENT_PROCESSING', 'DELIVERED');
+    const event = await eventReaching(shop, payment.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
     expect(event.attempts.map((attempt) => attempt.responseStatus)).toEqual([302, 200]);
   });
 
@@ -232,7 +258,7 @@ describe('a receiver that keeps failing', () => {
     const receiver = await startReceiver((_request, reply, index) => reply.writeHead(index === 0 ? 429 : 200, index === 0 ? { 'retry-after': '3600' } : {}).end());
     const shop = await shopWithReceiver(stack, receiver);
     const payment = await paidPayment(shop);
-    const event = await eventReaching(shop, payment.id, 'PAYMENT_PROCESSING', 'DELIVERED');
+    const event = await eventReaching(shop, payment.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
     expect(event.attempts.map((attempt) => attempt.responseStatus)).toEqual([429, 200]);
     // Between the worker's own attempt starts, where the delay counts from: arrivals at the receiver would
     // add the two sends' jitter (a loaded machine once put them 1.3 ms closer than the delay).
@@ -247,13 +273,13 @@ describe('a receiver that keeps failing', () => {
     const payment = await paidPayment(shop);
     await vi.waitFor(async () => {
       const events = await eventsOf(shop, payment.id);
-      expect(events.map((event) => event.deliveryStatus)).toEqual(['NOT_SENT', 'NOT_SENT']);
+      expect(events.map((event) => event.deliveryStatus)).toEqual(['NOT_SENT']);
     });
     const profile = dataOf(await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId } })).updateBusinessProfile.businessProfile;
     expect(profile.testWebhookDisabledAt).not.toBeNull();
     const seen = receiver.received.length;
     const later = await paidPayment(shop);
-    expect((await eventsOf(shop, later.id)).map((event) => event.deliveryStatus)).toEqual(['NOT_SENT', 'NOT_SENT']);
+    expect((await eventsOf(shop, later.id)).map((event) => event.deliveryStatus)).toEqual(['NOT_SENT']);
     expect(receiver.received).toHaveLength(seen);
 
     receiver.handler = answer(200);
@@ -265,7 +291,7 @@ describe('a receiver that keeps failing', () => {
   });
 
   it('a 410 Gone answered to two deliveries at once records both attempts (the two disablings do not deadlock)', async () => {
-    // Both events are in flight together and get their 410 at the same moment, so the worker records the two
+    // Two payments' events are in flight together and get their 410 at the same moment, so the worker records the two
     // disablings concurrently: each touches the profile and the other event.
     const held: Array<() => void> = [];
     const receiver = await startReceiver((_request, reply) => {
@@ -273,16 +299,51 @@ describe('a receiver that keeps failing', () => {
       if (held.length === 2) for (const release of held) release();
     });
     const shop = await shopWithReceiver(stack, receiver);
-    const payment = await paidPayment(shop);
+    const payments = await Promise.all([paidPayment(shop), paidPayment(shop)]);
     await vi.waitFor(async () => expect(held).toHaveLength(2), { timeout: 10_000 });
     await vi.waitFor(async () => {
-      const events = await eventsOf(shop, payment.id);
+      const events = (await Promise.all(payments.map((payment) => eventsOf(shop, payment.id)))).flat();
       expect(events.map((event) => [event.deliveryStatus, event.attemptCount, event.attempts.map((attempt) => attempt.responseStatus)])).toEqual([
         ['NOT_SENT', 1, [410]],
         ['NOT_SENT', 1, [410]],
       ]);
     }, { timeout: 10_000 });
     await receiver.close();
+  });
+});
+
+describe('a processor call that times out', () => {
+  it('leaves the payment resting in PROCESSING (payment_processing); the sync that resolves it sends the final event, once; capture likewise', async () => {
+    // The stack's API gives up on the processor after 200 ms; a patient API (same database and processor)
+    // authorizes and syncs. No worker: the sync is the test's. The sandbox answers each call in 1 s.
+    const slow = await startStack({ sandboxLatencyMs: 1000, env: { CONNECTOR_TIMEOUT_MS: '200' }, worker: false });
+    const patient = await startTestApi({ ...slow.env, CONNECTOR_TIMEOUT_MS: '10000' });
+    try {
+      const shop = await shopWithReceiver(slow);
+      const typesOf = async (paymentId: string) => (await eventsOf(shop, paymentId)).map((row) => row.eventType);
+      const syncUntil = async (paymentId: string, status: string) =>
+        vi.waitFor(async () => expect(dataOf(await patient.as(shop.secretKey)(SyncPaymentDocument, { input: { paymentId } })).syncPayment.status).toBe(status), { timeout: 15_000, interval: 200 });
+
+      const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 700, currency: 'USD' } })).createPayment;
+      const confirmed = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card() } })).confirmPayment;
+      expect(confirmed.status).toBe('PROCESSING');
+      expect(await typesOf(created.id)).toEqual(['PAYMENT_PROCESSING']);
+      await syncUntil(created.id, 'SUCCEEDED');
+      await syncUntil(created.id, 'SUCCEEDED'); // a second sync of the resolved payment adds nothing
+      expect(await typesOf(created.id)).toEqual(['PAYMENT_SUCCEEDED', 'PAYMENT_PROCESSING']);
+
+      const held = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 800, currency: 'USD', captureMethod: 'MANUAL' } })).createPayment;
+      dataOf(await patient.as(shop.publishableKey)(ConfirmPaymentDocument, { input: { clientSecret: held.clientSecret, paymentMethodData: card() } }));
+      const capturing = dataOf(await shop.secret(CapturePaymentDocument, { input: { paymentId: held.id } })).capturePayment;
+      expect(capturing).toMatchObject({ status: 'PROCESSING', activeAttempt: { status: 'CAPTURE_INITIATED' } });
+      expect(await typesOf(held.id)).toEqual(['PAYMENT_PROCESSING', 'PAYMENT_AUTHORIZED']);
+      await syncUntil(held.id, 'SUCCEEDED');
+      expect(await typesOf(held.id)).toEqual(['PAYMENT_SUCCEEDED', 'PAYMENT_PROCESSING', 'PAYMENT_AUTHORIZED']);
+      await shop.receiver.close();
+    } finally {
+      await patient.close();
+      await slow.close();
+    }
   });
 });
 
@@ -318,11 +379,11 @@ describe('sendTestWebhook', () => {
 describe('events and event', () => {
   it('list the merchant’s own events with filters and pages, and hide other merchants’', async () => {
     const shop = await shopWithReceiver(stack);
-    const first = await paidPayment(shop);
+    const paid = [await paidPayment(shop), await paidPayment(shop), await paidPayment(shop)];
     const second = { id: await declinedPayment(shop) };
     await eventReaching(shop, second.id, 'PAYMENT_FAILED', 'DELIVERED');
     const all = dataOf(await shop.secret(EventsDocument, { first: 100 })).events;
-    expect(all.edges.map((edge) => edge.node.objectId)).toEqual([second.id, second.id, first.id, first.id]);
+    expect(all.edges.map((edge) => edge.node.objectId)).toEqual([second.id, ...paid.map((payment) => payment.id).reverse()]);
     const failedOnly = dataOf(await shop.secret(EventsDocument, { eventTypes: ['PAYMENT_FAILED'] })).events.edges;
     expect(failedOnly.map((edge) => edge.node.objectId)).toEqual([second.id]);
     const page1 = dataOf(await shop.secret(EventsDocument, { first: 3 })).events;

@@ -4,7 +4,7 @@
 // their complement. `planProcessorUpdate` finds, in the same rows, how a status the processor reports is
 // reached, so a callback or a sync can never take a path the table does not allow.
 import { AppError } from '../errors.ts';
-import type { AttemptStatus, CaptureMethod } from './statuses.ts';
+import { intentStatusOf, type AttemptStatus, type CaptureMethod } from './statuses.ts';
 
 export type AttemptTrigger =
   | 'payment_method_supplied'
@@ -16,6 +16,7 @@ export type AttemptTrigger =
   | 'capture'
   | 'capture_at_processor'
   | 'void'
+  | 'void_after_capture'
   | 'void_at_processor'
   | 'void_refused'
   | 'expire';
@@ -94,9 +95,10 @@ export const ATTEMPT_TRANSITIONS: readonly AttemptTransition[] = [
   // Recovery, as for AUTHORIZED: a capture or void of a partial authorization that never reached the processor.
   { from: 'CAPTURE_INITIATED', trigger: 'capture_at_processor', when: { stalled: true, partial: true }, to: 'PARTIALLY_AUTHORIZED', source: 'anchor' },
   { from: 'VOID_INITIATED', trigger: 'void_at_processor', when: { stalled: true, partial: true }, to: 'PARTIALLY_AUTHORIZED', source: 'anchor' },
-  // A void after capture, where the processor supports it (Hyperswitch's VoidedPostCharge). A refusal is its own
-  // trigger, not a processor row, so no answer about the charge itself can undo a void on its way.
-  { from: 'CHARGED', trigger: 'void', to: 'VOID_POST_CHARGE_INITIATED', effect: 'void_at_processor', source: 'anchor' },
+  // A void after capture, where the processor supports it (Hyperswitch's VoidedPostCharge): its own operation,
+  // never a cancel (Hyperswitch and Stripe cancel nothing that succeeded). A refusal is its own trigger, not a
+  // processor row, so no answer about the charge itself can undo a void on its way.
+  { from: 'CHARGED', trigger: 'void_after_capture', to: 'VOID_POST_CHARGE_INITIATED', effect: 'void_at_processor', source: 'anchor' },
   { from: 'VOID_POST_CHARGE_INITIATED', trigger: 'void_at_processor', when: { result: 'success' }, to: 'VOIDED_POST_CHARGE', source: 'anchor' },
   { from: 'VOID_POST_CHARGE_INITIATED', trigger: 'void_refused', to: 'CHARGED', source: 'anchor' },
   { from: 'VOID_POST_CHARGE_INITIATED', trigger: 'void_at_processor', when: { stalled: true }, to: 'CHARGED', source: 'anchor' },
@@ -116,6 +118,7 @@ const OPERATION_NAMES: Record<AttemptTrigger, string> = {
   capture: 'capture',
   capture_at_processor: 'apply a capture result to',
   void: 'cancel',
+  void_after_capture: 'cancel after capture',
   void_at_processor: 'apply a void result to',
   void_refused: 'apply a refused void to',
   expire: 'expire',
@@ -126,13 +129,15 @@ function matches(row: AttemptTransition, conditions: AttemptConditions): boolean
 }
 
 /**
- * The move `trigger` makes from `from`, or INVALID_STATE naming the state and the operation. When several
+ * The move `trigger` makes from `from`, or INVALID_STATE naming the operation and the payment's status (the
+ * intent's, which the merchant sees; the attempt's is in the message and `attemptStatus`). When several
  * rows match, the one with the most conditions wins (a failure that is retried is still a failure).
  */
 export function transitionAttempt(from: AttemptStatus, trigger: AttemptTrigger, conditions: AttemptConditions = {}): AttemptTransition {
   const rows = ATTEMPT_TRANSITIONS.filter((row) => row.from === from && row.trigger === trigger);
   if (rows.length === 0) {
-    throw new AppError('INVALID_STATE', `Cannot ${OPERATION_NAMES[trigger]} a payment attempt in status ${from}.`, { status: from });
+    const status = intentStatusOf(from);
+    throw new AppError('INVALID_STATE', `Cannot ${OPERATION_NAMES[trigger]} a payment in status ${status} (its attempt is ${from}).`, { status, attemptStatus: from });
   }
   const row = rows
     .filter((candidate) => matches(candidate, conditions))

@@ -18,7 +18,7 @@ export interface IntentTransition {
   newAttempt?: true;
   /**
    * The merchant's void after capture: the one move out of SUCCEEDED, which is final for every processor
-   * answer; only cancelPayment of a captured payment (where the processor supports it) makes it.
+   * answer; only cancelPaymentPostCapture (where the processor supports it) makes it.
    */
   voidAfterCapture?: true;
 }

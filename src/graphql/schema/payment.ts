@@ -310,10 +310,22 @@ const CancelPaymentInput = builder.inputType('CancelPaymentInput', {
 builder.mutationField('cancelPayment', (t) =>
   t.field({
     type: PaymentRef,
-    description: 'Cancels before confirmation, during authentication, or voids an authorization at the processor.',
+    description:
+      'Cancels before confirmation or during authentication (not at the processor), or voids an authorization at the processor. A payment that took money is INVALID_STATE: see cancelPaymentPostCapture.',
     authScopes: { secretKey: true },
     args: { input: t.arg({ type: CancelPaymentInput, required: true }) },
     resolve: (_root, { input }, { principal, services }) => services.payments.cancel(requireSecretKey(principal), input),
+  }),
+);
+
+builder.mutationField('cancelPaymentPostCapture', (t) =>
+  t.field({
+    type: PaymentRef,
+    description:
+      'Voids a SUCCEEDED payment at the processor (where it supports that) with no refund and no dispute: CANCELLED_POST_CAPTURE, amountReceived 0.',
+    authScopes: { secretKey: true },
+    args: { input: t.arg({ type: CancelPaymentInput, required: true }) },
+    resolve: (_root, { input }, { principal, services }) => services.payments.cancelPostCapture(requireSecretKey(principal), input),
   }),
 );
 

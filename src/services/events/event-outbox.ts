@@ -65,15 +65,6 @@ export class EventOutbox {
   ) {}
 
   /**
-   * Inside the change's transaction: the events the payment's new status emits (see paymentEvents).
-   */
-  async recordPaymentChange(tx: Transaction, payment: Payment): Promise<CommittedEvent[]> {
-    const events: CommittedEvent[] = [];
-    for (const event of this.paymentEvents(payment)) events.push(await this.write(tx, event));
-    return events;
-  }
-
-  /**
    * The events a payment's new status emits, ready to be written by the statement that commits it: its
    * own, if any, and surcharge_payment_succeeded beside payment_succeeded when a surcharge was paid.
    */

@@ -248,10 +248,7 @@ export class PaymentService {
       throw new AppError('INVALID_STATE', `This payment expired at ${payment.expiresAt!.toISOString()} without being confirmed; create a new one.`, { status: payment.status });
     }
     const returnUrl = input.returnUrl ?? null;
-    // A browser may point the customer back elsewhere on the merchant's site, not to another site.
-    if (returnUrl && principal.kind === 'publishableKey' && payment.returnUrl && new URL(returnUrl).origin !== new URL(payment.returnUrl).origin) {
-      throw invalidInput('returnUrl', `with a publishable key, must be on the payment's own return origin ${new URL(payment.returnUrl).origin}`);
-    }
+    if (returnUrl && principal.kind === 'publishableKey') this.refuseBrowserReturnUrl(payment, returnUrl);
     if (input.savePaymentMethod && payment.customerId === null) throw invalidInput('savePaymentMethod', 'needs a payment created with a customerId');
     let method: PaymentMethod;
     let saved: SavedPaymentMethod | null = null;
@@ -262,13 +259,27 @@ export class PaymentService {
       method = input.paymentMethodData;
     } else {
       // Card numbers and account details are never stored, so they come with the confirm even if given at create.
-      if (payment.status !== 'FAILED') transitionAttempt(payment.activeAttempt.status, 'confirm'); // INVALID_STATE first, if that is the problem
+      // INVALID_STATE first, if the payment cannot be confirmed whatever it is given.
+      if (!UNCONFIRMED_INTENT_STATUSES.has(payment.status) && payment.status !== 'FAILED') transitionAttempt(payment.activeAttempt.status, 'confirm');
       throw invalidInput('paymentMethodData', 'payment method details (or a saved paymentMethodId) are required to confirm; card numbers are never stored');
     }
     if (payment.captureMethod === 'MANUAL' && !supportsManualCapture(methodTypeOf(method))) {
       throw invalidInput('paymentMethodData', `${methodTypeOf(method)} settles later and cannot be captured manually; create the payment with captureMethod AUTOMATIC`);
     }
     return this.confirmLoaded(principal as MerchantPrincipal, payment, method, { returnUrl, saveCard: input.savePaymentMethod ?? false, saved });
+  }
+
+  /**
+   * Where the customer is sent back is the merchant's to say (its secret key, at create or confirm): a
+   * browser that could set or change it would make the service an open redirect. It may only repeat it.
+   */
+  private refuseBrowserReturnUrl(payment: Payment, returnUrl: string): void {
+    if (payment.returnUrl === null) {
+      throw new AppError('FORBIDDEN', 'A publishable key cannot set returnUrl; the merchant sets it with its secret key.', { field: 'returnUrl' });
+    }
+    if (new URL(returnUrl).href !== new URL(payment.returnUrl).href) {
+      throw new AppError('FORBIDDEN', 'A publishable key cannot change the returnUrl the merchant set.', { field: 'returnUrl' });
+    }
   }
 
   /**
@@ -288,10 +299,10 @@ export class PaymentService {
     let pending: Payment;
     if (payment.status === 'FAILED') {
       if (!MANUALLY_RETRYABLE.has(payment.activeAttempt.status)) {
-        throw new AppError('INVALID_STATE', `A payment whose attempt ended ${payment.activeAttempt.status} cannot be confirmed again.`, { status: payment.activeAttempt.status });
+        throw new AppError('INVALID_STATE', `A FAILED payment whose attempt ended ${payment.activeAttempt.status} cannot be confirmed again.`, { status: payment.status });
       }
       if (payment.attemptCount >= MAX_ATTEMPTS_PER_PAYMENT) {
-        throw new AppError('INVALID_STATE', `This payment has had ${payment.attemptCount} attempts, the most allowed; create a new payment.`, { status: payment.activeAttempt.status });
+        throw new AppError('INVALID_STATE', `This FAILED payment has had ${payment.attemptCount} attempts, the most allowed; create a new payment.`, { status: payment.status });
       }
       await this.refuseHardDeclinedCard(payment, kept.cardFingerprint);
       pending = await this.store.startAttempt(payment, { closeMove: null, attempt: routedTo(candidates[0]!), intent: { ...intent, errorCode: null, errorMessage: null }, trigger: 'manual_retry', actor: principal.keyId });
@@ -336,17 +347,17 @@ export class PaymentService {
           } catch (conflict) {
             // A callback or sync moved the payment first (it learnt the same failure): what it did stands.
             if (!(conflict instanceof AppError && conflict.code === 'CONFLICT')) throw conflict;
-            return this.watched(await this.store.get(pending.id));
+            return this.settled(pending, await this.store.get(pending.id));
           }
           retriesUsed += 1;
           continue;
         }
         this.context.logger.info({ paymentId: pending.id, code: failure.code, reason: decision.reason }, 'attempt failed without retry');
       }
-      if ('error' in outcome) return this.watched(await this.afterConnectorError(pending, outcome.error, 'processor_call'));
+      if ('error' in outcome) return this.settled(pending, await this.afterConnectorError(pending, outcome.error, 'processor_call'));
       const result = await this.applyAnswer(pending, outcome.answer, 'processor');
       if (options.saved && result.activeAttempt.id === pending.activeAttempt.id && PAID.has(result.status)) await this.customers.markUsed(options.saved.id);
-      return this.watched(this.declinedOrResult(result, outcome.answer));
+      return this.settled(pending, this.declinedOrResult(result, outcome.answer));
     }
   }
 
@@ -430,42 +441,52 @@ export class PaymentService {
     const connector = await this.connectorOf(initiated);
     try {
       const answer = await connector.capture(initiated.activeAttempt.connectorTransactionId!, amount, `${initiated.activeAttempt.id}_capture`);
-      return this.watched(this.declinedOrResult(await this.applyAnswer(initiated, answer, 'processor'), answer));
+      return this.settled(initiated, this.declinedOrResult(await this.applyAnswer(initiated, answer, 'processor'), answer));
     } catch (error) {
-      return this.watched(await this.afterConnectorError(initiated, error, 'capture_at_processor'));
+      return this.settled(initiated, await this.afterConnectorError(initiated, error, 'capture_at_processor'));
     }
   }
 
+  /**
+   * Cancels a payment that is not paid: before confirm or during 3DS here only (the seed: such a payment is
+   * not voided at the processor), an authorization by a void at the processor. Never a payment that took
+   * money: that is cancelPostCapture's.
+   */
   async cancel(principal: SecretKeyPrincipal, rawInput: unknown): Promise<Payment> {
     const input = parseInput(cancelPaymentInput, rawInput);
     let payment = await this.getVisible(principal, input.paymentId);
-    // During 3DS the customer may be completing the challenge right now: learn the processor's view first,
-    // so a payment it has already authorized is voided there rather than forgotten here.
-    const atProcessor = payment.activeAttempt.connectorTransactionId !== null;
-    if (atProcessor && AWAITING_CUSTOMER.has(payment.activeAttempt.status)) {
-      // A processor that cannot be asked does not block the cancel; abandonAtProcessor tries again below.
+    // During 3DS the customer may have completed the challenge a moment ago: read the processor's view first,
+    // so a payment it has already authorized is voided there rather than forgotten here, and one it has
+    // already charged is refused (a void after capture is its own operation).
+    if (payment.activeAttempt.connectorTransactionId !== null && AWAITING_CUSTOMER.has(payment.activeAttempt.status)) {
+      // A processor that cannot be asked does not block the cancel.
       payment = await this.syncPayment(payment, 'sync').catch((error: unknown) => {
         if (error instanceof AppError && error.code === 'CONNECTOR_ERROR') return payment;
         throw error;
       });
     }
-    const move = transitionAttempt(payment.activeAttempt.status, 'void');
-    if (move.to === 'VOID_POST_CHARGE_INITIATED') await this.refuseVoidAfterRefundOrDispute(payment);
-    const cancelled = await this.store.commit(payment, {
-      moves: [move],
-      intent: { cancellationReason: input.cancellationReason ?? null },
-      actor: principal.keyId,
-    });
-    if (move.effect !== 'void_at_processor') {
-      if (atProcessor) await this.abandonAtProcessor(cancelled);
-      return cancelled;
-    }
+    return this.voided(principal, payment, transitionAttempt(payment.activeAttempt.status, 'void'), input.cancellationReason);
+  }
+
+  /** Voids a captured payment at the processor, where it supports that: all the money goes back. */
+  async cancelPostCapture(principal: SecretKeyPrincipal, rawInput: unknown): Promise<Payment> {
+    const input = parseInput(cancelPaymentInput, rawInput);
+    const payment = await this.getVisible(principal, input.paymentId);
+    const move = transitionAttempt(payment.activeAttempt.status, 'void_after_capture');
+    await this.refuseVoidAfterRefundOrDispute(payment);
+    return this.voided(principal, payment, move, input.cancellationReason);
+  }
+
+  /** Commits a cancel's `move` and, when it is a void at the processor, asks the processor for it. */
+  private async voided(principal: SecretKeyPrincipal, payment: Payment, move: AttemptTransition, cancellationReason: string | null | undefined): Promise<Payment> {
+    const cancelled = await this.store.commit(payment, { moves: [move], intent: { cancellationReason: cancellationReason ?? null }, actor: principal.keyId });
+    if (move.effect !== 'void_at_processor') return cancelled;
     const connector = await this.connectorOf(cancelled);
     try {
       const answer = await connector.void(cancelled.activeAttempt.connectorTransactionId!, `${cancelled.activeAttempt.id}_void`);
-      return this.watched(await this.applyAnswer(cancelled, answer, 'processor'));
+      return this.settled(cancelled, await this.applyAnswer(cancelled, answer, 'processor'));
     } catch (error) {
-      return this.watched(await this.afterConnectorError(cancelled, error, 'void_at_processor'));
+      return this.settled(cancelled, await this.afterConnectorError(cancelled, error, 'void_at_processor'));
     }
   }
 
@@ -476,27 +497,10 @@ export class PaymentService {
    */
   private async refuseVoidAfterRefundOrDispute(payment: Payment): Promise<void> {
     if (payment.amountRefunded > 0) {
-      throw new AppError('INVALID_STATE', 'A payment with refunds cannot be voided after capture; refund the rest instead.', { status: payment.status });
+      throw new AppError('INVALID_STATE', `A ${payment.status} payment with refunds cannot be voided after capture; refund the rest instead.`, { status: payment.status });
     }
     if ((await this.context.db.dispute.count({ where: { paymentId: payment.id } })) > 0) {
-      throw new AppError('INVALID_STATE', 'A disputed payment cannot be voided after capture.', { status: payment.status });
-    }
-  }
-
-  /**
-   * The seed voids a payment awaiting 3DS locally only (nothing is authorized yet); the processor is still
-   * told, best effort, so a challenge completed a moment later cannot authorize it. If it did anyway, the
-   * anomaly is logged for operators: the payment is cancelled here but the processor holds or took funds.
-   */
-  private async abandonAtProcessor(payment: Payment): Promise<void> {
-    try {
-      const connector = await this.connectorOf(payment);
-      const answer = await connector.void(payment.activeAttempt.connectorTransactionId!, `${payment.activeAttempt.id}_void`);
-      if (answer.status !== 'voided' && answer.status !== 'failed' && answer.status !== 'authentication_failed') {
-        this.context.logger.error({ paymentId: payment.id, processorStatus: answer.status }, 'cancelled payment is not cancelled at the processor');
-      }
-    } catch (error) {
-      this.context.logger.warn({ paymentId: payment.id, err: (error as Error).message }, 'could not cancel an abandoned 3DS payment at the processor');
+      throw new AppError('INVALID_STATE', `A disputed ${payment.status} payment cannot be voided after capture.`, { status: payment.status });
     }
   }
 
@@ -616,6 +620,36 @@ export class PaymentService {
     if (!UNCONFIRMED_INTENT_STATUSES.has(payment.status) || payment.expiresAt === null || payment.expiresAt > now) return payment;
     const error = { errorCode: 'payment_expired', errorMessage: 'The payment was not confirmed within its session expiry.' };
     return this.store.commit(payment, { moves: [transitionAttempt(payment.activeAttempt.status, 'expire')], attempt: error, intent: error, actor: 'expiry' });
+  }
+
+  /**
+   * After a processor call about `sent` (its pending state, committed with no event): announced if it
+   * rests in PROCESSING, then watched while it waits on its processor.
+   */
+  private async settled(sent: Payment, result: Payment): Promise<Payment> {
+    return this.watched(await this.announcedIfResting(sent, result));
+  }
+
+  /**
+   * A payment the call left PROCESSING (the processor answered pending, or the call timed out) rests there:
+   * that is news (payment_processing), written now. Anywhere else the answer's commit emitted the event of
+   * where it landed; a process that died before it leaves that to the sync that resolves the payment. A void
+   * after capture on its way stays quiet: the payment is paid until the void succeeds.
+   */
+  private async announcedIfResting(sent: Payment, result: Payment): Promise<Payment> {
+    let payment = result;
+    for (let conflicts = 0; ; ) {
+      const resting = payment.status === 'PROCESSING' && payment.activeAttempt.id === sent.activeAttempt.id && payment.activeAttempt.status !== 'VOID_POST_CHARGE_INITIATED';
+      if (!resting) return payment;
+      try {
+        return await this.store.commit(payment, { moves: [], announce: true, actor: 'processor' });
+      } catch (error) {
+        if (!(error instanceof AppError && error.code === 'CONFLICT')) throw error;
+        // Moved meanwhile (a callback, a sync): announce what it rests in now, unless it moved on.
+        if (++conflicts >= MAX_COMMIT_RETRIES) return payment;
+        payment = await this.store.get(sent.id);
+      }
+    }
   }
 
   /** Starts the sync schedule of a payment left waiting on its processor by the call that just returned. */
@@ -807,7 +841,7 @@ export class PaymentService {
       if (trigger === 'processor_call') {
         throw new AppError('PAYMENT_DECLINED', `The payment was declined: ${error.message}.`, { declineCode: processor.processorCode ?? 'processor_refused', declineMessage: error.message, ...processor });
       }
-      throw new AppError('INVALID_STATE', `The processor refused the ${trigger === 'capture_at_processor' ? 'capture' : 'void'}: ${error.message}.`, processor);
+      throw new AppError('INVALID_STATE', `The processor refused the ${trigger === 'capture_at_processor' ? 'capture' : 'void'}: ${error.message}; the payment is ${failed.status}.`, processor);
     }
     throw new AppError('CONNECTOR_ERROR', `The processor failed: ${error.message}.`, { paymentId: failed.id, status: failed.status });
   }

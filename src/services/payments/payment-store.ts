@@ -3,12 +3,12 @@
 // change, checks the intent's move against the intent table, and writes the outbox events the change
 // emits (domain/events/catalog.ts); where the guard does not hold it writes nothing, and that is CONFLICT.
 // A new payment is one statement too. Starting a new attempt (a retry) is the one other write: a
-// transaction under the same guard, with the same outbox.
+// transaction under the same guard, with no event (the attempt is about to be sent to its processor).
 import { AppError, notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { AttemptTransition } from '../../domain/payments/attempt-machine.ts';
 import { isIntentMoveAllowed, isNewAttemptMoveAllowed } from '../../domain/payments/intent-machine.ts';
-import { intentStatusOf, type IntentStatus } from '../../domain/payments/statuses.ts';
+import { intentStatusOf } from '../../domain/payments/statuses.ts';
 import { Prisma, type EventDeliveryStatus, type PaymentAttempt, type PaymentIntent } from '../../generated/prisma/client.ts';
 import type { Database } from '../../db/client.ts';
 import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
@@ -36,6 +36,11 @@ export interface Commit {
   intent?: Prisma.PaymentIntentUncheckedUpdateInput;
   /** Who caused it: "key_…", "processor", "sync", "redirect". */
   actor: string;
+  /**
+   * Emit the event of the status the payment is in even though this commit does not change it: the
+   * payment rests in PROCESSING where a processor call left it (see commit for the quiet pending state).
+   */
+  announce?: true;
   /**
    * More writes the change entails, given the state it makes (a paid setup's saved card and mandate): null
    * when there are none, else the writes, run in the change's transaction, returning their events.
@@ -114,7 +119,8 @@ export class PaymentStore {
     }
     history.push({ ...row, attemptId, subject: 'attempt', fromStatus: null, toStatus: 'PENDING', trigger: start.trigger });
     if (intentFrom !== intentTo) history.push({ ...row, subject: 'intent', fromStatus: intentFrom, toStatus: intentTo, trigger: start.trigger });
-    return this.write(intentFrom, history, async (tx) => {
+    // The new attempt is about to be sent to its processor: a pending state, no event (see commit).
+    const after = await this.db.$transaction(async (tx) => {
       const intent = await this.updateIntent(tx, payment, {
         ...start.intent,
         status: intentTo,
@@ -141,8 +147,10 @@ export class PaymentStore {
           updatedAt: now,
         },
       });
+      await tx.paymentStatusHistory.createMany({ data: history });
       return { ...intent, activeAttempt };
     });
+    return this.published(after, []);
   }
 
   /** Applies `commit` to `payment` if nobody changed it since it was read; returns the new state. */
@@ -160,10 +168,10 @@ export class PaymentStore {
       }
       if (intentTo !== intentFrom) history.push({ ...row, subject: 'intent', fromStatus: intentFrom, toStatus: intentTo });
     }
-    // A void after capture on its way, or refused, is not news for the merchant's endpoint: the payment was
-    // and stays paid until the void succeeds (payment_cancelled_post_capture). Webhooks would otherwise say
-    // "processing" and then "succeeded" a second time for one charge.
-    const quiet = commit.moves.some((move) => move.to === 'VOID_POST_CHARGE_INITIATED' || (move.from === 'VOID_POST_CHARGE_INITIATED' && move.to === 'CHARGED'));
+    // The pending state committed before a processor call (a move with an effect) is not news: the
+    // merchant's endpoint hears where the call lands, and payment_processing only if the payment rests
+    // there (announce). A refused void after capture is not news either: the payment was and stays paid.
+    const quiet = commit.moves.some((move) => move.effect !== undefined || (move.from === 'VOID_POST_CHARGE_INITIATED' && move.to === 'CHARGED'));
     // The state after: every writer of a payment's rows bumps its version, so under the version guard the
     // rows are exactly `payment` plus what this commit sets, known before the statement runs. That lets the
     // events (whose bodies carry that state) be written by the same single statement.
@@ -177,7 +185,7 @@ export class PaymentStore {
       updatedAt: now,
       activeAttempt: { ...payment.activeAttempt, ...(attemptFields as Partial<PaymentAttempt>), status: attemptTo, updatedAt: now },
     };
-    const events = !quiet && after.status !== payment.status ? this.outbox.paymentEvents(after) : [];
+    const events = commit.announce || (!quiet && after.status !== payment.status) ? this.outbox.paymentEvents(after) : [];
     const guard = Prisma.sql`EXISTS (SELECT 1 FROM intent)`;
     // The guard: the version read, the attempt it was read with, and (when it emits events) the profile
     // their rows are written for; where it does not hold, the statement writes nothing at all.
@@ -205,26 +213,6 @@ export class PaymentStore {
     const also = commit.alsoInTransaction?.(after) ?? null;
     const committed = also ? await this.db.$transaction(async (tx) => [...(await run(tx)), ...(await also(tx))]) : await run(this.db);
     return this.published(after, committed);
-  }
-
-  /**
-   * Runs `change`, `also` and the history in one transaction; when the intent's status changed (and the
-   * change is not quiet), the events it emits are written in it too, and handed to the relay after commit.
-   */
-  private async write(
-    /** The status before the change; null for a change that emits no event. */
-    statusBefore: IntentStatus | null,
-    history: Prisma.PaymentStatusHistoryCreateManyInput[],
-    change: (tx: Transaction) => Promise<Payment>,
-  ): Promise<Payment> {
-    let events: CommittedEvent[] = [];
-    const after = await this.db.$transaction(async (tx) => {
-      const changed = await change(tx);
-      if (history.length > 0) await tx.paymentStatusHistory.createMany({ data: history });
-      if (statusBefore !== null && changed.status !== statusBefore) events = await this.outbox.recordPaymentChange(tx, changed);
-      return changed;
-    });
-    return this.published(after, events);
   }
 
   /** After commit: the change's events to the relay, the payment to live subscribers. */
