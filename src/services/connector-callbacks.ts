@@ -46,6 +46,9 @@ const MAX_UNVERIFIED_HEADER_CHARS = 200;
 
 const acknowledged = (outcome: string): CallbackAnswer => ({ status: 200, body: { received: true, outcome } });
 
+/** Not applied yet: a processor sends again what was not answered with a 2xx. */
+const sendAgain = (message: string): CallbackAnswer => ({ status: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message } } });
+
 export class ConnectorCallbackService {
   constructor(
     private readonly context: ServiceContext,
@@ -89,10 +92,17 @@ export class ConnectorCallbackService {
       await record('VERIFIED', result.refusal, { callback: parsed, paymentId: result.paymentId });
       return acknowledged('refused');
     }
+    if (result.outcome === 'awaiting_capture') {
+      // Nothing opened yet, as the payment has not recorded the capture disputed: refused now, the report would
+      // be lost (a 2xx is never sent again) and a refund could later return the money a second time.
+      this.context.logger.warn({ connectorAccountId: account.id, processorEventId: parsed.eventId, paymentId: result.paymentId }, 'deferred a dispute callback until its payment records the capture');
+      await record('VERIFIED', 'dispute_awaiting_capture', { callback: parsed, paymentId: result.paymentId });
+      return sendAgain('The disputed payment has not recorded its capture yet; send the callback again.');
+    }
     if (result.outcome === 'deferred') {
       // Not committed (the resource kept changing under it): the processor is asked to send it again.
       await record('VERIFIED', 'deferred', { callback: parsed, paymentId: result.paymentId ?? undefined });
-      return { status: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message: `The ${parsed.kind} is changing; send the callback again.` } } };
+      return sendAgain(`The ${parsed.kind} is changing; send the callback again.`);
     }
     const outcome = result.outcome === 'committed' ? 'applied' : 'duplicate_or_stale';
     await record('VERIFIED', outcome, { callback: parsed, paymentId: result.paymentId ?? undefined });
