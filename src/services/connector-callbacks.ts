@@ -204,9 +204,10 @@ export class ConnectorCallbackService {
 
   /**
    * Stores an unverified callback unless its account's sample for the last minute is full (so its warning is
-   * logged at the same bounded rate); whether it did. The account's callbacks take turns on an advisory lock,
-   * in every API process, so no two take the last place; a full sample is seen first without it, so a flood
-   * of forged callbacks queues on nothing.
+   * logged at the same bounded rate); whether it did. One callback of the account at a time, in every API
+   * process, holds an advisory lock to count and store, so no two take the last place; one that finds the lock
+   * taken is not stored (the sample is a sample) rather than hold a pooled connection while it waits, and a full
+   * sample is seen first without it, so a flood of forged callbacks queues on nothing.
    */
   private async storeSample(data: Prisma.ConnectorCallbackUncheckedCreateInput): Promise<boolean> {
     const sampleFull = async (db: Prisma.TransactionClient) => {
@@ -217,8 +218,8 @@ export class ConnectorCallbackService {
     };
     if (await sampleFull(this.context.db)) return false;
     return this.context.db.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`connector_callbacks:${data.connectorAccountId}`}))`;
-      if (await sampleFull(tx)) return false;
+      const [lock] = await tx.$queryRaw<{ taken: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtext(${`connector_callbacks:${data.connectorAccountId}`})) AS taken`;
+      if (!lock!.taken || (await sampleFull(tx))) return false;
       await tx.connectorCallback.create({ data });
       return true;
     });
