@@ -46,6 +46,9 @@ const MAX_UNVERIFIED_HEADER_CHARS = 200;
 
 const acknowledged = (outcome: string): CallbackAnswer => ({ status: 200, body: { received: true, outcome } });
 
+/** Not applied yet: a processor sends again what was not answered with a 2xx. */
+const sendAgain = (message: string): CallbackAnswer => ({ status: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message } } });
+
 export class ConnectorCallbackService {
   constructor(
     private readonly context: ServiceContext,
@@ -89,10 +92,17 @@ export class ConnectorCallbackService {
       await record('VERIFIED', result.refusal, { callback: parsed, paymentId: result.paymentId });
       return acknowledged('refused');
     }
+    if (result.outcome === 'awaiting_capture') {
+      // Nothing opened yet, as the payment has not recorded the capture disputed: refused now, the report would
+      // be lost (a 2xx is never sent again) and a refund could later return the money a second time.
+      this.context.logger.warn({ connectorAccountId: account.id, processorEventId: parsed.eventId, paymentId: result.paymentId }, 'deferred a dispute callback until its payment records the capture');
+      await record('VERIFIED', 'dispute_awaiting_capture', { callback: parsed, paymentId: result.paymentId });
+      return sendAgain('The disputed payment has not recorded its capture yet; send the callback again.');
+    }
     if (result.outcome === 'deferred') {
       // Not committed (the resource kept changing under it): the processor is asked to send it again.
       await record('VERIFIED', 'deferred', { callback: parsed, paymentId: result.paymentId ?? undefined });
-      return { status: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message: `The ${parsed.kind} is changing; send the callback again.` } } };
+      return sendAgain(`The ${parsed.kind} is changing; send the callback again.`);
     }
     const outcome = result.outcome === 'committed' ? 'applied' : 'duplicate_or_stale';
     await record('VERIFIED', outcome, { callback: parsed, paymentId: result.paymentId ?? undefined });
@@ -194,9 +204,10 @@ export class ConnectorCallbackService {
 
   /**
    * Stores an unverified callback unless its account's sample for the last minute is full (so its warning is
-   * logged at the same bounded rate); whether it did. The account's callbacks take turns on an advisory lock,
-   * in every API process, so no two take the last place; a full sample is seen first without it, so a flood
-   * of forged callbacks queues on nothing.
+   * logged at the same bounded rate); whether it did. One callback of the account at a time, in every API
+   * process, holds an advisory lock to count and store, so no two take the last place; one that finds the lock
+   * taken is not stored (the sample is a sample) rather than hold a pooled connection while it waits, and a full
+   * sample is seen first without it, so a flood of forged callbacks queues on nothing.
    */
   private async storeSample(data: Prisma.ConnectorCallbackUncheckedCreateInput): Promise<boolean> {
     const sampleFull = async (db: Prisma.TransactionClient) => {
@@ -207,8 +218,8 @@ export class ConnectorCallbackService {
     };
     if (await sampleFull(this.context.db)) return false;
     return this.context.db.$transaction(async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`connector_callbacks:${data.connectorAccountId}`}))`;
-      if (await sampleFull(tx)) return false;
+      const [lock] = await tx.$queryRaw<{ taken: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtext(${`connector_callbacks:${data.connectorAccountId}`})) AS taken`;
+      if (!lock!.taken || (await sampleFull(tx))) return false;
       await tx.connectorCallback.create({ data });
       return true;
     });

@@ -226,6 +226,29 @@ describe('callbacks as a processor or an attacker sends them', () => {
     }
   });
 
+  it('forged ones never wait for the sample’s lock: while another holds it, a burst of 50 is answered 401 and none is kept', async () => {
+    const target = await merchantWithSandbox(stack, 'sandbox', { webhookSecret: secret });
+    const body = JSON.stringify({ id: 'evt_forged', type: 'payment.succeeded', data: { object: {} } });
+    const forged = () => postCallback(target.merchantId, target.connectorAccountId, body, { 'sandbox-signature': sandboxSignature(body, 'a guessed secret') });
+    const storedCount = async () => (await sql.query('SELECT count(*)::int AS n FROM connector_callbacks WHERE connector_account_id = $1', [target.connectorAccountId])).rows[0].n as number;
+    // Another API process is storing one of the account's forged callbacks: it holds the sample's lock.
+    const holder = new pg.Client({ connectionString: inject('databaseUrl') });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query("SELECT pg_advisory_xact_lock(hashtext('connector_callbacks:' || $1))", [target.connectorAccountId]);
+      // Were they to wait for it, these would hold every pooled connection and not be answered until it is released.
+      const answers = await Promise.all(Array.from({ length: 50 }, forged));
+      expect(answers.map((answer) => answer.status)).toEqual(Array(50).fill(401));
+      expect(await storedCount()).toBe(0);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    expect((await forged()).status).toBe(401);
+    expect(await storedCount()).toBe(1);
+  });
+
   it('an old callback never takes the recovery rows a stalled sync may take', async () => {
     const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 900, currency: 'USD', captureMethod: 'MANUAL' } })).createPayment;
     const card = { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } };

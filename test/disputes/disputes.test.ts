@@ -172,7 +172,7 @@ describe('dispute callbacks crafted as a processor would send them', () => {
   const send = async (dispute: Record<string, unknown>) => {
     const body = JSON.stringify({ id: `evt_${randomBytes(6).toString('hex')}`, type: `dispute.${dispute['status']}`, created: 0, data: { object: { object: 'dispute', currency: 'eur', reason: 'fraudulent', evidence: null, created: 0, updated_ms: 0, ...dispute } } });
     const response = await fetch(`${stack.api.url}/webhooks/${own.merchantId}/${own.connectorAccountId}`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'sandbox-signature': sandboxSignature(body, secret) } });
-    return { status: response.status, body: (await response.json()) as { outcome: string } };
+    return { status: response.status, body: (await response.json()) as { outcome?: string; error?: { code: string; message: string } } };
   };
 
   async function ownPayment() {
@@ -246,6 +246,34 @@ describe('dispute callbacks crafted as a processor would send them', () => {
     expect(stored.rows.map((row) => `${row.verification} ${row.outcome}`)).toEqual(['VERIFIED dispute_currency_mismatch', 'VERIFIED dispute_amount_over_captured', 'VERIFIED dispute_amount_over_captured']);
     // The whole captured amount, in its currency, is disputable.
     expect((await send(report(payment))).body.outcome).toBe('applied');
+  });
+
+  it('has the processor send again a dispute of a capture not recorded yet, opens it once the capture is, and then refuses a refund', async () => {
+    const payment = await ownPayment();
+    const setCapture = async (intentStatus: string, attemptStatus: string, captured: number) => {
+      await sql.query('UPDATE payment_intents SET status = $2, amount_received = $3, version = version + 1 WHERE id = $1', [payment.id, intentStatus, captured]);
+      await sql.query('UPDATE payment_attempts SET status = $2, amount_captured = $3 WHERE payment_id = $1', [payment.id, attemptStatus, captured]);
+    };
+    // Our record lags the processor's: the capture is still PROCESSING here (its sync ran out), nothing received.
+    await setCapture('PROCESSING', 'CAPTURE_INITIATED', 0);
+    const dispute = report(payment);
+    expect(await send(dispute)).toEqual({ status: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'The disputed payment has not recorded its capture yet; send the callback again.' } } });
+    expect(dataOf(await own.secret(DisputesDocument, { paymentId: payment.id })).disputes).toEqual([]);
+    // What no capture can make right is refused for good meanwhile: more than the payment's 900, another currency.
+    expect(await send(report(payment, { amount: 901 }))).toEqual(refused);
+    expect(await send(report(payment, { currency: 'usd' }))).toEqual(refused);
+    // The payment records its capture (as a sync would), and the processor's retry opens the dispute.
+    await setCapture('SUCCEEDED', 'CHARGED', 900);
+    expect(await send(dispute)).toEqual({ status: 200, body: { received: true, outcome: 'applied' } });
+    expect(dataOf(await own.secret(DisputesDocument, { paymentId: payment.id })).disputes).toMatchObject([{ status: 'OPENED', amount: 900 }]);
+    errorOf(await own.secret(CreateRefundDocument, { input: { paymentId: payment.id } }), 'INVALID_STATE');
+    const stored = await sql.query('SELECT verification, outcome FROM connector_callbacks WHERE payment_id = $1 ORDER BY received_at', [payment.id]);
+    expect(stored.rows.map((row) => `${row.verification} ${row.outcome}`)).toEqual([
+      'VERIFIED dispute_awaiting_capture',
+      'VERIFIED dispute_amount_over_captured',
+      'VERIFIED dispute_currency_mismatch',
+      'VERIFIED applied',
+    ]);
   });
 
   it('opens a dispute of the whole captured amount after a partial refund: the cardholder may dispute before the refund reaches them', async () => {

@@ -7,7 +7,7 @@ import {
   DISPUTE_TARGETS,
   DISPUTE_TRANSITIONS,
   disputePath,
-  disputeRefusal,
+  disputeHold,
   evidenceProblem,
   isDisputeMoveAllowed,
   type DisputeStatus,
@@ -99,17 +99,28 @@ describe('evidenceProblem', () => {
 });
 
 describe('a first report of a dispute against its payment', () => {
-  const payment = { amountReceived: 900, currency: 'EUR' };
+  const payment = { status: 'SUCCEEDED', amount: 850, surchargeAmount: 50, amountReceived: 900, currency: 'EUR' } as const;
   it.each([
     [{ amount: 900, currency: 'EUR' }, null],
     [{ amount: 1, currency: 'EUR' }, null],
     [{ amount: 901, currency: 'EUR' }, 'dispute_amount_over_captured'],
     [{ amount: 900, currency: 'USD' }, 'dispute_currency_mismatch'],
-  ] as const)('%o is refused with %s', (dispute, refusal) => {
-    expect(disputeRefusal(dispute, payment)).toBe(refusal);
+  ] as const)('%o is held with %s', (dispute, hold) => {
+    expect(disputeHold(dispute, payment)).toBe(hold);
   });
 
-  it('refuses any amount of a payment that captured nothing', () => {
-    expect(disputeRefusal({ amount: 1, currency: 'EUR' }, { amountReceived: 0, currency: 'EUR' })).toBe('dispute_amount_over_captured');
+  it('refuses more than a payment whose status is final captured', () => {
+    for (const status of ['PARTIALLY_CAPTURED', 'FAILED', 'CANCELLED', 'EXPIRED', 'CANCELLED_POST_CAPTURE'] as const) {
+      expect(disputeHold({ amount: 1, currency: 'EUR' }, { ...payment, status, amountReceived: 0 })).toBe('dispute_amount_over_captured');
+    }
+  });
+
+  it('waits for the capture of a payment that may still record one, up to its amount plus surcharge', () => {
+    for (const status of ['PROCESSING', 'REQUIRES_CAPTURE', 'PARTIALLY_AUTHORIZED', 'REQUIRES_CUSTOMER_ACTION'] as const) {
+      const pending = { ...payment, status, amountReceived: 0 };
+      expect(disputeHold({ amount: 900, currency: 'EUR' }, pending)).toBe('dispute_awaiting_capture');
+      expect(disputeHold({ amount: 901, currency: 'EUR' }, pending)).toBe('dispute_amount_over_captured');
+      expect(disputeHold({ amount: 900, currency: 'USD' }, pending)).toBe('dispute_currency_mismatch');
+    }
   });
 });

@@ -133,17 +133,18 @@ describe('refunds of a captured payment', () => {
     expect(processor.amount_captured).toBe(1250);
   });
 
-  it('refuses a refund that waited on the payment while a dispute of it was committed, and reserves nothing', async () => {
-    const payment = await paid(shop);
-    // Another transaction holds the payment's row, as the dispute service's does while it opens one.
+  /**
+   * Sends `request` while another transaction holds the payment's row, as a refund or a dispute being opened
+   * does; once the request waits for the row, `meanwhile` runs in that transaction, which then commits.
+   */
+  async function whileRowHeld<T>(paymentId: string, request: () => Promise<T>, meanwhile: (holder: pg.Client) => Promise<void>): Promise<T> {
     const holder = new pg.Client({ connectionString: inject('databaseUrl') });
     await holder.connect();
     try {
       const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM payment_intents WHERE id = $1 FOR UPDATE', [payment.id]);
-      const refunding = refund(shop, payment.id, 100);
-      // The refund's transaction has reached the payment and waits for the row.
+      await holder.query('SELECT 1 FROM payment_intents WHERE id = $1 FOR UPDATE', [paymentId]);
+      const answer = request();
       await vi.waitFor(
         async () => {
           const waiting = await sql.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND $1 = ANY(pg_blocking_pids(pid))", [holderPid]);
@@ -151,6 +152,17 @@ describe('refunds of a captured payment', () => {
         },
         { timeout: 10_000, interval: 20 },
       );
+      await meanwhile(holder);
+      await holder.query('COMMIT');
+      return await answer;
+    } finally {
+      await holder.end();
+    }
+  }
+
+  it('refuses a refund that waited on the payment while a dispute of it was committed, and reserves nothing', async () => {
+    const payment = await paid(shop);
+    const refunding = whileRowHeld(payment.id, () => refund(shop, payment.id, 100), async (holder) => {
       // The dispute is opened as the dispute service opens one: its row and the payment's version, committed together.
       await holder.query(
         `INSERT INTO disputes (id, payment_id, merchant_id, profile_id, mode, attempt_id, connector_account_id, connector_name, connector_dispute_id, status, amount, currency)
@@ -159,13 +171,20 @@ describe('refunds of a captured payment', () => {
         [payment.id, newId('dispute'), `sbx_dp_${randomBytes(8).toString('hex')}`],
       );
       await holder.query('UPDATE payment_intents SET version = version + 1 WHERE id = $1', [payment.id]);
-      await holder.query('COMMIT');
-      expect(errorOf(await refunding, 'INVALID_STATE').message).toMatch(/a refund would return the money twice/);
-    } finally {
-      await holder.end();
-    }
+    });
+    expect(errorOf(await refunding, 'INVALID_STATE').message).toMatch(/a refund would return the money twice/);
     expect(await amountRefundedColumn(payment.id)).toBe(0);
     expect(await refundRows(payment.id)).toEqual([]);
+  });
+
+  it('refunds what is left once it has the payment, when a full refund waited while another refund reserved part of it', async () => {
+    const payment = await paid(shop);
+    const full = await whileRowHeld(payment.id, () => refund(shop, payment.id), async (holder) => {
+      // Another refund's reservation of 400 commits meanwhile, as the refund service reserves one.
+      await holder.query('UPDATE payment_intents SET amount_refunded = amount_refunded + 400, version = version + 1 WHERE id = $1', [payment.id]);
+    });
+    expect(dataOf(full).createRefund).toMatchObject({ status: 'SUCCEEDED', amount: 850 });
+    expect(await amountRefundedColumn(payment.id)).toBe(1250);
   });
 });
 

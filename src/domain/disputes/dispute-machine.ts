@@ -3,6 +3,7 @@
 // before the deadline; the network decides a challenge (won or lost), or the dispute expires unanswered, or
 // it is withdrawn. Hyperswitch's DisputeStatus is the model; every status has its own event (always sent).
 import type { EventType } from '../events/catalog.ts';
+import { TERMINAL_INTENT_STATUSES, type IntentStatus } from '../payments/statuses.ts';
 import { movesOf, pathOf } from '../state-tables.ts';
 
 export const DISPUTE_STATUSES = ['OPENED', 'ACCEPTED', 'CHALLENGED', 'WON', 'LOST', 'EXPIRED', 'CANCELLED'] as const;
@@ -62,18 +63,29 @@ export const DISPUTE_STATUS_EVENTS: Readonly<Record<DisputeStatus, EventType>> =
 /** Dispute statuses in which the chargeback holds or may take the payment's money: no refund then. */
 export const MONEY_DISPUTED_STATUSES: ReadonlySet<DisputeStatus> = new Set(['OPENED', 'CHALLENGED', 'ACCEPTED', 'LOST', 'EXPIRED']);
 
-/** Why a processor's first report of a dispute was refused: it contradicts the payment it names. */
+/** Why a processor's first report of a dispute is refused for good: it contradicts the payment it names. */
 export type DisputeRefusal = 'dispute_currency_mismatch' | 'dispute_amount_over_captured';
+
+/** Why a processor's first report of a dispute is not opened now: refused for good, or until the payment records its capture. */
+export type DisputeHold = DisputeRefusal | 'dispute_awaiting_capture';
 
 /**
  * Whether a reported dispute fits its payment: in the payment's currency, and of at most what was captured
  * (amountReceived). Refunds do not lower that bound: a cardholder may dispute before a refund reaches them (or
  * while it is pending, and it may yet fail), and the merchant must see that dispute to answer it with the refund.
+ * Only what can never fit is refused: another currency, more than the payment could ever capture (the amount
+ * plus its surcharge, all the processor was asked for and the most of its answers we accept), or more than a
+ * payment whose status is final captured. Our record of a capture may lag the processor's (a capture still
+ * PROCESSING here): a dispute of more than it shows waits until the payment records its capture.
  */
-export function disputeRefusal(dispute: { amount: number; currency: string }, payment: { amountReceived: number; currency: string }): DisputeRefusal | null {
+export function disputeHold(
+  dispute: { amount: number; currency: string },
+  payment: { status: IntentStatus; amount: number; surchargeAmount: number; amountReceived: number; currency: string },
+): DisputeHold | null {
   if (dispute.currency !== payment.currency) return 'dispute_currency_mismatch';
-  if (dispute.amount > payment.amountReceived) return 'dispute_amount_over_captured';
-  return null;
+  if (dispute.amount > payment.amount + payment.surchargeAmount) return 'dispute_amount_over_captured';
+  if (dispute.amount <= payment.amountReceived) return null;
+  return TERMINAL_INTENT_STATUSES.has(payment.status) ? 'dispute_amount_over_captured' : 'dispute_awaiting_capture';
 }
 
 /** The evidence a challenge carries: named documents as text (the sandbox's and Stripe's shape). */

@@ -36,7 +36,7 @@ builder.prismaObject('ConnectorCallback', {
     id: t.exposeID('id'),
     verification: t.exposeString('verification', { description: 'VERIFIED, FAILED or NOT_IMPLEMENTED.' }),
     outcome: t.exposeString('outcome', {
-      description: 'applied, duplicate_or_stale, payment_not_found, unrecognised_event, dispute_currency_mismatch, dispute_amount_over_captured, signature_mismatch, no_webhook_secret or webhooks_not_implemented.',
+      description: 'applied, duplicate_or_stale, payment_not_found, unrecognised_event, dispute_currency_mismatch, dispute_amount_over_captured, dispute_awaiting_capture, deferred, signature_mismatch, no_webhook_secret or webhooks_not_implemented.',
     }),
     processorEventId: t.exposeString('processorEventId', { nullable: true }),
     processorEventType: t.exposeString('processorEventType', { nullable: true }),

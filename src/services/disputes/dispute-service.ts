@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { isUniqueViolation } from '../../db/unique-violation.ts';
 import { ConnectorError, type Connector, type ProcessorDispute } from '../../connectors/connector.ts';
-import { DISPUTE_STATUSES, DISPUTE_STATUS_EVENTS, DISPUTE_TARGETS, disputePath, disputeRefusal, evidenceProblem, type DisputeRefusal } from '../../domain/disputes/dispute-machine.ts';
+import { DISPUTE_STATUSES, DISPUTE_STATUS_EVENTS, DISPUTE_TARGETS, disputeHold, disputePath, evidenceProblem, type DisputeHold, type DisputeRefusal } from '../../domain/disputes/dispute-machine.ts';
 import { AppError, invalidInput, notFound } from '../../domain/errors.ts';
 import { disputeWireObject } from '../../domain/events/wire-objects.ts';
 import { isId, newId } from '../../domain/ids.ts';
@@ -27,8 +27,14 @@ const listDisputesInput = z.object({
   first: z.number().int().min(1, 'must be 1 to 100').max(100, 'must be 1 to 100').nullish(),
 });
 
-/** What a dispute callback did: applied through the table, or refused as contradicting its payment. */
-export type DisputeCallbackResult = { paymentId: string; outcome: ApplyOutcome } | { paymentId: string; outcome: 'refused'; refusal: DisputeRefusal };
+/**
+ * What a dispute callback did: applied through the table, refused as contradicting its payment, or held until
+ * the payment records its capture.
+ */
+export type DisputeCallbackResult =
+  | { paymentId: string; outcome: ApplyOutcome }
+  | { paymentId: string; outcome: 'refused'; refusal: DisputeRefusal }
+  | { paymentId: string; outcome: 'awaiting_capture' };
 
 export class DisputeService {
   constructor(
@@ -81,8 +87,8 @@ export class DisputeService {
 
   /**
    * A verified processor callback about a dispute of this connector account: opens it (dispute_opened) the
-   * first time, unless it contradicts its payment (refused), then moves it through the table. Null when the
-   * account has no such payment.
+   * first time, unless it contradicts its payment (refused) or the payment has not recorded the capture it
+   * disputes yet (awaiting_capture), then moves it through the table. Null when the account has no such payment.
    */
   async applyCallback(connectorAccountId: string, answer: ProcessorDispute): Promise<DisputeCallbackResult | null> {
     const known = await this.context.db.dispute.findUnique({
@@ -97,7 +103,9 @@ export class DisputeService {
     if (attempt === null) return null;
     const opened = await this.open(attempt, answer);
     if (opened === null) return this.applyCallback(connectorAccountId, answer); // a concurrent callback opened it first
-    if ('refusal' in opened) return { paymentId: attempt.paymentId, outcome: 'refused', refusal: opened.refusal };
+    if ('hold' in opened) {
+      return opened.hold === 'dispute_awaiting_capture' ? { paymentId: attempt.paymentId, outcome: 'awaiting_capture' } : { paymentId: attempt.paymentId, outcome: 'refused', refusal: opened.hold };
+    }
     // A first callback that already reports a later state (the "opened" one was lost) moves it on from OPENED.
     if (DISPUTE_TARGETS[answer.status] !== 'OPENED') await this.apply(opened.id, answer, 'callback');
     return { paymentId: opened.paymentId, outcome: 'committed' };
@@ -123,9 +131,9 @@ export class DisputeService {
 
   /**
    * Creates the dispute at OPENED with its dispute_opened event; null if a concurrent callback created it, and
-   * its refusal (nothing written) when it contradicts the payment.
+   * why not (nothing written) when it does not fit the payment now.
    */
-  private async open(attempt: Prisma.PaymentAttemptGetPayload<{ include: { payment: true } }>, answer: ProcessorDispute): Promise<Dispute | { refusal: DisputeRefusal } | null> {
+  private async open(attempt: Prisma.PaymentAttemptGetPayload<{ include: { payment: true } }>, answer: ProcessorDispute): Promise<Dispute | { hold: DisputeHold } | null> {
     const { payment } = attempt;
     const now = new Date();
     let event: CommittedEvent | null = null;
@@ -133,9 +141,9 @@ export class DisputeService {
       const dispute = await this.context.db.$transaction(async (tx) => {
         // The payment's row first, as refunds take it: a refund waiting for it sees the dispute once it is committed.
         await tx.$queryRaw`SELECT 1 FROM payment_intents WHERE id = ${payment.id} FOR UPDATE`;
-        const current = await tx.paymentIntent.findUniqueOrThrow({ where: { id: payment.id }, select: { amountReceived: true, currency: true } });
-        const refusal = disputeRefusal(answer, current);
-        if (refusal !== null) return { refusal };
+        const current = await tx.paymentIntent.findUniqueOrThrow({ where: { id: payment.id }, select: { status: true, amount: true, surchargeAmount: true, amountReceived: true, currency: true } });
+        const hold = disputeHold(answer, current);
+        if (hold !== null) return { hold };
         const created = await tx.dispute.create({
           data: {
             id: newId('dispute'),

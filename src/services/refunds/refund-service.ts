@@ -56,18 +56,16 @@ export class RefundService {
       throw new AppError('INVALID_STATE', `Only a payment that captured money can be refunded; this one is ${payment.status}.`, { status: payment.status });
     }
     const attempt = payment.activeAttempt;
-    const decided = refundAmount(input.amount ?? undefined, payment.amountReceived - payment.amountRefunded);
-    if ('problem' in decided) throw invalidInput('amount', decided.problem);
     const now = new Date();
     const refundId = newId('refund');
     const refund = await this.context.db.$transaction(async (tx) => {
-      await this.reserve(tx, payment.id, decided.amount);
+      const amount = await this.reserve(tx, payment.id, input.amount ?? undefined);
       return tx.refund.create({
         data: {
           id: refundId,
           ...chargeOf(payment, attempt),
           status: 'PENDING',
-          amount: decided.amount,
+          amount,
           currency: payment.currency,
           reason: input.reason ?? null,
           createdAt: now,
@@ -178,20 +176,22 @@ export class RefundService {
   }
 
   /**
-   * Reserves `amount` on the payment, or refuses. The payment's row is locked first and only then checked:
-   * under READ COMMITTED each statement after the lock sees all that committed before it (a dispute opened
-   * meanwhile, another refund's reservation), while a condition inside the locking UPDATE itself would read the
+   * Reserves `requested` on the payment (all that is left when it is omitted) and returns the amount reserved,
+   * or refuses. The payment's row is locked first and only then checked: under READ COMMITTED each statement
+   * after the lock sees all that committed before it (a dispute opened meanwhile, another refund's reservation,
+   * so "all that is left" is what is left now), while a condition inside the locking UPDATE itself would read the
    * disputes as they were when it started waiting for the lock. The version moves, so a void after capture
    * that read the payment before cannot go on as if unrefunded.
    */
-  private async reserve(tx: Prisma.TransactionClient, paymentId: string, amount: number): Promise<void> {
+  private async reserve(tx: Prisma.TransactionClient, paymentId: string, requested: number | undefined): Promise<number> {
     await tx.$queryRaw`SELECT 1 FROM payment_intents WHERE id = ${paymentId} FOR UPDATE`;
     await this.refuseDisputed(tx, paymentId);
     const current = await tx.paymentIntent.findUniqueOrThrow({ where: { id: paymentId }, select: { status: true, amountReceived: true, amountRefunded: true } });
     if (!REFUNDABLE_PAYMENT_STATUSES.has(current.status)) throw new AppError('INVALID_STATE', `Only a payment that captured money can be refunded; this one is ${current.status}.`, { status: current.status });
-    const fits = refundAmount(amount, current.amountReceived - current.amountRefunded);
-    if ('problem' in fits) throw invalidInput('amount', fits.problem);
-    await tx.$executeRaw`UPDATE payment_intents SET amount_refunded = amount_refunded + ${amount}, version = version + 1 WHERE id = ${paymentId}`;
+    const decided = refundAmount(requested, current.amountReceived - current.amountRefunded);
+    if ('problem' in decided) throw invalidInput('amount', decided.problem);
+    await tx.$executeRaw`UPDATE payment_intents SET amount_refunded = amount_refunded + ${decided.amount}, version = version + 1 WHERE id = ${paymentId}`;
+    return decided.amount;
   }
 
   /**
