@@ -89,7 +89,7 @@ const BusinessProfilePayload = builder.simpleObject('BusinessProfilePayload', {
     businessProfile: t.field({ type: BusinessProfileRef }),
     paymentResponseHashKey: t.string({
       nullable: true,
-      description: 'The webhook signing key, present only when the service generated it in this call: store it now.',
+      description: 'The webhook signing key of the calling key’s mode (a new profile has one per mode), present only when the service generated it in this call: store it now.',
     }),
   }),
 });
