@@ -67,22 +67,50 @@ export async function runPgbench(stack: Stack, clients: number, seconds: number)
   };
 }
 
-/** "INSERT INTO payment_intents" for a statement's long text: enough to compare the two lists. */
-function shortStatement(text: string): string {
+/** A statement as the drift check compares it: "SELECT business_profiles", and the columns it names in order. */
+export interface StatementShape {
+  name: string;
+  columns: string[];
+}
+
+/**
+ * The shape of a statement's text. Its columns are the quoted ones Prisma writes (select list, conditions,
+ * SET, RETURNING) and the column lists of hand-written INSERTs: what a renamed or added column changes.
+ */
+export function statementShape(text: string): StatementShape {
   const statement = text.replace(/\s+/g, ' ').trim();
-  const verb = /^(SELECT|INSERT INTO|UPDATE|DELETE FROM|BEGIN|COMMIT|ROLLBACK)\b/i.exec(statement)?.[1] ?? statement.slice(0, 30);
-  const table = /(?:FROM|INTO|UPDATE) "public"\."([a-z_]+)"/.exec(statement)?.[1];
-  return table ? `${verb} ${table}` : verb;
+  const verb = /^(WITH|SELECT|INSERT INTO|UPDATE|DELETE FROM|BEGIN|COMMIT|ROLLBACK)\b/i.exec(statement)?.[1] ?? statement.slice(0, 30);
+  // The first table it reads or writes, as Prisma quotes it or as hand-written SQL names it.
+  const table = /(?:FROM|INTO|UPDATE) (?:"public"\.)?"?([a-z_]+)"?/.exec(statement)?.[1];
+  // Prisma qualifies a column with its table ("public"."t"."c") and names the table alone after FROM or UPDATE.
+  const unqualified = statement.replace(/"public"\."[a-z_]+"\.("[a-z_]+")/g, '$1').replace(/"public"\."[a-z_]+"/g, '');
+  const quoted = [...unqualified.matchAll(/"([a-z_]+)"/g)].map((match) => match[1]!);
+  const inserted = [...statement.matchAll(/INSERT INTO [a-z_]+ \(([^)]*)\)/g)].flatMap((match) => match[1]!.split(',').map((column) => column.trim()));
+  return { name: table ? `${verb} ${table}` : verb, columns: [...quoted, ...inserted] };
+}
+
+/** How the script's statements differ from the service's (which, in order, and their columns), or null if they do not. */
+export function scriptDrift(service: StatementShape[], script: StatementShape[]): string | null {
+  const names = (shapes: StatementShape[]) => shapes.map((shape) => shape.name).join(', ');
+  if (names(service) !== names(script)) return `the service now sends ${names(service)}; the script replays ${names(script)}`;
+  const differing = service.flatMap((sent, index) => {
+    const replayed = script[index]!.columns;
+    if (sent.columns.join() === replayed.join()) return [];
+    const missing = sent.columns.filter((column) => !replayed.includes(column));
+    const extra = replayed.filter((column) => !sent.columns.includes(column));
+    return [`statement ${index + 1} (${sent.name}): columns the script lacks [${missing.join(', ')}], columns only the script names [${extra.join(', ')}]${missing.length + extra.length === 0 ? ', or in another order' : ''}`];
+  });
+  return differing.length > 0 ? differing.join('; ') : null;
 }
 
 /** The statements of the pgbench script, in order. */
-async function scriptStatements(): Promise<string[]> {
+export async function scriptStatements(): Promise<StatementShape[]> {
   const lines = (await readFile(PGBENCH_SCRIPT, 'utf8')).split('\n');
-  return lines.filter((line) => line.trim() && !line.startsWith('--') && !line.startsWith('\\')).map(shortStatement);
+  return lines.filter((line) => line.trim() && !line.startsWith('--') && !line.startsWith('\\')).map(statementShape);
 }
 
 /** The statements one createPayment (with an Idempotency-Key) sends, captured in the API process. */
-async function captureStatements(stack: Stack): Promise<string[]> {
+export async function captureStatements(stack: Stack): Promise<StatementShape[]> {
   await stack.api!.request('sql-capture-start');
   const response = await fetch(`${stack.apiUrl}/graphql`, {
     method: 'POST',
@@ -93,7 +121,7 @@ async function captureStatements(stack: Stack): Promise<string[]> {
   // The idempotent response is stored after the answer is sent: give it a moment.
   await new Promise((resolve) => setTimeout(resolve, 200));
   const { statements } = await stack.api!.request<{ statements: string[] }>('sql-capture-stop');
-  return statements.map(shortStatement);
+  return statements.map(statementShape);
 }
 
 export async function benchCreatePayment(stack: Stack) {
@@ -101,7 +129,8 @@ export async function benchCreatePayment(stack: Stack) {
   await stack.start({ sandboxLatencyMs: 0 });
   const statements = await captureStatements(stack);
   const replayed = await scriptStatements();
-  if (statements.join() !== replayed.join()) console.warn(`createPayment: the service now sends ${statements.join(', ')}; bench/sql/create-payment.pgbench replays ${replayed.join(', ')}`);
+  const drift = scriptDrift(statements, replayed);
+  if (drift !== null) console.warn(`createPayment: bench/sql/create-payment.pgbench does not replay what the service sends: ${drift}`);
 
   console.log('createPayment: no-I/O Yoga ceiling, closed loop');
   const bare = await startBareYoga(0);
@@ -153,6 +182,6 @@ export async function benchCreatePayment(stack: Stack) {
       p50ToBareYoga: ratio(serviceOpen.latencyMs.p50, bareOpen.latencyMs.p50),
       p99ToBareYoga: ratio(serviceOpen.latencyMs.p99, bareOpen.latencyMs.p99),
     },
-    sqlStatements: { service: statements, pgbenchScript: replayed, same: statements.join() === replayed.join() },
+    sqlStatements: { service: statements.map((shape) => shape.name), pgbenchScript: replayed.map((shape) => shape.name), same: drift === null, drift },
   };
 }

@@ -21,6 +21,11 @@ export function generatePaymentResponseHashKey(): string {
   return randomBytes(32).toString('hex');
 }
 
+/** A new profile's signing keys, one generated for each mode: knowing the test one tells nothing of the live one. */
+export function newSigningKeys(): Record<Mode, string> {
+  return { TEST: generatePaymentResponseHashKey(), LIVE: generatePaymentResponseHashKey() };
+}
+
 const profileName = z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters');
 
 const createProfileInput = z.object({ name: profileName });
@@ -100,19 +105,20 @@ export class BusinessProfileService {
     return profile;
   }
 
+  /** Answers the signing key of the caller's mode only: a live key learns the live one by generating a new one. */
   async create(principal: MerchantPrincipal, rawInput: unknown): Promise<{ businessProfile: BusinessProfile; paymentResponseHashKey: string }> {
     const input = parseInput(createProfileInput, rawInput);
-    const paymentResponseHashKey = generatePaymentResponseHashKey();
+    const signingKeys = newSigningKeys();
     await this.assertNameFree(principal.merchantId, input.name);
     const businessProfile = await this.context.db.businessProfile.create({
       data: {
         id: newId('businessProfile'),
         merchantId: principal.merchantId,
         name: input.name,
-        ...newProfileSettings(this.context.secretBox.seal(paymentResponseHashKey)),
+        ...newProfileSettings(this.context.secretBox, signingKeys),
       },
     });
-    return { businessProfile, paymentResponseHashKey };
+    return { businessProfile, paymentResponseHashKey: signingKeys[principal.mode] };
   }
 
   /** Sets the name, and the webhook URL and settings of one mode only: the key's, unless `mode` says otherwise. */

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { CONNECTORS } from '../connectors/registry.ts';
 import { hashApiKey, redactApiKey } from '../domain/api-keys.ts';
 import { StartupError } from '../startup-error.ts';
+import { generatePaymentResponseHashKey } from './business-profiles.ts';
 import type { ServiceContext } from './context.ts';
 import { newProfileSettings } from './profile-settings.ts';
 
@@ -85,7 +86,8 @@ export async function ensureDemoMerchant(context: ServiceContext, demoKeys: Demo
         merchantId: DEMO_MERCHANT_ID,
         name: 'default',
         isDefault: true,
-        ...newProfileSettings(secretBox.seal(credentials.paymentResponseHashKey)),
+        // The demo's keys are test keys: its live signing key is nobody's to know.
+        ...newProfileSettings(secretBox, { TEST: credentials.paymentResponseHashKey, LIVE: generatePaymentResponseHashKey() }),
       },
       update: {},
     });

@@ -5,7 +5,7 @@ import { notFound } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { BusinessProfile, MerchantAccount, Prisma } from '../generated/prisma/client.ts';
 import { issueApiKey } from './api-keys.ts';
-import { generatePaymentResponseHashKey } from './business-profiles.ts';
+import { newSigningKeys } from './business-profiles.ts';
 import type { ServiceContext } from './context.ts';
 import { newProfileSettings } from './profile-settings.ts';
 import { parseInput } from './validation.ts';
@@ -38,7 +38,7 @@ export class MerchantAccountService {
 
   async create(rawInput: unknown): Promise<CreatedMerchant> {
     const input = parseInput(createMerchantInput, rawInput);
-    const paymentResponseHashKey = generatePaymentResponseHashKey();
+    const signingKeys = newSigningKeys();
     return this.context.db.$transaction(async (tx) => {
       const merchant = await tx.merchantAccount.create({ data: { id: newId('merchant'), name: input.name } });
       const businessProfile = await tx.businessProfile.create({
@@ -47,12 +47,14 @@ export class MerchantAccountService {
           merchantId: merchant.id,
           name: 'default',
           isDefault: true,
-          ...newProfileSettings(this.context.secretBox.seal(paymentResponseHashKey)),
+          ...newProfileSettings(this.context.secretBox, signingKeys),
         },
       });
       const secret = await issueApiKey(tx, merchant.id, 'SECRET', 'TEST', 'default secret key');
       const publishable = await issueApiKey(tx, merchant.id, 'PUBLISHABLE', 'TEST', 'default publishable key');
-      return { merchant, businessProfile, secretKey: secret.key, publishableKey: publishable.key, paymentResponseHashKey };
+      // The merchant has test keys only, so it is shown the test signing key; a live key it is given later
+      // generates a new live one to learn it.
+      return { merchant, businessProfile, secretKey: secret.key, publishableKey: publishable.key, paymentResponseHashKey: signingKeys.TEST };
     });
   }
 

@@ -2,6 +2,7 @@
 // as a test_ and a live_ column of the profile's one row (the payment path joins nothing), the way the webhook
 // URLs are: a test key changes the test settings only, and a live payment, payout or webhook uses the live ones.
 import type { Mode } from '../domain/api-keys.ts';
+import type { SecretBox } from '../domain/secret-box.ts';
 import type { SurchargeRule } from '../domain/surcharges.ts';
 import type { BusinessProfile, Prisma } from '../generated/prisma/client.ts';
 
@@ -60,9 +61,9 @@ export function profileSettingsUpdate(mode: Mode, changes: Partial<ProfileSettin
 }
 
 /**
- * A new profile's settings: the column defaults in both modes, and the signing key shown once at creation
- * for both, until each mode changes its own.
+ * A new profile's settings: the column defaults in both modes, and each mode's own signing key (sealed here), so
+ * the key shown to a test key's caller never signs live webhooks.
  */
-export function newProfileSettings(paymentResponseHashKeyEncrypted: string): Pick<BusinessProfile, ColumnOf<Prefix, 'paymentResponseHashKeyEncrypted'>> {
-  return { testPaymentResponseHashKeyEncrypted: paymentResponseHashKeyEncrypted, livePaymentResponseHashKeyEncrypted: paymentResponseHashKeyEncrypted };
+export function newProfileSettings(secretBox: SecretBox, signingKeys: Record<Mode, string>): Pick<BusinessProfile, ColumnOf<Prefix, 'paymentResponseHashKeyEncrypted'>> {
+  return { testPaymentResponseHashKeyEncrypted: secretBox.seal(signingKeys.TEST), livePaymentResponseHashKeyEncrypted: secretBox.seal(signingKeys.LIVE) };
 }

@@ -243,6 +243,34 @@ describe('business profiles', () => {
     expect(rows[0]).toEqual({ name: 'default', test_webhook_url: null });
   });
 
+  it('gives a new profile a signing key of its own in each mode, and shows the caller’s mode’s only', async () => {
+    const merchant = await createMerchant(api);
+    const liveKey = dataOf(
+      await api.admin(CreateApiKeyDocument, { input: { name: 'live', type: 'SECRET', mode: 'LIVE', merchantId: merchant.merchantId } }),
+    ).createApiKey.key;
+    /** Which of the profile's two signing keys (both present from its creation) the creation answer showed. */
+    const shownKey = async ({ profileId, paymentResponseHashKey }: { profileId: string; paymentResponseHashKey: string | null }) => {
+      const test = await api.services.businessProfiles.signingKey(profileId, 'TEST');
+      const live = await api.services.businessProfiles.signingKey(profileId, 'LIVE');
+      expect([test, live]).toEqual([expect.stringMatching(/^[0-9a-f]{64}$/), expect.stringMatching(/^[0-9a-f]{64}$/)]);
+      if (test === live) return 'one key for both modes';
+      return paymentResponseHashKey === test ? 'test' : paymentResponseHashKey === live ? 'live' : 'neither';
+    };
+    const createdBy = async (key: string, name: string) => {
+      const created = dataOf(await api.as(key)(CreateBusinessProfileDocument, { input: { name } })).createBusinessProfile;
+      return shownKey({ profileId: created.businessProfile.id, paymentResponseHashKey: created.paymentResponseHashKey });
+    };
+    expect({
+      createMerchantAccount: await shownKey(merchant),
+      'createBusinessProfile with a test key': await createdBy(merchant.secretKey, 'by the test key'),
+      'createBusinessProfile with a live key': await createdBy(liveKey, 'by the live key'),
+    }).toEqual({
+      createMerchantAccount: 'test',
+      'createBusinessProfile with a test key': 'test',
+      'createBusinessProfile with a live key': 'live',
+    });
+  });
+
   it('creates further profiles with unique names', async () => {
     const merchant = await createMerchant(api);
     const created = dataOf(await merchant.secret(CreateBusinessProfileDocument, { input: { name: 'EU shop' } })).createBusinessProfile;

@@ -7,6 +7,7 @@ import {
   BusinessProfileSettingsDocument,
   ConfirmPaymentDocument,
   CreateApiKeyDocument,
+  CreateBusinessProfileDocument,
   CreatePaymentDocument,
   CreatePayoutDocument,
   EventsDocument,
@@ -40,7 +41,9 @@ async function liveMerchant() {
   const live = { secret: stack.api.as(key) };
   await addConnectorAccount(stack, live, 'sandbox');
   await addConnectorAccount(stack, live, 'fauxpay');
-  return { ...merchant, live: live.secret };
+  // Never shown to the merchant's test key: read here to tell which key signed a live webhook.
+  const liveSigningKey = await stack.api.services.businessProfiles.signingKey(merchant.profileId, 'LIVE');
+  return { ...merchant, live: live.secret, liveSigningKey };
 }
 
 type LiveMerchant = Awaited<ReturnType<typeof liveMerchant>>;
@@ -60,10 +63,15 @@ async function attemptsOfLivePayment(live: Execute, number: string) {
 
 const SIGNING_KEYS = { test: 't'.repeat(40), live: 'l'.repeat(40) };
 
-/** Which key signed the live webhook of a new live payment: the one shown at creation, or the test or live key set since. */
-async function liveWebhookSigner(merchant: LiveMerchant) {
-  const { payment } = await livePayment(merchant.live, '4242424242424242');
-  // The host does not resolve: the attempt fails, and is recorded with the headers it was sent with.
+/** Lets the profile's live webhooks go to a host that does not resolve: each attempt fails and is recorded with its headers. */
+async function sendLiveWebhooks(merchant: LiveMerchant, profileId = merchant.profileId) {
+  dataOf(await stack.api.admin(UpdateMerchantAccountDocument, { input: { merchantId: merchant.merchantId, liveWebhookHosts: [LIVE_WEBHOOK_HOST] } }));
+  dataOf(await merchant.live(UpdateBusinessProfileDocument, { input: { profileId, webhookUrl: `https://${LIVE_WEBHOOK_HOST}/hooks` } }));
+}
+
+/** Which of `keys` signed the live webhook of a new live payment of the profile. */
+async function liveWebhookSigner(merchant: LiveMerchant, keys: Record<string, string>, profileId = merchant.profileId) {
+  const { payment } = await livePayment(merchant.live, '4242424242424242', { profileId });
   const event = await vi.waitFor(
     async () => {
       const events = dataOf(await merchant.live(EventsDocument, { objectId: payment.id, first: 10 })).events.edges.map((edge) => edge.node);
@@ -75,7 +83,6 @@ async function liveWebhookSigner(merchant: LiveMerchant) {
   );
   expect(event.mode).toBe('LIVE');
   const signature = (event.attempts[0]!.requestHeaders as Record<string, string>)['x-webhook-signature-512'];
-  const keys = { created: merchant.paymentResponseHashKey, ...SIGNING_KEYS };
   return Object.entries(keys).find(([, key]) => createHmac('sha512', key).update(event.body).digest('hex') === signature)?.[0] ?? 'none of them';
 }
 
@@ -107,12 +114,10 @@ const cases: Record<string, SettingCase> = {
   paymentResponseHashKey: {
     input: { paymentResponseHashKey: SIGNING_KEYS.test },
     liveInput: { paymentResponseHashKey: SIGNING_KEYS.live },
-    setUp: async (merchant) => {
-      dataOf(await stack.api.admin(UpdateMerchantAccountDocument, { input: { merchantId: merchant.merchantId, liveWebhookHosts: [LIVE_WEBHOOK_HOST] } }));
-      dataOf(await merchant.live(UpdateBusinessProfileDocument, { input: { profileId: merchant.profileId, webhookUrl: `https://${LIVE_WEBHOOK_HOST}/hooks` } }));
-    },
-    live: liveWebhookSigner,
-    unchanged: 'created',
+    setUp: (merchant) => sendLiveWebhooks(merchant),
+    // The key createMerchantAccount showed is the test one: it never signs live webhooks.
+    live: (merchant) => liveWebhookSigner(merchant, { shownAtCreation: merchant.paymentResponseHashKey, liveAtCreation: merchant.liveSigningKey, ...SIGNING_KEYS }),
+    unchanged: 'liveAtCreation',
     changed: 'live',
   },
   routing: {
@@ -181,6 +186,17 @@ describe('profile settings are kept per mode', () => {
 
     dataOf(await merchant.live(UpdateBusinessProfileDocument, { input: { profileId: merchant.profileId, ...(check.liveInput ?? check.input) } }));
     expect(await check.live(merchant), 'a live payment after the live key’s change').toEqual(check.changed);
+  });
+
+  it('a profile a test key creates signs its live webhooks with a live key of its own, never the key the test key was shown', async () => {
+    const merchant = await liveMerchant();
+    const created = dataOf(await merchant.secret(CreateBusinessProfileDocument, { input: { name: 'second shop' } })).createBusinessProfile;
+    const profileId = created.businessProfile.id;
+    expect(created.paymentResponseHashKey).toBe(await stack.api.services.businessProfiles.signingKey(profileId, 'TEST'));
+    await sendLiveWebhooks(merchant, profileId);
+    const liveSigningKey = await stack.api.services.businessProfiles.signingKey(profileId, 'LIVE');
+    expect(liveSigningKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(await liveWebhookSigner(merchant, { shownToTheTestKey: created.paymentResponseHashKey!, live: liveSigningKey }, profileId)).toBe('live');
   });
 
   it('a test key may not ask for live mode', async () => {

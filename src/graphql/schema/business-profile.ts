@@ -25,9 +25,12 @@ const SurchargeRuleInput = builder.inputType('SurchargeRuleInput', {
 /** The settings of the calling key's mode (the admin key, which has none, sees the test ones). */
 const settingsFor = (profile: BusinessProfile, principal: Principal) => profileSettings(profile, 'mode' in principal ? principal.mode : 'TEST');
 
+/** A setting field's description, which says whose mode it shows. */
+const settingDescription = (what: string) => `${what} The calling key’s mode’s value; the admin key, which has no mode, sees test mode’s.`;
+
 export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
   description:
-    'Where webhooks go (one URL per mode), the key that signs them, and how payments are routed and retried. Each setting is kept per mode: these fields show the calling key’s.',
+    'Where webhooks go (one URL per mode), the key that signs them, and how payments are routed and retried. Each setting is kept per mode: these fields show the calling key’s (the admin key, which has no mode, sees test mode’s).',
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
@@ -37,34 +40,34 @@ export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
     testWebhookDisabledAt: t.expose('testWebhookDisabledAt', { type: 'DateTime', nullable: true, description: 'Set when the endpoint answered 410 Gone; setting the URL again re-enables it.' }),
     liveWebhookDisabledAt: t.expose('liveWebhookDisabledAt', { type: 'DateTime', nullable: true }),
     routing: t.stringList({
-      description: 'Connector names in the order payments try them.',
+      description: settingDescription('Connector names in the order payments try them.'),
       resolve: (profile, _args, { principal }) => settingsFor(profile, principal).routing,
     }),
     allowPartialAuthorization: t.boolean({
-      description: 'Whether processors may authorize less than the amount of a manually captured payment (PARTIALLY_AUTHORIZED).',
+      description: settingDescription('Whether processors may authorize less than the amount of a manually captured payment (PARTIALLY_AUTHORIZED).'),
       resolve: (profile, _args, { principal }) => settingsFor(profile, principal).allowPartialAuthorization,
     }),
     payoutLimit: t.int({
       nullable: true,
-      description: 'The largest payout allowed, in minor units; null for no limit.',
+      description: settingDescription('The largest payout allowed, in minor units; null for no limit.'),
       resolve: (profile, _args, { principal }) => settingsFor(profile, principal).payoutLimit,
     }),
     surcharges: t.field({
       type: [SurchargeRuleRef],
-      description: 'Surcharges added at confirm, by payment method type (shown to the SDK in paymentMethods).',
+      description: settingDescription('Surcharges added at confirm, by payment method type (shown to the SDK in paymentMethods).'),
       resolve: (profile, _args, { principal }) =>
         settingsFor(profile, principal).surcharges.map((rule) => ({ ...rule, paymentMethodType: rule.paymentMethodType.toUpperCase() as Uppercase<typeof rule.paymentMethodType> })),
     }),
     sessionExpirySeconds: t.int({
-      description: 'How long a payment may wait for its confirmation before it expires (900 by default).',
+      description: settingDescription('How long a payment may wait for its confirmation before it expires (900 by default).'),
       resolve: (profile, _args, { principal }) => settingsFor(profile, principal).sessionExpirySeconds,
     }),
     maxRetries: t.int({
-      description: 'Further attempts on the next eligible connectors after a retryable failure.',
+      description: settingDescription('Further attempts on the next eligible connectors after a retryable failure.'),
       resolve: (profile, _args, { principal }) => settingsFor(profile, principal).maxRetries,
     }),
     retryableDeclineCodes: t.stringList({
-      description: 'Decline codes retried on the next connector (hard declines never are).',
+      description: settingDescription('Decline codes retried on the next connector (hard declines never are).'),
       resolve: (profile, _args, { principal }) => settingsFor(profile, principal).retryableDeclineCodes,
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
@@ -89,7 +92,7 @@ const BusinessProfilePayload = builder.simpleObject('BusinessProfilePayload', {
     businessProfile: t.field({ type: BusinessProfileRef }),
     paymentResponseHashKey: t.string({
       nullable: true,
-      description: 'The webhook signing key, present only when the service generated it in this call: store it now.',
+      description: 'The webhook signing key of the calling key’s mode (a new profile has one per mode), present only when the service generated it in this call: store it now.',
     }),
   }),
 });

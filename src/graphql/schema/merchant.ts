@@ -41,7 +41,7 @@ const CreateMerchantAccountPayload = builder.simpleObject('CreateMerchantAccount
     businessProfile: t.field({ type: BusinessProfileRef }),
     secretKey: t.string({ description: 'A test secret key (sk_test_…).' }),
     publishableKey: t.string({ description: 'A test publishable key (pk_test_…).' }),
-    paymentResponseHashKey: t.string({ description: 'The default profile’s webhook signing key.' }),
+    paymentResponseHashKey: t.string({ description: 'The default profile’s test-mode webhook signing key. Its live one is never shown here: a live secret key sets or generates it with updateBusinessProfile.' }),
   }),
 });
 
