@@ -1,5 +1,5 @@
-// Configuration from the environment, validated once at start. Every variable is in the README's
-// configuration table; a bad value stops the process with one line naming the variable and the rule.
+// Configuration from the environment, validated once at start. Every variable is in the table of
+// docs/configuration.md; a bad value stops the process with one line naming the variable and the rule.
 import { z } from 'zod';
 import type { PrivateNetworkAccess } from './services/events/webhook-sender.ts';
 import { StartupError } from './startup-error.ts';

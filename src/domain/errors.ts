@@ -1,4 +1,4 @@
-// The error catalog of the public API (shared/API.md, "Errors"). Services throw AppError; the GraphQL and
+// The error catalog of the public API (docs/api.md, "Errors"). Services throw AppError; the GraphQL and
 // REST layers turn it into `extensions.code` / an HTTP status. Anything else that escapes is INTERNAL and masked.
 
 export const ERROR_CODES = {

@@ -101,7 +101,8 @@ export async function ensureDemoMerchant(context: ServiceContext, demoKeys: Demo
         credentialsEncrypted: secretBox.seal(JSON.stringify({ apiKey: demoKeys.sandboxApiKey })),
         paymentMethods: [...CONNECTORS.sandbox.paymentMethods],
       },
-      // Every method the sandbox offers, so each group of the README can be tried with the demo keys.
+      // Every method the sandbox offers, so each group of docs/payments.md ("Payment methods") can be
+      // tried with the demo keys.
       update: { paymentMethods: [...CONNECTORS.sandbox.paymentMethods] },
     });
     for (const { id, type, key, name } of keys) {

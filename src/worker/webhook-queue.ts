@@ -19,9 +19,10 @@ export interface WebhookJob {
 }
 
 const JOB_OPTIONS: JobsOptions = {
-  // Each retry is a BullMQ retry of the same job, delayed by the seed's table (see `RetryLater`). PostgreSQL
-  // counts the schedule's attempts; the job's own count only has to outlast them and a few failed runs
-  // (the database briefly down), so that the last retries never wait for the reconciler.
+  // Each retry is a BullMQ retry of the same job, delayed by the seed's table (docs/webhooks.md,
+  // "Delivery and retries"; see `RetryLater`). PostgreSQL counts the schedule's attempts; the job's own
+  // count only has to outlast them and a few failed runs (the database briefly down), so that the last
+  // retries never wait for the reconciler.
   attempts: MAX_ATTEMPTS + 20,
   backoff: { type: BACKOFF_TYPE },
   // The event row records everything; a finished job only has to free its id for a later re-enqueue.

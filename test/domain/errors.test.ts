@@ -24,7 +24,7 @@ describe('ERROR_CODES', () => {
     'CONNECTOR_ERROR',
     'PAYMENT_DECLINED',
     'INTERNAL',
-  ])('includes %s, required by API.md', (code) => {
+  ])('includes %s, required by docs/api.md (the public contract)', (code) => {
     expect(codes).toContain(code);
   });
 

@@ -1,7 +1,8 @@
 // Table-driven tests of the PaymentAttempt and PaymentIntent state machines (src/domain/payments).
 // The tests read the code's tables (ATTEMPT_TRANSITIONS, INTENT_TRANSITIONS, ATTEMPT_STATUSES,
 // INTENT_STATUSES, ATTEMPT_TARGETS) and check the functions against them; only the tests whose purpose is
-// to pin the seed (shared/seed, section 3, "exact to the letter") or Hyperswitch's mapping restate rows.
+// to pin the seed (its section 3, "exact to the letter"; docs/payments.md, "States") or Hyperswitch's
+// mapping restate rows.
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.ts';
 import {

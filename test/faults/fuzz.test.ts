@@ -161,7 +161,8 @@ function checkGraphQL(answer: Answer, sentNumbers: string[] = []): GraphQLBody {
       if (typeof error.message !== 'string' || /\n\s+at /.test(error.message)) fail(`a message that is not one, or a stack trace: ${short(JSON.stringify(error))}`);
       if (code === 'INVALID_STATE' && typeof error.extensions?.status !== 'string') fail(`INVALID_STATE without extensions.status: ${short(JSON.stringify(error))}`);
       if (code === 'PAYMENT_DECLINED' && typeof error.extensions?.declineCode !== 'string') fail(`PAYMENT_DECLINED without declineCode: ${short(JSON.stringify(error))}`);
-      // A variable that could not be coerced names its field (API.md: INVALID_INPUT with extensions.field).
+      // A variable that could not be coerced names its field (docs/api.md, "Errors": INVALID_INPUT with
+      // extensions.field).
       if (code === 'INVALID_INPUT' && /^Variable "\$/.test(error.message) && typeof error.extensions?.field !== 'string') fail(`INVALID_INPUT on a variable without extensions.field: ${short(JSON.stringify(error))}`);
     }
   }

@@ -17,7 +17,7 @@ async function pay(shop: Awaited<ReturnType<typeof merchantWithSandbox>>) {
 describe('losing Redis', () => {
   it('ends live streams with SERVICE_UNAVAILABLE, and `after` catches up on what was missed', async () => {
     const redis = await startOwnRedis();
-    // No worker: its BullMQ close can hang after a Redis restart (noted in the README's troubleshooting).
+    // No worker: its BullMQ close can hang after a Redis restart (noted in docs/troubleshooting.md).
     const stack = await startStack({ worker: false, env: { REDIS_URL: redis.url } });
     const client = wsClient(stack.api.url);
     try {

@@ -1,5 +1,6 @@
-// Debian's Chromium driven by playwright-core (which downloads no browser): the flags environment.md lists for
-// this machine. Screenshots go to artifacts/screenshots/ (not checked in; the README's come from a run).
+// Debian's Chromium driven by playwright-core (which downloads no browser): headless flags for a
+// container without a GPU (docs/development.md: the browser tests). Screenshots go to
+// artifacts/screenshots/ (not checked in; docs/screenshots/ come from a run).
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';

@@ -50,7 +50,7 @@ export function runEntry(entry: string, env: Record<string, string>) {
       }),
     /**
      * SIGTERM, and the exit code. A process still running after `graceMs` is killed (null): a worker's
-     * BullMQ close can wait forever after Redis restarted (README, troubleshooting).
+     * BullMQ close can wait forever after Redis restarted (docs/troubleshooting.md).
      */
     stop: async (graceMs = 20_000) => {
       if (hasExited) return exited;

@@ -1,6 +1,7 @@
 // The delivery hot path's SQL: claiming an attempt (with the endpoint it goes to) and recording its outcome
 // are one statement each, one round trip through Prisma's raw path, instead of a read, a transaction and
-// several ORM calls (environment.md: the ORM's query path costs most of the time; bench/webhooks.ts).
+// several ORM calls: the ORM's query path costs most of the time (docs/benchmarks.md, "Reading it";
+// docs/adr/0001-one-statement-raw-sql-commits.md; bench/webhooks.ts).
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { DeliveryKind } from '../../generated/prisma/client.ts';
 import type { Mode } from '../../domain/api-keys.ts';

@@ -1,5 +1,6 @@
 // Delivering events to merchants: sign the stored bytes, POST them, record the attempt, and decide what
-// comes next by the seed's retry schedule. PostgreSQL is the truth of the schedule (`next_attempt_at`);
+// comes next by the seed's retry schedule (docs/webhooks.md, "Delivery and retries"). PostgreSQL is the
+// truth of the schedule (`next_attempt_at`; docs/adr/0002-postgresql-owns-the-webhook-schedule.md);
 // the queue only wakes the worker at the right time. An automatic attempt first claims its slot (one
 // worker per slot, even if a job runs twice), then sends, then records the outcome.
 import { MAX_ATTEMPTS, retryDelayMs } from '../../domain/events/retry-schedule.ts';
