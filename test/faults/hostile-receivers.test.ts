@@ -1,7 +1,7 @@
 // Fault: the merchant's endpoint is hostile or broken. The real worker process delivers to real receivers on
 // real sockets that answer too slowly, rate-limit, say 410 Gone, redirect to a private address, answer 5 MB
-// or an endless body, or reset the connection. What must hold (docs/webhooks.md, "Delivery and retries", "Where it may go"): the exchange
-// is bounded by WEBHOOK_TIMEOUT_MS, at most 20 KB of an answer is read and stored, a redirect is a failure
+// or an endless body, or reset the connection. What must hold (docs/webhooks.md, "Delivery and retries",
+// "Where it may go"): the exchange is bounded by WEBHOOK_TIMEOUT_MS, at most 20 KB of an answer is read and stored, a redirect is a failure
 // and is never followed, Retry-After stretches the next delay within [table, 2 × table], a 410 disables the
 // endpoint, and every failure is recorded with its reason and retried until the event is delivered.
 import type { ServerResponse } from 'node:http';
