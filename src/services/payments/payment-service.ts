@@ -7,7 +7,6 @@ import { ConnectorError, methodTypeOf, type Connector, type PaymentMethod, type 
 import { returnLocation } from '../../domain/return-url.ts';
 import { AppError, invalidInput, notFound } from '../../domain/errors.ts';
 import { isId, newId } from '../../domain/ids.ts';
-import { parseInstant } from '../../domain/instants.ts';
 import { secretsEqual } from '../../domain/api-keys.ts';
 import {
   ATTEMPT_TARGETS,
@@ -28,6 +27,7 @@ import type { ConnectorAccountService } from '../connector-accounts.ts';
 import type { ServiceContext } from '../context.ts';
 import type { CustomerService } from '../customers.ts';
 import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
+import { connectionPage, DEFAULT_PAGE_SIZE, olderThanCursor } from '../pagination.ts';
 import type { MandateService } from '../mandates/mandate-service.ts';
 import type { MerchantPrincipal, Principal, SecretKeyPrincipal } from '../principal.ts';
 import { parseInput } from '../validation.ts';
@@ -552,22 +552,17 @@ export class PaymentService {
 
   async list(principal: SecretKeyPrincipal, rawInput: unknown) {
     const input = parseInput(listPaymentsInput, rawInput);
-    const first = input.first ?? 20;
-    const cursor = input.after ? decodeCursor(input.after) : null;
+    const first = input.first ?? DEFAULT_PAGE_SIZE;
     const where: Prisma.PaymentIntentWhereInput = {
       merchantId: principal.merchantId,
       mode: principal.mode,
       ...(input.status ? { status: input.status as Payment['status'] } : {}),
       ...(input.customerId ? { customerId: input.customerId } : {}),
       createdAt: { ...(input.createdAfter ? { gte: input.createdAfter } : {}), ...(input.createdBefore ? { lt: input.createdBefore } : {}) },
-      ...(cursor ? { OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }] } : {}),
+      ...olderThanCursor(input.after, 'payment'),
     };
     const rows = await this.context.db.paymentIntent.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: first + 1 });
-    const page = rows.slice(0, first);
-    return {
-      edges: page.map((node) => ({ node, cursor: encodeCursor(node.createdAt, node.id) })),
-      pageInfo: { hasNextPage: rows.length > first, endCursor: page.length ? encodeCursor(page.at(-1)!.createdAt, page.at(-1)!.id) : null },
-    };
+    return connectionPage(rows, first);
   }
 
   /**
@@ -877,15 +872,4 @@ export class PaymentService {
   private redirectToken(attemptId: string): string {
     return createHmac('sha256', this.#redirectKey).update(attemptId).digest('base64url');
   }
-}
-
-function encodeCursor(createdAt: Date, id: string): string {
-  return Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [iso, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const createdAt = parseInstant(iso ?? '');
-  if (!id || !isId('payment', id) || createdAt === null) throw invalidInput('after', 'is not a cursor this API returned');
-  return { createdAt, id };
 }
