@@ -18,7 +18,6 @@ import {
 import { AWAITING_PROCESSOR_INTENT_STATUSES, SYNCABLE_INTENT_STATUSES, UNCONFIRMED_INTENT_STATUSES, type AttemptStatus } from '../../domain/payments/statuses.ts';
 import { supportsManualCapture } from '../../domain/payments/methods.ts';
 import { HARD_DECLINE_CODES, MAX_ATTEMPTS_PER_PAYMENT, retryDecision, type AttemptFailure } from '../../domain/payments/retry.ts';
-import { paymentSyncDelayMs } from '../../domain/payments/sync-schedule.ts';
 import { surchargeFor } from '../../domain/surcharges.ts';
 import { profileFor } from '../business-profiles.ts';
 import { profileSettings, type ProfileSettings } from '../profile-settings.ts';
@@ -27,15 +26,15 @@ import type { ConnectorAccountService } from '../connector-accounts.ts';
 import type { ServiceContext } from '../context.ts';
 import type { CustomerService } from '../customers.ts';
 import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
-import { connectionPage, DEFAULT_PAGE_SIZE, olderThanCursor } from '../pagination.ts';
 import type { MandateService } from '../mandates/mandate-service.ts';
+import { connectionPage, DEFAULT_PAGE_SIZE, olderThanCursor } from '../pagination.ts';
 import type { MerchantPrincipal, Principal, SecretKeyPrincipal } from '../principal.ts';
 import { parseInput } from '../validation.ts';
 import { cancelPaymentInput, capturePaymentInput, confirmPaymentInput, createPaymentInput, listPaymentsInput } from './inputs.ts';
 import { keptFields } from './kept-fields.ts';
 import { PaymentStore, type Commit, type Payment } from './payment-store.ts';
 import type { PaymentSyncJob, PaymentSyncScheduler } from './sync-scheduler.ts';
-import { askProcessor } from '../sync-steps.ts';
+import { askProcessor, runSyncStep } from '../sync-steps.ts';
 
 /** How many times an answer is re-applied when a concurrent request moved the payment first. */
 const MAX_COMMIT_RETRIES = 3;
@@ -570,21 +569,18 @@ export class PaymentService {
    * schedules the next step, or flags the payment for the merchant when the schedule has run out. A payment
    * that moved on (final, or retried on another attempt, which has its own schedule) ends the chain.
    */
-  async runScheduledSync(job: PaymentSyncJob): Promise<void> {
-    const found = await this.store.find(job.paymentId);
-    if (found === null || found.activeAttempt.id !== job.attemptId || !AWAITING_PROCESSOR_INTENT_STATUSES.has(found.status)) return;
-    let payment = found;
-    try {
-      payment = await this.syncPayment(found, 'scheduled_sync');
-    } catch (error) {
-      if (!(error instanceof AppError && error.code === 'CONNECTOR_ERROR')) throw error;
-      this.context.logger.warn({ paymentId: job.paymentId, step: job.step, err: error.message }, 'scheduled sync could not reach the processor');
-    }
-    if (payment.activeAttempt.id !== job.attemptId || !AWAITING_PROCESSOR_INTENT_STATUSES.has(payment.status)) return;
-    const next = { ...job, step: job.step + 1 };
-    if (paymentSyncDelayMs(next.step, 1) !== null) return this.syncScheduler.schedule(next);
-    await this.context.db.paymentIntent.update({ where: { id: job.paymentId }, data: { syncExhaustedAt: new Date(), version: { increment: 1 } } });
-    this.context.logger.warn({ paymentId: job.paymentId, status: payment.status }, 'payment still waits on its processor after the last scheduled sync');
+  runScheduledSync(job: PaymentSyncJob): Promise<void> {
+    return runSyncStep(
+      { kind: 'payment', id: job.paymentId, step: job.step },
+      {
+        load: (id) => this.store.find(id),
+        isOpen: (payment) => payment.activeAttempt.id === job.attemptId && AWAITING_PROCESSOR_INTENT_STATUSES.has(payment.status),
+        sync: (payment) => this.syncPayment(payment, 'scheduled_sync'),
+        scheduleStep: (step) => this.syncScheduler.schedule({ ...job, step }),
+        flagExhausted: async (id) => void (await this.context.db.paymentIntent.update({ where: { id }, data: { syncExhaustedAt: new Date(), version: { increment: 1 } } })),
+      },
+      this.context.logger,
+    );
   }
 
   /**
