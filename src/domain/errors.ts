@@ -47,5 +47,10 @@ export function headersOf(error: AppError): Record<string, string> {
   return typeof seconds === 'number' ? { 'retry-after': String(seconds) } : {};
 }
 
+/** The body of a REST error answer (docs/api.md, REST routes): the code, the message, and the field at fault if any. */
+export function errorBody(code: string, message: string, field?: unknown) {
+  return { error: { code, message, ...(field ? { field } : {}) } };
+}
+
 export const invalidInput = (field: string, message: string) => new AppError('INVALID_INPUT', `${field}: ${message}`, { field });
 export const notFound = (what: string, id: string) => new AppError('NOT_FOUND', `No ${what} with id ${JSON.stringify(id)} exists for this merchant.`);

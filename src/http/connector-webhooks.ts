@@ -4,7 +4,7 @@
 // - POST /account/{account_id}/webhooks/{merchant_connector_id}: registers this service's callback URL at
 //   the processor (the merchant's secret key).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, ERROR_CODES } from '../domain/errors.ts';
+import { AppError, ERROR_CODES, errorBody } from '../domain/errors.ts';
 import { presentedKey } from '../graphql/yoga.ts';
 import type { Services } from '../services/create-services.ts';
 import { requireSecretKey } from '../services/principal.ts';
@@ -16,7 +16,6 @@ export const REGISTRATION_ROUTE = /^\/account\/([^/]+)\/webhooks\/([^/]+)$/;
 /** Processors' callbacks are small; a larger body is refused before it is read to the end. */
 export const MAX_CALLBACK_BYTES = 256 * 1024;
 
-const errorBody = (code: string, message: string) => ({ error: { code, message } });
 
 export async function handleCallback(services: Services, match: RegExpExecArray, request: IncomingMessage, reply: ServerResponse): Promise<void> {
   const [, merchantId = '', connectorAccountId = ''] = match;

@@ -7,7 +7,7 @@
 // like the checkout: its script is /assets/payment-link.js) runs the POST and opens the checkout; the customer
 // comes back to the link's page (the payment's return_url), whose script reads the payment's status from the API.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, ERROR_CODES, headersOf } from '../domain/errors.ts';
+import { AppError, ERROR_CODES, errorBody, headersOf } from '../domain/errors.ts';
 import { formatMinor } from '../domain/money.ts';
 import type { PaymentLink } from '../generated/prisma/client.ts';
 import type { Services } from '../services/create-services.ts';
@@ -86,12 +86,12 @@ export async function handlePaymentLink(
       if ((request.headers.accept ?? '').includes('application/json')) return sendJson(reply, 200, linkJson(link));
       return sendPage(reply, 200, linkPage(link));
     }
-    sendJson(reply, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: `Use ${action ? 'POST' : 'GET'} here.` } });
+    sendJson(reply, 405, errorBody('METHOD_NOT_ALLOWED', `Use ${action ? 'POST' : 'GET'} here.`));
   } catch (error) {
-    if (error instanceof BodyTooLargeError) return sendJson(reply, 413, { error: { code: 'PAYLOAD_TOO_LARGE', message: `The body must be at most ${MAX_PAY_BODY_BYTES} bytes.` } });
+    if (error instanceof BodyTooLargeError) return sendJson(reply, 413, errorBody('PAYLOAD_TOO_LARGE', `The body must be at most ${MAX_PAY_BODY_BYTES} bytes.`));
     if (!(error instanceof AppError)) throw error;
     // An expired or deactivated link (or its expired payment) is gone; any other refusal keeps its own status.
     const status = error.code === 'INVALID_STATE' && GONE.has(String(error.details['status'])) ? 410 : ERROR_CODES[error.code].httpStatus;
-    sendJson(reply, status, { error: { code: error.code, message: error.message, ...(error.details['field'] ? { field: error.details['field'] } : {}) } }, headersOf(error));
+    sendJson(reply, status, errorBody(error.code, error.message, error.details['field']), headersOf(error));
   }
 }

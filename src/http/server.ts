@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.ts';
-import { AppError, ERROR_CODES } from '../domain/errors.ts';
+import { AppError, ERROR_CODES, errorBody } from '../domain/errors.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import { presentedKey, type ServerContext } from '../graphql/yoga.ts';
 import type { Logger } from '../logger.ts';
@@ -129,7 +129,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
         if (registration) return handleRegistration(services, registration, request, reply);
         const paymentLink = PAYMENT_LINK_ROUTE.exec(url.pathname);
         if (paymentLink) return handlePaymentLink({ services, limits, clientIp }, paymentLink, request, reply);
-        return sendJson(reply, 404, { error: { code: 'NOT_FOUND', message: `No route ${request.method} ${url.pathname}.` } });
+        return sendJson(reply, 404, errorBody('NOT_FOUND', `No route ${request.method} ${url.pathname}.`));
       }
     }
   }
@@ -141,7 +141,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     // A fixed base: the Host header is the client's to forge (and `Host: [` would make URL throw here).
     const url = URL.parse(request.url ?? '/', 'http://api.invalid');
     if (url === null) {
-      sendJson(reply, 400, { error: { code: 'INVALID_INPUT', message: 'The request target is not a valid URL.' } });
+      sendJson(reply, 400, errorBody('INVALID_INPUT', 'The request target is not a valid URL.'));
       return;
     }
     const label = routeLabel(url.pathname);
@@ -157,7 +157,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       // Clients give up mid-upload all the time; there is nobody to answer and no fault of ours to trace.
       if (error instanceof ClientClosedError) return logger.info({ requestId, method: request.method, path: url.pathname }, error.message);
       logger.error({ err: error, requestId }, 'unhandled error in HTTP handler');
-      if (!reply.headersSent) sendJson(reply, 500, { error: { code: 'INTERNAL', message: ERROR_CODES.INTERNAL.description } });
+      if (!reply.headersSent) sendJson(reply, 500, errorBody('INTERNAL', ERROR_CODES.INTERNAL.description));
       else reply.destroy();
     });
   });

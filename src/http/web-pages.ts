@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { errorBody } from '../domain/errors.ts';
 import { sendJson } from './node-bridge.ts';
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -104,7 +105,7 @@ export function sendPage(reply: ServerResponse, status: number, html: string): v
 }
 
 export async function handleWebRoute(path: string, method: string, reply: ServerResponse): Promise<void> {
-  if (method !== 'GET' && method !== 'HEAD') return sendJson(reply, 405, { error: { code: 'METHOD_NOT_ALLOWED', message: 'Use GET here.' } });
+  if (method !== 'GET' && method !== 'HEAD') return sendJson(reply, 405, errorBody('METHOD_NOT_ALLOWED', 'Use GET here.'));
   if (path === '/checkout') return sendPage(reply, 200, CHECKOUT_PAGE);
   if (path === '/dashboard') return sendPage(reply, 200, DASHBOARD_PAGE);
   if (path === STYLES_PATH) return send(reply, 200, 'text/css; charset=utf-8', await readFile(source('../web/styles.css'), 'utf8'), { 'cache-control': 'no-cache' });

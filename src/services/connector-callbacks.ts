@@ -5,7 +5,7 @@
 // what was done, for support and replay; of those that did not verify, only a bounded sample is kept.
 import { randomBytes } from 'node:crypto';
 import { ConnectorError, type ConnectorCallback } from '../connectors/connector.ts';
-import { AppError, notFound } from '../domain/errors.ts';
+import { AppError, errorBody, notFound } from '../domain/errors.ts';
 import { isId, newId } from '../domain/ids.ts';
 import type { CallbackVerification, ConnectorAccount, Prisma } from '../generated/prisma/client.ts';
 import type { ConnectorAccountService } from './connector-accounts.ts';
@@ -47,7 +47,7 @@ const MAX_UNVERIFIED_HEADER_CHARS = 200;
 const acknowledged = (outcome: string): CallbackAnswer => ({ status: 200, body: { received: true, outcome } });
 
 /** Not applied yet: a processor sends again what was not answered with a 2xx. */
-const sendAgain = (message: string): CallbackAnswer => ({ status: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message } } });
+const sendAgain = (message: string): CallbackAnswer => ({ status: 503, body: errorBody('SERVICE_UNAVAILABLE', message) });
 
 export class ConnectorCallbackService {
   constructor(
@@ -59,7 +59,7 @@ export class ConnectorCallbackService {
 
   async receive(callback: IncomingCallback): Promise<CallbackAnswer> {
     const account = await this.findAccount(callback.merchantId, callback.connectorAccountId);
-    if (account === null) return { status: 404, body: { error: { code: 'NOT_FOUND', message: 'No such merchant or connector account.' } } };
+    if (account === null) return { status: 404, body: errorBody('NOT_FOUND', 'No such merchant or connector account.') };
     const record = (verification: CallbackVerification, outcome: string, details: { callback?: ConnectorCallback; paymentId?: string } = {}) =>
       this.store(account, callback, verification, outcome, details);
 
@@ -67,12 +67,12 @@ export class ConnectorCallbackService {
     if (webhooks === undefined) {
       await record('NOT_IMPLEMENTED', 'webhooks_not_implemented');
       const message = `${account.connectorName} sends no callbacks; its payments are kept up to date by sync.`;
-      return { status: 501, body: { error: { code: 'WEBHOOKS_NOT_SUPPORTED', message } } };
+      return { status: 501, body: errorBody('WEBHOOKS_NOT_SUPPORTED', message) };
     }
     const secret = account.webhookSecretEncrypted === null ? null : this.context.secretBox.open(account.webhookSecretEncrypted);
     if (secret === null || !webhooks.verify(callback.rawBody, callback.headers, secret, new Date())) {
       await record('FAILED', secret === null ? 'no_webhook_secret' : 'signature_mismatch');
-      return { status: 401, body: { error: { code: 'UNAUTHENTICATED', message: 'The callback signature does not verify.' } } };
+      return { status: 401, body: errorBody('UNAUTHENTICATED', 'The callback signature does not verify.') };
     }
     const parsed = webhooks.parse(callback.rawBody);
     if (parsed === null) {

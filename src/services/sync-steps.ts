@@ -1,21 +1,29 @@
-// One step of the sync schedule of a refund or payout (run by the worker): while the resource still waits
-// on its processor, sync it and schedule the next step; when the schedule has run out, flag it for the
-// merchant. The same rules as payments' (PaymentService.runScheduledSync), for resources with one status.
+// One step of the sync schedule of a payment, refund or payout (run by the worker): while the resource still
+// waits on its processor, sync it and schedule the next step; when the schedule has run out, flag it for the
+// merchant.
 import { ConnectorError } from '../connectors/connector.ts';
 import { AppError } from '../domain/errors.ts';
 import { paymentSyncDelayMs } from '../domain/payments/sync-schedule.ts';
 import type { Logger } from '../logger.ts';
 import type { PaymentSyncScheduler, ResourceSyncJob } from './payments/sync-scheduler.ts';
 
+/** Which resource a step syncs (`kind` names it in the logs) and which step of the schedule it is. */
+export interface SyncStep {
+  kind: 'payment' | 'refund' | 'payout';
+  id: string;
+  step: number;
+}
+
 export interface SyncedResource<Row extends object> {
   load(id: string): Promise<Row | null>;
   isOpen(row: Row): boolean;
   /** Asks the processor; a CONNECTOR_ERROR is logged and the schedule goes on. */
   sync(row: Row): Promise<Row>;
+  scheduleStep(step: number): Promise<void>;
   flagExhausted(id: string): Promise<void>;
 }
 
-export async function runSyncStep<Row extends object>(job: ResourceSyncJob, resource: SyncedResource<Row>, scheduler: PaymentSyncScheduler, logger: Logger): Promise<void> {
+export async function runSyncStep<Row extends object>(job: SyncStep, resource: SyncedResource<Row>, logger: Logger): Promise<void> {
   const found = await resource.load(job.id);
   if (found === null || !resource.isOpen(found)) return;
   let row = found;
@@ -26,8 +34,8 @@ export async function runSyncStep<Row extends object>(job: ResourceSyncJob, reso
     logger.warn({ [`${job.kind}Id`]: job.id, step: job.step, err: error.message }, `scheduled ${job.kind} sync could not reach the processor`);
   }
   if (!resource.isOpen(row)) return;
-  const next = { ...job, step: job.step + 1 };
-  if (paymentSyncDelayMs(next.step, 1) !== null) return scheduler.scheduleResource(next);
+  const next = job.step + 1;
+  if (paymentSyncDelayMs(next, 1) !== null) return resource.scheduleStep(next);
   await resource.flagExhausted(job.id);
   logger.warn({ [`${job.kind}Id`]: job.id }, `${job.kind} still waits on its processor after the last scheduled sync`);
 }

@@ -1,27 +1,20 @@
 // The HTTP surface around GraphQL: operational routes, body limits, malformed requests and query limits.
 // Every rejection carries a catalog code and an HTTP 4xx, exposes no internals, and writes nothing.
 import { request as httpRequest } from 'node:http';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { TEST_ADMIN_KEY, startTestApi, type TestApi } from '../support/api.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ADMIN_KEY, startTestApi, startTestApiWithDatabase, type TestApiWithDatabase } from '../support/api.ts';
 
-let api: TestApi;
-let sql: pg.Client;
+let api: TestApiWithDatabase;
 
 beforeAll(async () => {
-  api = await startTestApi({ MAX_BODY_BYTES: '4096', GRAPHQL_MAX_ALIASES: '5' });
-  sql = new pg.Client({ connectionString: inject('databaseUrl') });
-  await sql.connect();
+  api = await startTestApiWithDatabase({ MAX_BODY_BYTES: '4096', GRAPHQL_MAX_ALIASES: '5' });
 });
-afterAll(async () => {
-  await sql.end();
-  await api.close();
-});
+afterAll(() => api.close());
 
 // Other test files create merchants in parallel, so "nothing written" counts only the names these requests use.
 const PROBE = 'http-probe';
 const merchantCount = async () =>
-  (await sql.query("SELECT count(*)::int AS n FROM merchant_accounts WHERE name LIKE $1", [`${PROBE}%`])).rows[0].n as number;
+  (await api.sql.query("SELECT count(*)::int AS n FROM merchant_accounts WHERE name LIKE $1", [`${PROBE}%`])).rows[0].n as number;
 
 async function post(body: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${api.url}/graphql`, {

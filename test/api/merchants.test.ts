@@ -1,8 +1,6 @@
 // Merchant setup over real HTTP: who may do what, keys shown once and stored only as hashes, and no merchant
 // ever seeing another's data.
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { hashApiKey } from '../../src/domain/api-keys.ts';
 import {
   BusinessProfilesDocument,
@@ -14,25 +12,19 @@ import {
   UpdateBusinessProfileDocument,
   UpdateMerchantAccountDocument,
 } from '../gql/graphql.ts';
-import { createMerchant, startTestApi, type TestApi } from '../support/api.ts';
+import { createMerchant, startTestApiWithDatabase, type TestApiWithDatabase } from '../support/api.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 
-let api: TestApi;
-let sql: pg.Client;
+let api: TestApiWithDatabase;
 
 beforeAll(async () => {
-  api = await startTestApi();
-  sql = new pg.Client({ connectionString: inject('databaseUrl') });
-  await sql.connect();
+  api = await startTestApiWithDatabase();
 });
-afterAll(async () => {
-  await sql.end();
-  await api.close();
-});
+afterAll(() => api.close());
 
 async function count(table: string, merchantId: string): Promise<number> {
   const column = table === 'merchant_accounts' ? 'id' : 'merchant_id';
-  const { rows } = await sql.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${column} = $1`, [merchantId]);
+  const { rows } = await api.sql.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${column} = $1`, [merchantId]);
   return rows[0].n;
 }
 
@@ -57,14 +49,14 @@ describe('createMerchantAccount', () => {
 
   it('stores secret keys and the signing key only as hashes or ciphertext (publishable keys, public by design, also in clear)', async () => {
     const merchant = await createMerchant(api);
-    const { rows: keys } = await sql.query('SELECT * FROM api_keys WHERE merchant_id = $1', [merchant.merchantId]);
+    const { rows: keys } = await api.sql.query('SELECT * FROM api_keys WHERE merchant_id = $1', [merchant.merchantId]);
     expect(JSON.stringify(keys)).not.toContain(merchant.secretKey);
     const byType = Object.fromEntries(keys.map((row) => [row.type, row]));
     expect([byType['SECRET'].publishable_key, byType['PUBLISHABLE'].publishable_key]).toEqual([null, merchant.publishableKey]);
     // The database refuses a secret key kept in clear.
-    await expect(sql.query(`UPDATE api_keys SET publishable_key = 'sk_test_x' WHERE id = $1`, [byType['SECRET'].id])).rejects.toThrow(/api_keys_only_publishable_kept/);
+    await expect(api.sql.query(`UPDATE api_keys SET publishable_key = 'sk_test_x' WHERE id = $1`, [byType['SECRET'].id])).rejects.toThrow(/api_keys_only_publishable_kept/);
     expect(keys.map((row) => row.key_hash).sort()).toEqual([hashApiKey(merchant.secretKey), hashApiKey(merchant.publishableKey)].sort());
-    const { rows: profiles } = await sql.query('SELECT * FROM business_profiles WHERE merchant_id = $1', [merchant.merchantId]);
+    const { rows: profiles } = await api.sql.query('SELECT * FROM business_profiles WHERE merchant_id = $1', [merchant.merchantId]);
     expect(JSON.stringify(profiles)).not.toContain(merchant.paymentResponseHashKey);
     expect(profiles[0].test_payment_response_hash_key_encrypted).toMatch(/^v1\./);
   });
@@ -88,7 +80,7 @@ describe('createMerchantAccount', () => {
     const error = errorOf(await api.admin(CreateMerchantAccountDocument, { input: { name } }), 'INVALID_INPUT');
     expect(error.extensions?.field).toBe('name');
     expect(error.message).toContain(rule);
-    const written = await sql.query('SELECT count(*)::int AS n FROM merchant_accounts WHERE name = $1 OR name = trim($1)', [name]);
+    const written = await api.sql.query('SELECT count(*)::int AS n FROM merchant_accounts WHERE name = $1 OR name = trim($1)', [name]);
     expect(written.rows[0].n).toBe(0);
   });
 });
@@ -140,7 +132,7 @@ describe('keys', () => {
     const testKeyId = testView[0]!.id;
     const error = errorOf(await api.as(live.key)(RevokeApiKeyDocument, { input: { keyId: testKeyId } }), 'NOT_FOUND');
     expect(error.message).toContain('test key');
-    const { rows } = await sql.query('SELECT revoked_at FROM api_keys WHERE id = $1', [testKeyId]);
+    const { rows } = await api.sql.query('SELECT revoked_at FROM api_keys WHERE id = $1', [testKeyId]);
     expect(rows[0].revoked_at).toBeNull();
   });
 
@@ -165,7 +157,7 @@ describe('isolation between merchants', () => {
       'NOT_FOUND',
     );
     errorOf(await alice.secret(CreateApiKeyDocument, { input: { name: 'x', type: 'SECRET', merchantId: bob.merchantId } }), 'NOT_FOUND');
-    const { rows } = await sql.query('SELECT test_webhook_url FROM business_profiles WHERE id = $1', [bob.profileId]);
+    const { rows } = await api.sql.query('SELECT test_webhook_url FROM business_profiles WHERE id = $1', [bob.profileId]);
     expect(rows[0].test_webhook_url).toBeNull();
     expect(await count('api_keys', bob.merchantId)).toBe(2);
     expect(await count('api_keys', alice.merchantId)).toBe(2);
@@ -239,7 +231,7 @@ describe('business profiles', () => {
       expect(error.extensions?.field, JSON.stringify(fields)).toBe(field);
     }
     expect(await api.services.businessProfiles.signingKey(merchant.profileId, 'TEST')).toBe(merchant.paymentResponseHashKey);
-    const { rows } = await sql.query('SELECT name, test_webhook_url FROM business_profiles WHERE id = $1', [merchant.profileId]);
+    const { rows } = await api.sql.query('SELECT name, test_webhook_url FROM business_profiles WHERE id = $1', [merchant.profileId]);
     expect(rows[0]).toEqual({ name: 'default', test_webhook_url: null });
   });
 

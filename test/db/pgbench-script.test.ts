@@ -3,30 +3,23 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { scriptDrift, statementShape } from '../../bench/create-payment.ts';
 import { hashApiKey } from '../../src/domain/api-keys.ts';
-import { createMerchant, startTestApi, type TestApi } from '../support/api.ts';
+import { createMerchant, startTestApiWithDatabase, type TestApiWithDatabase } from '../support/api.ts';
 
 const SCRIPT = fileURLToPath(new URL('../../bench/sql/create-payment.pgbench', import.meta.url));
 
-let api: TestApi;
-let sql: pg.Client;
+let api: TestApiWithDatabase;
 beforeAll(async () => {
-  api = await startTestApi();
-  sql = new pg.Client({ connectionString: inject('databaseUrl') });
-  await sql.connect();
+  api = await startTestApiWithDatabase();
 });
-afterAll(async () => {
-  await sql.end();
-  await api.close();
-});
+afterAll(() => api.close());
 
 describe('bench/sql/create-payment.pgbench', () => {
   it('runs its statements on the migrated database and writes a payment', async () => {
     const merchant = await createMerchant(api);
-    const { rows } = await sql.query('SELECT id FROM api_keys WHERE key_hash = $1', [hashApiKey(merchant.secretKey)]);
+    const { rows } = await api.sql.query('SELECT id FROM api_keys WHERE key_hash = $1', [hashApiKey(merchant.secretKey)]);
     const variables = {
       key_hash: hashApiKey(merchant.secretKey),
       key_id: rows[0].id,
@@ -38,7 +31,7 @@ describe('bench/sql/create-payment.pgbench', () => {
     const args = ['-n', '-M', 'extended', '-c', '1', '-t', '1', '-f', SCRIPT, ...Object.entries(variables).flatMap(([name, value]) => ['-D', `${name}=${value}`])];
     // pgbench exits non-zero, naming the statement, when one fails (a column the schema no longer has).
     await promisify(execFile)('pgbench', [...args, inject('databaseUrl')]);
-    const { rows: payments } = await sql.query(`SELECT status FROM payment_intents WHERE merchant_id = $1 AND id LIKE 'pay_pgb%'`, [merchant.merchantId]);
+    const { rows: payments } = await api.sql.query(`SELECT status FROM payment_intents WHERE merchant_id = $1 AND id LIKE 'pay_pgb%'`, [merchant.merchantId]);
     expect(payments).toEqual([{ status: 'REQUIRES_PAYMENT_METHOD' }]);
   });
 });

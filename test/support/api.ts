@@ -1,4 +1,5 @@
 // Starts the real API (HTTP server on a free port) against this run's database.
+import pg from 'pg';
 import { inject } from 'vitest';
 import { startApi, type ApiApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -59,6 +60,23 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
   const config = loadConfig(testEnv(overrides));
   const api = await startApi(config, createLogger(config.LOG_LEVEL));
   return { ...api, ...apiClient(api.url) };
+}
+
+export interface TestApiWithDatabase extends TestApi {
+  /** A client of the run's database, for tests that look at the rows themselves. */
+  sql: pg.Client;
+}
+
+/** startTestApi with a database client; close() ends both. */
+export async function startTestApiWithDatabase(overrides: Record<string, string> = {}): Promise<TestApiWithDatabase> {
+  const api = await startTestApi(overrides);
+  const sql = new pg.Client({ connectionString: inject('databaseUrl') });
+  await sql.connect();
+  const close = async () => {
+    await sql.end();
+    await api.close();
+  };
+  return { ...api, sql, close };
 }
 
 let merchantCounter = 0;

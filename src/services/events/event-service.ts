@@ -7,9 +7,9 @@ import { isEventType, EVENT_TYPES } from '../../domain/events/catalog.ts';
 import { paymentWireObject } from '../../domain/events/wire-objects.ts';
 import { AppError, invalidInput, notFound } from '../../domain/errors.ts';
 import { isId, newId } from '../../domain/ids.ts';
-import { parseInstant } from '../../domain/instants.ts';
 import type { Event, Prisma, WebhookDeliveryAttempt } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../context.ts';
+import { connectionPage, DEFAULT_PAGE_SIZE, olderThanCursor } from '../pagination.ts';
 import type { MerchantPrincipal, SecretKeyPrincipal } from '../principal.ts';
 import { parseInput } from '../validation.ts';
 import type { CommittedEvent, EventOutbox } from './event-outbox.ts';
@@ -66,15 +66,14 @@ export class EventService {
   /** The merchant's events in the key's mode, newest first, with filters. */
   async list(principal: MerchantPrincipal, rawInput: unknown) {
     const input = parseInput(listEventsInput, rawInput);
-    const first = input.first ?? 20;
-    const cursor = input.after ? decodeCursor(input.after) : null;
+    const first = input.first ?? DEFAULT_PAGE_SIZE;
     const where: Prisma.EventWhereInput = {
       merchantId: principal.merchantId,
       mode: principal.mode,
       ...(input.objectId ? { objectId: input.objectId } : {}),
       ...(input.eventTypes?.length ? { eventType: { in: input.eventTypes } } : {}),
       ...(input.delivered == null ? {} : input.delivered ? { deliveryStatus: 'DELIVERED' } : { deliveryStatus: { not: 'DELIVERED' } }),
-      ...(cursor ? { OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }] } : {}),
+      ...olderThanCursor(input.after, 'event'),
     };
     const rows = await this.context.db.event.findMany({
       where,
@@ -82,11 +81,7 @@ export class EventService {
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: first + 1,
     });
-    const page = rows.slice(0, first);
-    return {
-      edges: page.map((node) => ({ node, cursor: encodeCursor(node) })),
-      pageInfo: { hasNextPage: rows.length > first, endCursor: page.length ? encodeCursor(page.at(-1)!) : null },
-    };
+    return connectionPage(rows, first);
   }
 
   /**
@@ -232,15 +227,4 @@ export class EventService {
     await this.delivery.sendNow(event.id, 'TEST');
     return this.get(principal, event.id);
   }
-}
-
-function encodeCursor(event: Pick<Event, 'createdAt' | 'id'>): string {
-  return Buffer.from(`${event.createdAt.toISOString()}|${event.id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [iso, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const createdAt = parseInstant(iso ?? '');
-  if (!id || !isId('event', id) || createdAt === null) throw invalidInput('after', 'is not a cursor this API returned');
-  return { createdAt, id };
 }

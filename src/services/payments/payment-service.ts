@@ -7,7 +7,6 @@ import { ConnectorError, methodTypeOf, type Connector, type PaymentMethod, type 
 import { returnLocation } from '../../domain/return-url.ts';
 import { AppError, invalidInput, notFound } from '../../domain/errors.ts';
 import { isId, newId } from '../../domain/ids.ts';
-import { parseInstant } from '../../domain/instants.ts';
 import { secretsEqual } from '../../domain/api-keys.ts';
 import {
   ATTEMPT_TARGETS,
@@ -19,7 +18,6 @@ import {
 import { AWAITING_PROCESSOR_INTENT_STATUSES, SYNCABLE_INTENT_STATUSES, UNCONFIRMED_INTENT_STATUSES, type AttemptStatus } from '../../domain/payments/statuses.ts';
 import { supportsManualCapture } from '../../domain/payments/methods.ts';
 import { HARD_DECLINE_CODES, MAX_ATTEMPTS_PER_PAYMENT, retryDecision, type AttemptFailure } from '../../domain/payments/retry.ts';
-import { paymentSyncDelayMs } from '../../domain/payments/sync-schedule.ts';
 import { surchargeFor } from '../../domain/surcharges.ts';
 import { profileFor } from '../business-profiles.ts';
 import { profileSettings, type ProfileSettings } from '../profile-settings.ts';
@@ -29,13 +27,14 @@ import type { ServiceContext } from '../context.ts';
 import type { CustomerService } from '../customers.ts';
 import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
 import type { MandateService } from '../mandates/mandate-service.ts';
+import { connectionPage, DEFAULT_PAGE_SIZE, olderThanCursor } from '../pagination.ts';
 import type { MerchantPrincipal, Principal, SecretKeyPrincipal } from '../principal.ts';
 import { parseInput } from '../validation.ts';
 import { cancelPaymentInput, capturePaymentInput, confirmPaymentInput, createPaymentInput, listPaymentsInput } from './inputs.ts';
 import { keptFields } from './kept-fields.ts';
 import { PaymentStore, type Commit, type Payment } from './payment-store.ts';
 import type { PaymentSyncJob, PaymentSyncScheduler } from './sync-scheduler.ts';
-import { askProcessor } from '../sync-steps.ts';
+import { askProcessor, runSyncStep } from '../sync-steps.ts';
 
 /** How many times an answer is re-applied when a concurrent request moved the payment first. */
 const MAX_COMMIT_RETRIES = 3;
@@ -552,22 +551,17 @@ export class PaymentService {
 
   async list(principal: SecretKeyPrincipal, rawInput: unknown) {
     const input = parseInput(listPaymentsInput, rawInput);
-    const first = input.first ?? 20;
-    const cursor = input.after ? decodeCursor(input.after) : null;
+    const first = input.first ?? DEFAULT_PAGE_SIZE;
     const where: Prisma.PaymentIntentWhereInput = {
       merchantId: principal.merchantId,
       mode: principal.mode,
       ...(input.status ? { status: input.status as Payment['status'] } : {}),
       ...(input.customerId ? { customerId: input.customerId } : {}),
       createdAt: { ...(input.createdAfter ? { gte: input.createdAfter } : {}), ...(input.createdBefore ? { lt: input.createdBefore } : {}) },
-      ...(cursor ? { OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }] } : {}),
+      ...olderThanCursor(input.after, 'payment'),
     };
     const rows = await this.context.db.paymentIntent.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: first + 1 });
-    const page = rows.slice(0, first);
-    return {
-      edges: page.map((node) => ({ node, cursor: encodeCursor(node.createdAt, node.id) })),
-      pageInfo: { hasNextPage: rows.length > first, endCursor: page.length ? encodeCursor(page.at(-1)!.createdAt, page.at(-1)!.id) : null },
-    };
+    return connectionPage(rows, first);
   }
 
   /**
@@ -575,21 +569,18 @@ export class PaymentService {
    * schedules the next step, or flags the payment for the merchant when the schedule has run out. A payment
    * that moved on (final, or retried on another attempt, which has its own schedule) ends the chain.
    */
-  async runScheduledSync(job: PaymentSyncJob): Promise<void> {
-    const found = await this.store.find(job.paymentId);
-    if (found === null || found.activeAttempt.id !== job.attemptId || !AWAITING_PROCESSOR_INTENT_STATUSES.has(found.status)) return;
-    let payment = found;
-    try {
-      payment = await this.syncPayment(found, 'scheduled_sync');
-    } catch (error) {
-      if (!(error instanceof AppError && error.code === 'CONNECTOR_ERROR')) throw error;
-      this.context.logger.warn({ paymentId: job.paymentId, step: job.step, err: error.message }, 'scheduled sync could not reach the processor');
-    }
-    if (payment.activeAttempt.id !== job.attemptId || !AWAITING_PROCESSOR_INTENT_STATUSES.has(payment.status)) return;
-    const next = { ...job, step: job.step + 1 };
-    if (paymentSyncDelayMs(next.step, 1) !== null) return this.syncScheduler.schedule(next);
-    await this.context.db.paymentIntent.update({ where: { id: job.paymentId }, data: { syncExhaustedAt: new Date(), version: { increment: 1 } } });
-    this.context.logger.warn({ paymentId: job.paymentId, status: payment.status }, 'payment still waits on its processor after the last scheduled sync');
+  runScheduledSync(job: PaymentSyncJob): Promise<void> {
+    return runSyncStep(
+      { kind: 'payment', id: job.paymentId, step: job.step },
+      {
+        load: (id) => this.store.find(id),
+        isOpen: (payment) => payment.activeAttempt.id === job.attemptId && AWAITING_PROCESSOR_INTENT_STATUSES.has(payment.status),
+        sync: (payment) => this.syncPayment(payment, 'scheduled_sync'),
+        scheduleStep: (step) => this.syncScheduler.schedule({ ...job, step }),
+        flagExhausted: async (id) => void (await this.context.db.paymentIntent.update({ where: { id }, data: { syncExhaustedAt: new Date(), version: { increment: 1 } } })),
+      },
+      this.context.logger,
+    );
   }
 
   /**
@@ -877,15 +868,4 @@ export class PaymentService {
   private redirectToken(attemptId: string): string {
     return createHmac('sha256', this.#redirectKey).update(attemptId).digest('base64url');
   }
-}
-
-function encodeCursor(createdAt: Date, id: string): string {
-  return Buffer.from(`${createdAt.toISOString()}|${id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [iso, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const createdAt = parseInstant(iso ?? '');
-  if (!id || !isId('payment', id) || createdAt === null) throw invalidInput('after', 'is not a cursor this API returned');
-  return { createdAt, id };
 }

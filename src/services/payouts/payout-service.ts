@@ -197,9 +197,9 @@ export class PayoutService {
         load: (id) => this.context.db.payout.findUnique({ where: { id } }),
         isOpen: (payout) => OPEN_PAYOUT_STATUSES.has(payout.status),
         sync: (payout) => this.sync(payout),
+        scheduleStep: (step) => this.syncScheduler.scheduleResource({ ...job, step }),
         flagExhausted: async (id) => void (await this.context.db.payout.update({ where: { id }, data: { syncExhaustedAt: new Date() } })),
       },
-      this.syncScheduler,
       this.context.logger,
     );
   }

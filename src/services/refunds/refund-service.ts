@@ -131,9 +131,9 @@ export class RefundService {
         load: (id) => this.context.db.refund.findUnique({ where: { id } }),
         isOpen: (refund) => OPEN_REFUND_STATUSES.has(refund.status),
         sync: (refund) => this.syncRefund(refund, 'scheduled_sync'),
+        scheduleStep: (step) => this.syncScheduler.scheduleResource({ ...job, step }),
         flagExhausted: async (id) => void (await this.context.db.refund.update({ where: { id }, data: { syncExhaustedAt: new Date() } })),
       },
-      this.syncScheduler,
       this.context.logger,
     );
   }
