@@ -1,7 +1,6 @@
 // Card checks done before a card reaches a processor: format, check digit, brand, expiry and CVC. Messages name
 // the rule only; the number and CVC never appear in them, since messages are returned to callers and logged.
-// No imports: the browser SDK checks cards with these same rules before sending them (src/sdk/index.ts), and the
-// sandbox processor (src/sandbox/cards.ts) checks check digits and brands with them too.
+// No imports: the browser SDK checks cards with these same rules before sending them (src/sdk/card-checks.ts).
 export type CardBrand = 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER' | 'DINERS' | 'JCB' | 'UNIONPAY' | 'UNKNOWN';
 
 export const MIN_CARD_NUMBER_LENGTH = 12;
@@ -36,13 +35,7 @@ export function normaliseCardNumber(number: string): string {
 
 /** The Luhn (mod 10) check digit test, for a string of 12 to 19 digits; anything else is invalid. */
 export function luhnValid(number: string): boolean {
-  if (number.length < MIN_CARD_NUMBER_LENGTH || number.length > MAX_CARD_NUMBER_LENGTH) return false;
-  return checkDigitMatches(number);
-}
-
-/** The Luhn (mod 10) check digit test alone, for a string of digits of any length; anything else is invalid. */
-export function checkDigitMatches(number: string): boolean {
-  if (!DIGITS.test(number)) return false;
+  if (!DIGITS.test(number) || number.length < MIN_CARD_NUMBER_LENGTH || number.length > MAX_CARD_NUMBER_LENGTH) return false;
   let sum = 0;
   // Walking from the check digit leftwards, every second digit is doubled (and 9 subtracted when that exceeds 9).
   for (let index = 0; index < number.length; index += 1) {

@@ -5,9 +5,8 @@
 // personality's store for one API key; server.ts reads the requests and writes the answers.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { checkDigitMatches } from '../domain/cards.ts';
 import { SANDBOX_TRANSFER_IBAN, bankDebitOutcome, ibanValid } from './banks.ts';
-import { cardBehaviours, cardBrand, cardFunds, cardOutcome } from './cards.ts';
+import { cardBehaviours, cardBrand, cardFunds, cardOutcome, luhnValid } from './cards.ts';
 import { APPROVED, NO_DISPUTE, REFUNDS_SUCCEED, TRANSFER_EXPIRED, type Outcome } from './outcomes.ts';
 import { PAYMENT_METHOD_TYPES, type PaymentMethodType, type Personality } from './processors.ts';
 import { ApiError, referenceParameter } from './requests.ts';
@@ -238,7 +237,7 @@ function cardToCharge(store: SandboxStore, apiKey: string, input: CreatePaymentI
 
 /** A card number that passes the Luhn check, or a 400 naming `field`. */
 export function requireCardNumber(number: string, field: string): void {
-  if (!checkDigitMatches(number)) throw new ApiError(400, 'invalid_number', `${field} is not a valid card number (the check digit does not match).`);
+  if (!luhnValid(number)) throw new ApiError(400, 'invalid_number', `${field} is not a valid card number (the check digit does not match).`);
 }
 
 /** An IBAN whose check digits match, or a 400 naming `field`. */
