@@ -16,7 +16,7 @@ import type { ServiceContext } from '../context.ts';
 import type { CommittedEvent, EventOutbox } from '../events/event-outbox.ts';
 import type { SecretKeyPrincipal } from '../principal.ts';
 import { applyGuardedMove, type ApplyOutcome } from '../guarded-moves.ts';
-import { chargeOf } from '../payments/payment-store.ts';
+import { chargeOf, lockPayment } from '../payments/payment-store.ts';
 import { parseInput } from '../validation.ts';
 
 const disputeIdInput = z.object({ disputeId: z.string().refine((value) => isId('dispute', value), 'must be a dispute id (dis_…)') });
@@ -140,9 +140,7 @@ export class DisputeService {
     try {
       const dispute = await this.context.db.$transaction(async (tx) => {
         // The payment's row first, as refunds take it: a refund waiting for it sees the dispute once it is committed.
-        await tx.$queryRaw`SELECT 1 FROM payment_intents WHERE id = ${payment.id} FOR UPDATE`;
-        const current = await tx.paymentIntent.findUniqueOrThrow({ where: { id: payment.id }, select: { status: true, amount: true, surchargeAmount: true, amountReceived: true, currency: true } });
-        const hold = disputeHold(answer, current);
+        const hold = disputeHold(answer, await lockPayment(tx, payment.id));
         if (hold !== null) return { hold };
         const created = await tx.dispute.create({
           data: {

@@ -28,6 +28,22 @@ export function chargeOf(payment: PaymentIntent, attempt: PaymentAttempt) {
   };
 }
 
+/** What refunds and disputes check of a payment's money while they hold its row. */
+export type LockedPayment = Pick<PaymentIntent, 'status' | 'amount' | 'surchargeAmount' | 'amountReceived' | 'amountRefunded' | 'currency'>;
+
+/**
+ * Locks a payment's row for the rest of `tx` and reads its money as committed when the lock was granted (a
+ * locking SELECT returns the row's newest version), in one statement. Refunds and dispute openings both take
+ * it first, so they queue on the row in one order and each sees what the one before it committed.
+ */
+export async function lockPayment(tx: Prisma.TransactionClient, paymentId: string): Promise<LockedPayment> {
+  const [row] = await tx.$queryRaw<LockedPayment[]>`
+    SELECT status, amount, surcharge_amount AS "surchargeAmount", amount_received AS "amountReceived", amount_refunded AS "amountRefunded", currency
+    FROM payment_intents WHERE id = ${paymentId} FOR UPDATE`;
+  if (row === undefined) throw notFound('payment', paymentId);
+  return row;
+}
+
 type Transaction = Prisma.TransactionClient;
 
 export interface Commit {

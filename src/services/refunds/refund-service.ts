@@ -24,7 +24,7 @@ import type { ServiceContext } from '../context.ts';
 import type { EventOutbox } from '../events/event-outbox.ts';
 import { applyGuardedMove, type ApplyOutcome } from '../guarded-moves.ts';
 import type { PaymentService } from '../payments/payment-service.ts';
-import { chargeOf } from '../payments/payment-store.ts';
+import { chargeOf, lockPayment } from '../payments/payment-store.ts';
 import type { PaymentSyncScheduler, ResourceSyncJob } from '../payments/sync-scheduler.ts';
 import { askProcessor, runSyncStep, watchOpen } from '../sync-steps.ts';
 import type { SecretKeyPrincipal } from '../principal.ts';
@@ -184,9 +184,8 @@ export class RefundService {
    * that read the payment before cannot go on as if unrefunded.
    */
   private async reserve(tx: Prisma.TransactionClient, paymentId: string, requested: number | undefined): Promise<number> {
-    await tx.$queryRaw`SELECT 1 FROM payment_intents WHERE id = ${paymentId} FOR UPDATE`;
+    const current = await lockPayment(tx, paymentId);
     await this.refuseDisputed(tx, paymentId);
-    const current = await tx.paymentIntent.findUniqueOrThrow({ where: { id: paymentId }, select: { status: true, amountReceived: true, amountRefunded: true } });
     if (!REFUNDABLE_PAYMENT_STATUSES.has(current.status)) throw new AppError('INVALID_STATE', `Only a payment that captured money can be refunded; this one is ${current.status}.`, { status: current.status });
     const decided = refundAmount(requested, current.amountReceived - current.amountRefunded);
     if ('problem' in decided) throw invalidInput('amount', decided.problem);
