@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { CONNECTORS } from '../connectors/registry.ts';
 import { hashApiKey, redactApiKey } from '../domain/api-keys.ts';
 import { StartupError } from '../startup-error.ts';
-import { generatePaymentResponseHashKey } from './business-profiles.ts';
+import { newSigningKeys } from './business-profiles.ts';
 import type { ServiceContext } from './context.ts';
 import { newProfileSettings } from './profile-settings.ts';
 
@@ -87,7 +87,7 @@ export async function ensureDemoMerchant(context: ServiceContext, demoKeys: Demo
         name: 'default',
         isDefault: true,
         // The demo's keys are test keys: its live signing key is nobody's to know.
-        ...newProfileSettings(secretBox, { TEST: credentials.paymentResponseHashKey, LIVE: generatePaymentResponseHashKey() }),
+        ...newProfileSettings(secretBox, { ...newSigningKeys(), TEST: credentials.paymentResponseHashKey }),
       },
       update: {},
     });
