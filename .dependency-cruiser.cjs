@@ -2,13 +2,13 @@
 // Each layer is one regular expression below, so reorganising the tree means re-aiming these, not the rules.
 // .cjs keeps it CommonJS under package.json's "type": "module" (dependency-cruiser imports .cjs and .mjs alike).
 
-const DOMAIN = '^src/domain/';
-const SERVICES = '^src/services/';
-const GRAPHQL = '^src/graphql/';
-const HTTP = '^src/http/';
-const WORKER = '^src/worker/';
+const KERNEL = '^src/kernel/';
+// A module's pure files: its state machine and the rules and values beside it (no I/O, no services).
+const MODULE_PURE = '^src/modules/[^/]+/(machine|machine/[a-z-]+|methods|surcharges|catalog|retry-schedule|signature|wire|bank-accounts|schedule)\\.ts$';
+const MODULES = '^src/modules/';
+const PLATFORM = '^src/platform/';
+const API = '^src/api/';
 const MAIN = '^src/main/';
-const DB = '^src/db/';
 const SANDBOX = '^src/sandbox/';
 const BROWSER = '^src/(web|sdk)/';
 const GENERATED = '^src/generated/';
@@ -16,22 +16,24 @@ const GENERATED = '^src/generated/';
 // Libraries that open sockets, files or processes, or only run on a server.
 const IO_LIBRARIES = 'node_modules/(pg|ioredis|bullmq|@prisma|prisma|graphql-yoga|@graphql-yoga|ws|pino|prom-client|esbuild|rate-limiter-flexible)/';
 // Everything server-side in src/: what the browser bundle and the fake processors must not pull in.
-const SERVER_SIDE = ['^src/(services|db|graphql|http|worker|main|connectors|realtime|generated)/', '^src/[^/]+\\.ts$'];
+const SERVER_SIDE = ['^src/(modules|platform|api|main|generated)/'];
+// What pure code may import: pure code, node:crypto (hashing, random ids) and zod.
+const PURE_IMPORTS = [KERNEL, MODULE_PURE, '^(node:)?crypto$', 'node_modules/zod/'];
 
 // Today's exceptions, file by file, each to remove rather than to copy.
 const KNOWN_EXCEPTIONS = {
-  // The one place both the API and the worker build their adapters, including the webhook HTTP client.
-  workerToHttp: { from: '^src/worker/adapters\\.ts$', to: '^src/http/webhook-sender\\.ts$' },
+  // The per-request GraphQL context names the types the composition fills it with (services, live feed, gate).
+  graphqlContext: '^src/platform/graphql/context\\.ts$',
   // The fake processor reuses the API's Node HTTP helpers (body reading, JSON replies, listening) and its config type.
   sandboxToProduct: {
     from: '^src/sandbox/(requests|customer|server)\\.ts$',
-    to: ['^src/http/(node-bridge|listen)\\.ts$', '^src/config\\.ts$'],
+    to: ['^src/platform/http/(node-bridge|listen)\\.ts$', '^src/platform/config\\.ts$'],
   },
 };
 // Type-only import cycles that exist today (the outbox and the payment store name each other's types; the
 // fake processor's store, processors, callbacks and wallets likewise). A cycle through any other module fails.
 const KNOWN_CYCLE_MODULES = [
-  '^src/services/(events/event-outbox|payments/payment-store)\\.ts$',
+  '^src/modules/(events/outbox|payments/store)\\.ts$',
   '^src/sandbox/(store|processors|callbacks|wallets)\\.ts$',
 ].join('|'); // one expression: dependency-cruiser does not join arrays inside `via`
 
@@ -39,44 +41,51 @@ const KNOWN_CYCLE_MODULES = [
 module.exports = {
   forbidden: [
     {
-      name: 'domain-is-pure',
+      name: 'kernel-is-pure',
       severity: 'error',
-      comment: 'Domain code is pure rules and values: it imports other domain code, node:crypto (hashing, random ids) and zod, nothing that does I/O and no outer layer.',
-      from: { path: DOMAIN },
-      to: { pathNot: [DOMAIN, '^(node:)?crypto$', 'node_modules/zod/'] },
+      comment: 'The kernel (ids, money, errors, cards, ...) is pure values and rules shared by every layer and the browser: it imports only itself, node:crypto and zod.',
+      from: { path: KERNEL },
+      to: { pathNot: PURE_IMPORTS },
     },
     {
-      name: 'services-not-to-entry-surfaces',
+      name: 'machines-are-pure',
       severity: 'error',
-      comment: 'Services are what the entry surfaces call; they never reach back into the GraphQL API, the HTTP server, the worker or the process entry points.',
-      from: { path: SERVICES },
-      to: { path: [GRAPHQL, HTTP, WORKER, MAIN] },
+      comment: "A module's state machine and the rules beside it are pure: they import pure code only, nothing that does I/O and no service.",
+      from: { path: MODULE_PURE },
+      to: { pathNot: PURE_IMPORTS },
     },
     {
-      name: 'graphql-not-to-other-surfaces',
+      name: 'platform-not-to-modules',
       severity: 'error',
-      comment: 'The GraphQL schema sits under the HTTP server, beside the worker: it must not import either, nor the process entry points.',
-      from: { path: GRAPHQL },
-      to: { path: [HTTP, WORKER, MAIN] },
+      comment: 'The platform (database, HTTP, GraphQL builder, queues, config, logging) is what modules stand on: it imports no module, no API surface and no process entry point. One known exception imports types only: the GraphQL context.',
+      from: { path: PLATFORM, pathNot: KNOWN_EXCEPTIONS.graphqlContext },
+      to: { path: [MODULES, API, MAIN, SANDBOX] },
     },
     {
-      name: 'worker-not-to-api-surfaces',
+      name: 'graphql-context-types-only',
       severity: 'error',
-      comment: 'The worker runs without the API: it must not import the HTTP server or the GraphQL schema (one known exception: the shared adapters).',
-      from: { path: WORKER, pathNot: KNOWN_EXCEPTIONS.workerToHttp.from },
-      to: { path: [HTTP, GRAPHQL, MAIN] },
+      comment: 'The GraphQL context may name the types of what fills it, never import their code.',
+      from: { path: KNOWN_EXCEPTIONS.graphqlContext },
+      to: { path: [MODULES, API, MAIN, SANDBOX], dependencyTypesNot: ['type-only'] },
     },
     {
-      name: 'worker-adapters-only-webhook-sender',
+      name: 'modules-not-to-surfaces',
       severity: 'error',
-      comment: 'The shared adapters may use the webhook HTTP client, nothing else of the API surfaces.',
-      from: { path: KNOWN_EXCEPTIONS.workerToHttp.from },
-      to: { path: [HTTP, GRAPHQL, MAIN], pathNot: KNOWN_EXCEPTIONS.workerToHttp.to },
+      comment: 'Modules are what the API and the worker call; they never reach back into the API surfaces or the process entry points.',
+      from: { path: MODULES },
+      to: { path: [API, MAIN] },
+    },
+    {
+      name: 'api-not-to-main',
+      severity: 'error',
+      comment: 'The API surfaces (HTTP server, GraphQL server, REST routes) are composed by src/main; they do not import it.',
+      from: { path: API },
+      to: { path: MAIN },
     },
     {
       name: 'sandbox-is-outside-the-product',
       severity: 'error',
-      comment: 'The fake processors stand in for third parties: they talk to the product over HTTP only, so they import nothing of it except pure domain code (ids). Known exceptions: the HTTP helpers and config type in requests.ts, customer.ts, server.ts.',
+      comment: 'The fake processors stand in for third parties: they talk to the product over HTTP only, so they import nothing of it except pure kernel code. Known exceptions: the HTTP helpers and config type in requests.ts, customer.ts, server.ts.',
       from: { path: SANDBOX },
       to: { path: [...SERVER_SIDE, BROWSER], pathNot: KNOWN_EXCEPTIONS.sandboxToProduct.to },
     },

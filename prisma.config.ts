@@ -1,5 +1,5 @@
 // Prisma CLI configuration. Only `prisma generate` is used here: migrations are plain SQL files applied by
-// `npm run db:migrate` (src/db/migrate.ts), because the CLI's native schema engine cannot be downloaded offline.
+// `npm run db:migrate` (src/platform/db/migrate.ts), because the CLI's native schema engine cannot be downloaded offline.
 import { defineConfig } from 'prisma/config';
 
 export default defineConfig({

@@ -12,7 +12,7 @@ import { Child, freePort } from './lib/processes.ts';
 import type { Stack } from './lib/stack.ts';
 import { ratio, round } from './lib/stats.ts';
 import { CREATE_PAYMENT, createVariables } from './lib/operations.ts';
-import { hashApiKey } from '../src/domain/api-keys.ts';
+import { hashApiKey } from '../src/kernel/api-keys.ts';
 
 const PGBENCH_SCRIPT = fileURLToPath(new URL('sql/create-payment.pgbench', import.meta.url));
 

@@ -11,9 +11,9 @@
 // WEBHOOK_RETRY_DELAY_SCALE (BENCH_RETRY_DELAY_SCALE, 0.001 by default: 1 min → 60 ms, 5 min → 300 ms,
 // 10 min → 600 ms), so the drain measures delivery, not the schedule. The receiver comes back and the
 // clock runs until every event is DELIVERED. Its ceiling: the same number of no-op jobs at BullMQ's rate.
-import { serializeWebhook } from '../src/domain/events/webhook.ts';
-import { createLogger } from '../src/logger.ts';
-import { WebhookQueue } from '../src/worker/webhook-queue.ts';
+import { serializeWebhook } from '../src/modules/events/signature.ts';
+import { createLogger } from '../src/platform/logger.ts';
+import { WebhookQueue } from '../src/modules/events/jobs.ts';
 import { CONFIRM_PAYMENT, CREATE_PAYMENT, confirmVariables, createVariables } from './lib/operations.ts';
 import { Child, freePort, runToCompletion } from './lib/processes.ts';
 import type { Stack } from './lib/stack.ts';

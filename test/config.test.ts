@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.ts';
-import { StartupError } from '../src/startup-error.ts';
+import { ConfigError, loadConfig } from '../src/platform/config.ts';
+import { StartupError } from '../src/platform/startup-error.ts';
 
 const HEX_KEY = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f';
 const KEY_BYTES = Buffer.from(HEX_KEY, 'hex');

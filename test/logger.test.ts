@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/logger.ts';
+import { createLogger } from '../src/platform/logger.ts';
 
 /** A logger at `info` writing into an array, one JSON line per call. */
 function capture() {

@@ -5,12 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { loadConfig, type Config } from '../../src/config.ts';
-import { createScratchDatabase, type ScratchDatabase } from '../../src/db/scratch-database.ts';
-import { createLogger } from '../../src/logger.ts';
-import { createServiceContext } from '../../src/service-context.ts';
-import type { ServiceContext } from '../../src/services/context.ts';
-import { ensureDemoMerchant, generateDemoKeys, type DemoCredentials } from '../../src/services/demo-merchant.ts';
+import { loadConfig, type Config } from '../../src/platform/config.ts';
+import { createScratchDatabase, type ScratchDatabase } from '../../src/platform/db/scratch-database.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { createServiceContext } from '../../src/main/service-context.ts';
+import type { ServiceContext } from '../../src/platform/context.ts';
+import { ensureDemoMerchant, generateDemoKeys, type DemoCredentials } from '../../src/modules/merchants/demo.ts';
 import { Child, freePort, waitForHttp } from './processes.ts';
 import type { Settings } from './settings.ts';
 

@@ -1,7 +1,7 @@
 // Entry point of the API role (production): serves HTTP; expects the database to be migrated.
-import { startApi } from '../app.ts';
-import { loadConfig } from '../config.ts';
-import { createLogger } from '../logger.ts';
+import { startApi } from './api-app.ts';
+import { loadConfig } from '../platform/config.ts';
+import { createLogger } from '../platform/logger.ts';
 import { run } from './run.ts';
 
 run('api', async () => {

@@ -1,7 +1,7 @@
 // `npm run db:migrate`: creates the database if needed and applies pending migrations.
-import { loadConfig } from '../config.ts';
-import { migrate } from '../db/migrate.ts';
-import { ensureDatabase } from '../db/reachability.ts';
+import { loadConfig } from '../platform/config.ts';
+import { migrate } from '../platform/db/migrate.ts';
+import { ensureDatabase } from '../platform/db/reachability.ts';
 import { run } from './run.ts';
 
 run('migrate', async () => {

@@ -2,7 +2,7 @@
 // SIGTERM and SIGINT run the shutdown the entry point returns. The signals are caught from the start, so
 // one that arrives while the entry point is still starting (after it logged "running", say) shuts down
 // cleanly as soon as it has started, instead of killing the process half-way.
-import { StartupError } from '../startup-error.ts';
+import { StartupError } from '../platform/startup-error.ts';
 
 type Shutdown = () => Promise<void>;
 

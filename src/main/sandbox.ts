@@ -1,5 +1,5 @@
 // Entry point of the sandbox card processor: a stand-in for a real processor, called by the service over HTTP.
-import { loadSandboxConfig } from '../config.ts';
+import { loadSandboxConfig } from '../platform/config.ts';
 import { startSandboxFromConfig } from '../sandbox/server.ts';
 import { run } from './run.ts';
 

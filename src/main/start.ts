@@ -1,14 +1,14 @@
 // `npm start`: the whole product on one machine for a demo or local development. Creates and migrates the
 // database, ensures the demo merchant, starts every role in this process, and prints what to do next.
-import { startApi } from '../app.ts';
-import { loadConfig, loadSandboxConfig } from '../config.ts';
-import { migrate } from '../db/migrate.ts';
-import { ensureDatabase } from '../db/reachability.ts';
-import { createLogger } from '../logger.ts';
+import { startApi } from './api-app.ts';
+import { loadConfig, loadSandboxConfig } from '../platform/config.ts';
+import { migrate } from '../platform/db/migrate.ts';
+import { ensureDatabase } from '../platform/db/reachability.ts';
+import { createLogger } from '../platform/logger.ts';
 import { startSandboxFromConfig } from '../sandbox/server.ts';
-import { DemoKeyMismatchError, ensureDemoMerchant } from '../services/demo-merchant.ts';
-import { StartupError } from '../startup-error.ts';
-import { startWorker } from '../worker/worker.ts';
+import { DemoKeyMismatchError, ensureDemoMerchant } from '../modules/merchants/demo.ts';
+import { StartupError } from '../platform/startup-error.ts';
+import { startWorker } from './worker-app.ts';
 import { DEFAULT_DEMO_SECRETS_FILE, loadOrCreateDemoSecrets } from './demo-secrets.ts';
 import { run } from './run.ts';
 

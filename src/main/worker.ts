@@ -1,7 +1,7 @@
 // Entry point of the worker role (production): runs scheduled payment syncs; expects the database to be migrated.
-import { loadConfig } from '../config.ts';
-import { createLogger } from '../logger.ts';
-import { startWorker } from '../worker/worker.ts';
+import { loadConfig } from '../platform/config.ts';
+import { createLogger } from '../platform/logger.ts';
+import { startWorker } from './worker-app.ts';
 import { run } from './run.ts';
 
 run('worker', async () => {

@@ -7,7 +7,7 @@
 // no Callbacks at all.
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
-import { randomBase62 } from '../domain/ids.ts';
+import { randomBase62 } from '../kernel/ids.ts';
 import type { Changeable } from './store.ts';
 
 export const DEFAULT_CALLBACK_RETRY_DELAYS_MS: readonly number[] = [1000, 5000, 30_000, 120_000];

@@ -1,6 +1,6 @@
 // The sandbox's test cards and what each one does, paid with or paid out to. TEST_CARDS is the one source of
 // truth: the server decides outcomes from it and the tests walk it, so a new row is served with no other change.
-// The sandbox checks numbers itself rather than through src/domain/cards.ts: it stands in for an outside
+// The sandbox checks numbers itself rather than through src/kernel/cards.ts: it stands in for an outside
 // processor, and a processor sharing the service's own checks would hide a bug in them.
 import {
   APPROVED,

@@ -3,7 +3,7 @@
 // sheet, where the customer answers a session. They are shared by every personality: ids and tokens are
 // random, so each belongs to one personality's store only.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendJson } from '../http/node-bridge.ts';
+import { sendJson } from '../platform/http/node-bridge.ts';
 import { BANK_AUTHORIZATION_FAILED } from './banks.ts';
 import { AUTHENTICATION_FAILED } from './cards.ts';
 import { bankPage, challengePage, instructionsPage, notAwaitingPage, notFoundPage } from './pages.ts';

@@ -6,9 +6,9 @@
 // signed callbacks of those that have webhooks.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { z } from 'zod';
-import type { SandboxConfig } from '../config.ts';
-import { listen, reachableHost } from '../http/listen.ts';
-import { sendJson } from '../http/node-bridge.ts';
+import type { SandboxConfig } from '../platform/config.ts';
+import { listen, reachableHost } from '../platform/http/listen.ts';
+import { sendJson } from '../platform/http/node-bridge.ts';
 import { Callbacks, DEFAULT_CALLBACK_RETRY_DELAYS_MS, registerEndpointSchema, type Delivery, type Endpoint } from './callbacks.ts';
 import { handleCustomerRequest, nextAction } from './customer.ts';
 import {

@@ -4,7 +4,7 @@
 // a store of its own. Its only background work is applying a change decided earlier when it falls due (a bank
 // debit's or a refund's settlement, the opening of the dispute test card's dispute, a payout's progress).
 import { createHash, randomBytes } from 'node:crypto';
-import { randomBase62 } from '../domain/ids.ts';
+import { randomBase62 } from '../kernel/ids.ts';
 import type { CardBrand } from './cards.ts';
 import type { DisputeBehaviour, ProcessorError, RefundBehaviour, ResourceError } from './outcomes.ts';
 import type { PaymentMethodType } from './processors.ts';

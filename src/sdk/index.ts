@@ -6,7 +6,7 @@
 //   const { methods } = await payments.paymentMethods();
 //   const payment = await payments.confirm({ paymentMethodData: { card } });
 //   if (!payments.handleNextAction(payment)) show(payment.status);
-import { cardProblem, type CardInput } from '../domain/cards.ts';
+import { cardProblem, type CardInput } from '../kernel/cards.ts';
 import {
   SdkConfirmPaymentDocument,
   SdkPaymentDocument,
@@ -21,7 +21,7 @@ import {
 import { ApiError, createTransport, type TransportOptions } from './transport.ts';
 
 export { ApiError } from './transport.ts';
-export type { CardInput } from '../domain/cards.ts';
+export type { CardInput } from '../kernel/cards.ts';
 export type SdkPayment = SdkPaymentFragment;
 export type PaymentMethods = SdkPaymentMethodsQuery['paymentMethods'];
 export type PaymentSession = SdkPaymentSessionsQuery['paymentSessions'][number];

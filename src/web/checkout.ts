@@ -2,9 +2,9 @@
 // amount and the eligible methods, checks a card before sending it, confirms, follows 3D Secure or a bank's
 // redirect, shows the result and returns the customer to the payment's return_url with payment_id and status.
 // The credentials travel in the URL's fragment, which browsers never send to servers or in Referer headers.
-import { formatMinor } from '../domain/money.ts';
-import { returnLocation } from '../domain/return-url.ts';
-import { cardProblems } from '../domain/cards.ts';
+import { formatMinor } from '../kernel/money.ts';
+import { returnLocation } from '../kernel/return-url.ts';
+import { cardProblems } from '../kernel/cards.ts';
 import { createPaymentsClient, type PaymentMethods, type PaymentsClient, type SdkPayment } from '../sdk/index.ts';
 import { element, field, byId, showError } from './dom.ts';
 

@@ -1,7 +1,7 @@
 // The live dashboard (GET /dashboard, the secret key entered or given in the fragment `#secret_key=…`):
 // recent payments whose rows update as their changes commit (the paymentChanges subscription), a payment's
 // attempts, status history and webhook deliveries (with a retry button), and the last hour in two charts.
-import { formatMinor } from '../domain/money.ts';
+import { formatMinor } from '../kernel/money.ts';
 import { createTransport, type Transport } from '../sdk/transport.ts';
 import {
   DashboardActivityDocument,

@@ -1,11 +1,11 @@
 // A payment's commit is one statement that also writes the change's history and events, whose bodies carry
 // the state it makes; that state is computed before the statement runs, from the row as read plus what the
-// commit sets, under the version guard (src/services/payments/payment-store.ts). These flows check it
+// commit sets, under the version guard (src/modules/payments/store.ts). These flows check it
 // against the database after every kind of change: the mutation's answer is what a fresh read returns, and
 // the newest event's body is the wire object of the payment as stored.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { paymentWireObject } from '../../src/domain/events/wire-objects.ts';
+import { paymentWireObject } from '../../src/modules/events/wire.ts';
 import {
   CancelPaymentDocument,
   CapturePaymentDocument,

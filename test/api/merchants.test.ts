@@ -1,7 +1,7 @@
 // Merchant setup over real HTTP: who may do what, keys shown once and stored only as hashes, and no merchant
 // ever seeing another's data.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../../src/domain/api-keys.ts';
+import { hashApiKey } from '../../src/kernel/api-keys.ts';
 import {
   BusinessProfilesDocument,
   CreateApiKeyDocument,

@@ -3,7 +3,7 @@
 // SDK's eligible methods and sessions, and saved cards.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { PAYMENT_METHOD_GROUPS, type PaymentMethodType } from '../../src/domain/payments/methods.ts';
+import { PAYMENT_METHOD_GROUPS, type PaymentMethodType } from '../../src/modules/payments/methods.ts';
 import {
   ConfirmPaymentDocument,
   CreatePaymentDocument,

@@ -2,8 +2,8 @@
 // test checks that the scenarios above drove every row of the seed's two tables.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { ATTEMPT_TRANSITIONS } from '../../src/domain/payments/attempt-machine.ts';
-import { INTENT_TRANSITIONS } from '../../src/domain/payments/intent-machine.ts';
+import { ATTEMPT_TRANSITIONS } from '../../src/modules/payments/machine/attempt.ts';
+import { INTENT_TRANSITIONS } from '../../src/modules/payments/machine/intent.ts';
 import {
   CancelPaymentDocument,
   CancelPaymentPostCaptureDocument,

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfirmPaymentDocument, CreatePaymentDocument, CreatePaymentLinkDocument, MerchantDocument, PaymentUpdatedDocument, type TypedDocumentString } from '../gql/graphql.ts';
-import { clientKeyOf } from '../../src/services/rate-limits.ts';
+import { clientKeyOf } from '../../src/platform/rate-limits.ts';
 import { startTestApi, TEST_ADMIN_KEY, type TestApi } from '../support/api.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';

@@ -9,7 +9,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it, inject } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { testEnv } from '../support/api.ts';
 import { runEntry } from '../support/processes.ts';
 import { scheduleAndAwaitCompletion } from '../support/worker.ts';

@@ -39,52 +39,53 @@ describe('dependency rules', () => {
 
   it('fails each forbidden import and lets the allowed ones and the known exceptions pass', async () => {
     const root = tree({
-      // Allowed: domain code using node:crypto and other domain code; services using the domain.
-      'src/domain/money.ts': "import { createHash } from 'node:crypto';\nexport const hash = createHash;\n",
-      'src/services/refunds.ts': "import { hash } from '../domain/money.ts';\nexport const refund = hash;\n",
-      // Forbidden: the domain importing an I/O library, and (even for a type) a service.
-      'src/domain/ledger.ts': "import pg from 'pg';\nexport const ledger = pg;\n",
-      'src/domain/leaky.ts': "import type { Refund } from '../services/payments.ts';\nexport type Leaky = Refund;\n",
-      // Forbidden: a service importing the GraphQL schema (an outer layer).
-      'src/services/payments.ts': "import { schema } from '../graphql/schema.ts';\nexport type Refund = typeof schema;\n",
-      'src/graphql/schema.ts': 'export const schema = 1;\n',
+      // Allowed: kernel code using node:crypto; a state machine using the kernel; a service using both.
+      'src/kernel/money.ts': "import { createHash } from 'node:crypto';\nexport const hash = createHash;\n",
+      'src/modules/refunds/machine.ts': "import { hash } from '../../kernel/money.ts';\nexport const rule = hash;\n",
+      'src/modules/refunds/service.ts': "import { rule } from './machine.ts';\nexport const refund = rule;\n",
+      // Forbidden: the kernel importing an I/O library; a state machine importing (even for a type) a service.
+      'src/kernel/ledger.ts': "import pg from 'pg';\nexport const ledger = pg;\n",
+      'src/modules/payments/machine/leaky.ts': "import type { Refund } from '../service.ts';\nexport type Leaky = Refund;\n",
+      // Forbidden: a module importing an API surface, the platform importing a module, the API importing main.
+      'src/modules/payments/service.ts': "import { schema } from '../../api/schema.ts';\nexport type Refund = typeof schema;\n",
+      'src/api/schema.ts': "import { start } from '../main/run.ts';\nexport const schema = start;\n",
+      'src/main/run.ts': 'export const start = 1;\n',
+      'src/platform/db/client.ts': "import { refund } from '../../modules/refunds/service.ts';\nexport const database = refund;\n",
+      // Allowed: the GraphQL context naming a module's type. Forbidden: it importing a module's code.
+      'src/platform/graphql/context.ts': "import type { Refund } from '../../modules/payments/service.ts';\nimport { refund } from '../../modules/refunds/service.ts';\nexport type Context = Refund | typeof refund;\n",
       // Forbidden: a new cycle. Allowed: the known one between the outbox and the payment store.
-      'src/services/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n",
-      'src/services/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n",
-      'src/services/events/event-outbox.ts': "import type { Store } from '../payments/payment-store.ts';\nexport type Outbox = Store;\n",
-      'src/services/payments/payment-store.ts': "import type { Outbox } from '../events/event-outbox.ts';\nexport type Store = { outbox?: Outbox };\n",
-      // Forbidden: the worker importing the HTTP server. Allowed: the shared adapters' webhook client.
-      'src/worker/queue.ts': "import { server } from '../http/server.ts';\nexport const queue = server;\n",
-      'src/worker/adapters.ts': "import { sender } from '../http/webhook-sender.ts';\nexport const adapters = sender;\n",
-      'src/http/server.ts': 'export const server = 1;\n',
-      'src/http/webhook-sender.ts': 'export const sender = 1;\n',
-      'src/http/listen.ts': 'export const listen = 1;\n',
-      // Forbidden: the fake processor importing a service, or a new file of it using the API's HTTP helpers.
-      // Allowed: pure domain code, and the known exception (server.ts and the helpers).
-      'src/sandbox/cards.ts': "import type { Refund } from '../services/payments.ts';\nimport { hash } from '../domain/money.ts';\nexport type Card = Refund | typeof hash;\n",
-      'src/sandbox/banks.ts': "import { listen } from '../http/listen.ts';\nexport const banks = listen;\n",
-      'src/sandbox/server.ts': "import { listen } from '../http/listen.ts';\nexport const server = listen;\n",
+      'src/modules/a/service.ts': "import { b } from '../b/service.ts';\nexport const a = () => b;\n",
+      'src/modules/b/service.ts': "import { a } from '../a/service.ts';\nexport const b = () => a;\n",
+      'src/modules/events/outbox.ts': "import type { Store } from '../payments/store.ts';\nexport type Outbox = Store;\n",
+      'src/modules/payments/store.ts': "import type { Outbox } from '../events/outbox.ts';\nexport type Store = { outbox?: Outbox };\n",
+      // Forbidden: the fake processor importing a module, or a new file of it using the API's HTTP helpers.
+      // Allowed: pure kernel code, and the known exception (server.ts and the helpers).
+      'src/sandbox/cards.ts': "import type { Refund } from '../modules/payments/service.ts';\nimport { hash } from '../kernel/money.ts';\nexport type Card = Refund | typeof hash;\n",
+      'src/sandbox/banks.ts': "import { listen } from '../platform/http/listen.ts';\nexport const banks = listen;\n",
+      'src/sandbox/server.ts': "import { listen } from '../platform/http/listen.ts';\nexport const server = listen;\n",
+      'src/platform/http/listen.ts': 'export const listen = 1;\n',
       // Forbidden: browser code importing a Node built-in or server-side code.
       'src/web/page.ts': "import { readFileSync } from 'node:fs';\nexport const page = readFileSync;\n",
-      'src/sdk/index.ts': "import { database } from '../db/client.ts';\nexport const sdk = database;\n",
-      'src/db/client.ts': 'export const database = 1;\n',
+      'src/sdk/index.ts': "import { database } from '../platform/db/client.ts';\nexport const sdk = database;\n",
       // Forbidden: an import that resolves to nothing.
-      'src/services/typo.ts': "import { gone } from './missing.ts';\nexport const typo = gone;\n",
+      'src/modules/refunds/typo.ts': "import { gone } from './missing.ts';\nexport const typo = gone;\n",
     });
     fixtures.push(root);
 
     expect(await violationsIn(root)).toEqual([
+      'api-not-to-main: src/api/schema.ts → src/main/run.ts',
       'browser-not-to-node: src/web/page.ts → fs',
-      'browser-not-to-server: src/sdk/index.ts → src/db/client.ts',
-      'domain-is-pure: src/domain/leaky.ts → src/services/payments.ts',
-      'domain-is-pure: src/domain/ledger.ts → node_modules/pg/index.js',
+      'browser-not-to-server: src/sdk/index.ts → src/platform/db/client.ts',
+      'graphql-context-types-only: src/platform/graphql/context.ts → src/modules/refunds/service.ts',
+      'kernel-is-pure: src/kernel/ledger.ts → node_modules/pg/index.js',
+      'machines-are-pure: src/modules/payments/machine/leaky.ts → src/modules/payments/service.ts',
+      'modules-not-to-surfaces: src/modules/payments/service.ts → src/api/schema.ts',
       // Reported once per cycle.
-      'no-circular: src/services/a.ts → src/services/b.ts',
-      'not-to-unresolvable: src/services/typo.ts → ./missing.ts',
-      'sandbox-is-outside-the-product: src/sandbox/cards.ts → src/services/payments.ts',
-      'sandbox-known-exceptions-stay-narrow: src/sandbox/banks.ts → src/http/listen.ts',
-      'services-not-to-entry-surfaces: src/services/payments.ts → src/graphql/schema.ts',
-      'worker-not-to-api-surfaces: src/worker/queue.ts → src/http/server.ts',
+      'no-circular: src/modules/a/service.ts → src/modules/b/service.ts',
+      'not-to-unresolvable: src/modules/refunds/typo.ts → ./missing.ts',
+      'platform-not-to-modules: src/platform/db/client.ts → src/modules/refunds/service.ts',
+      'sandbox-is-outside-the-product: src/sandbox/cards.ts → src/modules/payments/service.ts',
+      'sandbox-known-exceptions-stay-narrow: src/sandbox/banks.ts → src/platform/http/listen.ts',
     ]);
   });
 });

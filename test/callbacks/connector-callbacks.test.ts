@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { CONNECTORS } from '../../src/connectors/registry.ts';
-import { UNVERIFIED_SAMPLE_PER_MINUTE } from '../../src/services/connector-callbacks.ts';
+import { CONNECTORS } from '../../src/modules/connectors/registry.ts';
+import { UNVERIFIED_SAMPLE_PER_MINUTE } from '../../src/modules/connectors/callbacks.ts';
 import { ConfirmPaymentDocument, CreatePaymentDocument, PaymentDocument } from '../gql/graphql.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { prng } from '../support/prng.ts';

@@ -4,8 +4,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectorError } from '../../src/connectors/connector.ts';
-import { SandboxConnector } from '../../src/connectors/sandbox.ts';
+import { ConnectorError } from '../../src/modules/connectors/port.ts';
+import { SandboxConnector } from '../../src/modules/connectors/sandbox/connector.ts';
 import { closedPort } from '../support/stack.ts';
 
 interface Scripted {

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it, inject } from 'vitest';
-import { migrate, MigrationError, readMigrations } from '../../src/db/migrate.ts';
-import { ensureDatabase } from '../../src/db/reachability.ts';
+import { migrate, MigrationError, readMigrations } from '../../src/platform/db/migrate.ts';
+import { ensureDatabase } from '../../src/platform/db/reachability.ts';
 
 const created: string[] = [];
 const serverUrl = (() => {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { scriptDrift, statementShape } from '../../bench/create-payment.ts';
-import { hashApiKey } from '../../src/domain/api-keys.ts';
+import { hashApiKey } from '../../src/kernel/api-keys.ts';
 import { createMerchant, startTestApiWithDatabase, type TestApiWithDatabase } from '../support/api.ts';
 
 const SCRIPT = fileURLToPath(new URL('../../bench/sql/create-payment.pgbench', import.meta.url));

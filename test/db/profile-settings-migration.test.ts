@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, expect, inject, it } from 'vitest';
-import { migrate, readMigrations } from '../../src/db/migrate.ts';
-import { ensureDatabase } from '../../src/db/reachability.ts';
+import { migrate, readMigrations } from '../../src/platform/db/migrate.ts';
+import { ensureDatabase } from '../../src/platform/db/reachability.ts';
 
 const PER_MODE = '20261125130000_profile_settings_per_mode';
 

@@ -3,8 +3,8 @@
 // every field set and read back unchanged from the migrated database.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { createDatabase, type Database } from '../../src/db/client.ts';
-import { columnOf } from '../../src/services/payments/payment-store.ts';
+import { createDatabase, type Database } from '../../src/platform/db/client.ts';
+import { columnOf } from '../../src/modules/payments/store.ts';
 import * as enums from '../../src/generated/prisma/enums.ts';
 import { getDatamodel } from '../../src/generated/pothos-types.ts';
 

@@ -2,8 +2,8 @@
 // later) and which are ordinary failures (INTERNAL): real errors from the real client, against a port
 // where nothing listens. The outage itself is exercised in test/faults/postgres-restart.test.ts.
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createDatabase } from '../../src/db/client.ts';
-import { isDatabaseUnavailable } from '../../src/db/unavailable.ts';
+import { createDatabase } from '../../src/platform/db/client.ts';
+import { isDatabaseUnavailable } from '../../src/platform/db/unavailable.ts';
 import { closedPort } from '../support/stack.ts';
 
 const nowhere = createDatabase(`postgresql://postgres@127.0.0.1:${await closedPort()}/nowhere`, 1);

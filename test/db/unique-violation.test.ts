@@ -2,9 +2,9 @@
 // statement (P2010 carrying SQLSTATE 23505, as a payment's single-statement insert fails). Real errors
 // from the real database.
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createDatabase } from '../../src/db/client.ts';
-import { isUniqueViolation } from '../../src/db/unique-violation.ts';
-import { newId } from '../../src/domain/ids.ts';
+import { createDatabase } from '../../src/platform/db/client.ts';
+import { isUniqueViolation } from '../../src/platform/db/unique-violation.ts';
+import { newId } from '../../src/kernel/ids.ts';
 
 const db = createDatabase(inject('databaseUrl'), 1);
 afterAll(() => db.$disconnect());

@@ -8,7 +8,7 @@ import {
   secretsEqual,
   type KeyType,
   type Mode,
-} from '../../src/domain/api-keys.ts';
+} from '../../src/kernel/api-keys.ts';
 
 const pairs: { type: KeyType; mode: Mode; prefix: string }[] = [
   { type: 'SECRET', mode: 'TEST', prefix: 'sk_test_' },

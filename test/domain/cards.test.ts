@@ -13,8 +13,8 @@ import {
   normaliseCardNumber,
   type CardBrand,
   type CardInput,
-} from '../../src/domain/cards.ts';
-import { cardFingerprint } from '../../src/domain/card-fingerprint.ts';
+} from '../../src/kernel/cards.ts';
+import { cardFingerprint } from '../../src/kernel/card-fingerprint.ts';
 import { prng } from '../support/prng.ts';
 
 

@@ -11,8 +11,8 @@ import {
   evidenceProblem,
   isDisputeMoveAllowed,
   type DisputeStatus,
-} from '../../src/domain/disputes/dispute-machine.ts';
-import { EVENT_TYPES } from '../../src/domain/events/catalog.ts';
+} from '../../src/modules/disputes/machine.ts';
+import { EVENT_TYPES } from '../../src/modules/events/catalog.ts';
 import { prng } from '../support/prng.ts';
 
 const pairs = DISPUTE_STATUSES.flatMap((from) => DISPUTE_STATUSES.map((to) => [from, to] as const));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, ERROR_CODES, invalidInput, type ErrorCode } from '../../src/domain/errors.ts';
+import { AppError, ERROR_CODES, invalidInput, type ErrorCode } from '../../src/kernel/errors.ts';
 
 const codes = Object.keys(ERROR_CODES) as ErrorCode[];
 

@@ -3,10 +3,10 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CONTENT_TYPES, contentTypeOf, EVENT_TYPES, isEventType, PAYMENT_STATUS_EVENTS } from '../../src/domain/events/catalog.ts';
-import { MAX_ATTEMPTS, MAX_RETRIES, RETRY_DELAYS_MS, retryDelayMs } from '../../src/domain/events/retry-schedule.ts';
-import { serializeWebhook, standardWebhookHeaders, webhookSignature } from '../../src/domain/events/webhook.ts';
-import { INTENT_STATUSES } from '../../src/domain/payments/statuses.ts';
+import { CONTENT_TYPES, contentTypeOf, EVENT_TYPES, isEventType, PAYMENT_STATUS_EVENTS } from '../../src/modules/events/catalog.ts';
+import { MAX_ATTEMPTS, MAX_RETRIES, RETRY_DELAYS_MS, retryDelayMs } from '../../src/modules/events/retry-schedule.ts';
+import { serializeWebhook, standardWebhookHeaders, webhookSignature } from '../../src/modules/events/signature.ts';
+import { INTENT_STATUSES } from '../../src/modules/payments/machine/statuses.ts';
 import { verifyWebhook } from '../../examples/webhook-receiver/verify-webhook.ts';
 import { prng } from '../support/prng.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ID_PREFIXES, isId, newId, randomBase62, type IdKind } from '../../src/domain/ids.ts';
+import { ID_PREFIXES, isId, newId, randomBase62, type IdKind } from '../../src/kernel/ids.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const kinds = Object.keys(ID_PREFIXES) as IdKind[];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_INSTANT, MIN_INSTANT, parseInstant } from '../../src/domain/instants.ts';
+import { MAX_INSTANT, MIN_INSTANT, parseInstant } from '../../src/kernel/instants.ts';
 import { prng } from '../support/prng.ts';
 
 describe('parseInstant', () => {

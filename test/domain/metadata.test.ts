@@ -4,7 +4,7 @@ import {
   MAX_METADATA_KEY_LENGTH,
   MAX_METADATA_VALUE_LENGTH,
   metadataProblem,
-} from '../../src/domain/metadata.ts';
+} from '../../src/kernel/metadata.ts';
 
 function withKeys(count: number): Record<string, string> {
   return Object.fromEntries(Array.from({ length: count }, (_, index) => [`key${index}`, 'value']));

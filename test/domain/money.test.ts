@@ -7,7 +7,7 @@ import {
   isCurrency,
   minorUnitExponent,
   parseMajor,
-} from '../../src/domain/money.ts';
+} from '../../src/kernel/money.ts';
 import { prng } from '../support/prng.ts';
 
 

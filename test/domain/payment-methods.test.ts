@@ -1,6 +1,6 @@
 // The seed's "flow variation by payment method" table, as the code holds it.
 import { describe, expect, it } from 'vitest';
-import { PAYMENT_METHOD_GROUPS, PAYMENT_METHOD_TYPES, paymentMethodGroup, supportsManualCapture } from '../../src/domain/payments/methods.ts';
+import { PAYMENT_METHOD_GROUPS, PAYMENT_METHOD_TYPES, paymentMethodGroup, supportsManualCapture } from '../../src/modules/payments/methods.ts';
 
 // The seed, letter for letter: group, customer action, finalization.
 const SEED_TABLE = [

@@ -1,10 +1,10 @@
-// Table-driven tests of the PaymentAttempt and PaymentIntent state machines (src/domain/payments).
+// Table-driven tests of the PaymentAttempt and PaymentIntent state machines (src/modules/payments/machine).
 // The tests read the code's tables (ATTEMPT_TRANSITIONS, INTENT_TRANSITIONS, ATTEMPT_STATUSES,
 // INTENT_STATUSES, ATTEMPT_TARGETS) and check the functions against them; only the tests whose purpose is
 // to pin the seed (its section 3, "exact to the letter"; docs/payments.md, "States") or Hyperswitch's
 // mapping restate rows.
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../src/domain/errors.ts';
+import { AppError } from '../../src/kernel/errors.ts';
 import {
   ATTEMPT_TARGETS,
   ATTEMPT_TRANSITIONS,
@@ -16,8 +16,8 @@ import {
   type AttemptTransition,
   type AttemptTrigger,
   type ProcessorPaymentStatus,
-} from '../../src/domain/payments/attempt-machine.ts';
-import { INTENT_TRANSITIONS, isIntentMoveAllowed, isNewAttemptMoveAllowed } from '../../src/domain/payments/intent-machine.ts';
+} from '../../src/modules/payments/machine/attempt.ts';
+import { INTENT_TRANSITIONS, isIntentMoveAllowed, isNewAttemptMoveAllowed } from '../../src/modules/payments/machine/intent.ts';
 import {
   ATTEMPT_STATUSES,
   INTENT_STATUSES,
@@ -26,7 +26,7 @@ import {
   type AttemptStatus,
   type CaptureMethod,
   type IntentStatus,
-} from '../../src/domain/payments/statuses.ts';
+} from '../../src/modules/payments/machine/statuses.ts';
 import { prng } from '../support/prng.ts';
 
 // ---------------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // The Refund state machine and the refund amount rule, driven by the code's own tables
 // (REFUND_TRANSITIONS, REFUND_STATUSES, REFUND_STATUS_EVENTS); only Hyperswitch's event mapping is restated.
 import { describe, expect, it } from 'vitest';
-import { isEventType } from '../../src/domain/events/catalog.ts';
+import { isEventType } from '../../src/modules/events/catalog.ts';
 import {
   isRefundMoveAllowed,
   OPEN_REFUND_STATUSES,
@@ -12,7 +12,7 @@ import {
   RESERVING_REFUND_STATUSES,
   refundAmount,
   type RefundStatus,
-} from '../../src/domain/refunds/refund-machine.ts';
+} from '../../src/modules/refunds/machine.ts';
 import { prng } from '../support/prng.ts';
 
 const pairs = REFUND_STATUSES.flatMap((from) => REFUND_STATUSES.map((to) => [from, to] as const));

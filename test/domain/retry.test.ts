@@ -1,6 +1,6 @@
 // Every rule of automatic retry, over every combination of its inputs.
 import { describe, expect, it } from 'vitest';
-import { HARD_DECLINE_CODES, retryDecision, type AttemptFailure, type RetryContext } from '../../src/domain/payments/retry.ts';
+import { HARD_DECLINE_CODES, retryDecision, type AttemptFailure, type RetryContext } from '../../src/modules/payments/machine/retry.ts';
 
 const FAILURES: AttemptFailure[] = [
   { kind: 'not_processed', code: 'connector_unreachable' },

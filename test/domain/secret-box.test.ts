@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { SecretBox } from '../../src/domain/secret-box.ts';
+import { SecretBox } from '../../src/kernel/secret-box.ts';
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const box = new SecretBox(randomBytes(32));

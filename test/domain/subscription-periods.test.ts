@@ -1,7 +1,7 @@
-// Subscription periods (src/domain/subscriptions/subscription-machine.ts): days and weeks are fixed lengths;
+// Subscription periods (src/modules/subscriptions/machine.ts): days and weeks are fixed lengths;
 // months count from the anchor and clamp to the month's last day.
 import { describe, expect, it } from 'vitest';
-import { periodStart } from '../../src/domain/subscriptions/subscription-machine.ts';
+import { periodStart } from '../../src/modules/subscriptions/machine.ts';
 
 const at = (iso: string) => new Date(iso);
 

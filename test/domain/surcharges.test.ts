@@ -1,6 +1,6 @@
-// Surcharge arithmetic and rule validation (src/domain/surcharges.ts).
+// Surcharge arithmetic and rule validation (src/modules/payments/surcharges.ts).
 import { describe, expect, it } from 'vitest';
-import { surchargeFor, surchargeRulesProblem, type SurchargeRule } from '../../src/domain/surcharges.ts';
+import { surchargeFor, surchargeRulesProblem, type SurchargeRule } from '../../src/modules/payments/surcharges.ts';
 import { prng } from '../support/prng.ts';
 
 const rule = (fixedAmount: number, percentBps: number): SurchargeRule => ({ paymentMethodType: 'card', fixedAmount, percentBps });

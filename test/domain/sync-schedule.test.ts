@@ -1,6 +1,6 @@
 // The payment sync schedule, pinned step by step: a change to it is a change of what merchants see.
 import { describe, expect, it } from 'vitest';
-import { PAYMENT_SYNC_DELAYS_MS, paymentSyncDelayMs } from '../../src/domain/payments/sync-schedule.ts';
+import { PAYMENT_SYNC_DELAYS_MS, paymentSyncDelayMs } from '../../src/modules/processor-sync/schedule.ts';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Mode } from '../../src/domain/api-keys.ts';
-import { hostMatches, MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from '../../src/domain/webhook-url.ts';
+import type { Mode } from '../../src/kernel/api-keys.ts';
+import { hostMatches, MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from '../../src/kernel/webhook-url.ts';
 
 const allowlist = ['*.example.com', 'hooks.merchant.test'];
 

@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { verifyWebhook } from '../../examples/webhook-receiver/verify-webhook.ts';
-import { EVENT_TYPES, contentTypeOf, type ContentType, type EventType } from '../../src/domain/events/catalog.ts';
+import { EVENT_TYPES, contentTypeOf, type ContentType, type EventType } from '../../src/modules/events/catalog.ts';
 import {
   AcceptDisputeDocument,
   CancelPaymentDocument,

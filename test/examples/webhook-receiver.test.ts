@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createReceiver } from '../../examples/webhook-receiver/receiver.ts';
-import { serializeWebhook, standardWebhookHeaders, webhookSignature } from '../../src/domain/events/webhook.ts';
+import { serializeWebhook, standardWebhookHeaders, webhookSignature } from '../../src/modules/events/signature.ts';
 import { UpdateBusinessProfileDocument } from '../gql/graphql.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';

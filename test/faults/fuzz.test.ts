@@ -17,13 +17,13 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ERROR_CODES } from '../../src/domain/errors.ts';
-import { ATTEMPT_TRANSITIONS } from '../../src/domain/payments/attempt-machine.ts';
-import { isIntentMoveAllowed, isNewAttemptMoveAllowed } from '../../src/domain/payments/intent-machine.ts';
-import { intentStatusOf, type AttemptStatus, type IntentStatus } from '../../src/domain/payments/statuses.ts';
-import { RESERVING_REFUND_STATUSES } from '../../src/domain/refunds/refund-machine.ts';
-import { MAX_CALLBACK_BYTES } from '../../src/http/connector-webhooks.ts';
-import { columnOf } from '../../src/services/payments/payment-store.ts';
+import { ERROR_CODES } from '../../src/kernel/errors.ts';
+import { ATTEMPT_TRANSITIONS } from '../../src/modules/payments/machine/attempt.ts';
+import { isIntentMoveAllowed, isNewAttemptMoveAllowed } from '../../src/modules/payments/machine/intent.ts';
+import { intentStatusOf, type AttemptStatus, type IntentStatus } from '../../src/modules/payments/machine/statuses.ts';
+import { RESERVING_REFUND_STATUSES } from '../../src/modules/refunds/machine.ts';
+import { MAX_CALLBACK_BYTES } from '../../src/api/routes/connector-webhooks.ts';
+import { columnOf } from '../../src/modules/payments/store.ts';
 import {
   fuzzCase,
   literalPrintable,
@@ -394,7 +394,7 @@ async function runRaw(testCase: RawCase): Promise<void> {
     throw error;
   }
   // Known, not fixed here: a request line over Node's 16 KB header limit is refused by Node's HTTP parser
-  // (431) before the server's handler runs, with no body. The fix belongs in src/http/server.ts (a
+  // (431) before the server's handler runs, with no body. The fix belongs in src/api/http-server.ts (a
   // 'clientError' handler answering JSON with a code); counted so the report shows it.
   if (answer.status === 431 && answer.text === '' && (testCase.search ?? '').length > 8 * 1024) return void count(`raw ${testCase.method} with a query string: 431 from Node's parser, no body`);
   const outcome = testCase.method === 'HEAD' || testCase.method === 'OPTIONS' ? String(answer.status) : checkRejection(answer, testCase.what);

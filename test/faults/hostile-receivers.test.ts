@@ -6,8 +6,8 @@
 // endpoint, and every failure is recorded with its reason and retried until the event is delivered.
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RETRY_DELAYS_MS } from '../../src/domain/events/retry-schedule.ts';
-import { MAX_STORED_RESPONSE_BYTES } from '../../src/services/events/webhook-sender.ts';
+import { RETRY_DELAYS_MS } from '../../src/modules/events/retry-schedule.ts';
+import { MAX_STORED_RESPONSE_BYTES } from '../../src/modules/events/sender.ts';
 import { RetryWebhookDeliveryDocument, UpdateBusinessProfileDocument } from '../gql/graphql.ts';
 import { deferredCleanups } from '../support/cleanups.ts';
 import { dataOf } from '../support/graphql-client.ts';

@@ -7,8 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { intentStatusOf, type AttemptStatus } from '../../src/domain/payments/statuses.ts';
-import { createScratchDatabase } from '../../src/db/scratch-database.ts';
+import { intentStatusOf, type AttemptStatus } from '../../src/modules/payments/machine/statuses.ts';
+import { createScratchDatabase } from '../../src/platform/db/scratch-database.ts';
 import { ConfirmPaymentDocument, CreatePaymentDocument, SyncPaymentDocument } from '../gql/graphql.ts';
 import { auditDeliveries, settledEvents } from '../support/delivery-audit.ts';
 import { dataOf, type GraphQLResult } from '../support/graphql-client.ts';

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_DISCARDED_BODY_BYTES } from '../../src/http/node-bridge.ts';
+import { MAX_DISCARDED_BODY_BYTES } from '../../src/platform/http/node-bridge.ts';
 import { startApiProcess, type ApiProcess } from '../support/processes.ts';
 
 // Its own process, as in production: in this one, the client's writes and the server's reads would take turns.

@@ -1,7 +1,7 @@
 // When a keyed request's answer frees its key: only when it shows nothing ran. The answers are the shapes
 // GraphQL gives; the requests that produce them go through the API in test/api/idempotency.test.ts.
 import { describe, expect, it } from 'vitest';
-import { mayHaveActed } from '../../src/http/idempotent-graphql.ts';
+import { mayHaveActed } from '../../src/api/idempotent-graphql.ts';
 
 const answer = (body: unknown) => ({ status: 200, headers: {}, body: JSON.stringify(body) });
 const error = (code: string, path?: string[]) => ({ message: code, ...(path ? { path } : {}), extensions: { code } });

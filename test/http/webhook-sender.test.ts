@@ -1,8 +1,8 @@
 // The webhook HTTP client against real local servers: what it sends, what it refuses to reach, and how it
 // treats receivers that redirect, stall, or answer without end.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createWebhookSender, isPrivateAddress, mayReach, parseRetryAfter } from '../../src/http/webhook-sender.ts';
-import { MAX_STORED_RESPONSE_BYTES, type WebhookRequest } from '../../src/services/events/webhook-sender.ts';
+import { createWebhookSender, isPrivateAddress, mayReach, parseRetryAfter } from '../../src/modules/events/http-sender.ts';
+import { MAX_STORED_RESPONSE_BYTES, type WebhookRequest } from '../../src/modules/events/sender.ts';
 import { startReceiver, type Receiver, type ReceiverHandler } from '../support/receiver.ts';
 import { closedPort } from '../support/stack.ts';
 

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { verifyWebhook } from '../../examples/webhook-receiver/verify-webhook.ts';
 import { CapturePaymentDocument, ConfirmPaymentDocument, CreatePaymentDocument, CreateRefundDocument, PaymentRefundsDocument, RefundDocument, RefundsDocument, SyncRefundDocument } from '../gql/graphql.ts';
-import { newId } from '../../src/domain/ids.ts';
+import { newId } from '../../src/kernel/ids.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';

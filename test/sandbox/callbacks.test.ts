@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadSandboxConfig } from '../../src/config.ts';
+import { loadSandboxConfig } from '../../src/platform/config.ts';
 import { startSandbox } from '../../src/sandbox/server.ts';
 import { METHOD_DETAILS, methodInput, newFauxpayKey, newKey, useSandbox, type Body } from './harness.ts';
 

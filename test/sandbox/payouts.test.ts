@@ -5,7 +5,7 @@
 // move of the transition table allowed or refused, idempotency, lookups by reference, isolation between keys
 // and personalities, and every refusal naming its field.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadSandboxConfig } from '../../src/config.ts';
+import { loadSandboxConfig } from '../../src/platform/config.ts';
 import { TEST_BANK_ACCOUNTS } from '../../src/sandbox/banks.ts';
 import { TEST_CARDS } from '../../src/sandbox/cards.ts';
 import { PAYOUT_MOVES, type PayoutMove } from '../../src/sandbox/payouts.ts';

@@ -2,7 +2,7 @@
 // captured (also under concurrent requests), the refund test cards (pending then settled, or held for review)
 // observed by GET and by signed `refund.*` callbacks, idempotency, lookups by reference, and every refusal.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadSandboxConfig } from '../../src/config.ts';
+import { loadSandboxConfig } from '../../src/platform/config.ts';
 import { TEST_CARDS } from '../../src/sandbox/cards.ts';
 import { startSandbox, startSandboxFromConfig } from '../../src/sandbox/server.ts';
 import {

@@ -5,8 +5,8 @@
 import { Repeater } from '@repeaterjs/repeater';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { SubscriptionGate, MAX_UNREAD_RESULTS } from '../../src/graphql/subscription-gate.ts';
-import { createLogger } from '../../src/logger.ts';
+import { SubscriptionGate, MAX_UNREAD_RESULTS } from '../../src/api/subscription-gate.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { CreateApiKeyDocument, CreatePaymentDocument, PaymentEventsDocument, PaymentUpdatedDocument, RevokeApiKeyDocument } from '../gql/graphql.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { dataOf } from '../support/graphql-client.ts';

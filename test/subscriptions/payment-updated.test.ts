@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from 'graphql-ws';
 import { ConfirmPaymentDocument, CreatePaymentDocument, PaymentUpdatedDocument } from '../gql/graphql.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
-import { createLiveFeed } from '../../src/realtime/live-feed.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { createLiveFeed } from '../../src/modules/events/live-feed.ts';
 import { startTestApi, testEnv, type TestApi } from '../support/api.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';

@@ -1,9 +1,9 @@
 // Starts the real API (HTTP server on a free port) against this run's database.
 import pg from 'pg';
 import { inject } from 'vitest';
-import { startApi, type ApiApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
+import { startApi, type ApiApp } from '../../src/main/api-app.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { CreateMerchantAccountDocument } from '../gql/graphql.ts';
 import { dataOf, graphqlClient, type Execute } from './graphql-client.ts';
 

@@ -2,7 +2,7 @@
 // events: a worker's reconciler takes every due event of its database.
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { createScratchDatabase, type ScratchDatabase } from '../../src/db/scratch-database.ts';
+import { createScratchDatabase, type ScratchDatabase } from '../../src/platform/db/scratch-database.ts';
 
 export function ownDatabase(): Promise<ScratchDatabase> {
   const runDatabase = inject('databaseUrl');

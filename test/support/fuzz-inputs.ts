@@ -3,7 +3,7 @@
 // processor callbacks. Each case is plain data, so a failing one prints as it was sent and fast-check can
 // replay it from the seed.
 import fc from 'fast-check';
-import { CURRENCY_EXPONENTS, MAX_AMOUNT_MINOR } from '../../src/domain/money.ts';
+import { CURRENCY_EXPONENTS, MAX_AMOUNT_MINOR } from '../../src/kernel/money.ts';
 
 export const CURRENCIES = Object.keys(CURRENCY_EXPONENTS);
 const NOW_YEAR = new Date().getUTCFullYear();

@@ -2,7 +2,7 @@
 // Redis is shared; every run gets its own key prefix.
 import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
-import { createScratchDatabase } from '../../src/db/scratch-database.ts';
+import { createScratchDatabase } from '../../src/platform/db/scratch-database.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,11 +1,11 @@
 // The payment sync worker in tests: started in this process, and a look at its queue as BullMQ sees it.
 import { Queue, type Job } from 'bullmq';
 import { expect, vi } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
-import type { PaymentSyncJob } from '../../src/services/payments/sync-scheduler.ts';
-import { PAYMENT_SYNC_QUEUE, PaymentSyncQueue, paymentSyncJobId } from '../../src/worker/payment-sync-queue.ts';
-import { startWorker, type WorkerApp } from '../../src/worker/worker.ts';
+import { loadConfig, type Config } from '../../src/platform/config.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import type { PaymentSyncJob } from '../../src/modules/processor-sync/scheduler.ts';
+import { PAYMENT_SYNC_QUEUE, PaymentSyncQueue, paymentSyncJobId } from '../../src/modules/processor-sync/jobs.ts';
+import { startWorker, type WorkerApp } from '../../src/main/worker-app.ts';
 import { testEnv } from './api.ts';
 
 export async function startTestWorker(overrides: Record<string, string> = {}): Promise<WorkerApp> {

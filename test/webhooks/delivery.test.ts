@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { RETRY_DELAYS_MS } from '../../src/domain/events/retry-schedule.ts';
+import { RETRY_DELAYS_MS } from '../../src/modules/events/retry-schedule.ts';
 import {
   CapturePaymentDocument,
   ConfirmPaymentDocument,

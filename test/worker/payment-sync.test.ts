@@ -3,10 +3,10 @@
 import type { Queue } from 'bullmq';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject, vi } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
-import type { PaymentSyncJob } from '../../src/services/payments/sync-scheduler.ts';
-import { PaymentSyncQueue } from '../../src/worker/payment-sync-queue.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import type { PaymentSyncJob } from '../../src/modules/processor-sync/scheduler.ts';
+import { PaymentSyncQueue } from '../../src/modules/processor-sync/jobs.ts';
 import { ConfirmPaymentDocument, CreatePaymentDocument, PaymentDocument } from '../gql/graphql.ts';
 import { testEnv } from '../support/api.ts';
 import { dataOf } from '../support/graphql-client.ts';

@@ -1,0 +1,99 @@
+// GraphQL over WebSocket (graphql-ws) on the API's own port and path: the key comes in `connectionParams`
+// ({"api-key": "<key>"}) and is checked when each subscription starts (failed authentications limited per
+// client IP, as over HTTP), and every operation runs through
+// Yoga's envelop, so depth, cost, token and alias limits, masked errors and scope-auth are the HTTP ones.
+// Bounds, backlog and revocation are the subscription gate's (src/api/subscription-gate.ts), shared
+// with SSE.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import { GraphQLError, type ExecutionArgs } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import type { YogaServerInstance } from 'graphql-yoga';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Config } from '../platform/config.ts';
+import { AppError } from '../kernel/errors.ts';
+import type { GraphQLContext } from '../platform/graphql/context.ts';
+import { appErrorToGraphQL, withErrorCode } from '../platform/graphql/errors.ts';
+import type { ServerContext } from './yoga.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { Services } from '../modules/services.ts';
+import { authenticateWithinLimits } from './authenticate.ts';
+import { clientKeyOf, type RateLimits } from '../platform/rate-limits.ts';
+
+/** How long sockets get to close cleanly at shutdown before they are cut. */
+const CLOSE_GRACE_MS = 1_000;
+
+function presentedKeyOf(connectionParams: Readonly<Record<string, unknown>> | undefined): string | null {
+  const apiKey = connectionParams?.['api-key'] ?? connectionParams?.apiKey;
+  if (typeof apiKey === 'string' && apiKey.trim() !== '') return apiKey.trim();
+  const authorization = connectionParams?.authorization;
+  const bearer = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
+  return bearer?.[1] ?? null;
+}
+
+type Operations = { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown };
+
+export function attachGraphQLWebSocket(deps: {
+  server: Server;
+  yoga: YogaServerInstance<ServerContext, GraphQLContext>;
+  services: Services;
+  limits: RateLimits;
+  config: Config;
+  logger: Logger;
+}): { close: () => Promise<void> } {
+  const { server, yoga, services, limits, config, logger } = deps;
+  const webSocketServer = new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: config.MAX_BODY_BYTES });
+
+  useServer<Record<string, unknown>, { socket: WebSocket; request: IncomingMessage }>(
+    {
+      execute: (args) => (args.rootValue as Operations).execute(args) as never,
+      subscribe: (args) => (args.rootValue as Operations).subscribe(args) as never,
+      onSubscribe: async (context, _id, payload) => {
+        const clientIp = clientKeyOf(context.extra.request.socket.remoteAddress);
+        let principal;
+        try {
+          principal = await authenticateWithinLimits(services.apiKeys, limits, presentedKeyOf(context.connectionParams), clientIp);
+        } catch (error) {
+          if (error instanceof AppError) return [appErrorToGraphQL(error)];
+          throw error;
+        }
+        const enveloped = yoga.getEnveloped({ requestId: randomUUID(), clientIp, principal, params: payload } as never);
+        let document: ExecutionArgs['document'];
+        try {
+          document = enveloped.parse(payload.query);
+        } catch (error) {
+          // A syntax error or a parse-time limit (tokens, nesting): an error for this operation, not the socket's end.
+          if (error instanceof Error && error.name === 'GraphQLError') return [withErrorCode(error as GraphQLError)];
+          throw error;
+        }
+        const errors = enveloped.validate(enveloped.schema, document);
+        if (errors.length > 0) return errors;
+        return {
+          schema: enveloped.schema,
+          operationName: payload.operationName,
+          document,
+          variableValues: payload.variables,
+          contextValue: await enveloped.contextFactory(),
+          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe } satisfies Operations,
+        };
+      },
+    },
+    webSocketServer,
+  );
+  webSocketServer.on('error', (error) => logger.warn({ err: error }, 'websocket server error'));
+
+  return {
+    close: () =>
+      new Promise((resolve) => {
+        for (const client of webSocketServer.clients) client.close(1001, 'server shutting down');
+        // A client that does not answer the closing handshake is cut, so shutdown stays bounded.
+        const cut = setTimeout(() => {
+          for (const client of webSocketServer.clients) client.terminate();
+        }, CLOSE_GRACE_MS).unref();
+        webSocketServer.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
+      }),
+  };
+}

@@ -1,0 +1,144 @@
+// What every subscription passes through, whichever transport carries it (graphql-ws or SSE): a slot
+// under the per-key (for a checkout's publishable key: per client secret and per client IP) and per-process
+// bounds, reserved before anything else and released when the stream ends however it ends; a bounded
+// backlog (a client that stops reading is ended with a retryable error instead of growing memory); and
+// the end of every stream of a key that is revoked.
+import { Repeater } from '@repeaterjs/repeater';
+import type { Config } from '../platform/config.ts';
+import { drain } from '../kernel/async-streams.ts';
+import { AppError } from '../kernel/errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { ApiKeyService } from '../modules/merchants/key-service.ts';
+import type { Principal } from '../kernel/principal.ts';
+
+/** Results a subscriber may leave unread before it is cut off (it reconnects and catches up with `after`). */
+export const MAX_UNREAD_RESULTS = 100;
+
+/** The customer behind a publishable key's subscription: the payment its client secret opens, and its IP. */
+export interface Payer {
+  paymentId: string;
+  clientIp: string;
+}
+
+/** A count of running streams a subscription takes part in, and how many it may hold. */
+interface Slot {
+  name: string;
+  bound: number;
+  refusal: string;
+}
+
+export class SubscriptionGate {
+  #open = 0;
+  /** The running streams by slot name (a key id, `payment:…`, `ip:…`), each with the function that ends it. */
+  readonly #bySlot = new Map<string, Set<(error: Error) => void>>();
+  readonly #timer: NodeJS.Timeout;
+  #checking: Promise<void> | null = null;
+
+  constructor(
+    private readonly config: Config,
+    private readonly apiKeys: ApiKeyService,
+    logger: Logger,
+  ) {
+    this.#timer = setInterval(() => {
+      this.#checking ??= this.endRevoked()
+        .catch((error: unknown) => logger.warn({ err: error }, 'subscription key check failed; it runs again next interval'))
+        .finally(() => {
+          this.#checking = null;
+        });
+    }, config.SUBSCRIPTION_KEY_RECHECK_MS);
+    this.#timer.unref();
+  }
+
+  /**
+   * `source` as the subscriber's stream. Throws RATE_LIMITED at once when a bound is reached; the slots are
+   * taken synchronously, so concurrent subscribes cannot overshoot them.
+   */
+  open<T>(principal: Principal, source: AsyncIterable<T>, payer?: Payer): AsyncIterable<T> {
+    if (this.#open >= this.config.SUBSCRIPTIONS_PER_PROCESS) throw new AppError('RATE_LIMITED', 'This server has as many subscriptions as it takes; connect again later.');
+    const slots = this.slotsOf(principal, payer);
+    const held = slots.map((slot) => this.#bySlot.get(slot.name) ?? new Set<(error: Error) => void>());
+    const full = slots.find((slot, index) => held[index]!.size >= slot.bound);
+    if (full) throw new AppError('RATE_LIMITED', full.refusal);
+    this.#open += 1;
+    let stopWith: ((error: Error) => void) | null = null;
+    const end = (error: Error) => stopWith?.(error);
+    slots.forEach((slot, index) => {
+      this.#bySlot.set(slot.name, held[index]!);
+      held[index]!.add(end);
+    });
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.#open -= 1;
+      slots.forEach((slot, index) => {
+        const streams = held[index]!;
+        streams.delete(end);
+        if (streams.size === 0 && this.#bySlot.get(slot.name) === streams) this.#bySlot.delete(slot.name);
+      });
+    };
+    const stream = new Repeater<T>(async (push, stop) => {
+      stopWith = (error) => stop(error);
+      let unread = 0;
+      try {
+        await drain(source[Symbol.asyncIterator](), stop, (value) => {
+          if (++unread > MAX_UNREAD_RESULTS) {
+            throw new AppError('RATE_LIMITED', `More than ${MAX_UNREAD_RESULTS} results were left unread; subscribe again (with \`after\`) to catch up.`);
+          }
+          // Not awaited: the source is drained at once, so only this bounded count can grow.
+          void push(value).then(() => {
+            unread -= 1;
+          });
+        });
+        stop();
+      } catch (error) {
+        stop(error as Error);
+      } finally {
+        release();
+      }
+    });
+    // The slots are also released by a return() that comes before the stream ever started.
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: () => stream.next(),
+        return: (value?: unknown) => {
+          release();
+          return stream.return(value as T);
+        },
+        throw: (error?: unknown) => {
+          release();
+          return stream.throw(error);
+        },
+      }),
+    };
+  }
+
+  /**
+   * What a subscription counts against. A secret key's count per key. Every checkout of a merchant shares
+   * its publishable key, so a payer's count per client secret and per client IP instead (one payer cannot
+   * use up the others' slots); they are kept under the key too, unbounded, to end them if it is revoked.
+   */
+  private slotsOf(principal: Principal, payer: Payer | undefined): Slot[] {
+    const keyId = 'keyId' in principal ? principal.keyId : principal.kind;
+    const perKey = this.config.SUBSCRIPTIONS_PER_KEY;
+    if (principal.kind !== 'publishableKey' || payer === undefined) return [{ name: keyId, bound: perKey, refusal: `At most ${perKey} subscriptions per API key on one server.` }];
+    const { SUBSCRIPTIONS_PER_CLIENT_SECRET: perSecret, SUBSCRIPTIONS_PER_CLIENT_IP: perIp } = this.config;
+    return [
+      { name: keyId, bound: Infinity, refusal: '' },
+      { name: `payment:${payer.paymentId}`, bound: perSecret, refusal: `At most ${perSecret} subscriptions per client secret on one server.` },
+      { name: `ip:${payer.clientIp}`, bound: perIp, refusal: `At most ${perIp} subscriptions with a publishable key per client address on one server.` },
+    ];
+  }
+
+  /** Ends the streams of keys that were revoked since they started. */
+  private async endRevoked(): Promise<void> {
+    const keyIds = [...this.#bySlot.keys()].filter((keyId) => keyId.startsWith('key_'));
+    for (const keyId of await this.apiKeys.unusable(keyIds)) {
+      for (const end of this.#bySlot.get(keyId) ?? []) end(new AppError('UNAUTHENTICATED', 'The API key was revoked.'));
+    }
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+  }
+}

@@ -1,0 +1,115 @@
+// The service's own web pages and the scripts they run:
+//   GET /checkout            the hosted checkout (credentials in the fragment: #client_secret=…&publishable_key=…)
+//   GET /dashboard           the live dashboard (the secret key entered, or in the fragment: #secret_key=…)
+//   GET /sdk/payments.js     the payments SDK as one ES module, for merchants' own pages
+//   GET /assets/{checkout,dashboard,payment-link}.js, /assets/styles.css
+// The scripts are TypeScript under src/web and src/sdk, bundled by esbuild in memory on first request and
+// kept for the process's life (esbuild because tsx, which runs the service, is built on it already).
+import { readFile } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { errorBody } from '../kernel/errors.ts';
+import { sendJson } from '../platform/http/node-bridge.ts';
+
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+const SCRIPTS: Record<string, string> = {
+  '/sdk/payments.js': source('../sdk/index.ts'),
+  '/assets/checkout.js': source('../web/checkout.ts'),
+  '/assets/dashboard.js': source('../web/dashboard.ts'),
+  '/assets/payment-link.js': source('../web/payment-link.ts'),
+};
+const STYLES_PATH = '/assets/styles.css';
+
+// Scripts and styles from this origin only; no inline script or style attribute; API calls and graphql-ws
+// to this origin; never framed (the checkout takes card numbers).
+const PAGE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+export const WEB_ROUTES = new Set(['/checkout', '/dashboard', STYLES_PATH, ...Object.keys(SCRIPTS)]);
+
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+const bundles = new Map<string, Promise<string>>();
+
+function bundle(path: string): Promise<string> {
+  let built = bundles.get(path);
+  if (!built) {
+    built = build({ entryPoints: [SCRIPTS[path]!], bundle: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, write: false, logLevel: 'silent', legalComments: 'none' }).then(
+      (result) => result.outputFiles[0]!.text,
+    );
+    // A failed build is retried on the next request rather than kept.
+    built.catch(() => bundles.delete(path));
+    bundles.set(path, built);
+  }
+  return built;
+}
+
+/** A page of the service (title and body are HTML): its main element's class, and its one script if any (none inline). */
+export const page = (title: string, bodyClass: string, body: string, script?: string) => `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${STYLES_PATH}"></head>
+<body><main class="${bodyClass}">
+${body}
+</main>${script ? `<script type="module" src="${script}"></script>` : ''}</body>
+</html>`;
+
+const CHECKOUT_PAGE = page(
+  'Checkout',
+  'checkout',
+  `<h1>Pay <span id="amount">…</span></h1>
+<p id="description"></p>
+<form id="pay-form" class="card" hidden novalidate>
+  <fieldset><legend>How would you like to pay?</legend><div id="methods"></div></fieldset>
+  <button id="pay" type="submit">Pay</button>
+</form>
+<p id="alert" class="error" role="alert"></p>
+<p id="status" role="status" aria-live="polite"></p>
+<div id="result"></div>`,
+  '/assets/checkout.js',
+);
+
+const DASHBOARD_PAGE = page(
+  'Payments dashboard',
+  'dashboard',
+  `<h1>Payments</h1>
+<form id="key-form" class="card" novalidate>
+  <div class="field"><label for="secret-key">Secret API key</label><input id="secret-key" type="password" autocomplete="off" spellcheck="false"></div>
+  <button type="submit">Open the dashboard</button>
+  <p>The key stays in this tab (session storage) and goes only to this service.</p>
+</form>
+<p id="alert" class="error" role="alert"></p>
+<p id="live" class="visually-hidden" role="status" aria-live="polite"></p>
+<div id="board" hidden>
+  <section class="charts" aria-label="The last hour">
+    <div class="card"><h2>Payments by status (last hour)</h2><div id="chart-statuses"></div></div>
+    <div class="card"><h2>Webhook success rate (last hour)</h2><div id="chart-webhooks"></div></div>
+  </section>
+  <section class="card" aria-labelledby="recent-heading">
+    <h2 id="recent-heading">Recent payments <small>(live)</small></h2>
+    <div class="table-scroll"><table id="payments"><thead><tr><th scope="col">Payment</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Connector</th><th scope="col">Created</th><th scope="col">Updated</th></tr></thead><tbody id="payments-body"></tbody></table></div>
+  </section>
+  <section id="detail" class="card" hidden aria-labelledby="detail-heading"></section>
+</div>`,
+  '/assets/dashboard.js',
+);
+
+function send(reply: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
+  reply.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'x-content-type-options': 'nosniff', ...headers });
+  reply.end(body);
+}
+
+/** Sends one of the service's HTML pages (these, the payment links', the redirect route's) under PAGE_POLICY, never cached. */
+export function sendPage(reply: ServerResponse, status: number, html: string): void {
+  send(reply, status, 'text/html; charset=utf-8', html, { 'content-security-policy': PAGE_POLICY, 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' });
+}
+
+export async function handleWebRoute(path: string, method: string, reply: ServerResponse): Promise<void> {
+  if (method !== 'GET' && method !== 'HEAD') return sendJson(reply, 405, errorBody('METHOD_NOT_ALLOWED', 'Use GET here.'));
+  if (path === '/checkout') return sendPage(reply, 200, CHECKOUT_PAGE);
+  if (path === '/dashboard') return sendPage(reply, 200, DASHBOARD_PAGE);
+  if (path === STYLES_PATH) return send(reply, 200, 'text/css; charset=utf-8', await readFile(source('../web/styles.css'), 'utf8'), { 'cache-control': 'no-cache' });
+  // The SDK may be loaded by merchants' pages on other origins.
+  const crossOrigin: Record<string, string> = path === '/sdk/payments.js' ? { 'access-control-allow-origin': '*' } : {};
+  return send(reply, 200, 'text/javascript; charset=utf-8', await bundle(path), { 'cache-control': 'no-cache', ...crossOrigin });
+}

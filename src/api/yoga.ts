@@ -1,0 +1,297 @@
+// graphql-yoga with the hardening every request gets: depth, cost, token and alias limits, masked errors
+// with catalog codes, and the principal resolved from the request's key before execution.
+import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
+import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import type { Config } from '../platform/config.ts';
+import type { Database } from '../platform/db/client.ts';
+import { isDatabaseUnavailable } from '../platform/db/unavailable.ts';
+import { AppError, ERROR_CODES } from '../kernel/errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { LiveFeed } from '../modules/events/live-feed.ts';
+import type { SubscriptionGate } from './subscription-gate.ts';
+import type { Services } from '../modules/services.ts';
+import type { Principal } from '../kernel/principal.ts';
+import { authenticateWithinLimits } from './authenticate.ts';
+import { type RateLimits } from '../platform/rate-limits.ts';
+import type { GraphQLContext } from '../platform/graphql/context.ts';
+import { appErrorToGraphQL, TOO_DEEP_TO_PARSE, withErrorCode } from '../platform/graphql/errors.ts';
+import { renderGraphiQLPage, type GraphiQLPage } from './graphiql.ts';
+import { schema } from './schema.ts';
+
+export interface ServerContext {
+  requestId: string;
+  /** Who the caller counts as for rate limits (rate-limits.ts, clientKeyOf). */
+  clientIp: string;
+  /** Set when the HTTP layer already authenticated the request (to scope an Idempotency-Key). */
+  principal?: Principal;
+}
+
+/** The key from `api-key: <key>` or `Authorization: Bearer <key>`; null when neither is sent. */
+export function presentedKey(headers: Headers): string | null {
+  const apiKey = headers.get('api-key');
+  if (apiKey) return apiKey.trim();
+  const authorization = headers.get('authorization');
+  const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
+  return bearer?.[1] ?? null;
+}
+
+// Errors are recognised by name and shape, not `instanceof`: graphql can be loaded twice (ESM and CJS).
+function isGraphQLError(error: unknown): error is GraphQLError {
+  return error instanceof Error && error.name === 'GraphQLError';
+}
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let current = error; current instanceof Error && chain.length < 10; current = (current as GraphQLError).originalError) {
+    chain.push(current);
+  }
+  return chain;
+}
+
+function findAppError(error: unknown): AppError | undefined {
+  return causes(error).find((cause): cause is AppError => cause instanceof AppError);
+}
+
+function hasUnexpectedCause(error: GraphQLError): boolean {
+  return causes(error).some((cause) => !isGraphQLError(cause));
+}
+
+/** Adds catalog codes to the errors that reach the response without passing through maskError. */
+function useErrorCodes(): Plugin {
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result) || !('errors' in result) || !result.errors) return;
+      setResult({ ...result, errors: result.errors.map((error) => withErrorCode(error as GraphQLError)) });
+    },
+  };
+}
+
+/** Whether a publishable key came with a wrong client secret (UNAUTHENTICATED from a resolver). */
+function wrongClientSecret(context: GraphQLContext, errors: readonly GraphQLError[] | undefined): boolean {
+  return context.principal.kind === 'publishableKey' && errors?.some((error) => findAppError(error)?.code === 'UNAUTHENTICATED') === true;
+}
+
+/**
+ * A wrong client secret with a publishable key is a failed authentication: counted against the caller's IP
+ * like a wrong key, so client secrets cannot be guessed at speed. Its answer stays UNAUTHENTICATED; the
+ * caller's next request meets the limit (authenticateWithinLimits).
+ */
+function useClientSecretFailuresCounted(): Plugin<GraphQLContext> {
+  return {
+    onExecute: () => ({
+      onExecuteDone: async ({ args: { contextValue: context }, result }) => {
+        if (!isAsyncIterable(result) && wrongClientSecret(context, result.errors)) await context.limits.count('failedAuthentications', context.clientIp);
+      },
+    }),
+    // A subscription's refusal is not held back for the count.
+    onSubscribe: () => ({
+      onSubscribeResult: ({ args: { contextValue: context }, result }) => {
+        if (isAsyncIterable(result) || !wrongClientSecret(context, result.errors)) return;
+        context.limits.count('failedAuthentications', context.clientIp).catch((error: unknown) => context.logger.warn({ err: error }, 'counting a failed authentication failed'));
+      },
+    }),
+  };
+}
+
+/** A NUL in the query text: raw, or escaped in a string literal (`\u0000`, `\u{0}`). */
+const NUL_IN_QUERY = /\u0000|\\u(?:0000|\{0+\})/i;
+
+/**
+ * What makes a string unstorable: a NUL character, or a UTF-16 surrogate without its pair (not Unicode text:
+ * PostgreSQL's JSON refuses it); null when it is fine.
+ */
+function unstorable(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain NUL characters';
+  if (!text.isWellFormed()) return 'must be well-formed Unicode (no lone surrogate U+D800 to U+DFFF)';
+  return null;
+}
+
+/**
+ * The dotted path of the first string (or object key) in `value` that cannot be stored, and why; null when
+ * all can. Iterative, so variables nested however deep cannot overflow the stack.
+ */
+function firstUnstorable(value: unknown): { path: string[]; problem: string } | null {
+  // Each entry knows its parent, so a path is built only for the string found (nesting costs no copies).
+  interface Node {
+    value: unknown;
+    key: string | null;
+    parent: Node | null;
+  }
+  const pathOf = (node: Node | null): string[] => {
+    const path: string[] = [];
+    for (let current = node; current !== null && current.key !== null; current = current.parent) path.push(current.key);
+    return path.reverse();
+  };
+  const stack: Node[] = [{ value, key: null, parent: null }];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (typeof node.value === 'string') {
+      const problem = unstorable(node.value);
+      if (problem) return { path: pathOf(node), problem };
+      continue;
+    }
+    if (node.value === null || typeof node.value !== 'object') continue;
+    const entries = Object.entries(node.value);
+    for (const [key] of entries) {
+      const problem = unstorable(key);
+      if (problem) return { path: pathOf(node), problem };
+    }
+    // Pushed in reverse so the first entry is looked at first, as a recursive walk would.
+    for (let index = entries.length - 1; index >= 0; index -= 1) stack.push({ value: entries[index]![1], key: entries[index]![0], parent: node });
+  }
+  return null;
+}
+
+/**
+ * PostgreSQL cannot store a NUL character in text or JSON, nor a lone surrogate in JSON (and text would
+ * silently turn it into U+FFFD), so no input may contain either: refused once, here, with the field
+ * named, instead of failing deep in a query as an internal error or being stored altered.
+ */
+function useNoNulCharacters(): Plugin {
+  return {
+    onParams({ params, setResult }) {
+      const inQuery = params.query !== undefined && NUL_IN_QUERY.test(params.query) ? { path: [], problem: 'must not contain NUL characters' } : null;
+      const found = inQuery ?? firstUnstorable(params.variables ?? {});
+      if (found === null) return;
+      const { path, problem } = found;
+      // Variables are named like inputs ("input.description"): the field is the path below the variable.
+      const field = path.length > 1 ? path.slice(1).join('.') : (path[0] ?? 'query');
+      setResult({
+        errors: [
+          new GraphQLError(`${field}: ${problem}`, {
+            extensions: { code: 'INVALID_INPUT', field, http: { status: ERROR_CODES.INVALID_INPUT.httpStatus } },
+          }),
+        ],
+      });
+    },
+  };
+}
+
+/**
+ * A query nested too deep for the parser's stack (a RangeError) is too complex, not an internal error: a
+ * parse error, coded like the other limits (withErrorCode).
+ */
+function useTooDeepToParse(): Plugin {
+  return {
+    // Wraps the parser the plugins before it chose (the token-limited one), for HTTP and WebSocket alike.
+    onParse({ parseFn, setParseFn }) {
+      setParseFn((source, options) => {
+        try {
+          return parseFn(source, options);
+        } catch (error) {
+          if (error instanceof RangeError) throw new GraphQLError(TOO_DEEP_TO_PARSE);
+          throw error;
+        }
+      });
+    },
+  };
+}
+
+/** Refuses `__schema` and `__type` (not `__typename`) when introspection is off. */
+function useNoIntrospection(): Plugin {
+  return {
+    onValidate({ addValidationRule }) {
+      addValidationRule(NoSchemaIntrospectionCustomRule);
+    },
+  };
+}
+
+/** The GraphiQL page (the only HTML Yoga answers) gets its Content-Security-Policy. */
+function useGraphiQLPolicy(page: () => Promise<GraphiQLPage>): Plugin {
+  return {
+    async onResponse({ response }) {
+      if (!response.headers.get('content-type')?.startsWith('text/html')) return;
+      response.headers.set('content-security-policy', (await page()).policy);
+      response.headers.set('referrer-policy', 'no-referrer');
+    },
+  };
+}
+
+/**
+ * Yoga refuses a body it has no parser for (415) without a body at all: every refusal carries a catalog
+ * code, so such an answer gets one (the status is kept).
+ */
+function useCodedBareRefusals(): Plugin {
+  return {
+    onResponse({ response, setResponse, fetchAPI }) {
+      if (response.status < 400 || response.body !== null) return;
+      const message =
+        response.status === 415
+          ? 'Content-Type: send application/json (or application/graphql-response+json) with a JSON GraphQL request.'
+          : `The request was refused (${response.status} ${response.statusText}).`;
+      const headers = new fetchAPI.Headers(response.headers);
+      headers.set('content-type', 'application/json; charset=utf-8');
+      const field = response.status === 415 ? { field: 'Content-Type' } : {};
+      setResponse(new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'INVALID_INPUT', ...field } }] }), { status: response.status, headers }));
+    },
+  };
+}
+
+export function createGraphQLServer(deps: {
+  config: Config;
+  services: Services;
+  logger: Logger;
+  db: Database;
+  live: LiveFeed;
+  gate: SubscriptionGate;
+  limits: RateLimits;
+}): YogaServerInstance<ServerContext, GraphQLContext> {
+  const { config, services, logger, db, live, gate, limits } = deps;
+  const graphiql = { title: 'Payments API', subscriptionsProtocol: 'WS' } as const;
+  let graphiqlPage: Promise<GraphiQLPage> | undefined;
+  const page = () => (graphiqlPage ??= renderGraphiQLPage(graphiql));
+  return createYoga<ServerContext, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    graphiql: config.graphiql ? graphiql : false,
+    renderGraphiQL: async () => (await page()).html,
+    logging: false,
+    // Keys travel in headers, never cookies: any origin may call, and no browser credentials are sent.
+    cors: { credentials: false },
+    context: async ({ request, requestId, clientIp, principal: authenticated }) => {
+      try {
+        const principal = authenticated ?? (await authenticateWithinLimits(services.apiKeys, limits, presentedKey(request.headers), clientIp));
+        return { principal, services, logger: logger.child({ requestId }), requestId, db, live, gate, clientIp, limits };
+      } catch (error) {
+        if (error instanceof AppError) throw appErrorToGraphQL(error);
+        throw error;
+      }
+    },
+    maskedErrors: {
+      isDev: false, // never attach original errors or stacks to responses, whatever NODE_ENV says
+      maskError(error, message) {
+        const appError = findAppError(error);
+        if (appError) return appErrorToGraphQL(appError, error as GraphQLError);
+        // GraphQL's own errors (validation, coercion, scope-auth) carry no exception of ours: pass them on.
+        if (isGraphQLError(error) && !hasUnexpectedCause(error)) return error;
+        // PostgreSQL down or restarting: a retryable 503 that says so, not an internal error.
+        if (isDatabaseUnavailable(error)) {
+          logger.warn({ err: error }, 'database unavailable');
+          return appErrorToGraphQL(new AppError('SERVICE_UNAVAILABLE', 'The database cannot be reached right now; retry later.'), error as GraphQLError);
+        }
+        logger.error({ err: error }, 'unexpected error in GraphQL execution');
+        return new GraphQLError(message === 'Unexpected error.' ? 'Internal error; it has been logged.' : message, {
+          extensions: { code: 'INTERNAL', http: { status: 500 } },
+        });
+      },
+    },
+    plugins: [
+      maxDepthPlugin({ n: config.GRAPHQL_MAX_DEPTH, flattenFragments: true }),
+      costLimitPlugin({ maxCost: config.GRAPHQL_MAX_COST }),
+      maxTokensPlugin({ n: config.GRAPHQL_MAX_TOKENS }),
+      useTooDeepToParse(),
+      maxAliasesPlugin({ n: config.GRAPHQL_MAX_ALIASES }),
+      ...(config.introspection ? [] : [useNoIntrospection()]),
+      useNoNulCharacters(),
+      useClientSecretFailuresCounted(),
+      useErrorCodes(),
+      useCodedBareRefusals(),
+      useGraphiQLPolicy(page),
+    ],
+  });
+}

@@ -1,7 +1,0 @@
-import { lexicographicSortSchema, printSchema } from 'graphql';
-import { schema } from './schema/index.ts';
-
-/** The SDL of the schema, sorted, as checked in at schema.graphql. */
-export function printedSchema(): string {
-  return `${printSchema(lexicographicSortSchema(schema))}\n`;
-}

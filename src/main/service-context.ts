@@ -1,0 +1,18 @@
+// The parts every process role shares: a database pool, the secret box, configuration and the logger. It lives
+// beside the roles' composition (api-app.ts, worker-app.ts) rather than in src/modules, because it builds the
+// database client, which the modules only know as a type.
+import type { Config } from '../platform/config.ts';
+import { createDatabase } from '../platform/db/client.ts';
+import { SecretBox } from '../kernel/secret-box.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { ServiceContext } from '../platform/context.ts';
+
+export function createServiceContext(config: Config, logger: Logger): ServiceContext {
+  return {
+    db: createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE),
+    secretBox: new SecretBox(config.encryptionKey),
+    config,
+    logger,
+    publicUrl: config.PUBLIC_URL ?? `http://127.0.0.1:${config.PORT}`,
+  };
+}

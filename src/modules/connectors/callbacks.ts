@@ -1,0 +1,233 @@
+// Processors' callbacks (incoming webhooks) and registering where they go. A callback is verified with the
+// connector account's webhook secret over the exact bytes received, read by the connector, and applied to
+// the payment through the same state table as every other processor answer (PaymentService.applyCallback),
+// so a duplicate, late or out-of-order callback changes nothing. Every verified callback is stored whole with
+// what was done, for support and replay; of those that did not verify, only a bounded sample is kept.
+import { randomBytes } from 'node:crypto';
+import { ConnectorError, type ConnectorCallback } from './port.ts';
+import { AppError, errorBody, notFound } from '../../kernel/errors.ts';
+import { isId, newId } from '../../kernel/ids.ts';
+import type { CallbackVerification, ConnectorAccount, Prisma } from '../../generated/prisma/client.ts';
+import type { ConnectorAccountService } from './service.ts';
+import type { ServiceContext } from '../../platform/context.ts';
+import type { PaymentService } from '../payments/service.ts';
+import type { DisputeCallbackResult, DisputeService } from '../disputes/service.ts';
+import type { ApplyOutcome } from '../events/guarded-moves.ts';
+import type { MandateService } from '../mandates/service.ts';
+import type { PayoutService } from '../payouts/service.ts';
+import type { RefundService } from '../refunds/service.ts';
+import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
+
+/** What the route answers the processor. */
+export interface CallbackAnswer {
+  status: 200 | 401 | 404 | 501 | 503;
+  body: Record<string, unknown>;
+}
+
+export interface IncomingCallback {
+  merchantId: string;
+  connectorAccountId: string;
+  rawBody: Buffer;
+  headers: Readonly<Record<string, string | undefined>>;
+}
+
+/** Headers that carry credentials: never stored. */
+const SECRET_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'api-key', 'x-api-key']);
+
+/**
+ * How many callbacks that did not verify are kept per connector account in any minute: anyone can POST to the
+ * route, so those are a sample for support (a secret set wrong shows), never a log the sender can fill.
+ */
+export const UNVERIFIED_SAMPLE_PER_MINUTE = 10;
+
+/** All that is kept of an unverified callback's headers (and nothing of its body), each value cut short. */
+const UNVERIFIED_HEADERS = ['content-type', 'content-length', 'user-agent'];
+const MAX_UNVERIFIED_HEADER_CHARS = 200;
+
+const acknowledged = (outcome: string): CallbackAnswer => ({ status: 200, body: { received: true, outcome } });
+
+/** Not applied yet: a processor sends again what was not answered with a 2xx. */
+const sendAgain = (message: string): CallbackAnswer => ({ status: 503, body: errorBody('SERVICE_UNAVAILABLE', message) });
+
+export class ConnectorCallbackService {
+  constructor(
+    private readonly context: ServiceContext,
+    private readonly connectorAccounts: ConnectorAccountService,
+    /** What callbacks move, each through its own state table. */
+    private readonly resources: { payments: PaymentService; refunds: RefundService; disputes: DisputeService; mandates: MandateService; payouts: PayoutService },
+  ) {}
+
+  async receive(callback: IncomingCallback): Promise<CallbackAnswer> {
+    const account = await this.findAccount(callback.merchantId, callback.connectorAccountId);
+    if (account === null) return { status: 404, body: errorBody('NOT_FOUND', 'No such merchant or connector account.') };
+    const record = (verification: CallbackVerification, outcome: string, details: { callback?: ConnectorCallback; paymentId?: string } = {}) =>
+      this.store(account, callback, verification, outcome, details);
+
+    const webhooks = this.connectorAccounts.connectorFor(account).webhooks;
+    if (webhooks === undefined) {
+      await record('NOT_IMPLEMENTED', 'webhooks_not_implemented');
+      const message = `${account.connectorName} sends no callbacks; its payments are kept up to date by sync.`;
+      return { status: 501, body: errorBody('WEBHOOKS_NOT_SUPPORTED', message) };
+    }
+    const secret = account.webhookSecretEncrypted === null ? null : this.context.secretBox.open(account.webhookSecretEncrypted);
+    if (secret === null || !webhooks.verify(callback.rawBody, callback.headers, secret, new Date())) {
+      await record('FAILED', secret === null ? 'no_webhook_secret' : 'signature_mismatch');
+      return { status: 401, body: errorBody('UNAUTHENTICATED', 'The callback signature does not verify.') };
+    }
+    const parsed = webhooks.parse(callback.rawBody);
+    if (parsed === null) {
+      await record('VERIFIED', 'unrecognised_event');
+      return acknowledged('ignored');
+    }
+    const result = await this.apply(account.id, parsed);
+    if (result === null) {
+      // Acknowledged all the same (as Hyperswitch does): a 4xx would make the processor retry it forever.
+      this.context.logger.warn({ connectorAccountId: account.id, processorEventId: parsed.eventId }, `callback for a ${parsed.kind} this account does not have`);
+      await record('VERIFIED', `${parsed.kind}_not_found`, { callback: parsed });
+      return acknowledged(`${parsed.kind}_not_found`);
+    }
+    if (result.outcome === 'refused') {
+      // Acknowledged (a 4xx would be sent again forever) but nothing opened: the report contradicts our records.
+      this.context.logger.warn({ connectorAccountId: account.id, processorEventId: parsed.eventId, paymentId: result.paymentId, refusal: result.refusal }, 'refused a dispute callback that contradicts its payment');
+      await record('VERIFIED', result.refusal, { callback: parsed, paymentId: result.paymentId });
+      return acknowledged('refused');
+    }
+    if (result.outcome === 'awaiting_capture') {
+      // Nothing opened yet, as the payment has not recorded the capture disputed: refused now, the report would
+      // be lost (a 2xx is never sent again) and a refund could later return the money a second time.
+      this.context.logger.warn({ connectorAccountId: account.id, processorEventId: parsed.eventId, paymentId: result.paymentId }, 'deferred a dispute callback until its payment records the capture');
+      await record('VERIFIED', 'dispute_awaiting_capture', { callback: parsed, paymentId: result.paymentId });
+      return sendAgain('The disputed payment has not recorded its capture yet; send the callback again.');
+    }
+    if (result.outcome === 'deferred') {
+      // Not committed (the resource kept changing under it): the processor is asked to send it again.
+      await record('VERIFIED', 'deferred', { callback: parsed, paymentId: result.paymentId ?? undefined });
+      return sendAgain(`The ${parsed.kind} is changing; send the callback again.`);
+    }
+    const outcome = result.outcome === 'committed' ? 'applied' : 'duplicate_or_stale';
+    await record('VERIFIED', outcome, { callback: parsed, paymentId: result.paymentId ?? undefined });
+    return acknowledged(outcome);
+  }
+
+  /** Applies a verified callback to its resource, through that resource's own state table. */
+  private apply(connectorAccountId: string, callback: ConnectorCallback): Promise<{ paymentId: string | null; outcome: ApplyOutcome } | DisputeCallbackResult | null> {
+    const { payments, refunds, disputes, mandates, payouts } = this.resources;
+    switch (callback.kind) {
+      case 'payment':
+        return payments.applyCallback(connectorAccountId, callback.payment, callback.reference);
+      case 'refund':
+        return refunds.applyCallback(connectorAccountId, callback.refund, callback.reference);
+      case 'dispute':
+        return disputes.applyCallback(connectorAccountId, callback.dispute);
+      case 'payout':
+        return payouts.applyCallback(connectorAccountId, callback.payout, callback.reference);
+      case 'payment_method':
+        // Only a revocation changes anything: a token becomes active when its setup payment is paid.
+        return callback.status === 'revoked' ? mandates.applyRevocation(connectorAccountId, callback.token) : Promise.resolve({ paymentId: null, outcome: 'unchanged' });
+    }
+  }
+
+  /**
+   * Points the processor's callbacks for the account at this service's callback route, signed with the
+   * account's webhook secret (one is generated when the account has none), and records where.
+   */
+  async register(principal: SecretKeyPrincipal, merchantIdInPath: string, connectorAccountId: string) {
+    if (merchantIdInPath !== principal.merchantId) throw new AppError('FORBIDDEN', 'The key belongs to another merchant account.');
+    const account = await this.findAccount(principal.merchantId, connectorAccountId);
+    if (account === null || account.mode !== principal.mode) throw notFound('connector account', connectorAccountId);
+    const webhooks = this.connectorAccounts.connectorFor(account).webhooks;
+    if (webhooks === undefined) throw new AppError('WEBHOOKS_NOT_SUPPORTED', `${account.connectorName} sends no callbacks; its payments are kept up to date by sync.`);
+    const secret = this.context.secretBox.open(await this.ensureWebhookSecret(account));
+    const url = `${this.context.publicUrl.replace(/\/$/, '')}/webhooks/${account.merchantId}/${account.id}`;
+    let endpointId: string;
+    try {
+      ({ endpointId } = await webhooks.register(url, secret));
+    } catch (error) {
+      if (error instanceof ConnectorError) throw new AppError('CONNECTOR_ERROR', `The processor did not register the webhook: ${error.message}.`);
+      throw error;
+    }
+    const registered = await this.context.db.connectorAccount.update({
+      where: { id: account.id },
+      data: { webhookUrl: url, webhookEndpointId: endpointId, webhookRegisteredAt: new Date() },
+    });
+    return { merchantConnectorId: registered.id, connectorName: registered.connectorName, webhookUrl: url, connectorWebhookId: endpointId, registeredAt: registered.webhookRegisteredAt! };
+  }
+
+  /**
+   * The account's sealed webhook secret, generating one first when it has none. Saved before the
+   * processor hears of it, and only if still absent, so concurrent registrations all send the same one.
+   */
+  private async ensureWebhookSecret(account: ConnectorAccount): Promise<string> {
+    if (account.webhookSecretEncrypted !== null) return account.webhookSecretEncrypted;
+    const generated = this.context.secretBox.seal(`whsec_${randomBytes(32).toString('base64url')}`);
+    await this.context.db.connectorAccount.updateMany({ where: { id: account.id, webhookSecretEncrypted: null }, data: { webhookSecretEncrypted: generated } });
+    const saved = await this.context.db.connectorAccount.findUniqueOrThrow({ where: { id: account.id }, select: { webhookSecretEncrypted: true } });
+    return saved.webhookSecretEncrypted!;
+  }
+
+  private findAccount(merchantId: string, connectorAccountId: string): Promise<ConnectorAccount | null> {
+    // Ids from the path are hostile: only well-formed ones reach the database.
+    if (!isId('merchant', merchantId) || !isId('connectorAccount', connectorAccountId)) return Promise.resolve(null);
+    return this.context.db.connectorAccount.findFirst({ where: { id: connectorAccountId, merchantId } });
+  }
+
+  private async store(
+    account: ConnectorAccount,
+    callback: IncomingCallback,
+    verification: CallbackVerification,
+    outcome: string,
+    details: { callback?: ConnectorCallback; paymentId?: string },
+  ): Promise<void> {
+    const verified = verification === 'VERIFIED';
+    const data = {
+      id: newId('connectorCallback'),
+      merchantId: account.merchantId,
+      connectorAccountId: account.id,
+      connectorName: account.connectorName,
+      headers: verified ? withoutCredentials(callback.headers) : unverifiedHeaders(callback.headers),
+      body: new Uint8Array(verified ? callback.rawBody : []),
+      verification,
+      outcome,
+      // Only verified content is trusted enough to be indexed by.
+      processorEventId: details.callback?.eventId.slice(0, 100) ?? null,
+      processorEventType: details.callback?.eventType.slice(0, 100) ?? null,
+      paymentId: details.paymentId ?? null,
+    };
+    try {
+      if (verified) await this.context.db.connectorCallback.create({ data });
+      else if (await this.storeSample(data)) this.context.logger.warn({ connectorAccountId: account.id, outcome }, 'a callback did not verify');
+    } catch (error) {
+      // The log must never turn a committed change into an error answer (the processor would send it again).
+      this.context.logger.error({ err: error, connectorAccountId: account.id, outcome }, 'could not store a connector callback');
+    }
+  }
+
+  /**
+   * Stores an unverified callback unless its account's sample for the last minute is full (so its warning is
+   * logged at the same bounded rate); whether it did. One callback of the account at a time, in every API
+   * process, holds an advisory lock to count and store, so no two take the last place; one that finds the lock
+   * taken is not stored (the sample is a sample) rather than hold a pooled connection while it waits, and a full
+   * sample is seen first without it, so a flood of forged callbacks queues on nothing.
+   */
+  private async storeSample(data: Prisma.ConnectorCallbackUncheckedCreateInput): Promise<boolean> {
+    const sampleFull = async (db: Prisma.TransactionClient) => {
+      const [recent] = await db.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM connector_callbacks
+        WHERE connector_account_id = ${data.connectorAccountId} AND verification <> 'VERIFIED' AND received_at > now() - interval '1 minute'`;
+      return recent!.n >= UNVERIFIED_SAMPLE_PER_MINUTE;
+    };
+    if (await sampleFull(this.context.db)) return false;
+    return this.context.db.$transaction(async (tx) => {
+      const [lock] = await tx.$queryRaw<{ taken: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtext(${`connector_callbacks:${data.connectorAccountId}`})) AS taken`;
+      if (!lock!.taken || (await sampleFull(tx))) return false;
+      await tx.connectorCallback.create({ data });
+      return true;
+    });
+  }
+}
+
+const withoutCredentials = (headers: IncomingCallback['headers']) =>
+  Object.fromEntries(Object.entries(headers).filter(([name, value]) => value !== undefined && !SECRET_HEADERS.has(name)));
+
+const unverifiedHeaders = (headers: IncomingCallback['headers']) =>
+  Object.fromEntries(UNVERIFIED_HEADERS.flatMap((name) => (headers[name] === undefined ? [] : [[name, headers[name].slice(0, MAX_UNVERIFIED_HEADER_CHARS)]])));

@@ -1,0 +1,203 @@
+// The connector interface: what the payments service needs from any processor. Each implementation knows
+// its processor's wire format and nothing of GraphQL or the database.
+import type { ProcessorPaymentStatus } from '../payments/machine/attempt.ts';
+import type { ProcessorDisputeStatus } from '../disputes/machine.ts';
+import type { ProcessorPayoutStatus } from '../payouts/machine.ts';
+import type { ProcessorRefundStatus } from '../refunds/machine.ts';
+import type { PaymentMethodType } from '../payments/methods.ts';
+import type { CaptureMethod } from '../payments/machine/statuses.ts';
+
+export interface CardDetails {
+  number: string;
+  expiryMonth: number;
+  expiryYear: number;
+  cvc: string;
+  holderName?: string | null;
+}
+
+/** What the customer pays with, as the processor needs it (secrets included: never stored or logged). */
+export type PaymentMethod =
+  | { type: 'card'; card: CardDetails }
+  /**
+   * A card the processor keeps for us: its reusable token and the CVC the customer typed again, or no CVC
+   * for a merchant-initiated payment under a mandate (off session: the customer is not there).
+   */
+  | { type: 'saved_card'; token: string; cvc: string | null }
+  | { type: 'bank_debit'; accountHolderName: string; iban: string }
+  /** Wallets and pay-later: the token the provider's sheet gave the SDK for a session (paymentSessions). */
+  | { type: 'wallet' | 'pay_later'; provider: string; paymentToken: string }
+  | { type: 'bank_redirect'; bank: string }
+  | { type: 'bank_transfer' }
+  | { type: 'crypto'; network: string };
+
+/** The public type of a method: a saved card is a card. */
+export const methodTypeOf = (method: PaymentMethod): PaymentMethodType => (method.type === 'saved_card' ? 'card' : method.type);
+
+export interface AuthorizeRequest {
+  /** Our attempt id: the processor's reference and the idempotency key of the call. */
+  reference: string;
+  amount: number;
+  currency: string;
+  captureMethod: CaptureMethod;
+  threeDs: boolean;
+  paymentMethod: PaymentMethod;
+  /** Ask the processor for a reusable token of the card (setup for future use). */
+  saveCard: boolean;
+  /** Let the processor authorize less than the amount (manual capture only; the profile allows it). */
+  allowPartialAuthorization: boolean;
+  /** Where the processor sends the customer back after a redirect (our redirect-response route). */
+  returnUrl: string;
+}
+
+/** What the customer must do at the processor after confirm. */
+export type ProcessorNextAction =
+  | { type: 'redirect'; url: string }
+  /** Transfer instructions (a reference, an account or address, the amount), shown on the processor's page too. */
+  | { type: 'display_instructions'; url: string; instructions: Record<string, string | number> };
+
+/** A processor's view of a payment, normalised. */
+export interface ProcessorPayment {
+  transactionId: string;
+  status: ProcessorPaymentStatus;
+  amountCapturable: number;
+  amountCaptured: number;
+  nextAction: ProcessorNextAction | null;
+  /** A reusable token of the card, when one was asked for. */
+  paymentMethodToken: string | null;
+  error: { code: string; message: string; retryable: boolean } | null;
+}
+
+export interface RefundRequest {
+  /** The processor's id of the payment whose capture is refunded. */
+  transactionId: string;
+  amount: number;
+  currency: string;
+  reason: string | null;
+  /** Our refund id: the processor's reference and the idempotency key of the call. */
+  reference: string;
+}
+
+/** A processor's view of a refund, normalised. */
+export interface ProcessorRefund {
+  refundId: string;
+  status: ProcessorRefundStatus;
+  amount: number;
+  error: { code: string; message: string } | null;
+}
+
+/** A processor's view of a dispute (chargeback), normalised. */
+export interface ProcessorDispute {
+  disputeId: string;
+  /** The processor's id of the disputed payment. */
+  transactionId: string;
+  status: ProcessorDisputeStatus;
+  amount: number;
+  currency: string;
+  reason: string | null;
+  evidenceDueBy: Date | null;
+}
+
+/** Where a payout sends the money (secrets included: never stored or logged). */
+export type PayoutDestination =
+  | { type: 'card'; card: Omit<CardDetails, 'cvc'> }
+  | { type: 'bank_account'; accountHolderName: string; iban: string };
+
+export interface PayoutRequest {
+  /** Our payout id: the processor's reference and the idempotency key of the call. */
+  reference: string;
+  amount: number;
+  currency: string;
+  destination: PayoutDestination;
+  description: string | null;
+}
+
+/** A processor's view of a payout, normalised. */
+export interface ProcessorPayout {
+  payoutId: string;
+  status: ProcessorPayoutStatus;
+  error: { code: string; message: string } | null;
+}
+
+/** A session a wallet or pay-later SDK needs before the customer can approve in its sheet. */
+export interface WalletSession {
+  wallet: string;
+  sessionToken: string;
+  expiresAt: Date;
+}
+
+/**
+ * A call that did not produce a processor answer. `outcomeUnknown` says whether the processor may have
+ * acted (timeout, 5xx): then the payment stays pending and is synced, never failed by guess.
+ */
+export class ConnectorError extends Error {
+  constructor(
+    message: string,
+    /**
+     * `rejected`: the processor refused the request or the resource's state (a decline-like answer about the
+     * payment); `unauthorized`: it refused our credentials (the merchant's connector setup). Both did nothing.
+     */
+    readonly kind: 'timeout' | 'unreachable' | 'server_error' | 'bad_response' | 'rejected' | 'unauthorized',
+    readonly outcomeUnknown: boolean,
+    readonly processorCode?: string,
+  ) {
+    super(message);
+    this.name = 'ConnectorError';
+  }
+}
+
+export interface Connector {
+  readonly name: string;
+  authorize(request: AuthorizeRequest): Promise<ProcessorPayment>;
+  capture(transactionId: string, amount: number, idempotencyKey: string): Promise<ProcessorPayment>;
+  void(transactionId: string, idempotencyKey: string): Promise<ProcessorPayment>;
+  sync(transactionId: string): Promise<ProcessorPayment>;
+  /** The payment created for `reference`, when a call's answer was lost (timeout); null if none was created. */
+  findByReference(reference: string): Promise<ProcessorPayment | null>;
+  refund(request: RefundRequest): Promise<ProcessorRefund>;
+  syncRefund(refundId: string): Promise<ProcessorRefund>;
+  /** The refund created for `reference` (our refund id), when a call's answer was lost; null if none was created. */
+  findRefundByReference(reference: string): Promise<ProcessorRefund | null>;
+  /** Concedes a dispute. */
+  acceptDispute(disputeId: string, idempotencyKey: string): Promise<ProcessorDispute>;
+  /** Challenges a dispute with the merchant's evidence (named text fields). */
+  submitDisputeEvidence(disputeId: string, evidence: Record<string, string>, idempotencyKey: string): Promise<ProcessorDispute>;
+  createPayout(request: PayoutRequest): Promise<ProcessorPayout>;
+  /** Cancels a payout not yet sent. */
+  cancelPayout(payoutId: string, idempotencyKey: string): Promise<ProcessorPayout>;
+  syncPayout(payoutId: string): Promise<ProcessorPayout>;
+  /** The payout created for `reference` (our payout id), when a call's answer was lost; null if none was created. */
+  findPayoutByReference(reference: string): Promise<ProcessorPayout | null>;
+  /** A session for one of the connector's wallets (ConnectorDefinition.wallets). */
+  createSession(request: { wallet: string; amount: number; currency: string }): Promise<WalletSession>;
+  /** The processor's callbacks; absent when the connector has none (its payments rely on sync). */
+  readonly webhooks?: ConnectorWebhooks;
+}
+
+/**
+ * A processor's callback, verified and read: the payment, refund or dispute it is about, as the processor sees it
+ * now. `reference` is ours (an attempt or refund id) as the processor echoes it, to find a resource whose
+ * call timed out before the processor's id was known.
+ */
+export type ConnectorCallback = {
+  /** The processor's own id of the event, for the callback log. */
+  eventId: string;
+  /** The processor's event name, as sent (`payment.succeeded`). */
+  eventType: string;
+  reference: string | null;
+} & (
+  | { kind: 'payment'; payment: ProcessorPayment }
+  | { kind: 'refund'; refund: ProcessorRefund }
+  | { kind: 'dispute'; dispute: ProcessorDispute }
+  | { kind: 'payout'; payout: ProcessorPayout }
+  /** A saved card's reusable token, revoked at the processor (the customer withdrew the mandate at their bank). */
+  | { kind: 'payment_method'; token: string; status: 'active' | 'revoked' }
+);
+
+export interface ConnectorWebhooks {
+  /** Whether `headers` carry the processor's signature of exactly `rawBody` under `secret` (constant time). */
+  verify(rawBody: Buffer, headers: Readonly<Record<string, string | undefined>>, secret: string, now: Date): boolean;
+  /** The payment a verified callback reports; null when it is not an event this connector acts on. */
+  parse(rawBody: Buffer): ConnectorCallback | null;
+  /** Points the processor's callbacks for this account at `url`, signed with `secret`. */
+  register(url: string, secret: string): Promise<{ endpointId: string }>;
+}

@@ -1,0 +1,56 @@
+// The connectors this service can route to: how to validate an account's credentials, what each accepts
+// (payment method types, wallets with sessions), and how to build a client for one account.
+import type { z } from 'zod';
+import type { PaymentMethodType } from '../payments/methods.ts';
+import type { Connector } from './port.ts';
+import { credentialsSchemaFor, SandboxConnector, type SandboxCredentials, type SandboxPersonality } from './sandbox/connector.ts';
+
+export interface ConnectorSettings {
+  sandboxUrl: string;
+  timeoutMs: number;
+}
+
+export interface ConnectorDefinition<Credentials = unknown> {
+  credentialsSchema: z.ZodType<Credentials>;
+  paymentMethods: readonly PaymentMethodType[];
+  /** Wallet and pay-later providers the connector opens sessions for, by the method type they pay with. */
+  wallets: readonly { provider: string; type: 'wallet' | 'pay_later' }[];
+  /**
+   * The webhook flow categories the connector declares. Informational only (the seed): it never decides
+   * whether a callback is accepted, and may be empty while callbacks work (the sandbox's is).
+   */
+  webhookFlowCategories: readonly ('payments' | 'refunds' | 'disputes' | 'mandates' | 'payouts')[];
+  /** Whether the connector can send payouts (to cards and bank accounts). */
+  payouts: boolean;
+  create(credentials: Credentials, settings: ConnectorSettings): Connector;
+}
+
+function sandboxProcessor(personality: SandboxPersonality, capabilities: Pick<ConnectorDefinition, 'paymentMethods' | 'wallets' | 'webhookFlowCategories' | 'payouts'>): ConnectorDefinition<SandboxCredentials> {
+  return {
+    credentialsSchema: credentialsSchemaFor(personality),
+    ...capabilities,
+    create: (credentials, settings) => new SandboxConnector(personality, credentials, { baseUrl: settings.sandboxUrl, timeoutMs: settings.timeoutMs }),
+  };
+}
+
+export const CONNECTORS = {
+  sandbox: sandboxProcessor(
+    { name: 'sandbox', pathPrefix: '', keyPrefix: 'sk_sandbox_', webhooks: true },
+    {
+      paymentMethods: ['card', 'bank_debit', 'wallet', 'pay_later', 'bank_redirect', 'bank_transfer', 'crypto'],
+      wallets: [
+        { provider: 'sandbox_pay', type: 'wallet' },
+        { provider: 'sandbox_later', type: 'pay_later' },
+      ],
+      webhookFlowCategories: [],
+      payouts: true,
+    },
+  ),
+  fauxpay: sandboxProcessor({ name: 'fauxpay', pathPrefix: '/fauxpay', keyPrefix: 'sk_fauxpay_', webhooks: false }, { paymentMethods: ['card', 'bank_debit'], wallets: [], webhookFlowCategories: [], payouts: true }),
+} as const satisfies Record<string, ConnectorDefinition<SandboxCredentials>>;
+
+export type ConnectorName = keyof typeof CONNECTORS;
+
+export function isConnectorName(name: string): name is ConnectorName {
+  return Object.hasOwn(CONNECTORS, name);
+}

@@ -1,0 +1,121 @@
+// A merchant's accounts at processors: credentials validated per connector and sealed at rest; the
+// eligible account for a payment chosen by the merchant's preference.
+import { z } from 'zod';
+import type { Connector } from './port.ts';
+import { CONNECTORS, isConnectorName, type ConnectorName } from './registry.ts';
+import { AppError, invalidInput } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import type { Mode } from '../../kernel/api-keys.ts';
+import { isCountry } from '../../kernel/countries.ts';
+import { isCurrency } from '../../kernel/money.ts';
+import { isPaymentMethodType, PAYMENT_METHOD_TYPES, type PaymentMethodType } from '../payments/methods.ts';
+import type { ConnectorAccount } from '../../generated/prisma/client.ts';
+import type { ServiceContext } from '../../platform/context.ts';
+import type { MerchantPrincipal } from '../../kernel/principal.ts';
+import { currencyCode, parseInput } from '../../platform/validation.ts';
+
+const createInput = z.object({
+  connectorName: z.string().refine(isConnectorName, { message: `must be one of: ${Object.keys(CONNECTORS).join(', ')}` }),
+  credentials: z.record(z.string(), z.unknown()),
+  webhookSecret: z.string().min(16, 'must be at least 16 characters').max(256).nullish(),
+  paymentMethods: z.array(z.string().refine(isPaymentMethodType, `must be one of: ${PAYMENT_METHOD_TYPES.join(', ')}`)).max(20).nullish(),
+  currencies: z
+    .array(currencyCode.refine(isCurrency, 'must be an ISO 4217 currency code'))
+    .max(200)
+    .nullish(),
+  countries: z.array(z.string().refine(isCountry, 'must be an ISO 3166-1 alpha-2 country code (upper case)')).max(250).nullish(),
+  mode: z.enum(['TEST', 'LIVE']).nullish(),
+});
+
+/** What a payment needs of a connector account to be routed there. */
+export interface RoutingRequest {
+  merchantId: string;
+  mode: Mode;
+  paymentMethodType: PaymentMethodType;
+  currency: string;
+  country: string | null;
+  /** The payment's own connector order (names), tried first. */
+  paymentConnectors: readonly string[];
+  /** The profile's connector order (names), tried next; other eligible accounts follow, oldest first. */
+  profileRouting: readonly string[];
+}
+
+export class ConnectorAccountService {
+  constructor(private readonly context: ServiceContext) {}
+
+  async create(principal: MerchantPrincipal, rawInput: unknown): Promise<ConnectorAccount> {
+    const input = parseInput(createInput, rawInput);
+    const name = input.connectorName as ConnectorName;
+    const definition = CONNECTORS[name];
+    const credentials = definition.credentialsSchema.safeParse(input.credentials);
+    if (!credentials.success) {
+      const issue = credentials.error.issues[0]!;
+      throw invalidInput(['credentials', ...issue.path.map(String)].join('.'), issue.message);
+    }
+    const mode: Mode = input.mode ?? principal.mode;
+    if (mode !== principal.mode) throw new AppError('FORBIDDEN', `A ${principal.mode.toLowerCase()} key creates ${principal.mode.toLowerCase()} connector accounts only.`);
+    const paymentMethods = (input.paymentMethods ?? [...definition.paymentMethods]) as PaymentMethodType[];
+    const unsupported = paymentMethods.find((method) => !definition.paymentMethods.includes(method));
+    if (unsupported) throw invalidInput('paymentMethods', `${name} does not support ${unsupported} (supported: ${definition.paymentMethods.join(', ')})`);
+    return this.context.db.connectorAccount.create({
+      data: {
+        id: newId('connectorAccount'),
+        merchantId: principal.merchantId,
+        connectorName: name,
+        mode,
+        credentialsEncrypted: this.context.secretBox.seal(JSON.stringify(credentials.data)),
+        webhookSecretEncrypted: input.webhookSecret ? this.context.secretBox.seal(input.webhookSecret) : null,
+        paymentMethods,
+        currencies: input.currencies ?? [],
+        countries: input.countries ?? [],
+      },
+    });
+  }
+
+  async list(principal: MerchantPrincipal): Promise<ConnectorAccount[]> {
+    return this.context.db.connectorAccount.findMany({
+      where: { merchantId: principal.merchantId, mode: principal.mode },
+      orderBy: { createdAt: 'asc' },
+    });
+  }
+
+  /**
+   * The accounts a payment may be routed to, in the order to try them: enabled, of the merchant and mode,
+   * accepting the method, the currency and the customer's country; ordered by the payment's connector
+   * list, then the profile's, then age. A payment that names connectors is routed to those only.
+   */
+  async eligible(request: RoutingRequest): Promise<ConnectorAccount[]> {
+    const accounts = await this.context.db.connectorAccount.findMany({
+      where: {
+        merchantId: request.merchantId,
+        mode: request.mode,
+        disabled: false,
+        paymentMethods: { has: request.paymentMethodType },
+        OR: [{ currencies: { isEmpty: true } }, { currencies: { has: request.currency } }],
+      },
+      orderBy: { createdAt: 'asc' },
+    });
+    const accepted = accounts.filter(
+      (account) =>
+        (account.countries.length === 0 || (request.country !== null && account.countries.includes(request.country))) &&
+        (request.paymentConnectors.length === 0 || request.paymentConnectors.includes(account.connectorName)),
+    );
+    const rank = (account: ConnectorAccount) => {
+      const own = request.paymentConnectors.indexOf(account.connectorName);
+      if (own !== -1) return own;
+      const profile = request.profileRouting.indexOf(account.connectorName);
+      return profile === -1 ? Number.MAX_SAFE_INTEGER : request.paymentConnectors.length + profile;
+    };
+    // Array.prototype.sort is stable: accounts of equal rank keep their age order.
+    return accepted.sort((a, b) => rank(a) - rank(b));
+  }
+
+  /** A client for one account, with its credentials decrypted (they never leave this process). */
+  connectorFor(account: Pick<ConnectorAccount, 'connectorName' | 'credentialsEncrypted'>): Connector {
+    if (!isConnectorName(account.connectorName)) throw new Error(`unknown connector ${account.connectorName}`);
+    const definition = CONNECTORS[account.connectorName];
+    const credentials = definition.credentialsSchema.parse(JSON.parse(this.context.secretBox.open(account.credentialsEncrypted)));
+    const { config } = this.context;
+    return definition.create(credentials, { sandboxUrl: config.SANDBOX_URL, timeoutMs: config.CONNECTOR_TIMEOUT_MS });
+  }
+}

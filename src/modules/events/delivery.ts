@@ -1,0 +1,150 @@
+// Delivering events to merchants: sign the stored bytes, POST them, record the attempt, and decide what
+// comes next by the seed's retry schedule (docs/webhooks.md, "Delivery and retries"). PostgreSQL is the
+// truth of the schedule (`next_attempt_at`; docs/adr/0002-postgresql-owns-the-webhook-schedule.md);
+// the queue only wakes the worker at the right time. An automatic attempt first claims its slot (one
+// worker per slot, even if a job runs twice), then sends, then records the outcome.
+import { MAX_ATTEMPTS, retryDelayMs } from './retry-schedule.ts';
+import { standardWebhookHeaders, webhookSignature } from './signature.ts';
+import { notFound } from '../../kernel/errors.ts';
+import type { Prisma } from '../../generated/prisma/client.ts';
+import type { ServiceContext } from '../../platform/context.ts';
+import { webhookUrlProblem } from '../../kernel/webhook-url.ts';
+import { DeliveryStore, type AttemptRecord, type ClaimedDelivery } from './store.ts';
+import type { WebhookResponse, WebhookSender } from './sender.ts';
+
+export const USER_AGENT = 'payments-orchestrator-webhooks/1';
+
+/**
+ * How long a claimed slot is held beyond the HTTP timeout (time to record the outcome), so only a worker
+ * that died mid-delivery loses its claim; the slot then goes to the next job run (the attempt may be sent
+ * twice: at least once, never lost).
+ */
+export const CLAIM_MARGIN_MS = 5_000;
+
+/** What an automatic delivery did, for the queue: done, or try again after `delayMs`. */
+export type DeliveryOutcome = { kind: 'done' } | { kind: 'retry'; delayMs: number };
+
+export class WebhookDeliveryService {
+  private readonly store: DeliveryStore;
+
+  constructor(
+    private readonly context: ServiceContext,
+    private readonly sender: WebhookSender,
+  ) {
+    this.store = new DeliveryStore(context.db);
+  }
+
+  /**
+   * The automatic attempt that is due for `eventId` (the initial one or a scheduled retry). Does nothing
+   * when no attempt is due (already delivered, exhausted, or claimed by another worker).
+   */
+  async deliverDue(eventId: string): Promise<DeliveryOutcome> {
+    const { config } = this.context;
+    const now = new Date();
+    const leaseUntil = new Date(now.getTime() + config.WEBHOOK_TIMEOUT_MS + CLAIM_MARGIN_MS);
+    // Claim: reserve the attempt number and move next_attempt_at past the lease, in one guarded statement.
+    const claim = await this.store.claimDue(eventId, now, leaseUntil);
+    if (claim === null) return { kind: 'done' };
+    const kind = claim.automaticAttempts === 1 ? 'INITIAL' : 'AUTOMATIC_RETRY';
+    const { response, attempt } = await this.send(claim, kind);
+    if (response === null) {
+      await this.store.record(claim, attempt, { kind: 'not_sent' });
+      return { kind: 'done' };
+    }
+    if (isSuccess(response)) {
+      await this.store.record(claim, attempt, { kind: 'delivered' });
+      return { kind: 'done' };
+    }
+    if (isGone(response)) {
+      await this.recordGone(claim, attempt);
+      return { kind: 'done' };
+    }
+    // A test event is sent once: here only when its one send never got recorded (the process died).
+    if (claim.isTest) {
+      await this.store.record(claim, attempt, { kind: 'failed' });
+      return { kind: 'done' };
+    }
+    // Which retry comes next counts automatic attempts only: a manual retry does not use up the schedule.
+    const retryAfterMs = response.kind === 'response' ? response.retryAfterMs : null;
+    const delayMs = claim.automaticAttempts < MAX_ATTEMPTS ? retryDelayMs(claim.automaticAttempts, config.WEBHOOK_RETRY_DELAY_SCALE, retryAfterMs) : null;
+    if (delayMs === null) {
+      await this.store.record(claim, attempt, { kind: 'exhausted', leaseUntil });
+      return { kind: 'done' };
+    }
+    // The seed counts each delay from the attempt before (its start), not from when its answer came.
+    const nextAttemptAt = new Date(now.getTime() + delayMs);
+    // Only the holder of the claim schedules: if the lease ran out and another worker took the slot, it decides.
+    const applied = await this.store.record(claim, attempt, { kind: 'retry_at', nextAttemptAt, leaseUntil });
+    return applied ? { kind: 'retry', delayMs: Math.max(0, nextAttemptAt.getTime() - Date.now()) } : { kind: 'done' };
+  }
+
+  /**
+   * One attempt now, outside the schedule: a merchant's "send again" (MANUAL_RETRY: the same bytes and
+   * event id, a new attempt record) or a test event's only attempt (TEST, recorded as INITIAL; a failure
+   * makes the event FAILED). A success marks the event delivered; a failed manual retry leaves its
+   * schedule (or its exhaustion) as it was. Returns whether the endpoint answered 2xx.
+   */
+  async sendNow(eventId: string, purpose: 'MANUAL_RETRY' | 'TEST'): Promise<boolean> {
+    const claim = await this.store.claimNow(eventId);
+    if (claim === null) throw notFound('event', eventId);
+    const { response, attempt } = await this.send(claim, purpose === 'TEST' ? 'INITIAL' : 'MANUAL_RETRY');
+    if (response !== null && isSuccess(response)) {
+      await this.store.record(claim, attempt, { kind: 'delivered' });
+      return true;
+    }
+    if (response !== null && isGone(response)) await this.recordGone(claim, attempt);
+    else await this.store.record(claim, attempt, purpose === 'TEST' ? { kind: 'failed' } : { kind: 'unchanged' });
+    return false;
+  }
+
+  /**
+   * Signs and POSTs the stored body to the profile's endpoint for the event's mode (as it is now: the URL
+   * may have changed since the event was recorded). `response` is null when there is nowhere to send it.
+   */
+  private async send(claim: ClaimedDelivery, kind: AttemptRecord['kind']): Promise<{ response: WebhookResponse | null; attempt: AttemptRecord }> {
+    const unanswered = { responseStatus: null, responseBody: null, responseBodyTruncated: false };
+    const error =
+      claim.url === null
+        ? `no webhook URL is set for ${claim.mode.toLowerCase()} mode`
+        : claim.endpointDisabled
+          ? 'the endpoint was disabled after it answered 410 Gone'
+          : // The live rules again: the operator may have taken the host off the allowlist since the URL was set.
+            claim.mode === 'LIVE' && webhookUrlProblem(claim.url, 'LIVE', claim.liveWebhookHosts);
+    if (claim.url === null || error) {
+      return { response: null, attempt: { kind, url: claim.url, requestHeaders: {}, latencyMs: 0, error: `not sent: ${error}`, ...unanswered } };
+    }
+    const key = this.context.secretBox.open(claim.paymentResponseHashKeyEncrypted);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'x-webhook-signature-512': webhookSignature(claim.body, key),
+      ...standardWebhookHeaders(claim.eventId, new Date(), claim.body, key),
+    };
+    const privateNetworks = claim.mode === 'TEST' ? this.context.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS : 'none';
+    const response = await this.sender.send({ url: claim.url, body: claim.body, headers, privateNetworks });
+    const attempt: AttemptRecord =
+      response.kind === 'response'
+        ? { kind, url: claim.url, requestHeaders: headers, latencyMs: response.latencyMs, error: null, responseStatus: response.status, responseBody: response.body, responseBodyTruncated: response.truncated }
+        : { kind, url: claim.url, requestHeaders: headers, latencyMs: response.latencyMs, error: response.error, ...unanswered };
+    return { response, attempt };
+  }
+
+  /**
+   * 410 Gone: the receiver says the endpoint is gone for good. Stop sending there (this event and the
+   * mode's other pending ones become NOT_SENT) until the URL is set again.
+   */
+  private async recordGone(claim: ClaimedDelivery, attempt: AttemptRecord): Promise<void> {
+    const live = claim.mode === 'LIVE';
+    await this.context.db.$transaction(async (tx: Prisma.TransactionClient) => {
+      // The profile's row first: two 410s for one endpoint then queue here, instead of each locking its own
+      // event and waiting for the other's (a deadlock PostgreSQL would break by dropping one attempt record).
+      await tx.businessProfile.update({ where: { id: claim.profileId }, data: { [live ? 'liveWebhookDisabledAt' : 'testWebhookDisabledAt']: new Date() } });
+      await this.store.record(claim, attempt, { kind: 'not_sent' }, tx);
+      await tx.event.updateMany({ where: { profileId: claim.profileId, mode: claim.mode, deliveryStatus: 'PENDING' }, data: { deliveryStatus: 'NOT_SENT', nextAttemptAt: null } });
+    });
+    this.context.logger.warn({ profileId: claim.profileId, mode: claim.mode, eventId: claim.eventId }, 'webhook endpoint answered 410 Gone and was disabled');
+  }
+}
+
+const isSuccess = (response: WebhookResponse) => response.kind === 'response' && response.status >= 200 && response.status < 300;
+const isGone = (response: WebhookResponse) => response.kind === 'response' && response.status === 410;

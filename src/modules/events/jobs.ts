@@ -1,0 +1,115 @@
+// The BullMQ queue of webhook deliveries: the outbox's relay (EventRelay), the worker's processor with the
+// seed's retry schedule as a custom backoff strategy, and the reconciler that re-enqueues due deliveries
+// that have no job (a Redis flush or restart, a relay that failed after commit). PostgreSQL holds the
+// schedule; a job is only the alarm clock, so one lost or run twice changes nothing but timing.
+import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
+import type { Config } from '../../platform/config.ts';
+import type { Database } from '../../platform/db/client.ts';
+import { MAX_ATTEMPTS } from './retry-schedule.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { runEvery } from '../../platform/queues/periodic.ts';
+import type { CommittedEvent, EventRelay } from './outbox.ts';
+import { CLAIM_MARGIN_MS, type WebhookDeliveryService } from './delivery.ts';
+
+export const WEBHOOK_QUEUE = 'webhooks';
+const BACKOFF_TYPE = 'seed-schedule';
+
+export interface WebhookJob {
+  eventId: string;
+}
+
+const JOB_OPTIONS: JobsOptions = {
+  // Each retry is a BullMQ retry of the same job, delayed by the seed's table (docs/webhooks.md,
+  // "Delivery and retries"; see `RetryLater`). PostgreSQL counts the schedule's attempts; the job's own
+  // count only has to outlast them and a few failed runs (the database briefly down), so that the last
+  // retries never wait for the reconciler.
+  attempts: MAX_ATTEMPTS + 20,
+  backoff: { type: BACKOFF_TYPE },
+  // The event row records everything; a finished job only has to free its id for a later re-enqueue.
+  removeOnComplete: true,
+  removeOnFail: true,
+};
+
+/** A failed delivery's way back into the queue: BullMQ retries the job after the schedule's delay. */
+export class RetryLater extends Error {
+  constructor(readonly delayMs: number) {
+    super(`webhook delivery failed; next attempt in ${delayMs} ms`);
+    this.name = 'RetryLater';
+  }
+}
+
+export class WebhookQueue implements EventRelay {
+  private readonly queue: Queue<WebhookJob>;
+
+  constructor(config: Config, logger: Logger) {
+    this.queue = new Queue(WEBHOOK_QUEUE, {
+      // Adding fails fast while Redis is unreachable: the event is safe in PostgreSQL, the reconciler retries.
+      connection: { url: config.REDIS_URL, maxRetriesPerRequest: 1, enableOfflineQueue: false },
+      prefix: config.REDIS_PREFIX,
+      defaultJobOptions: JOB_OPTIONS,
+    });
+    this.queue.on('error', (error) => logger.warn({ err: error }, 'webhook queue: redis error'));
+  }
+
+  async relay(event: CommittedEvent): Promise<void> {
+    if (event.deliveryStatus === 'PENDING') await this.enqueue(event.id);
+  }
+
+  /** The job id is the event id: while a job for the event exists, adding another is a no-op. */
+  async enqueue(eventId: string): Promise<void> {
+    await this.queue.add('deliver', { eventId }, { jobId: eventId });
+  }
+
+  close(): Promise<void> {
+    return this.queue.close();
+  }
+}
+
+/** The worker side: runs due deliveries, and reconciles the queue with the outbox on an interval. */
+export function startWebhookWorker(deps: { config: Config; logger: Logger; db: Database; delivery: WebhookDeliveryService; queue: WebhookQueue }) {
+  const { config, logger, db, delivery, queue } = deps;
+  const worker = new Worker<WebhookJob>(
+    WEBHOOK_QUEUE,
+    async (job: Job<WebhookJob>) => {
+      const outcome = await delivery.deliverDue(job.data.eventId);
+      if (outcome.kind === 'retry') throw new RetryLater(outcome.delayMs);
+    },
+    {
+      connection: { url: config.REDIS_URL, maxRetriesPerRequest: null },
+      prefix: config.REDIS_PREFIX,
+      concurrency: config.WORKER_CONCURRENCY,
+      // A live worker renews its lock every half of this; a job whose worker died is handed to another
+      // worker once the lock runs out, when the event's claim (the same span) has run out too.
+      lockDuration: config.WEBHOOK_TIMEOUT_MS + CLAIM_MARGIN_MS,
+      stalledInterval: config.WEBHOOK_TIMEOUT_MS + CLAIM_MARGIN_MS,
+      settings: {
+        // The delay the delivery computed from the outbox (the seed's table, Retry-After); anything else
+        // thrown (the database is down) is retried after a short pause.
+        backoffStrategy: (_attemptsMade, _type, error) => (error instanceof RetryLater ? error.delayMs : 5_000),
+      },
+    },
+  );
+  worker.on('failed', (job, error) => {
+    if (!(error instanceof RetryLater)) logger.error({ eventId: job?.data.eventId, err: error }, 'webhook delivery job failed');
+  });
+  worker.on('error', (error) => logger.warn({ err: error }, 'webhook worker: redis error'));
+
+  /** Due deliveries without a job get one; those with a job are left alone (the add is a no-op). */
+  const reconcile = async () => {
+    const due = await db.event.findMany({
+      where: { deliveryStatus: 'PENDING', nextAttemptAt: { lte: new Date() } },
+      select: { id: true },
+      orderBy: { nextAttemptAt: 'asc' },
+      take: 1000,
+    });
+    for (const { id } of due) await queue.enqueue(id);
+  };
+  const reconciler = runEvery(config.WEBHOOK_RECONCILE_INTERVAL_MS, reconcile, logger, 'webhook reconciler');
+  return {
+    ready: () => worker.waitUntilReady(),
+    close: async () => {
+      await reconciler.stop();
+      await worker.close();
+    },
+  };
+}

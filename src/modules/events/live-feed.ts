@@ -1,0 +1,102 @@
+// Live updates across processes: every committed payment change and every new event is published on Redis
+// pub/sub (through Yoga's PubSub and its Redis event target), so a subscriber connected to any API process
+// sees changes made by any API or worker process. Publishing happens after commit, and never fails the
+// change that caused it: a subscriber that missed something catches up from the database (`after`).
+import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
+import { Repeater } from '@repeaterjs/repeater';
+import { createPubSub } from 'graphql-yoga';
+import { Redis } from 'ioredis';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { drain } from '../../kernel/async-streams.ts';
+import { AppError } from '../../kernel/errors.ts';
+import type { CommittedEvent, LivePublisher } from './outbox.ts';
+import type { LiveEvents } from './service.ts';
+import type { Payment } from '../payments/store.ts';
+
+/**
+ * The tag of a Date in a payload. It starts with NUL, which no stored text may contain (PostgreSQL
+ * refuses it, and the API refuses it in every input), so merchant metadata can never look like a Date.
+ */
+const DATE_TAG = '\u0000date';
+
+/** JSON that keeps Dates as Dates across Redis, so a payload resolves like a database row. */
+const serializer = {
+  stringify: (value: unknown) =>
+    JSON.stringify(value, function replace(this: Record<string, unknown>, key: string, json: unknown) {
+      const raw = this[key];
+      return raw instanceof Date ? { [DATE_TAG]: raw.toISOString() } : json;
+    }),
+  parse: (text: string) =>
+    JSON.parse(text, (_key, value: unknown) => {
+      const tagged = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[DATE_TAG] : undefined;
+      return typeof tagged === 'string' ? new Date(tagged) : value;
+    }),
+};
+
+export interface LiveFeed extends LivePublisher, LiveEvents {
+  /** The payment as each of its changes commits. */
+  paymentChanges(paymentId: string): AsyncIterable<Payment>;
+  /** Every payment of a profile in one mode as each change of it commits, its creation included (dashboards). */
+  profilePaymentChanges(profileId: string, mode: Payment['mode']): AsyncIterable<Payment>;
+  close(): Promise<void>;
+}
+
+export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
+  const publishRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+  const subscribeRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  for (const client of [publishRedis, subscribeRedis]) client.on('error', (error) => logger.warn({ err: error }, 'live feed: redis error'));
+  const lost = (what: string) => (error: unknown) => logger.warn({ err: error }, `live feed: ${what} failed; subscribers catch up from the database`);
+  // The event target fires these and forgets them: their failures are caught here, never unhandled.
+  const publishClient = { publish: (channel: string, message: string) => publishRedis.publish(channel, message).catch(lost('publish')) };
+  const subscribeClient = {
+    on: (name: 'message', listener: (channel: string, message: string) => void) => subscribeRedis.on(name, listener),
+    subscribe: (channel: string) => subscribeRedis.subscribe(channel).catch(lost('subscribe')),
+    unsubscribe: (channel: string) => subscribeRedis.unsubscribe(channel).catch(lost('unsubscribe')),
+  };
+  const eventTarget = createRedisEventTarget({ publishClient: publishClient as unknown as Redis, subscribeClient: subscribeClient as unknown as Redis, serializer });
+  const pubSub = createPubSub<Record<string, [string, unknown]>>({ eventTarget });
+
+  // While the subscriber connection is down, publications are lost: every live stream ends with a
+  // retryable error, so its client reconnects (with `after`) and catches up, rather than missing them.
+  const interruptions = new Set<(error: Error) => void>();
+  subscribeRedis.on('close', () => {
+    for (const interrupt of [...interruptions]) interrupt(new AppError('SERVICE_UNAVAILABLE', 'The live feed lost its connection to Redis; subscribe again (with `after`) to catch up.'));
+  });
+  const interruptible = <T>(source: AsyncIterable<T>): AsyncIterable<T> =>
+    new Repeater<T>(async (push, stop) => {
+      const interrupt = (error: Error) => stop(error);
+      interruptions.add(interrupt);
+      try {
+        await drain(source[Symbol.asyncIterator](), stop, push);
+        stop();
+      } catch (error) {
+        stop(error as Error);
+      } finally {
+        interruptions.delete(interrupt);
+      }
+    });
+  // Channels carry the deployment's prefix, like every other Redis key of the service.
+  const paymentTopic = `${config.REDIS_PREFIX}:live:payment`;
+  const profilePaymentsTopic = `${config.REDIS_PREFIX}:live:profile-payments`;
+  const eventsTopic = `${config.REDIS_PREFIX}:live:events`;
+  return {
+    paymentChanged: (payment) => {
+      pubSub.publish(paymentTopic, payment.id, payment);
+      pubSub.publish(profilePaymentsTopic, `${payment.profileId}:${payment.mode}`, payment);
+    },
+    eventCreated: (event) => pubSub.publish(eventsTopic, `${event.merchantId}:${event.mode}`, event),
+    paymentChanges: (paymentId) => interruptible(pubSub.subscribe(paymentTopic, paymentId) as AsyncIterable<Payment>),
+    profilePaymentChanges: (profileId, mode) => interruptible(pubSub.subscribe(profilePaymentsTopic, `${profileId}:${mode}`) as AsyncIterable<Payment>),
+    events: (merchantId, mode) => interruptible(pubSub.subscribe(eventsTopic, `${merchantId}:${mode}`) as AsyncIterable<CommittedEvent>),
+    // Redis answers a connection's commands in order: a PING answered means every SUBSCRIBE sent before it is in effect.
+    subscribed: async () => {
+      await new Promise((resolve) => setImmediate(resolve)); // let subscriptions just started send their SUBSCRIBE
+      await subscribeRedis.ping();
+    },
+    close: async () => {
+      publishRedis.disconnect();
+      subscribeRedis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,31 @@
+// The webhook services' port to the network (src/modules/events/http-sender.ts implements it): one POST to a
+// merchant's URL, which is hostile input, with what came back.
+import type { PrivateNetworkAccess } from '../../platform/config.ts';
+
+export interface WebhookRequest {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  /** Which non-public addresses the URL may reach (only test mode may reach any, when configured). */
+  privateNetworks: PrivateNetworkAccess;
+}
+
+export type WebhookResponse =
+  | {
+      kind: 'response';
+      status: number;
+      /** At most MAX_STORED_RESPONSE_BYTES of the body, decoded as UTF-8. */
+      body: string;
+      truncated: boolean;
+      /** The receiver's Retry-After, in ms from now, when it sent a valid one. */
+      retryAfterMs: number | null;
+      latencyMs: number;
+    }
+  /** No HTTP answer: a refused address, a DNS or connection error, a timeout. `error` says which, for the log. */
+  | { kind: 'no_response'; error: string; latencyMs: number };
+
+export const MAX_STORED_RESPONSE_BYTES = 20 * 1024;
+
+export interface WebhookSender {
+  send(request: WebhookRequest): Promise<WebhookResponse>;
+}

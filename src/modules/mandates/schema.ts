@@ -1,0 +1,65 @@
+import { MANDATE_STATUSES } from './machine.ts';
+import { requireSecretKey } from '../../kernel/principal.ts';
+import { builder } from '../../platform/graphql/builder.ts';
+
+export const MandateStatusEnum = builder.enumType('MandateStatus', {
+  values: MANDATE_STATUSES,
+  description: 'ACTIVE: merchant-initiated payments may charge it; REVOKED: never again.',
+});
+
+export const MandateRef = builder.prismaObject('Mandate', {
+  description: 'A customer’s permission to be charged off session with a saved card (createPayment with mandateId).',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    status: t.expose('status', { type: MandateStatusEnum }),
+    customerId: t.exposeString('customerId'),
+    paymentId: t.exposeString('paymentId', { description: 'The payment that set it up.' }),
+    paymentMethod: t.relation('savedPaymentMethod', { description: 'The saved card it charges.' }),
+    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
+    revokedBy: t.exposeString('revokedBy', { nullable: true, description: 'The API key id that revoked it, or "processor" for the customer’s bank.' }),
+    version: t.exposeInt('version'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updated: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.prismaObjectFields('PaymentIntent', (t) => ({
+  mandateId: t.exposeString('mandateId', { nullable: true, description: 'The mandate a merchant-initiated payment charged.' }),
+  createdMandate: t.field({
+    type: MandateRef,
+    nullable: true,
+    description: 'The mandate this payment set up (setupFutureUsage OFF_SESSION, once paid); null for a publishable key.',
+    resolve: (payment, _args, { principal, services }) => (principal.kind === 'secretKey' ? services.mandates.ofPayment(payment.id) : null),
+  }),
+}));
+
+builder.queryField('mandate', (t) =>
+  t.field({
+    type: MandateRef,
+    authScopes: { secretKey: true },
+    args: { id: t.arg.string({ required: true }) },
+    resolve: (_root, args, { principal, services }) => services.mandates.get(requireSecretKey(principal), args.id),
+  }),
+);
+
+builder.queryField('mandates', (t) =>
+  t.field({
+    type: [MandateRef],
+    description: 'A customer’s mandates, newest first.',
+    authScopes: { secretKey: true },
+    args: { customerId: t.arg.string({ required: true }) },
+    resolve: (_root, args, { principal, services }) => services.mandates.list(requireSecretKey(principal), args.customerId),
+  }),
+);
+
+const RevokeMandateInput = builder.inputType('RevokeMandateInput', { fields: (t) => ({ mandateId: t.string({ required: true }) }) });
+
+builder.mutationField('revokeMandate', (t) =>
+  t.field({
+    type: MandateRef,
+    description: 'Revokes a mandate for good (`mandate_revoked`): no payment can charge it afterwards.',
+    authScopes: { secretKey: true },
+    args: { input: t.arg({ type: RevokeMandateInput, required: true }) },
+    resolve: (_root, { input }, { principal, services }) => services.mandates.revoke(requireSecretKey(principal), input),
+  }),
+);

@@ -1,0 +1,61 @@
+import { builder } from '../../platform/graphql/builder.ts';
+import { ModeEnum } from '../../platform/graphql/scalars.ts';
+
+export const ApiKeyTypeEnum = builder.enumType('ApiKeyType', { values: ['SECRET', 'PUBLISHABLE'] as const });
+
+export const ApiKeyRef = builder.prismaObject('ApiKey', {
+  description: 'An API key. The key itself is shown once, when issued; afterwards only `redacted`.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    type: t.expose('type', { type: ApiKeyTypeEnum }),
+    mode: t.expose('mode', { type: ModeEnum }),
+    redacted: t.exposeString('redacted', { description: 'A recognisable, non-secret form: "sk_test_…a1b2".' }),
+    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+const IssuedApiKey = builder.simpleObject('CreateApiKeyPayload', {
+  fields: (t) => ({
+    apiKey: t.field({ type: ApiKeyRef }),
+    key: t.string({ description: 'The key itself. Store it now: it is never shown again.' }),
+  }),
+});
+
+const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    type: t.field({ type: ApiKeyTypeEnum, required: true }),
+    mode: t.field({ type: ModeEnum, description: "Defaults to the calling key's mode; only the admin key may choose LIVE for a test merchant." }),
+    merchantId: t.string({ description: 'Required with the admin key; with a secret key, its own merchant.' }),
+  }),
+});
+
+builder.mutationField('createApiKey', (t) =>
+  t.field({
+    type: IssuedApiKey,
+    description: 'Issues a secret or publishable key (secret key: same merchant and mode; admin key: any).',
+    authScopes: { $any: { secretKey: true, admin: true } },
+    args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
+    resolve: (_root, { input }, { principal, services }) => services.apiKeys.create(principal, input),
+  }),
+);
+
+const RevokeApiKeyInput = builder.inputType('RevokeApiKeyInput', {
+  fields: (t) => ({ keyId: t.string({ required: true }) }),
+});
+
+const RevokeApiKeyPayload = builder.simpleObject('RevokeApiKeyPayload', {
+  fields: (t) => ({ apiKey: t.field({ type: ApiKeyRef }) }),
+});
+
+builder.mutationField('revokeApiKey', (t) =>
+  t.field({
+    type: RevokeApiKeyPayload,
+    description: 'Revokes a key at once; requests with it then fail with UNAUTHENTICATED.',
+    authScopes: { $any: { secretKey: true, admin: true } },
+    args: { input: t.arg({ type: RevokeApiKeyInput, required: true }) },
+    resolve: async (_root, { input }, { principal, services }) => ({ apiKey: await services.apiKeys.revoke(principal, input.keyId) }),
+  }),
+);

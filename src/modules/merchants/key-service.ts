@@ -1,0 +1,96 @@
+// Issuing, revoking and recognising API keys. A key is shown once, when issued; only its hash is stored.
+import { z } from 'zod';
+import { generateApiKey, hashApiKey, parseApiKey, redactApiKey, secretsEqual, type KeyType, type Mode } from '../../kernel/api-keys.ts';
+import { AppError, notFound } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import type { ApiKey, Prisma } from '../../generated/prisma/client.ts';
+import type { ServiceContext } from '../../platform/context.ts';
+import type { Principal } from '../../kernel/principal.ts';
+import { parseInput } from '../../platform/validation.ts';
+
+type Transaction = Prisma.TransactionClient;
+
+export const keyNameSchema = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+
+const createApiKeyInput = z.object({
+  name: keyNameSchema,
+  type: z.enum(['SECRET', 'PUBLISHABLE']),
+  mode: z.enum(['TEST', 'LIVE']).nullish(),
+  merchantId: z.string().nullish(),
+});
+
+export interface IssuedKey {
+  apiKey: ApiKey;
+  /** The key itself: returned to the caller once and never again. */
+  key: string;
+}
+
+/** Inserts a new key inside the caller's transaction (so a merchant and its first keys commit together). */
+export async function issueApiKey(tx: Transaction, merchantId: string, type: KeyType, mode: Mode, name: string): Promise<IssuedKey> {
+  const key = generateApiKey(type, mode);
+  const apiKey = await tx.apiKey.create({
+    data: { id: newId('apiKey'), merchantId, name, type, mode, keyHash: hashApiKey(key), redacted: redactApiKey(key), publishableKey: type === 'PUBLISHABLE' ? key : null },
+  });
+  return { apiKey, key };
+}
+
+export class ApiKeyService {
+  constructor(private readonly context: ServiceContext) {}
+
+  /** Resolves the presented key (or none) to a principal; an unknown or revoked key is refused, never treated as anonymous. */
+  async authenticate(presented: string | null): Promise<Principal> {
+    if (presented === null) return { kind: 'anonymous' };
+    const adminKey = this.context.config.ADMIN_API_KEY;
+    if (adminKey !== undefined && secretsEqual(presented, adminKey)) return { kind: 'admin' };
+    if (parseApiKey(presented) === null) throw new AppError('UNAUTHENTICATED', 'The API key is not a valid key.');
+    const row = await this.context.db.apiKey.findUnique({ where: { keyHash: hashApiKey(presented) } });
+    if (row === null) throw new AppError('UNAUTHENTICATED', 'The API key is not a valid key.');
+    if (row.revokedAt !== null) throw new AppError('UNAUTHENTICATED', `The API key ${row.redacted} was revoked.`);
+    const kind = row.type === 'SECRET' ? 'secretKey' : 'publishableKey';
+    return { kind, merchantId: row.merchantId, mode: row.mode, keyId: row.id };
+  }
+
+  /** Which of `keyIds` may no longer be used (revoked, or gone): their running subscriptions end. */
+  async unusable(keyIds: readonly string[]): Promise<Set<string>> {
+    if (keyIds.length === 0) return new Set();
+    const usable = await this.context.db.apiKey.findMany({ where: { id: { in: [...keyIds] }, revokedAt: null }, select: { id: true } });
+    const active = new Set(usable.map((row) => row.id));
+    return new Set(keyIds.filter((id) => !active.has(id)));
+  }
+
+    /** A secret key issues keys for its own merchant and mode; the admin key issues any, live ones included. */
+  async create(principal: Principal, rawInput: unknown): Promise<IssuedKey> {
+    const input = parseInput(createApiKeyInput, rawInput);
+    let merchantId: string;
+    let mode: Mode;
+    if (principal.kind === 'admin') {
+      if (!input.merchantId) throw new AppError('INVALID_INPUT', 'merchantId: required with the admin key', { field: 'merchantId' });
+      merchantId = input.merchantId;
+      mode = input.mode ?? 'TEST';
+      const merchant = await this.context.db.merchantAccount.findUnique({ where: { id: merchantId }, select: { id: true } });
+      if (merchant === null) throw notFound('merchant account', merchantId);
+    } else if (principal.kind === 'secretKey') {
+      if (input.merchantId && input.merchantId !== principal.merchantId) throw notFound('merchant account', input.merchantId);
+      if (input.mode && input.mode !== principal.mode) {
+        throw new AppError('FORBIDDEN', `A ${principal.mode.toLowerCase()} key can only issue ${principal.mode.toLowerCase()} keys.`);
+      }
+      merchantId = principal.merchantId;
+      mode = principal.mode;
+    } else {
+      throw new AppError('FORBIDDEN', 'Issuing keys needs a secret API key or the admin key.');
+    }
+    return this.context.db.$transaction((tx) => issueApiKey(tx, merchantId, input.type, mode, input.name));
+  }
+
+  async revoke(principal: Principal, keyId: string): Promise<ApiKey> {
+    const row = await this.context.db.apiKey.findUnique({ where: { id: keyId } });
+    const visible =
+      row !== null && (principal.kind === 'admin' || (principal.kind === 'secretKey' && principal.merchantId === row.merchantId));
+    if (!visible) throw notFound('API key', keyId);
+    if (principal.kind === 'secretKey' && row.mode !== principal.mode) {
+      throw new AppError('NOT_FOUND', `No API key with id "${keyId}" exists in ${principal.mode.toLowerCase()} mode; it is a ${row.mode.toLowerCase()} key.`);
+    }
+    if (row.revokedAt !== null) return row;
+    return this.context.db.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
+  }
+}

@@ -1,0 +1,138 @@
+import type { BusinessProfile } from '../../generated/prisma/client.ts';
+import { requireMerchant, type Principal } from '../../kernel/principal.ts';
+import { profileSettings } from './profile-settings.ts';
+import { builder } from '../../platform/graphql/builder.ts';
+import { PaymentMethodTypeEnum } from '../payments/methods-schema.ts';
+import { ModeEnum } from '../../platform/graphql/scalars.ts';
+
+const SurchargeRuleRef = builder.simpleObject('SurchargeRule', {
+  description: 'What a payment paid with one method type gets added at confirm: fixedAmount plus percentBps of its amount (rounded half up).',
+  fields: (t) => ({
+    paymentMethodType: t.field({ type: PaymentMethodTypeEnum }),
+    fixedAmount: t.int({ description: 'Minor units of the payment’s currency.' }),
+    percentBps: t.int({ description: 'Hundredths of a percent (150 = 1.5 %).' }),
+  }),
+});
+
+const SurchargeRuleInput = builder.inputType('SurchargeRuleInput', {
+  fields: (t) => ({
+    paymentMethodType: t.field({ type: PaymentMethodTypeEnum, required: true }),
+    fixedAmount: t.int({ description: '0 to 1000000 minor units (0 by default).' }),
+    percentBps: t.int({ description: '0 to 2000 basis points, 20 % (0 by default).' }),
+  }),
+});
+
+/** The settings of the calling key's mode (the admin key, which has none, sees the test ones). */
+const settingsFor = (profile: BusinessProfile, principal: Principal) => profileSettings(profile, 'mode' in principal ? principal.mode : 'TEST');
+
+/** A setting field's description, which says whose mode it shows. */
+const settingDescription = (what: string) => `${what} The calling key’s mode’s value; the admin key, which has no mode, sees test mode’s.`;
+
+export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
+  description:
+    'Where webhooks go (one URL per mode), the key that signs them, and how payments are routed and retried. Each setting is kept per mode: these fields show the calling key’s (the admin key, which has no mode, sees test mode’s).',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    isDefault: t.exposeBoolean('isDefault'),
+    testWebhookUrl: t.exposeString('testWebhookUrl', { nullable: true }),
+    liveWebhookUrl: t.exposeString('liveWebhookUrl', { nullable: true }),
+    testWebhookDisabledAt: t.expose('testWebhookDisabledAt', { type: 'DateTime', nullable: true, description: 'Set when the endpoint answered 410 Gone; setting the URL again re-enables it.' }),
+    liveWebhookDisabledAt: t.expose('liveWebhookDisabledAt', { type: 'DateTime', nullable: true }),
+    routing: t.stringList({
+      description: settingDescription('Connector names in the order payments try them.'),
+      resolve: (profile, _args, { principal }) => settingsFor(profile, principal).routing,
+    }),
+    allowPartialAuthorization: t.boolean({
+      description: settingDescription('Whether processors may authorize less than the amount of a manually captured payment (PARTIALLY_AUTHORIZED).'),
+      resolve: (profile, _args, { principal }) => settingsFor(profile, principal).allowPartialAuthorization,
+    }),
+    payoutLimit: t.int({
+      nullable: true,
+      description: settingDescription('The largest payout allowed, in minor units; null for no limit.'),
+      resolve: (profile, _args, { principal }) => settingsFor(profile, principal).payoutLimit,
+    }),
+    surcharges: t.field({
+      type: [SurchargeRuleRef],
+      description: settingDescription('Surcharges added at confirm, by payment method type (shown to the SDK in paymentMethods).'),
+      resolve: (profile, _args, { principal }) =>
+        settingsFor(profile, principal).surcharges.map((rule) => ({ ...rule, paymentMethodType: rule.paymentMethodType.toUpperCase() as Uppercase<typeof rule.paymentMethodType> })),
+    }),
+    sessionExpirySeconds: t.int({
+      description: settingDescription('How long a payment may wait for its confirmation before it expires (900 by default).'),
+      resolve: (profile, _args, { principal }) => settingsFor(profile, principal).sessionExpirySeconds,
+    }),
+    maxRetries: t.int({
+      description: settingDescription('Further attempts on the next eligible connectors after a retryable failure.'),
+      resolve: (profile, _args, { principal }) => settingsFor(profile, principal).maxRetries,
+    }),
+    retryableDeclineCodes: t.stringList({
+      description: settingDescription('Decline codes retried on the next connector (hard declines never are).'),
+      resolve: (profile, _args, { principal }) => settingsFor(profile, principal).retryableDeclineCodes,
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.queryField('businessProfiles', (t) =>
+  t.prismaField({
+    type: [BusinessProfileRef],
+    authScopes: { secretKey: true },
+    resolve: (query, _root, _args, { principal, services }) => services.businessProfiles.list(requireMerchant(principal).merchantId, query),
+  }),
+);
+
+const CreateBusinessProfileInput = builder.inputType('CreateBusinessProfileInput', {
+  fields: (t) => ({ name: t.string({ required: true }) }),
+});
+
+const BusinessProfilePayload = builder.simpleObject('BusinessProfilePayload', {
+  fields: (t) => ({
+    businessProfile: t.field({ type: BusinessProfileRef }),
+    paymentResponseHashKey: t.string({
+      nullable: true,
+      description: 'The webhook signing key of the calling key’s mode (a new profile has one per mode), present only when the service generated it in this call: store it now.',
+    }),
+  }),
+});
+
+builder.mutationField('createBusinessProfile', (t) =>
+  t.field({
+    type: BusinessProfilePayload,
+    authScopes: { secretKey: true },
+    args: { input: t.arg({ type: CreateBusinessProfileInput, required: true }) },
+    resolve: (_root, { input }, { principal, services }) => services.businessProfiles.create(requireMerchant(principal), input),
+  }),
+);
+
+const UpdateBusinessProfileInput = builder.inputType('UpdateBusinessProfileInput', {
+  fields: (t) => ({
+    profileId: t.string({ required: true }),
+    name: t.string(),
+    mode: t.field({ type: ModeEnum, description: "Which mode's webhook URL and settings to set (the other mode's are untouched); defaults to the key's mode. LIVE needs a live key." }),
+    webhookUrl: t.string({ description: 'The URL for `mode`; null or empty clears it. Live URLs must be https and allowlisted.' }),
+    paymentResponseHashKey: t.string({ description: 'Your own signing key (32 to 256 printable characters).' }),
+    generatePaymentResponseHashKey: t.boolean({ description: 'Generate a new signing key and return it once.' }),
+    routing: t.stringList({ description: 'Connector names in the order payments try them (a payment’s own `connectors` come first).' }),
+    maxRetries: t.int({ description: '0 to 5 further attempts after a retryable failure (2 by default).' }),
+    allowPartialAuthorization: t.boolean({ description: 'Let processors authorize less than the amount of a manually captured payment (false by default).' }),
+    surcharges: t.field({ type: [SurchargeRuleInput], description: 'Replaces the surcharge rules: at most one per payment method type; [] removes them.' }),
+    payoutLimit: t.int({ description: 'The largest payout allowed, in minor units of its currency (larger ones are NOT_PERMITTED); null removes the limit.' }),
+    sessionExpirySeconds: t.int({ description: '60 to 7776000 (90 days): payments not confirmed within it expire (payment_expired). Applies to payments created afterwards.' }),
+    retryableDeclineCodes: t.stringList({ description: 'Decline codes worth another connector, e.g. card_declined; hard declines are refused.' }),
+  }),
+});
+
+builder.mutationField('updateBusinessProfile', (t) =>
+  t.field({
+    type: BusinessProfilePayload,
+    authScopes: { secretKey: true },
+    args: { input: t.arg({ type: UpdateBusinessProfileInput, required: true }) },
+    resolve: async (_root, { input }, { principal, services }) => {
+      const surcharges = input.surcharges?.map((rule) => ({ ...rule, paymentMethodType: rule.paymentMethodType.toLowerCase() }));
+      const updated = await services.businessProfiles.update(requireMerchant(principal), { ...input, surcharges });
+      return { businessProfile: updated.businessProfile, paymentResponseHashKey: updated.generatedPaymentResponseHashKey };
+    },
+  }),
+);

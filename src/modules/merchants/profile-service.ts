@@ -1,0 +1,185 @@
+// Business profiles: where a merchant's webhooks go, the key that signs them, and how payments are routed
+// (connector order) and retried (how often, after which declines); each of them kept per mode.
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { CONNECTORS, isConnectorName } from '../connectors/registry.ts';
+import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
+import { PAYMENT_METHOD_TYPES } from '../payments/methods.ts';
+import { HARD_DECLINE_CODES, MAX_RETRIES_LIMIT } from '../payments/machine/retry.ts';
+import { surchargeRulesProblem } from '../payments/surcharges.ts';
+import { newId } from '../../kernel/ids.ts';
+import { webhookUrlProblem } from '../../kernel/webhook-url.ts';
+import type { Mode } from '../../kernel/api-keys.ts';
+import type { BusinessProfile, Prisma } from '../../generated/prisma/client.ts';
+import type { ServiceContext } from '../../platform/context.ts';
+import { newProfileSettings, profileSettings, profileSettingsUpdate } from './profile-settings.ts';
+import type { MerchantPrincipal } from '../../kernel/principal.ts';
+import { parseInput } from '../../platform/validation.ts';
+
+/** 64 hex characters (256 bits), the signing key of outgoing webhooks. */
+export function generatePaymentResponseHashKey(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** A new profile's signing keys, one generated for each mode: knowing the test one tells nothing of the live one. */
+export function newSigningKeys(): Record<Mode, string> {
+  return { TEST: generatePaymentResponseHashKey(), LIVE: generatePaymentResponseHashKey() };
+}
+
+const profileName = z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters');
+
+const createProfileInput = z.object({ name: profileName });
+
+const updateProfileInput = z
+  .object({
+    profileId: z.string(),
+    name: profileName.nullish(),
+    mode: z.enum(['TEST', 'LIVE']).nullish(),
+    webhookUrl: z.string().trim().nullish(),
+    paymentResponseHashKey: z
+      .string()
+      .min(32, 'must be at least 32 characters')
+      .max(256, 'must be at most 256 characters')
+      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+      .nullish(),
+    generatePaymentResponseHashKey: z.boolean().nullish(),
+    routing: z
+      .array(z.string().refine(isConnectorName, `must be one of: ${Object.keys(CONNECTORS).join(', ')}`))
+      .max(10, 'at most 10 connectors')
+      .refine((names) => new Set(names).size === names.length, 'must not name a connector twice')
+      .nullish(),
+    maxRetries: z.number().int('must be an integer').min(0, 'must be at least 0').max(MAX_RETRIES_LIMIT, `must be at most ${MAX_RETRIES_LIMIT}`).nullish(),
+    sessionExpirySeconds: z
+      .number()
+      .int('must be a whole number of seconds')
+      .min(60, 'must be 60 seconds to 90 days (7776000)')
+      .max(7_776_000, 'must be 60 seconds to 90 days (7776000)')
+      .nullish(),
+    surcharges: z
+      .array(
+        z.object({
+          paymentMethodType: z.enum(PAYMENT_METHOD_TYPES, `must be one of ${PAYMENT_METHOD_TYPES.join(', ')}`),
+          fixedAmount: z.number().nullish().transform((value) => value ?? 0),
+          percentBps: z.number().nullish().transform((value) => value ?? 0),
+        }),
+      )
+      .max(PAYMENT_METHOD_TYPES.length, `at most one rule per payment method type (${PAYMENT_METHOD_TYPES.length})`)
+      .superRefine((rules, context) => {
+        const problem = surchargeRulesProblem(rules);
+        if (problem) context.addIssue({ code: 'custom', path: problem.field.split('.').slice(1), message: problem.rule });
+      })
+      .nullish(),
+    allowPartialAuthorization: z.boolean().nullish(),
+    payoutLimit: z.number().int('must be a whole number of minor units').min(1, 'must be at least 1').max(2_147_483_647, 'must fit in 32 bits').nullish(),
+    retryableDeclineCodes: z
+      .array(
+        z
+          .string()
+          .regex(/^[a-z0-9_]{1,64}$/, 'must be a decline code (lower case letters, digits, underscores)')
+          .refine((code) => !HARD_DECLINE_CODES.has(code), 'is a hard decline, which is never retried'),
+      )
+      .max(50, 'at most 50 codes')
+      .nullish(),
+  })
+  .refine((input) => !(input.paymentResponseHashKey && input.generatePaymentResponseHashKey), {
+    path: ['generatePaymentResponseHashKey'],
+    message: 'cannot be combined with paymentResponseHashKey',
+  });
+
+export interface UpdatedProfile {
+  businessProfile: BusinessProfile;
+  /** Set only when the service generated a new key: shown this once. */
+  generatedPaymentResponseHashKey: string | null;
+}
+
+export class BusinessProfileService {
+  constructor(private readonly context: ServiceContext) {}
+
+  async list<Query extends Omit<Prisma.BusinessProfileFindManyArgs, 'where' | 'orderBy'>>(merchantId: string, query?: Query) {
+    return this.context.db.businessProfile.findMany({ ...query, where: { merchantId }, orderBy: { createdAt: 'asc' } });
+  }
+
+  async get(principal: MerchantPrincipal, profileId: string): Promise<BusinessProfile> {
+    const profile = await this.context.db.businessProfile.findUnique({ where: { id: profileId } });
+    if (profile === null || profile.merchantId !== principal.merchantId) throw notFound('business profile', profileId);
+    return profile;
+  }
+
+  /** Answers the signing key of the caller's mode only: a live key learns the live one by generating a new one. */
+  async create(principal: MerchantPrincipal, rawInput: unknown): Promise<{ businessProfile: BusinessProfile; paymentResponseHashKey: string }> {
+    const input = parseInput(createProfileInput, rawInput);
+    const signingKeys = newSigningKeys();
+    await this.assertNameFree(principal.merchantId, input.name);
+    const businessProfile = await this.context.db.businessProfile.create({
+      data: {
+        id: newId('businessProfile'),
+        merchantId: principal.merchantId,
+        name: input.name,
+        ...newProfileSettings(this.context.secretBox, signingKeys),
+      },
+    });
+    return { businessProfile, paymentResponseHashKey: signingKeys[principal.mode] };
+  }
+
+  /** Sets the name, and the webhook URL and settings of one mode only: the key's, unless `mode` says otherwise. */
+  async update(principal: MerchantPrincipal, rawInput: unknown): Promise<UpdatedProfile> {
+    const input = parseInput(updateProfileInput, rawInput);
+    const profile = await this.get(principal, input.profileId);
+    const mode = input.mode ?? principal.mode;
+    if (mode === 'LIVE' && principal.mode !== 'LIVE') {
+      throw new AppError('FORBIDDEN', 'A test key cannot change live-mode settings; use a live secret key.');
+    }
+    let generatedPaymentResponseHashKey: string | null = null;
+    if (input.generatePaymentResponseHashKey) generatedPaymentResponseHashKey = generatePaymentResponseHashKey();
+    const newKey = input.paymentResponseHashKey ?? generatedPaymentResponseHashKey;
+    const data = profileSettingsUpdate(mode, {
+      paymentResponseHashKeyEncrypted: newKey === null ? undefined : this.context.secretBox.seal(newKey),
+      routing: input.routing ?? undefined,
+      maxRetries: input.maxRetries ?? undefined,
+      sessionExpirySeconds: input.sessionExpirySeconds ?? undefined,
+      // null removes the limit.
+      payoutLimit: input.payoutLimit,
+      allowPartialAuthorization: input.allowPartialAuthorization ?? undefined,
+      surcharges: input.surcharges ?? undefined,
+      retryableDeclineCodes: input.retryableDeclineCodes ?? undefined,
+    });
+    if (input.name != null) data.name = input.name;
+    if (input.webhookUrl !== undefined) {
+      const url = input.webhookUrl === null || input.webhookUrl === '' ? null : input.webhookUrl;
+      if (url !== null) {
+        const merchant = await this.context.db.merchantAccount.findUniqueOrThrow({ where: { id: principal.merchantId } });
+        const problem = webhookUrlProblem(url, mode, merchant.liveWebhookHosts);
+        if (problem !== null) throw invalidInput('webhookUrl', problem);
+      }
+      data[mode === 'LIVE' ? 'liveWebhookUrl' : 'testWebhookUrl'] = url;
+      // Setting the URL again is how an endpoint disabled by a 410 Gone comes back.
+      data[mode === 'LIVE' ? 'liveWebhookDisabledAt' : 'testWebhookDisabledAt'] = null;
+    }
+    if (input.name != null && input.name !== profile.name) await this.assertNameFree(principal.merchantId, input.name);
+    const businessProfile = await this.context.db.businessProfile.update({ where: { id: profile.id }, data });
+    return { businessProfile, generatedPaymentResponseHashKey };
+  }
+
+  private async assertNameFree(merchantId: string, name: string): Promise<void> {
+    const existing = await this.context.db.businessProfile.findUnique({
+      where: { merchantId_name: { merchantId, name } },
+      select: { id: true },
+    });
+    if (existing !== null) throw invalidInput('name', `a business profile named ${JSON.stringify(name)} already exists`);
+  }
+
+  /** The key that signs this profile's webhooks of `mode`, decrypted. */
+  async signingKey(profileId: string, mode: Mode): Promise<string> {
+    const profile = await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: profileId } });
+    return this.context.secretBox.open(profileSettings(profile, mode).paymentResponseHashKeyEncrypted);
+  }
+}
+
+/** The merchant's profile named by `profileId`, or its default one: INVALID_INPUT on profileId otherwise. */
+export async function profileFor(db: ServiceContext['db'], merchantId: string, profileId: string | null | undefined): Promise<BusinessProfile> {
+  const profile = profileId
+    ? await db.businessProfile.findFirst({ where: { id: profileId, merchantId } })
+    : await db.businessProfile.findFirst({ where: { merchantId, isDefault: true } });
+  if (profile === null) throw invalidInput('profileId', profileId ? `no business profile ${profileId} for this merchant` : 'this merchant has no default business profile');
+  return profile;
+}

@@ -1,0 +1,69 @@
+// A business profile's settings that decide what payments, payouts and webhooks do. Each is kept once per mode,
+// as a test_ and a live_ column of the profile's one row (the payment path joins nothing), the way the webhook
+// URLs are: a test key changes the test settings only, and a live payment, payout or webhook uses the live ones.
+import type { Mode } from '../../kernel/api-keys.ts';
+import type { SecretBox } from '../../kernel/secret-box.ts';
+import type { SurchargeRule } from '../payments/surcharges.ts';
+import type { BusinessProfile, Prisma } from '../../generated/prisma/client.ts';
+
+export interface ProfileSettings {
+  /** AES-256-GCM ciphertext of the key that signs the mode's webhooks. */
+  paymentResponseHashKeyEncrypted: string;
+  routing: string[];
+  maxRetries: number;
+  retryableDeclineCodes: string[];
+  sessionExpirySeconds: number;
+  allowPartialAuthorization: boolean;
+  surcharges: SurchargeRule[];
+  payoutLimit: number | null;
+}
+
+type Setting = keyof ProfileSettings;
+type Prefix = 'test' | 'live';
+/** The column holding `setting` in one mode: routing is testRouting and liveRouting. */
+type ColumnOf<P extends Prefix, S extends Setting> = `${P}${Capitalize<S>}`;
+
+/** The columns profileSettings reads: a whole profile row will do. */
+export type ProfileSettingColumns = Pick<BusinessProfile, ColumnOf<Prefix, Setting>>;
+
+const prefixOf = (mode: Mode): Prefix => (mode === 'LIVE' ? 'live' : 'test');
+
+function columnOf<P extends Prefix, S extends Setting>(prefix: P, setting: S): ColumnOf<P, S> {
+  return `${prefix}${setting[0]!.toUpperCase()}${setting.slice(1)}` as ColumnOf<P, S>;
+}
+
+/** The settings `mode`'s payments, payouts and webhooks use: the only way the service reads them. */
+export function profileSettings(profile: ProfileSettingColumns, mode: Mode): ProfileSettings {
+  const prefix = prefixOf(mode);
+  // Both modes' columns have one type: the test column's names it.
+  const read = <S extends Setting>(setting: S) => profile[columnOf(prefix, setting)] as ProfileSettingColumns[ColumnOf<'test', S>];
+  return {
+    paymentResponseHashKeyEncrypted: read('paymentResponseHashKeyEncrypted'),
+    routing: read('routing'),
+    maxRetries: read('maxRetries'),
+    retryableDeclineCodes: read('retryableDeclineCodes'),
+    sessionExpirySeconds: read('sessionExpirySeconds'),
+    allowPartialAuthorization: read('allowPartialAuthorization'),
+    // Stored as JSON, written only through updateBusinessProfile's validation.
+    surcharges: read('surcharges') as unknown as SurchargeRule[],
+    payoutLimit: read('payoutLimit'),
+  };
+}
+
+/** The update that sets `changes` in `mode` only; settings left undefined keep their value. */
+export function profileSettingsUpdate(mode: Mode, changes: Partial<ProfileSettings>): Prisma.BusinessProfileUpdateInput {
+  const prefix = prefixOf(mode);
+  return Object.fromEntries(
+    Object.entries(changes)
+      .filter(([, value]) => value !== undefined)
+      .map(([setting, value]) => [columnOf(prefix, setting as Setting), value]),
+  );
+}
+
+/**
+ * A new profile's settings: the column defaults in both modes, and each mode's own signing key (sealed here), so
+ * the key shown to a test key's caller never signs live webhooks.
+ */
+export function newProfileSettings(secretBox: SecretBox, signingKeys: Record<Mode, string>): Pick<BusinessProfile, ColumnOf<Prefix, 'paymentResponseHashKeyEncrypted'>> {
+  return { testPaymentResponseHashKeyEncrypted: secretBox.seal(signingKeys.TEST), livePaymentResponseHashKeyEncrypted: secretBox.seal(signingKeys.LIVE) };
+}

@@ -1,0 +1,73 @@
+import { requireMerchant } from '../../kernel/principal.ts';
+import { builder } from '../../platform/graphql/builder.ts';
+import { BusinessProfileRef } from './profile-schema.ts';
+
+export const MerchantAccountRef = builder.prismaObject('MerchantAccount', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    liveWebhookHosts: t.exposeStringList('liveWebhookHosts', {
+      description: 'Hosts a live webhook URL may use (*.domain for subdomains); the operator sets them.',
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    businessProfiles: t.relation('businessProfiles', { query: { orderBy: { createdAt: 'asc' } } }),
+    apiKeys: t.relation('apiKeys', {
+      description: "The merchant's keys in the calling key's mode (all modes for the admin key).",
+      query: (_args, { principal }) => ({
+        where: principal.kind === 'secretKey' ? { mode: principal.mode } : {},
+        orderBy: { createdAt: 'asc' },
+      }),
+    }),
+  }),
+});
+
+builder.queryField('merchant', (t) =>
+  t.prismaField({
+    type: MerchantAccountRef,
+    description: 'The merchant of the secret key.',
+    authScopes: { secretKey: true },
+    resolve: (query, _root, _args, { principal, services }) => services.merchantAccounts.get(requireMerchant(principal).merchantId, query),
+  }),
+);
+
+const CreateMerchantAccountInput = builder.inputType('CreateMerchantAccountInput', {
+  fields: (t) => ({ name: t.string({ required: true }) }),
+});
+
+const CreateMerchantAccountPayload = builder.simpleObject('CreateMerchantAccountPayload', {
+  description: 'The new merchant and its first credentials. The keys and the signing key are shown only here.',
+  fields: (t) => ({
+    merchant: t.field({ type: MerchantAccountRef }),
+    businessProfile: t.field({ type: BusinessProfileRef }),
+    secretKey: t.string({ description: 'A test secret key (sk_test_…).' }),
+    publishableKey: t.string({ description: 'A test publishable key (pk_test_…).' }),
+    paymentResponseHashKey: t.string({ description: 'The default profile’s test-mode webhook signing key. Its live one is never shown here: a live secret key sets or generates it with updateBusinessProfile.' }),
+  }),
+});
+
+builder.mutationField('createMerchantAccount', (t) =>
+  t.field({
+    type: CreateMerchantAccountPayload,
+    description: 'Creates a merchant with a default business profile and test keys (admin key).',
+    authScopes: { admin: true },
+    args: { input: t.arg({ type: CreateMerchantAccountInput, required: true }) },
+    resolve: (_root, { input }, { services }) => services.merchantAccounts.create(input),
+  }),
+);
+
+const UpdateMerchantAccountInput = builder.inputType('UpdateMerchantAccountInput', {
+  fields: (t) => ({
+    merchantId: t.string({ required: true }),
+    liveWebhookHosts: t.stringList({ description: 'Replaces the live webhook host allowlist.' }),
+  }),
+});
+
+builder.mutationField('updateMerchantAccount', (t) =>
+  t.field({
+    type: MerchantAccountRef,
+    description: "Operator settings of a merchant, such as the live webhook allowlist (admin key).",
+    authScopes: { admin: true },
+    args: { input: t.arg({ type: UpdateMerchantAccountInput, required: true }) },
+    resolve: (_root, { input }, { services }) => services.merchantAccounts.update(input),
+  }),
+);

@@ -1,0 +1,317 @@
+// Reads payments and writes them. Every commit is one SQL statement guarded by the intent's version: it
+// updates the intent and the attempt, writes a history row per attempt move and one for the intent's
+// change, checks the intent's move against the intent table, and writes the outbox events the change
+// emits (modules/events/catalog.ts); where the guard does not hold it writes nothing, and that is CONFLICT.
+// A new payment is one statement too. Starting a new attempt (a retry) is the one other write: a
+// transaction under the same guard, with no event (the attempt is about to be sent to its processor).
+import { AppError, notFound } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import type { AttemptTransition } from './machine/attempt.ts';
+import { isIntentMoveAllowed, isNewAttemptMoveAllowed } from './machine/intent.ts';
+import { intentStatusOf } from './machine/statuses.ts';
+import { Prisma, type EventDeliveryStatus, type PaymentAttempt, type PaymentIntent } from '../../generated/prisma/client.ts';
+import type { Database } from '../../platform/db/client.ts';
+import type { CommittedEvent, EventOutbox } from '../events/outbox.ts';
+
+export type Payment = PaymentIntent & { activeAttempt: PaymentAttempt };
+
+/** What a refund or dispute copies of the charge it concerns: its payment, owner, attempt and where it was made. */
+export function chargeOf(payment: PaymentIntent, attempt: PaymentAttempt) {
+  return {
+    paymentId: payment.id,
+    merchantId: payment.merchantId,
+    profileId: payment.profileId,
+    mode: payment.mode,
+    attemptId: attempt.id,
+    connectorAccountId: attempt.connectorAccountId!,
+    connectorName: attempt.connectorName!,
+  };
+}
+
+/** What refunds and disputes check of a payment's money while they hold its row. */
+export type LockedPayment = Pick<PaymentIntent, 'status' | 'amount' | 'surchargeAmount' | 'amountReceived' | 'amountRefunded' | 'currency'>;
+
+/**
+ * Locks a payment's row for the rest of `tx` and reads its money as committed when the lock was granted (a
+ * locking SELECT returns the row's newest version), in one statement. Refunds and dispute openings both take
+ * it first, so they queue on the row in one order and each sees what the one before it committed.
+ */
+export async function lockPayment(tx: Prisma.TransactionClient, paymentId: string): Promise<LockedPayment> {
+  const [row] = await tx.$queryRaw<LockedPayment[]>`
+    SELECT status, amount, surcharge_amount AS "surchargeAmount", amount_received AS "amountReceived", amount_refunded AS "amountRefunded", currency
+    FROM payment_intents WHERE id = ${paymentId} FOR UPDATE`;
+  if (row === undefined) throw notFound('payment', paymentId);
+  return row;
+}
+
+type Transaction = Prisma.TransactionClient;
+
+export interface Commit {
+  moves: readonly AttemptTransition[];
+  attempt?: Prisma.PaymentAttemptUncheckedUpdateInput;
+  intent?: Prisma.PaymentIntentUncheckedUpdateInput;
+  /** Who caused it: "key_…", "processor", "sync", "redirect". */
+  actor: string;
+  /**
+   * Emit the event of the status the payment is in even though this commit does not change it: the
+   * payment rests in PROCESSING where a processor call left it (see commit for the quiet pending state).
+   */
+  announce?: true;
+  /**
+   * More writes the change entails, given the state it makes (a paid setup's saved card and mandate): null
+   * when there are none, else the writes, run in the change's transaction, returning their events.
+   */
+  alsoInTransaction?: (after: Payment) => ((tx: Transaction) => Promise<CommittedEvent[]>) | null;
+}
+
+/** A new attempt of a payment: an automatic retry on the next connector, or a manual retry of a failed payment. */
+export interface NewAttempt {
+  /** The move that ends the current attempt (automatic retry), or none when it has already ended (manual retry). */
+  closeMove: AttemptTransition | null;
+  closeFields?: Prisma.PaymentAttemptUncheckedUpdateInput;
+  /** The new attempt's fields; it starts PENDING, about to be sent to its connector. */
+  attempt: Omit<Prisma.PaymentAttemptUncheckedCreateInput, 'id' | 'paymentId' | 'attemptNumber' | 'status' | 'amount' | 'currency' | 'captureMethod' | 'authenticationType'>;
+  intent?: Prisma.PaymentIntentUncheckedUpdateInput;
+  trigger: 'retry' | 'manual_retry';
+  actor: string;
+}
+
+const staleVersion = (paymentId: string) => new AppError('CONFLICT', `Payment ${paymentId} was changed by another request; retry with its current state.`);
+
+export class PaymentStore {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: EventOutbox,
+  ) {}
+
+  async find(paymentId: string): Promise<Payment | null> {
+    const intent = await this.db.paymentIntent.findUnique({ where: { id: paymentId } });
+    if (intent === null || intent.activeAttemptId === null) return null;
+    const activeAttempt = await this.db.paymentAttempt.findUniqueOrThrow({ where: { id: intent.activeAttemptId } });
+    return { ...intent, activeAttempt };
+  }
+
+  async get(paymentId: string): Promise<Payment> {
+    const payment = await this.find(paymentId);
+    if (payment === null) throw notFound('payment', paymentId);
+    return payment;
+  }
+
+  /**
+   * Writes a new payment, its first attempt and their first history rows in one statement (every column is
+   * given, so `payment` is the rows as written), then tells live subscribers (dashboards) of it.
+   */
+  async insert(payment: Payment, actor: string): Promise<Payment> {
+    const { activeAttempt, ...intent } = payment;
+    const row = { paymentId: payment.id, trigger: 'create', actor, createdAt: payment.createdAt };
+    const history = [
+      { ...row, subject: 'intent', fromStatus: null, toStatus: intent.status },
+      { ...row, attemptId: activeAttempt.id, subject: 'attempt', fromStatus: null, toStatus: activeAttempt.status },
+    ];
+    await this.db.$executeRaw`
+      WITH intent AS (${insertRow('intent', intent)}), attempt AS (${insertRow('attempt', activeAttempt)})
+      ${historyInsert(history, Prisma.sql`TRUE`)}`;
+    this.outbox.paymentCommitted(payment);
+    return payment;
+  }
+
+  /**
+   * Ends the active attempt (if it has not ended) and makes a new PENDING attempt the active one, in one
+   * transaction guarded by the intent's version, with history rows for both attempts and the intent.
+   */
+  async startAttempt(payment: Payment, start: NewAttempt): Promise<Payment> {
+    const now = new Date();
+    const attemptId = newId('attempt');
+    const intentFrom = payment.status;
+    const intentTo = intentStatusOf('PENDING');
+    if (!isNewAttemptMoveAllowed(intentFrom, intentTo)) {
+      throw new Error(`a new attempt cannot move intent ${intentFrom} → ${intentTo} (not in the intent table)`);
+    }
+    const row = { paymentId: payment.id, actor: start.actor, createdAt: now };
+    const history: Prisma.PaymentStatusHistoryCreateManyInput[] = [];
+    if (start.closeMove) {
+      const { from, to, trigger } = start.closeMove;
+      history.push({ ...row, attemptId: payment.activeAttempt.id, subject: 'attempt', fromStatus: from, toStatus: to, trigger });
+    }
+    history.push({ ...row, attemptId, subject: 'attempt', fromStatus: null, toStatus: 'PENDING', trigger: start.trigger });
+    if (intentFrom !== intentTo) history.push({ ...row, subject: 'intent', fromStatus: intentFrom, toStatus: intentTo, trigger: start.trigger });
+    // The new attempt is about to be sent to its processor: a pending state, no event (see commit).
+    const after = await this.db.$transaction(async (tx) => {
+      const intent = await this.updateIntent(tx, payment, {
+        ...start.intent,
+        status: intentTo,
+        activeAttemptId: attemptId,
+        attemptCount: { increment: 1 },
+        version: { increment: 1 },
+        updatedAt: now,
+      });
+      if (start.closeMove) {
+        await tx.paymentAttempt.update({ where: { id: payment.activeAttempt.id }, data: { ...start.closeFields, status: start.closeMove.to, updatedAt: now } });
+      }
+      const activeAttempt = await tx.paymentAttempt.create({
+        data: {
+          ...start.attempt,
+          id: attemptId,
+          paymentId: payment.id,
+          attemptNumber: payment.attemptCount + 1,
+          status: 'PENDING',
+          amount: payment.amount,
+          currency: payment.currency,
+          captureMethod: payment.captureMethod,
+          authenticationType: payment.authenticationType,
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+      await tx.paymentStatusHistory.createMany({ data: history });
+      return { ...intent, activeAttempt };
+    });
+    return this.published(after, []);
+  }
+
+  /** Applies `commit` to `payment` if nobody changed it since it was read; returns the new state. */
+  async commit(payment: Payment, commit: Commit): Promise<Payment> {
+    const attemptTo = commit.moves.at(-1)?.to ?? payment.activeAttempt.status;
+    const now = new Date();
+    const history: Prisma.PaymentStatusHistoryCreateManyInput[] = [];
+    for (const move of commit.moves) {
+      const row = { paymentId: payment.id, trigger: move.trigger, actor: commit.actor, createdAt: now };
+      history.push({ ...row, attemptId: payment.activeAttempt.id, subject: 'attempt', fromStatus: move.from, toStatus: move.to });
+      const intentFrom = intentStatusOf(move.from);
+      const intentTo = intentStatusOf(move.to);
+      if (!isIntentMoveAllowed(intentFrom, intentTo)) {
+        throw new Error(`intent move ${intentFrom} → ${intentTo} (attempt ${move.from} → ${move.to}) is not in the intent table`);
+      }
+      if (intentTo !== intentFrom) history.push({ ...row, subject: 'intent', fromStatus: intentFrom, toStatus: intentTo });
+    }
+    // The pending state committed before a processor call (a move with an effect) is not news: the
+    // merchant's endpoint hears where the call lands, and payment_processing only if the payment rests
+    // there (announce). A refused void after capture is not news either: the payment was and stays paid.
+    const quiet = commit.moves.some((move) => move.effect !== undefined || (move.from === 'VOID_POST_CHARGE_INITIATED' && move.to === 'CHARGED'));
+    // The state after: every writer of a payment's rows bumps its version, so under the version guard the
+    // rows are exactly `payment` plus what this commit sets, known before the statement runs. That lets the
+    // events (whose bodies carry that state) be written by the same single statement.
+    const intentFields = plainFields(commit.intent);
+    const attemptFields = plainFields(commit.attempt);
+    const after: Payment = {
+      ...payment,
+      ...(intentFields as Partial<PaymentIntent>),
+      status: intentStatusOf(attemptTo),
+      version: payment.version + 1,
+      updatedAt: now,
+      activeAttempt: { ...payment.activeAttempt, ...(attemptFields as Partial<PaymentAttempt>), status: attemptTo, updatedAt: now },
+    };
+    const events = commit.announce || (!quiet && after.status !== payment.status) ? this.outbox.paymentEvents(after) : [];
+    const guard = Prisma.sql`EXISTS (SELECT 1 FROM intent)`;
+    // The guard: the version read, the attempt it was read with, and (when it emits events) the profile
+    // their rows are written for; where it does not hold, the statement writes nothing at all.
+    const statement = Prisma.sql`
+      WITH intent AS (
+        UPDATE payment_intents SET ${assignments('intent', intentFields)} status = ${after.status}::"IntentStatus", version = version + 1, updated_at = ${now}
+        WHERE id = ${payment.id} AND version = ${payment.version} AND active_attempt_id = ${payment.activeAttempt.id}
+          ${events.length > 0 ? Prisma.sql`AND EXISTS (SELECT 1 FROM business_profiles WHERE id = ${payment.profileId})` : Prisma.empty}
+        RETURNING id
+      ), attempt AS (
+        UPDATE payment_attempts SET ${assignments('attempt', attemptFields)} status = ${attemptTo}::"AttemptStatus", updated_at = ${now}
+        WHERE id = ${payment.activeAttempt.id} AND payment_id = ${payment.id} AND ${guard} RETURNING id
+      )${history.length > 0 ? Prisma.sql`, history AS (${historyInsert(history, guard)})` : Prisma.empty}
+      ${joined(events.map((event, index) => Prisma.sql`, ${Prisma.raw(`event_${index}`)} AS (${event.insert(guard)})`))}
+      SELECT (SELECT count(*)::int FROM intent) AS changed, (SELECT count(*)::int FROM attempt) AS attempts,
+             ARRAY[${Prisma.join([...events.map((_event, index) => Prisma.sql`(SELECT delivery_status FROM ${Prisma.raw(`event_${index}`)})`), Prisma.sql`NULL`])}]::text[] AS deliveries`;
+    const run = async (executor: Database | Transaction) => {
+      const [result] = await executor.$queryRaw<{ changed: number; attempts: number; deliveries: (EventDeliveryStatus | null)[] }[]>(statement);
+      if (result!.changed !== 1) throw staleVersion(payment.id);
+      // Both hold under the guard (an attempt row is never deleted; the profile was there): a miss is a bug.
+      if (result!.attempts !== 1 || result!.deliveries.slice(0, events.length).includes(null)) throw new Error(`payment ${payment.id}: commit wrote ${result!.attempts} attempt rows, events ${result!.deliveries.join()}`);
+      return events.map((event, index) => event.committed(result!.deliveries[index]!));
+    };
+    // One statement is its own transaction; writes the change entails beside it need a transaction around both.
+    const also = commit.alsoInTransaction?.(after) ?? null;
+    const committed = also ? await this.db.$transaction(async (tx) => [...(await run(tx)), ...(await also(tx))]) : await run(this.db);
+    return this.published(after, committed);
+  }
+
+  /** After commit: the change's events to the relay, the payment to live subscribers. */
+  private published(after: Payment, events: CommittedEvent[]): Payment {
+    for (const event of events) this.outbox.afterCommit(event);
+    this.outbox.paymentCommitted(after);
+    return after;
+  }
+
+  /** The guarded update: only the version that was read may be changed. */
+  private async updateIntent(tx: Transaction, payment: Payment, data: Prisma.PaymentIntentUncheckedUpdateManyInput): Promise<PaymentIntent> {
+    const updated = await tx.paymentIntent.updateManyAndReturn({ where: { id: payment.id, version: payment.version }, data });
+    if (updated.length === 0) throw staleVersion(payment.id);
+    return updated[0]!;
+  }
+}
+
+/**
+ * What a commit sets, as plain values: Prisma.DbNull (a JSON column's SQL NULL) is null. Anything else
+ * that is not a plain value (an increment, a nested write) is refused: the state after must be known.
+ */
+function plainFields(fields: Record<string, unknown> | undefined): Record<string, unknown> {
+  const plain: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(fields ?? {})) {
+    if (value === undefined) continue;
+    if (value === Prisma.DbNull) plain[field] = null;
+    else if (value === null || value instanceof Date || ['string', 'number', 'boolean'].includes(typeof value) || isJson(value)) plain[field] = value;
+    else throw new Error(`a commit sets ${field} to a value that is not a plain one`);
+  }
+  return plain;
+}
+
+/** A JSON object (for a Json column): plain objects, arrays and primitives all the way down. */
+function isJson(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype && Object.values(value).every(isJsonMember);
+}
+const isJsonMember = (value: unknown): boolean =>
+  value === null || ['string', 'number', 'boolean'].includes(typeof value) || (Array.isArray(value) ? value.every(isJsonMember) : isJson(value));
+
+/**
+ * `column = value, ` for each field (the schema maps camelCase fields to snake_case columns). Values are
+ * untyped parameters, so PostgreSQL reads each as its column's type (see parameter).
+ */
+function assignments(model: keyof typeof MODEL_FIELDS, fields: Record<string, unknown>): Prisma.Sql {
+  return joined(Object.entries(fields).map(([field, value]) => Prisma.sql`${column(model, field)} = ${parameter(value)}, `));
+}
+
+/** The fields of each model (Prisma's generated enums), so only a field's name is ever spliced into SQL. */
+const MODEL_FIELDS = { intent: Prisma.PaymentIntentScalarFieldEnum, attempt: Prisma.PaymentAttemptScalarFieldEnum } as const;
+
+function column(model: keyof typeof MODEL_FIELDS, field: string): Prisma.Sql {
+  if (!Object.hasOwn(MODEL_FIELDS[model], field)) throw new Error(`${field} is not a field of the payment ${model}`);
+  return Prisma.raw(columnOf(field));
+}
+
+/** An INSERT of one row with every field of `row` as its column. */
+function insertRow(model: keyof typeof MODEL_FIELDS, row: Record<string, unknown>): Prisma.Sql {
+  const fields = Object.entries(row);
+  return Prisma.sql`INSERT INTO ${Prisma.raw(model === 'intent' ? 'payment_intents' : 'payment_attempts')} (${Prisma.join(fields.map(([field]) => column(model, field)))})
+    VALUES (${Prisma.join(fields.map(([, value]) => parameter(value)))})`;
+}
+
+/**
+ * A value as a parameter: a JSON column's object as its text; a list column's array, a Date and a
+ * primitive as they are (the driver sends arrays as PostgreSQL arrays). JSON columns hold objects here
+ * (metadata, next actions, method details), never bare arrays.
+ */
+const parameter = (value: unknown): unknown => (value !== null && typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value) ? JSON.stringify(value) : value);
+
+/** The parts one after another (Prisma.join refuses an empty list). */
+const joined = (parts: Prisma.Sql[]): Prisma.Sql => (parts.length > 0 ? Prisma.join(parts, '') : Prisma.empty);
+
+/** The column of a model field: prisma/schema.prisma maps every camelCase field to its snake_case column. */
+export function columnOf(field: string): string {
+  return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/** The history rows, written where `condition` holds. */
+function historyInsert(rows: Prisma.PaymentStatusHistoryCreateManyInput[], condition: Prisma.Sql): Prisma.Sql {
+  const values = rows.map(
+    (row) =>
+      Prisma.sql`(${row.paymentId}::text, ${row.attemptId ?? null}::text, ${row.subject}::text, ${row.fromStatus ?? null}::text, ${row.toStatus}::text, ${row.trigger}::text, ${row.actor}::text, ${row.createdAt}::timestamptz)`,
+  );
+  return Prisma.sql`INSERT INTO payment_status_history (payment_id, attempt_id, subject, from_status, to_status, trigger, actor, created_at)
+    SELECT * FROM (VALUES ${Prisma.join(values)}) AS history_row WHERE ${condition}`;
+}

@@ -1,0 +1,62 @@
+// The BullMQ queue that holds scheduled payment syncs: PaymentService's PaymentSyncScheduler port. The API
+// process adds a payment's first step; workers run each step, and the service adds the next one from there.
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Config } from '../../platform/config.ts';
+import { paymentSyncDelayMs } from './schedule.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { PaymentSyncJob, PaymentSyncScheduler, ResourceSyncJob } from './scheduler.ts';
+
+export const PAYMENT_SYNC_QUEUE = 'payment-sync';
+
+/** The name of a payment's sync job; a refund's or payout's is `<kind>-sync`. */
+export const PAYMENT_SYNC_JOB_NAME = 'sync';
+
+/** One id per step of one attempt, so scheduling it again adds nothing (BullMQ refuses ':' in custom ids). */
+export const paymentSyncJobId = (job: PaymentSyncJob): string => `${job.paymentId}.${job.attemptId}.${job.step}`;
+
+const DAY_SECONDS = 24 * 60 * 60;
+
+const JOB_OPTIONS: JobsOptions = {
+  // A step whose handler throws (the database is down) is tried again after 5 s, 10 s, 20 s, … about 10 min in all.
+  attempts: 8,
+  backoff: { type: 'exponential', delay: 5_000 },
+  // A completed step is kept for a day so that scheduling it again meanwhile stays a no-op; failed ones a
+  // week for inspection. Both bounded in number.
+  removeOnComplete: { age: DAY_SECONDS, count: 10_000 },
+  removeOnFail: { age: 7 * DAY_SECONDS, count: 10_000 },
+};
+
+export class PaymentSyncQueue implements PaymentSyncScheduler {
+  private readonly queue: Queue<PaymentSyncJob | ResourceSyncJob>;
+
+  constructor(
+    private readonly config: Config,
+    logger: Logger,
+  ) {
+    this.queue = new Queue(PAYMENT_SYNC_QUEUE, {
+      // Adding fails fast while Redis is unreachable instead of hanging the request that schedules.
+      connection: { url: config.REDIS_URL, maxRetriesPerRequest: 1, enableOfflineQueue: false },
+      prefix: config.REDIS_PREFIX,
+      defaultJobOptions: JOB_OPTIONS,
+    });
+    this.queue.on('error', (error) => logger.warn({ err: error }, 'payment sync queue: redis error'));
+  }
+
+  schedule(job: PaymentSyncJob): Promise<void> {
+    return this.add(PAYMENT_SYNC_JOB_NAME, job, paymentSyncJobId(job));
+  }
+
+  scheduleResource(job: ResourceSyncJob): Promise<void> {
+    return this.add(`${job.kind}-sync`, job, `${job.id}.${job.step}`);
+  }
+
+  private async add(name: string, job: PaymentSyncJob | ResourceSyncJob, jobId: string): Promise<void> {
+    const delay = paymentSyncDelayMs(job.step, this.config.PAYMENT_SYNC_DELAY_SCALE);
+    if (delay === null) return;
+    await this.queue.add(name, job, { jobId, delay });
+  }
+
+  close(): Promise<void> {
+    return this.queue.close();
+  }
+}

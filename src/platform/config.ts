@@ -1,0 +1,175 @@
+// Configuration from the environment, validated once at start. Every variable is in the table of
+// docs/configuration.md; a bad value stops the process with one line naming the variable and the rule.
+import { z } from 'zod';
+import { StartupError } from './startup-error.ts';
+
+const booleanFromString = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1');
+
+/** A rate limit as "<count>/<seconds>" ("20/300": 20 in any 5 minutes). */
+const rateRule = z.string().transform((value, context) => {
+  const match = /^(\d{1,9})\/(\d{1,9})$/.exec(value.trim());
+  const [points, seconds] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+  if (points < 1 || seconds < 1 || seconds > 31 * 24 * 3600) {
+    context.addIssue({ code: 'custom', message: 'must be "<count>/<seconds>": a count of at least 1 in a window of 1 to 2678400 seconds (31 days), such as "20/300"' });
+    return z.NEVER;
+  }
+  return { points, seconds };
+});
+
+const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/payments'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
+  /** Namespaces every Redis key and channel, so several deployments (or test runs) can share one Redis. */
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).default('pay'),
+  HOST: z.string().default('0.0.0.0'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  /** The URL merchants and processors reach this service at (redirects and callback URLs are built from it). */
+  PUBLIC_URL: z.url().optional(),
+  /** Creates merchant accounts. Unset: the admin operations refuse every caller. */
+  ADMIN_API_KEY: z.string().min(24, 'must be at least 24 characters').optional(),
+  /** 32 bytes, hex or base64: encrypts secrets at rest (webhook signing keys, connector credentials). Required: no key ships in the source. */
+  ENCRYPTION_KEY: z.string('required (32 bytes as 64 hex characters or base64; generate one with: openssl rand -hex 32)'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Largest request body accepted, in bytes. */
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(50).default(12),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(100).default(5000),
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(5000),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).default(30),
+  GRAPHIQL: booleanFromString.optional(),
+  /** Answers `__schema` and `__type` queries; unset: on unless production (the schema is public in schema.graphql). */
+  GRAPHQL_INTROSPECTION: booleanFromString.optional(),
+  /** Where the sandbox processor listens (the sandbox connector calls it there). */
+  SANDBOX_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:4100'),
+  /** How long a processor call may take before its outcome is treated as unknown (the payment stays PROCESSING). */
+  CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  /** Scales every webhook retry delay (the seed's 24 h schedule): 0.001 runs it in 86 s, for tests and demos. */
+  WEBHOOK_RETRY_DELAY_SCALE: z.coerce.number().positive().max(1000).default(1),
+  /**
+   * Which non-public addresses test-mode webhooks may reach: `loopback` (a receiver on this machine, the
+   * local demo), `true` (every private, loopback and link-local range, for tests) or `false` (none).
+   * Live-mode webhooks never may.
+   */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
+    .enum(['true', 'false', '1', '0', 'loopback'], 'must be true, false or loopback')
+    .transform((value): PrivateNetworkAccess => (value === 'loopback' ? 'loopback' : value === 'true' || value === '1' ? 'all' : 'none'))
+    .default('none'),
+  /** How long one webhook delivery may take (connect, send, answer) before it counts as failed and is retried. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
+  /** How often the worker looks for due webhook deliveries that have no queued job (after a Redis flush). */
+  WEBHOOK_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /** How often a worker expires unconfirmed payments past their profile's session expiry. */
+  PAYMENT_EXPIRY_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /** How often a worker charges subscriptions whose next period is due. */
+  SUBSCRIPTION_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /** Scales the payment sync schedule (modules/processor-sync/schedule.ts) down, for tests and demos. */
+  PAYMENT_SYNC_DELAY_SCALE: z.coerce.number().positive().max(1).default(1),
+  /** Subscriptions (graphql-ws) one API process serves at once, and one API key may hold on one process. */
+  SUBSCRIPTIONS_PER_PROCESS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  SUBSCRIPTIONS_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(100),
+  /**
+   * Subscriptions a publishable key's subscriber may hold on one process: per client secret (one checkout,
+   * a few tabs) and per client IP (a shop's customers behind one address), so one payer cannot use up the
+   * merchant's slots.
+   */
+  SUBSCRIPTIONS_PER_CLIENT_SECRET: z.coerce.number().int().min(1).max(100_000).default(5),
+  SUBSCRIPTIONS_PER_CLIENT_IP: z.coerce.number().int().min(1).max(100_000).default(50),
+  /** How often the keys of running subscriptions are checked again: a revoked key's subscriptions end within this. */
+  SUBSCRIPTION_KEY_RECHECK_MS: z.coerce.number().int().min(50).max(3_600_000).default(30_000),
+  /**
+   * Rate limits on what a caller without a secret key can do, shared by every API process through Redis,
+   * each "<count>/<seconds>": at most count in any window of that many seconds.
+   */
+  RATE_LIMIT_FAILED_AUTH_PER_IP: rateRule.default({ points: 20, seconds: 300 }),
+  RATE_LIMIT_LINK_USES_PER_IP: rateRule.default({ points: 10, seconds: 60 }),
+  RATE_LIMIT_LINK_USES_PER_LINK: rateRule.default({ points: 100, seconds: 60 }),
+  RATE_LIMIT_CONFIRMS_PER_CLIENT_SECRET: rateRule.default({ points: 10, seconds: 600 }),
+  RATE_LIMIT_DECLINES_PER_LINK: rateRule.default({ points: 10, seconds: 3600 }),
+  /** How many jobs one worker process runs at once. */
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
+});
+
+/**
+ * Which private addresses outgoing webhooks may reach (WEBHOOK_ALLOW_PRIVATE_NETWORKS): none; loopback only (a
+ * receiver on this machine: the local demo); or every private and link-local range (tests).
+ */
+export type PrivateNetworkAccess = 'none' | 'loopback' | 'all';
+
+export type Config = z.infer<typeof configSchema> & { encryptionKey: Buffer; graphiql: boolean; introspection: boolean };
+
+export class ConfigError extends StartupError {}
+
+function decodeKey(raw: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new ConfigError('ENCRYPTION_KEY: must be 32 bytes, as 64 hex characters or base64');
+  return key;
+}
+
+/** Parses the environment with `schema`; the first problem becomes a ConfigError naming the variable. */
+function parseEnvironment<Schema extends z.ZodType>(schema: Schema, env: NodeJS.ProcessEnv): z.infer<Schema> {
+  // Empty strings mean "unset", as shells and .env files produce them.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`${issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+const integerFrom = (min: number, max: number) => {
+  const rule = `must be an integer from ${min} to ${max}`;
+  return z.coerce.number(rule).int(rule).min(min, rule).max(max, rule);
+};
+
+/** A comma-separated list of 1 to `maxItems` integers from `min` to `max` ("1000,5000"), as numbers. */
+const integerListFrom = (min: number, max: number, maxItems: number) => {
+  const rule = `must be a comma-separated list of 1 to ${maxItems} integers from ${min} to ${max}`;
+  return z.string().transform((value, context) => {
+    const items = value.split(',').map((item) => item.trim());
+    const numbers = items.map(Number);
+    if (items.length > maxItems || items.some((item) => !/^\d{1,9}$/.test(item)) || numbers.some((number) => number < min || number > max)) {
+      context.addIssue({ code: 'custom', message: rule });
+      return z.NEVER;
+    }
+    return numbers;
+  });
+};
+
+/** The sandbox processor's own settings (its role runs apart from the API in production-like setups). */
+const sandboxConfigSchema = z.object({
+  SANDBOX_PORT: integerFrom(0, 65535).default(4100),
+  SANDBOX_HOST: z.string().default('127.0.0.1'),
+  SANDBOX_LATENCY_MS: integerFrom(0, 30_000).default(0),
+  SANDBOX_BANK_DEBIT_SETTLE_MS: integerFrom(0, 600_000).default(3_000),
+  /** How long a pending sandbox refund (of the refund test cards) waits before it settles. */
+  SANDBOX_REFUND_SETTLE_MS: integerFrom(0, 600_000).default(3_000),
+  /** How long after its payment succeeded the sandbox's dispute test card is disputed. */
+  SANDBOX_DISPUTE_OPEN_MS: integerFrom(0, 600_000).default(3_000),
+  /** How long each step of a sandbox payout takes (pending to in_transit, in_transit to paid or failed, pending to expired). */
+  SANDBOX_PAYOUT_SETTLE_MS: integerFrom(0, 600_000).default(3_000),
+  /** The waits before each retry of a failed sandbox callback; unset: the server's default (1 s, 5 s, 30 s, 2 min). */
+  SANDBOX_CALLBACK_RETRY_DELAYS_MS: integerListFrom(0, 3_600_000, 20).optional(),
+  /** Where customers' browsers reach the sandbox (challenge URLs are built from it). */
+  SANDBOX_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' }).optional(),
+});
+
+export type SandboxConfig = z.infer<typeof sandboxConfigSchema>;
+
+export function loadSandboxConfig(env: NodeJS.ProcessEnv = process.env): SandboxConfig {
+  return parseEnvironment(sandboxConfigSchema, env);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const values = parseEnvironment(configSchema, env);
+  return {
+    ...values,
+    encryptionKey: decodeKey(values.ENCRYPTION_KEY),
+    graphiql: values.GRAPHIQL ?? values.NODE_ENV !== 'production',
+    introspection: values.GRAPHQL_INTROSPECTION ?? values.NODE_ENV !== 'production',
+  };
+}

@@ -1,0 +1,14 @@
+// What every service is built from. One instance per process.
+import type { Config } from './config.ts';
+import type { Database } from './db/client.ts';
+import type { SecretBox } from '../kernel/secret-box.ts';
+import type { Logger } from './logger.ts';
+
+export interface ServiceContext {
+  db: Database;
+  secretBox: SecretBox;
+  config: Config;
+  logger: Logger;
+  /** Where processors and browsers reach this service: PUBLIC_URL, or the address the API listens on. */
+  publicUrl: string;
+}

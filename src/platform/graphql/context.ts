@@ -1,0 +1,24 @@
+// The per-request GraphQL context: who is calling and the services to act through.
+import type { Database } from '../db/client.ts';
+import type { Logger } from '../logger.ts';
+import type { LiveFeed } from '../../modules/events/live-feed.ts';
+import type { SubscriptionGate } from '../../api/subscription-gate.ts';
+import type { Services } from '../../modules/services.ts';
+import type { Principal } from '../../kernel/principal.ts';
+import type { RateLimits } from '../rate-limits.ts';
+
+export interface GraphQLContext {
+  principal: Principal;
+  services: Services;
+  logger: Logger;
+  /** For @pothos/plugin-prisma's relation loading only: resolvers go through services. */
+  db: Database;
+  requestId: string;
+  /** What subscriptions listen to (Redis pub/sub, shared by every process). */
+  live: LiveFeed;
+  /** Bounds, backlog limit and revocation for every subscription stream (both transports). */
+  gate: SubscriptionGate;
+  /** Who the caller counts as for rate limits: its IP (an IPv6 address's /64). */
+  clientIp: string;
+  limits: RateLimits;
+}
