@@ -41,12 +41,21 @@ describe('an answer about one attempt', () => {
 });
 
 describe('an answer someone else applied while the processor call was on its way', () => {
+  // The callback must be applied while the processor's answer is on its way: a processor slow enough that the
+  // test's own requests fit in its delay even on a busy machine.
+  let slow: Stack;
+  beforeAll(async () => {
+    slow = await startStack({ sandboxLatencyMs: 5_000 });
+  });
+  afterAll(() => slow.close());
+
   it('stands: confirm’s own commit conflicts, reads the payment again and returns it as the callback left it, one move and one event', async () => {
+    const stack = slow;
     const secret = 'whsec_races_0123456789abcdef';
     const shop = await merchantWithSandbox(stack, 'sandbox', { webhookSecret: secret });
     const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 3100, currency: 'USD' } })).createPayment;
     const confirming = shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4242424242424242') } });
-    // The sandbox charges at once and answers 400 ms later: in between, its callback about the charge arrives.
+    // The sandbox charges at once and answers 5 s later: in between, its callback about the charge arrives.
     const attemptId = await vi.waitFor(
       async () => {
         const read = dataOf(await shop.secret(PaymentDocument, { id: created.id })).payment!;
