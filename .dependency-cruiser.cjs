@@ -1,4 +1,5 @@
-// The layer rules `npm test` enforces (`npm run lint:deps`); docs/architecture.md explains the layers.
+// The layer rules `npm test` enforces (`npm run lint:deps`, over src/ and the sandbox package sandbox/);
+// docs/architecture.md explains the layers.
 // Each layer is one regular expression below, so reorganising the tree means re-aiming these, not the rules.
 // .cjs keeps it CommonJS under package.json's "type": "module" (dependency-cruiser imports .cjs and .mjs alike).
 
@@ -9,13 +10,18 @@ const MODULES = '^src/modules/';
 const PLATFORM = '^src/platform/';
 const API = '^src/api/';
 const MAIN = '^src/main/';
-const SANDBOX = '^src/sandbox/';
 const BROWSER = '^src/(web|sdk)/';
 const GENERATED = '^src/generated/';
+// The product, and the fake processors' own package (docs/sandbox.md), which stands apart from it.
+const PRODUCT = '^src/';
+const SANDBOX = '^sandbox/';
+// The one product file that starts the fake processors (the demo runs every role in one process), and what it may import of them.
+const DEMO = '^src/main/start\\.ts$';
+const SANDBOX_ENTRY = '^sandbox/src/index\\.ts$';
 
 // Libraries that open sockets, files or processes, or only run on a server.
 const IO_LIBRARIES = 'node_modules/(pg|ioredis|bullmq|@prisma|prisma|graphql-yoga|@graphql-yoga|ws|pino|prom-client|esbuild|rate-limiter-flexible)/';
-// Everything server-side in src/: what the browser bundle and the fake processors must not pull in.
+// Everything server-side in src/: what the browser bundle must not pull in.
 const SERVER_SIDE = ['^src/(modules|platform|api|main|generated)/'];
 // What pure code may import: pure code, node:crypto (hashing, random ids) and zod.
 const PURE_IMPORTS = [KERNEL, MODULE_PURE, '^(node:)?crypto$', 'node_modules/zod/'];
@@ -24,18 +30,10 @@ const PURE_IMPORTS = [KERNEL, MODULE_PURE, '^(node:)?crypto$', 'node_modules/zod
 const KNOWN_EXCEPTIONS = {
   // The per-request GraphQL context names the types the composition fills it with (services, live feed, gate).
   graphqlContext: '^src/platform/graphql/context\\.ts$',
-  // The fake processor reuses the API's Node HTTP helpers (body reading, JSON replies, listening) and its config type.
-  sandboxToProduct: {
-    from: '^src/sandbox/(requests|customer|server)\\.ts$',
-    to: ['^src/platform/http/(node-bridge|listen)\\.ts$', '^src/platform/config\\.ts$'],
-  },
 };
-// Type-only import cycles that exist today (the outbox and the payment store name each other's types; the
-// fake processor's store, processors, callbacks and wallets likewise). A cycle through any other module fails.
-const KNOWN_CYCLE_MODULES = [
-  '^src/modules/(events/outbox|payments/store)\\.ts$',
-  '^src/sandbox/(store|processors|callbacks|wallets)\\.ts$',
-].join('|'); // one expression: dependency-cruiser does not join arrays inside `via`
+// Type-only import cycles that exist today (the outbox and the payment store name each other's types).
+// A cycle through any other module fails.
+const KNOWN_CYCLE_MODULES = '^src/modules/(events/outbox|payments/store)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -59,14 +57,14 @@ module.exports = {
       severity: 'error',
       comment: 'The platform (database, HTTP, GraphQL builder, queues, config, logging) is what modules stand on: it imports no module, no API surface and no process entry point. One known exception imports types only: the GraphQL context.',
       from: { path: PLATFORM, pathNot: KNOWN_EXCEPTIONS.graphqlContext },
-      to: { path: [MODULES, API, MAIN, SANDBOX] },
+      to: { path: [MODULES, API, MAIN] },
     },
     {
       name: 'graphql-context-types-only',
       severity: 'error',
       comment: 'The GraphQL context may name the types of what fills it, never import their code.',
       from: { path: KNOWN_EXCEPTIONS.graphqlContext },
-      to: { path: [MODULES, API, MAIN, SANDBOX], dependencyTypesNot: ['type-only'] },
+      to: { path: [MODULES, API, MAIN], dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'modules-not-to-surfaces',
@@ -85,16 +83,23 @@ module.exports = {
     {
       name: 'sandbox-is-outside-the-product',
       severity: 'error',
-      comment: 'The fake processors stand in for third parties: they talk to the product over HTTP only, so they import nothing of it except pure kernel code. Known exceptions: the HTTP helpers and config type in requests.ts, customer.ts, server.ts.',
+      comment: 'The fake processors stand in for third parties: they talk to the product over HTTP only and import nothing of it, not even its kernel (a bug in the product\'s card rules must not hide behind shared code).',
       from: { path: SANDBOX },
-      to: { path: [...SERVER_SIDE, BROWSER], pathNot: KNOWN_EXCEPTIONS.sandboxToProduct.to },
+      to: { path: PRODUCT },
     },
     {
-      name: 'sandbox-known-exceptions-stay-narrow',
+      name: 'product-not-to-sandbox',
       severity: 'error',
-      comment: 'Only the three files that share the HTTP helpers today may import them.',
-      from: { path: SANDBOX, pathNot: KNOWN_EXCEPTIONS.sandboxToProduct.from },
-      to: { path: KNOWN_EXCEPTIONS.sandboxToProduct.to },
+      comment: 'The product calls the fake processors over HTTP, like real ones; only the demo (npm start) starts them, in its own process.',
+      from: { path: PRODUCT, pathNot: DEMO },
+      to: { path: SANDBOX },
+    },
+    {
+      name: 'demo-starts-sandbox-through-its-entry',
+      severity: 'error',
+      comment: 'The demo starts the fake processors through their package\'s entry (sandbox/src/index.ts), never their inner files.',
+      from: { path: DEMO },
+      to: { path: SANDBOX, pathNot: SANDBOX_ENTRY },
     },
     {
       name: 'browser-not-to-node',
@@ -108,13 +113,13 @@ module.exports = {
       severity: 'error',
       comment: 'The SDK and the pages reach the server over HTTP only; they may share pure domain code, nothing server-side.',
       from: { path: BROWSER },
-      to: { path: [...SERVER_SIDE, SANDBOX, IO_LIBRARIES] },
+      to: { path: [...SERVER_SIDE, IO_LIBRARIES] },
     },
     {
       name: 'no-circular',
       severity: 'error',
       comment: 'Import cycles make load order matter and tangle modules; the ones listed in KNOWN_CYCLE_MODULES are tolerated until removed, any other fails. Generated Prisma code is not ours.',
-      from: { path: '^src/', pathNot: GENERATED },
+      from: { path: [PRODUCT, SANDBOX], pathNot: GENERATED },
       to: { circular: true, via: { pathNot: KNOWN_CYCLE_MODULES } },
     },
     {

@@ -1,4 +1,4 @@
-// Preloaded into the sandbox processor's process by the bench (`--import`), leaving src/sandbox untouched:
+// Preloaded into the sandbox processor's process by the bench (`--import`), leaving the sandbox (sandbox/) untouched:
 // the sandbox's own time for each payment authorization (POST /v1/payments), from the moment its HTTP
 // server has the request's headers to the moment the last byte of the answer is handed to the socket
 // (Node's http.server diagnostics channels), keyed by the Idempotency-Key the service sends (the attempt

@@ -1,5 +1,5 @@
 // The system under test, as it is deployed: the API (src/main/api.ts), a worker (src/main/worker.ts) and the
-// sandbox processor (src/main/sandbox.ts), each its own process, on a fresh migrated database and a Redis
+// sandbox processor (sandbox/src/main.ts), each its own process, on a fresh migrated database and a Redis
 // prefix of their own. The bench process only sets up data (the demo merchant), reads counts, and drives
 // load through other processes. `close` stops every process and drops the database and the prefix's keys.
 import { randomBytes } from 'node:crypto';
@@ -99,7 +99,7 @@ export class Stack {
     if (this.worker && !this.worker.alive) this.worker = null;
     const starting: Promise<void>[] = [];
     if (!this.sandbox) {
-      this.sandbox = new Child('sandbox', 'src/main/sandbox.ts', {
+      this.sandbox = new Child('sandbox', 'sandbox/src/main.ts', {
         env: { SANDBOX_PORT: String(this.sandboxPort), SANDBOX_HOST: '127.0.0.1', SANDBOX_LATENCY_MS: String(latency) },
         preload: ['./bench/lib/sandbox-timing.ts'],
         ipc: true,

@@ -1,13 +1,14 @@
 // `npm start`: the whole product on one machine for a demo or local development. Creates and migrates the
 // database, ensures the demo merchant, starts every role in this process, and prints what to do next.
 import { startApi } from './api-app.ts';
-import { loadConfig, loadSandboxConfig } from '../platform/config.ts';
+import { loadConfig } from '../platform/config.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { ensureDatabase } from '../platform/db/reachability.ts';
 import { createLogger } from '../platform/logger.ts';
-import { startSandboxFromConfig } from '../sandbox/server.ts';
 import { DemoKeyMismatchError, ensureDemoMerchant } from '../modules/merchants/demo.ts';
 import { StartupError } from '../platform/startup-error.ts';
+// The demo runs the sandbox processors in this process, as it runs every role: the one place the product starts them.
+import { loadSandboxConfig, startSandboxFromConfig, StartupError as SandboxStartupError, type Sandbox } from '../../sandbox/src/index.ts';
 import { startWorker } from './worker-app.ts';
 import { DEFAULT_DEMO_SECRETS_FILE, loadOrCreateDemoSecrets } from './demo-secrets.ts';
 import { run } from './run.ts';
@@ -16,7 +17,7 @@ run('start', async () => {
   // Production sets ENCRYPTION_KEY and ADMIN_API_KEY and runs the roles apart; the demo makes its own, once.
   const secretsFile = process.env.DEMO_SECRETS_FILE || DEFAULT_DEMO_SECRETS_FILE;
   const secrets = loadOrCreateDemoSecrets(secretsFile);
-  const sandbox = await startSandboxFromConfig(loadSandboxConfig());
+  const sandbox = await startDemoSandbox();
   // Only this machine reaches the demo, and its test-mode webhooks reach only this machine (the example
   // receiver), unless the environment says otherwise; the API calls the sandbox where it actually listens.
   const config = loadConfig({
@@ -86,6 +87,15 @@ run('start', async () => {
     await sandbox.close();
   };
 });
+
+/** The sandbox from its SANDBOX_* settings; its start-up errors (a bad setting, a taken port) are the demo's, one line each. */
+async function startDemoSandbox(): Promise<Sandbox> {
+  try {
+    return await startSandboxFromConfig(loadSandboxConfig());
+  } catch (error) {
+    throw error instanceof SandboxStartupError ? new StartupError(error.message) : error;
+  }
+}
 
 /** The environment without its empty variables, which mean "unset" and so must not hide the demo's values. */
 function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {

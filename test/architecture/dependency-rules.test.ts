@@ -1,5 +1,5 @@
-// The layer rules in .dependency-cruiser.cjs (run by `npm test` as `npm run lint:deps`): today's src/ passes,
-// and a small tree with one import of each forbidden kind fails with exactly those violations.
+// The layer rules in .dependency-cruiser.cjs (run by `npm test` as `npm run lint:deps`): today's src/ and
+// sandbox/ pass, and a small tree with one import of each forbidden kind fails with exactly those violations.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,7 +13,7 @@ const REPOSITORY = path.resolve(import.meta.dirname, '../..');
 async function violationsIn(baseDir: string) {
   const options = await extractDepcruiseOptions(path.join(REPOSITORY, '.dependency-cruiser.cjs'));
   const tsConfig = extractTSConfig(path.join(REPOSITORY, 'tsconfig.json'));
-  const { output } = await cruise(['src'], { ...options, baseDir }, {}, { tsConfig });
+  const { output } = await cruise(['src', 'sandbox'], { ...options, baseDir }, {}, { tsConfig });
   return (output as ICruiseResult).summary.violations.map(({ rule, from, to }) => `${rule.name}: ${from} → ${to}`).sort();
 }
 
@@ -33,7 +33,7 @@ afterAll(() => {
 });
 
 describe('dependency rules', () => {
-  it('today\'s src/ has no violations', async () => {
+  it('today\'s src/ and sandbox/ have no violations', async () => {
     expect(await violationsIn(REPOSITORY)).toEqual([]);
   });
 
@@ -58,12 +58,16 @@ describe('dependency rules', () => {
       'src/modules/b/service.ts': "import { a } from '../a/service.ts';\nexport const b = () => a;\n",
       'src/modules/events/outbox.ts': "import type { Store } from '../payments/store.ts';\nexport type Outbox = Store;\n",
       'src/modules/payments/store.ts': "import type { Outbox } from '../events/outbox.ts';\nexport type Store = { outbox?: Outbox };\n",
-      // Forbidden: the fake processor importing a module, or a new file of it using the API's HTTP helpers.
-      // Allowed: pure kernel code, and the known exception (server.ts and the helpers).
-      'src/sandbox/cards.ts': "import type { Refund } from '../modules/payments/service.ts';\nimport { hash } from '../kernel/money.ts';\nexport type Card = Refund | typeof hash;\n",
-      'src/sandbox/banks.ts': "import { listen } from '../platform/http/listen.ts';\nexport const banks = listen;\n",
-      'src/sandbox/server.ts': "import { listen } from '../platform/http/listen.ts';\nexport const server = listen;\n",
-      'src/platform/http/listen.ts': 'export const listen = 1;\n',
+      // Forbidden: the fake processors importing the product, even its pure kernel code; a cycle among them.
+      'sandbox/src/cards.ts': "import { hash } from '../../src/kernel/money.ts';\nexport const card = hash;\n",
+      'sandbox/src/store.ts': "import type { Processor } from './processors.ts';\nexport type Store = { processor?: Processor };\n",
+      'sandbox/src/processors.ts': "import type { Store } from './store.ts';\nexport type Processor = { store?: Store };\n",
+      'sandbox/src/server.ts': 'export const server = 1;\n',
+      'sandbox/src/index.ts': "export { server } from './server.ts';\n",
+      // Allowed: the demo starting the fake processors through their entry. Forbidden: it reaching past the
+      // entry, and any other product file importing them.
+      'src/main/start.ts': "import { server } from '../../sandbox/src/index.ts';\nimport { server as inner } from '../../sandbox/src/server.ts';\nexport const demo = [server, inner];\n",
+      'src/modules/connectors/fake.ts': "import { server } from '../../../sandbox/src/index.ts';\nexport const fake = server;\n",
       // Forbidden: browser code importing a Node built-in or server-side code.
       'src/web/page.ts': "import { readFileSync } from 'node:fs';\nexport const page = readFileSync;\n",
       'src/sdk/index.ts': "import { database } from '../platform/db/client.ts';\nexport const sdk = database;\n",
@@ -76,16 +80,18 @@ describe('dependency rules', () => {
       'api-not-to-main: src/api/schema.ts → src/main/run.ts',
       'browser-not-to-node: src/web/page.ts → fs',
       'browser-not-to-server: src/sdk/index.ts → src/platform/db/client.ts',
+      'demo-starts-sandbox-through-its-entry: src/main/start.ts → sandbox/src/server.ts',
       'graphql-context-types-only: src/platform/graphql/context.ts → src/modules/refunds/service.ts',
       'kernel-is-pure: src/kernel/ledger.ts → node_modules/pg/index.js',
       'machines-are-pure: src/modules/payments/machine/leaky.ts → src/modules/payments/service.ts',
       'modules-not-to-surfaces: src/modules/payments/service.ts → src/api/schema.ts',
       // Reported once per cycle.
+      'no-circular: sandbox/src/processors.ts → sandbox/src/store.ts',
       'no-circular: src/modules/a/service.ts → src/modules/b/service.ts',
       'not-to-unresolvable: src/modules/refunds/typo.ts → ./missing.ts',
       'platform-not-to-modules: src/platform/db/client.ts → src/modules/refunds/service.ts',
-      'sandbox-is-outside-the-product: src/sandbox/cards.ts → src/modules/payments/service.ts',
-      'sandbox-known-exceptions-stay-narrow: src/sandbox/banks.ts → src/platform/http/listen.ts',
+      'product-not-to-sandbox: src/modules/connectors/fake.ts → sandbox/src/index.ts',
+      'sandbox-is-outside-the-product: sandbox/src/cards.ts → src/kernel/money.ts',
     ]);
   });
 });

@@ -1,8 +1,8 @@
 // Bank debits over real HTTP: answered `processing`, settled (succeeded or failed by the test IBAN) once the
 // settlement delay has passed, by whichever read comes first.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { TEST_BANK_ACCOUNTS } from '../../src/sandbox/banks.ts';
-import { startSandbox } from '../../src/sandbox/server.ts';
+import { TEST_BANK_ACCOUNTS } from '../../sandbox/src/banks.ts';
+import { startSandbox } from '../../sandbox/src/server.ts';
 import { METHOD_DETAILS, atFrozenTime, methodInput, newKey, useSandbox, type Body } from './harness.ts';
 
 const { call, createWith, get, capture, cancel } = useSandbox();

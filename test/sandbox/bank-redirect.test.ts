@@ -1,7 +1,7 @@
 // Bank redirects over real HTTP: the payment waits in requires_authentication while the customer's browser
 // is at the bank's page, whose Authorize and Fail buttons end it and return to the merchant.
 import { describe, expect, it } from 'vitest';
-import { startSandbox } from '../../src/sandbox/server.ts';
+import { startSandbox } from '../../sandbox/src/server.ts';
 import { METHOD_DETAILS, RETURN_URL, methodInput, newKey, useSandbox, type Body } from './harness.ts';
 
 const { url, call, createWith, get, capture, cancel, browser, challenged } = useSandbox();

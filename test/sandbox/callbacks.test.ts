@@ -6,8 +6,8 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadSandboxConfig } from '../../src/platform/config.ts';
-import { startSandbox } from '../../src/sandbox/server.ts';
+import { loadSandboxConfig } from '../../sandbox/src/config.ts';
+import { startSandbox } from '../../sandbox/src/server.ts';
 import { METHOD_DETAILS, methodInput, newFauxpayKey, newKey, useSandbox, type Body } from './harness.ts';
 
 // Short retry delays, so a retried callback takes milliseconds.

@@ -4,10 +4,10 @@
 // (test helpers, with callbacks), every move of the transition table allowed or refused, idempotency,
 // isolation between keys and personalities, and every refusal naming its field.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadSandboxConfig } from '../../src/platform/config.ts';
-import { DISPUTE_ACTIONS, MAX_EVIDENCE_BODY_BYTES, type DisputeAction } from '../../src/sandbox/disputes.ts';
-import { MAX_BODY_BYTES } from '../../src/sandbox/requests.ts';
-import { startSandbox, startSandboxFromConfig, type Sandbox } from '../../src/sandbox/server.ts';
+import { loadSandboxConfig } from '../../sandbox/src/config.ts';
+import { DISPUTE_ACTIONS, MAX_EVIDENCE_BODY_BYTES, type DisputeAction } from '../../sandbox/src/disputes.ts';
+import { MAX_BODY_BYTES } from '../../sandbox/src/requests.ts';
+import { startSandbox, startSandboxFromConfig, type Sandbox } from '../../sandbox/src/server.ts';
 import {
   METHOD_DETAILS,
   atFrozenTime,

@@ -1,9 +1,9 @@
 // The second processor personality, fauxpay, over real HTTP: the same API under /fauxpay/v1 with its own
 // keys and memory, card and bank debit only, and card answers that differ from the sandbox personality's.
 import { describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../../src/sandbox/cards.ts';
-import { PAYMENT_METHOD_TYPES, PROCESSORS } from '../../src/sandbox/processors.ts';
-import { startSandbox } from '../../src/sandbox/server.ts';
+import { TEST_CARDS } from '../../sandbox/src/cards.ts';
+import { PAYMENT_METHOD_TYPES, PROCESSORS } from '../../sandbox/src/processors.ts';
+import { startSandbox } from '../../sandbox/src/server.ts';
 import { EXPECTED_CARDS, FUTURE_YEAR, METHOD_DETAILS, cvcFor, newFauxpayKey, newKey, paymentInput, useSandbox, type ExpectedCard } from './harness.ts';
 
 const { call, createWith, get, browser } = useSandbox();

@@ -4,7 +4,7 @@
 // sandbox echoes one.
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.ts';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../sandbox/src/server.ts';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../support/receiver.ts';
 
 /**

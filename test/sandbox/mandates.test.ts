@@ -4,7 +4,7 @@
 // `payment_method.revoked` callback), a revoked token refused for every payment, idempotency, isolation between
 // keys and personalities, and every refusal naming its field.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { TEST_CARDS } from '../../src/sandbox/cards.ts';
+import { TEST_CARDS } from '../../sandbox/src/cards.ts';
 import {
   EXPECTED_CARDS,
   FUTURE_YEAR,

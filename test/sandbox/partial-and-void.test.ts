@@ -1,8 +1,8 @@
 // Partial authorization (`partial_authorization: "allowed"` and the partial funds test card) and the void of a
 // succeeded card payment (cancel after capture), over real HTTP on both processors.
 import { describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../../src/sandbox/cards.ts';
-import { PAYMENT_METHOD_TYPES } from '../../src/sandbox/processors.ts';
+import { TEST_CARDS } from '../../sandbox/src/cards.ts';
+import { PAYMENT_METHOD_TYPES } from '../../sandbox/src/processors.ts';
 import {
   EXPECTED_CARDS,
   FUTURE_YEAR,

@@ -1,7 +1,7 @@
 // What every payment method group shares over real HTTP: payment_method_type and its one detail object, the
 // payment object's shape, lookup by reference, and the guard that no answer shows a secret.
 import { describe, expect, it } from 'vitest';
-import { PAYMENT_METHOD_TYPES } from '../../src/sandbox/processors.ts';
+import { PAYMENT_METHOD_TYPES } from '../../sandbox/src/processors.ts';
 import { FUTURE_YEAR, METHOD_DETAILS, PAYMENT_KEYS, leaks, newKey, useSandbox } from './harness.ts';
 
 const { call, createWith } = useSandbox();

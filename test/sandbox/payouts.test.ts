@@ -5,11 +5,11 @@
 // move of the transition table allowed or refused, idempotency, lookups by reference, isolation between keys
 // and personalities, and every refusal naming its field.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadSandboxConfig } from '../../src/platform/config.ts';
-import { TEST_BANK_ACCOUNTS } from '../../src/sandbox/banks.ts';
-import { TEST_CARDS } from '../../src/sandbox/cards.ts';
-import { PAYOUT_MOVES, type PayoutMove } from '../../src/sandbox/payouts.ts';
-import { startSandbox, startSandboxFromConfig } from '../../src/sandbox/server.ts';
+import { loadSandboxConfig } from '../../sandbox/src/config.ts';
+import { TEST_BANK_ACCOUNTS } from '../../sandbox/src/banks.ts';
+import { TEST_CARDS } from '../../sandbox/src/cards.ts';
+import { PAYOUT_MOVES, type PayoutMove } from '../../sandbox/src/payouts.ts';
+import { startSandbox, startSandboxFromConfig } from '../../sandbox/src/server.ts';
 import {
   FUTURE_YEAR,
   TEST_IBAN,

@@ -2,9 +2,9 @@
 // captured (also under concurrent requests), the refund test cards (pending then settled, or held for review)
 // observed by GET and by signed `refund.*` callbacks, idempotency, lookups by reference, and every refusal.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { loadSandboxConfig } from '../../src/platform/config.ts';
-import { TEST_CARDS } from '../../src/sandbox/cards.ts';
-import { startSandbox, startSandboxFromConfig } from '../../src/sandbox/server.ts';
+import { loadSandboxConfig } from '../../sandbox/src/config.ts';
+import { TEST_CARDS } from '../../sandbox/src/cards.ts';
+import { startSandbox, startSandboxFromConfig } from '../../sandbox/src/server.ts';
 import {
   EXPECTED_CARDS,
   METHOD_DETAILS,

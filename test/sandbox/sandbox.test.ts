@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_CARDS } from '../../src/sandbox/cards.ts';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.ts';
+import { TEST_CARDS } from '../../sandbox/src/cards.ts';
+import { startSandbox, type Sandbox } from '../../sandbox/src/server.ts';
 import { EXPECTED_CARDS, FUTURE_YEAR, PAYMENT_KEYS, RETURN_URL, cvcFor, leaks, newKey, paymentInput, useSandbox, type Body } from './harness.ts';
 
 const { url, call, create, get, capture, cancel, browser, challenged } = useSandbox();

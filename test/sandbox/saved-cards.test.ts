@@ -1,7 +1,7 @@
 // Saved cards over real HTTP: setup_future_usage gives a payment_method_token, which later pays as the card
 // itself would, for its own API key only.
 import { describe, expect, it, vi } from 'vitest';
-import { TEST_CARDS } from '../../src/sandbox/cards.ts';
+import { TEST_CARDS } from '../../sandbox/src/cards.ts';
 import { EXPECTED_CARDS, FUTURE_YEAR, METHOD_DETAILS, RETURN_URL, SAVE, cvcFor, newKey, useSandbox } from './harness.ts';
 
 const { call, create, get, capture, browser, saved, payWithToken } = useSandbox();

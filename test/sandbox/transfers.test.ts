@@ -1,7 +1,7 @@
 // Bank transfers and crypto payments over real HTTP: the customer is shown where to send the money, says it
 // is sent, and the test helpers stand for the funds arriving (fund) or never arriving (expire).
 import { describe, expect, it } from 'vitest';
-import { SANDBOX_TRANSFER_IBAN } from '../../src/sandbox/banks.ts';
+import { SANDBOX_TRANSFER_IBAN } from '../../sandbox/src/banks.ts';
 import { METHOD_DETAILS, RETURN_URL, newKey, useSandbox, type Body } from './harness.ts';
 
 const { url, call, createWith, get, cancel, browser } = useSandbox();

@@ -1,7 +1,7 @@
 // Wallets and pay-later over real HTTP: the merchant opens a session, the customer answers in the wallet's
 // sheet (no key), and the single-use payment token of that answer pays for exactly the session's amount.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { WALLETS, WALLET_DECISIONS, type WalletType } from '../../src/sandbox/wallets.ts';
+import { WALLETS, WALLET_DECISIONS, type WalletType } from '../../sandbox/src/wallets.ts';
 import { HOUR_MS, newKey, useSandbox, type Answer } from './harness.ts';
 
 const { call, createWith, get, capture } = useSandbox();

@@ -3,7 +3,7 @@
 // processor over HTTP, optionally through a tap that records (and can hold) what the processor was asked.
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { startSandbox, type SandboxOptions } from '../../src/sandbox/server.ts';
+import { startSandbox, type SandboxOptions } from '../../sandbox/src/server.ts';
 import { ownDatabase } from './database.ts';
 import { startApiProcess, startWorkerProcess, type ApiProcess, type EntryProcess } from './processes.ts';
 import { startProcessorTap, type ProcessorTap } from './processor-tap.ts';

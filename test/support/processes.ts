@@ -11,9 +11,10 @@ process.once('exit', () => {
 
 export type EntryProcess = ReturnType<typeof runEntry>;
 
-/** Runs `src/main/<entry>.ts` as its own process; `waitFor` resolves once stdout matches. */
+/** Runs `src/main/<entry>.ts` (the sandbox: its package's sandbox/src/main.ts) as its own process; `waitFor` resolves once stdout matches. */
 export function runEntry(entry: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', `src/main/${entry}.ts`], {
+  const script = entry === 'sandbox' ? 'sandbox/src/main.ts' : `src/main/${entry}.ts`;
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { inject } from 'vitest';
-import { startSandbox } from '../../src/sandbox/server.ts';
+import { startSandbox } from '../../sandbox/src/server.ts';
 import { CreateConnectorAccountDocument, type CreateConnectorAccountInput } from '../gql/graphql.ts';
 import { createMerchant, startTestApi, type ApiClient, type TestApi } from './api.ts';
 import { dataOf } from './graphql-client.ts';

@@ -1,12 +1,13 @@
 // What a sandbox processor does with disputes (chargebacks): the customer's bank claims back all or part of
 // what a succeeded payment captured, by itself for the dispute test card or when the test helper says so; the
 // merchant accepts it or challenges it with evidence, and the network (the test helpers) decides. Like
-// refunds.ts, everything here works on one personality's store for one API key; server.ts reads the requests
-// and writes the answers.
+// refunds.ts, everything here works on one personality's store for one API key; routes.ts reads the requests
+// and render.ts shapes the answers.
 import { z } from 'zod';
 import { amountSchema, findPayment, invalidState, type RouteResult } from './payments.ts';
 import { ApiError } from './requests.ts';
-import type { Dispute, DisputeChanges, DisputeStatus, Payment, SandboxStore } from './store.ts';
+import type { Dispute, DisputeChanges, DisputeStatus, Payment } from './resources.ts';
+import type { SandboxStore } from './store.ts';
 
 /** How long the merchant has to challenge a dispute with evidence, from its opening (`evidence_due_by`). */
 const EVIDENCE_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;

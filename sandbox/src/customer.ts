@@ -3,14 +3,16 @@
 // sheet, where the customer answers a session. They are shared by every personality: ids and tokens are
 // random, so each belongs to one personality's store only.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendJson } from '../platform/http/node-bridge.ts';
+import { sendJson } from './http.ts';
 import { BANK_AUTHORIZATION_FAILED } from './banks.ts';
 import { AUTHENTICATION_FAILED } from './cards.ts';
 import { bankPage, challengePage, instructionsPage, notAwaitingPage, notFoundPage } from './pages.ts';
 import { answerSession, authorizedState } from './payments.ts';
-import type { PaymentMethodType, Personality } from './processors.ts';
+import type { PaymentMethodType } from './processors.ts';
+import type { Personality } from './personality.ts';
 import { ApiError, answerOrRefusal } from './requests.ts';
-import type { Instructions, Payment, PaymentChanges, PaymentStatus, SandboxStore } from './store.ts';
+import type { Instructions, Payment, PaymentChanges, PaymentStatus } from './resources.ts';
+import type { SandboxStore } from './store.ts';
 import { isWalletDecision } from './wallets.ts';
 
 type NextAction =

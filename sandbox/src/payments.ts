@@ -2,15 +2,17 @@
 // too, with its customer or without), capture, cancel, receive (or give up on) a transfer's funds, open a
 // wallet session and record the customer's answer in it (refunds are in refunds.ts, disputes in disputes.ts,
 // saved cards themselves in payment-methods.ts, payouts in payouts.ts). Everything here works on one
-// personality's store for one API key; server.ts reads the requests and writes the answers.
+// personality's store for one API key; routes.ts reads the requests and render.ts shapes the answers.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { SANDBOX_TRANSFER_IBAN, bankDebitOutcome, ibanValid } from './banks.ts';
 import { cardBehaviours, cardBrand, cardFunds, cardOutcome, luhnValid } from './cards.ts';
 import { APPROVED, NO_DISPUTE, REFUNDS_SUCCEED, TRANSFER_EXPIRED, type Outcome } from './outcomes.ts';
-import { PAYMENT_METHOD_TYPES, type PaymentMethodType, type Personality } from './processors.ts';
+import { PAYMENT_METHOD_TYPES, type PaymentMethodType } from './processors.ts';
+import type { Personality } from './personality.ts';
 import { ApiError, referenceParameter } from './requests.ts';
-import type { CardSummary, Changeable, Instructions, NewPayment, Payment, PaymentChanges, PaymentStatus, Resource, SandboxStore, WalletSession } from './store.ts';
+import type { CardSummary, Changeable, Instructions, NewPayment, Payment, PaymentChanges, PaymentStatus, Resource, WalletSession } from './resources.ts';
+import type { SandboxStore } from './store.ts';
 import { SESSION_TTL_MS, WALLETS, WALLET_DECISIONS, WALLET_TYPES, type WalletDecision, type WalletType } from './wallets.ts';
 
 /** What a route produced (a list only for a GET) and the HTTP status it is answered with (402 for a failed payment). */

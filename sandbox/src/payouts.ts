@@ -2,14 +2,15 @@
 // processor moves along by itself as the destination's test row says (sent, then paid or failed; or expired),
 // which the merchant may cancel while it is pending, and which the destination's bank may send back once paid
 // (the test helper). Like refunds.ts, everything here works on one personality's store for one API key;
-// server.ts reads the requests and writes the answers.
+// routes.ts reads the requests and render.ts shapes the answers.
 import { z } from 'zod';
 import { bankPayoutBehaviour } from './banks.ts';
 import { cardPayoutBehaviour } from './cards.ts';
 import type { PayoutBehaviour, PayoutStep } from './outcomes.ts';
 import { amountSchema, bankAccountFields, cardFieldsSchema, currencySchema, invalidState, requireCardNumber, requireIban, type RouteResult } from './payments.ts';
 import { ApiError, referenceParameter } from './requests.ts';
-import type { Payout, PayoutStatus, SandboxStore } from './store.ts';
+import type { Payout, PayoutStatus } from './resources.ts';
+import type { SandboxStore } from './store.ts';
 
 const DESTINATION_TYPES = ['card', 'bank_account'] as const;
 

@@ -1,10 +1,8 @@
 // The processors the sandbox server plays, each under its own path prefix with its own keys, payments, saved
 // cards, payouts and idempotency records: two personalities let the service's retries across processors be
 // tested against behaviour that really differs. One table, so a third personality is one more row.
-import type { Callbacks } from './callbacks.ts';
 import type { CardRule } from './cards.ts';
 import { APPROVED, failed } from './outcomes.ts';
-import type { SandboxStore } from './store.ts';
 
 export const PAYMENT_METHOD_TYPES = ['card', 'bank_debit', 'wallet', 'pay_later', 'bank_redirect', 'bank_transfer', 'crypto'] as const;
 
@@ -21,13 +19,6 @@ export interface Processor {
   cardRules: readonly CardRule[];
   /** Whether a key may register a callback endpoint (`<apiPrefix>/webhook_endpoints`); without, callers sync payments. */
   webhooks: boolean;
-}
-
-/** A processor as the running server plays it: its row of PROCESSORS, its own memory and its callbacks (if it has webhooks). */
-export interface Personality {
-  processor: Processor;
-  store: SandboxStore;
-  callbacks: Callbacks | null;
 }
 
 export const PROCESSORS: readonly Processor[] = [

@@ -7,8 +7,8 @@
 // no Callbacks at all.
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
-import { randomBase62 } from '../kernel/ids.ts';
-import type { Changeable } from './store.ts';
+import { randomBase62 } from './ids.ts';
+import type { Changeable } from './resources.ts';
 
 export const DEFAULT_CALLBACK_RETRY_DELAYS_MS: readonly number[] = [1000, 5000, 30_000, 120_000];
 /** How long one attempt may wait for the endpoint's answer before it counts as failed. */

@@ -2,7 +2,7 @@
 // become the error envelope `{ error: { code, message } }`. Every refusal of a field starts with its name.
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
-import { BodyTooLargeError, readBody } from '../platform/http/node-bridge.ts';
+import { BodyTooLargeError, readBody } from './http.ts';
 import type { Processor } from './processors.ts';
 
 /** The largest request body, but for the routes that say otherwise (a dispute's evidence). */

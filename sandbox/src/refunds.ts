@@ -1,12 +1,13 @@
 // What a sandbox processor does with refunds: give back all or part of what a succeeded payment captured, never
 // more, with the outcome its payment's refund behaviour (its test card) decides, and the test helpers that
 // stand for the processor's review of a refund. Like payments.ts, everything here works on one personality's
-// store for one API key; server.ts reads the requests and writes the answers.
+// store for one API key; routes.ts reads the requests and render.ts shapes the answers.
 import { z } from 'zod';
 import { REFUND_REJECTED, type RefundBehaviour } from './outcomes.ts';
 import { amountSchema, findPayment, invalidState, type RouteResult } from './payments.ts';
 import { ApiError, referenceParameter } from './requests.ts';
-import type { NewRefund, Payment, Refund, RefundChanges, SandboxStore } from './store.ts';
+import type { NewRefund, Payment, Refund, RefundChanges } from './resources.ts';
+import type { SandboxStore } from './store.ts';
 
 export const createRefundSchema = z.strictObject({
   payment: z.string(),

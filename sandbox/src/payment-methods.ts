@@ -1,10 +1,11 @@
 // What a sandbox processor does with saved cards (payment methods) beyond paying with them (payments.ts): show
 // one, and revoke it, by the merchant (its own API call) or by the customer's bank (the test helper), after
 // which no payment may charge it, with its customer or off session. Like refunds.ts, everything here works on
-// one personality's store for one API key; server.ts reads the requests and writes the answers.
+// one personality's store for one API key; routes.ts reads the requests and render.ts shapes the answers.
 import { invalidState, type RouteResult } from './payments.ts';
 import { ApiError } from './requests.ts';
-import type { SandboxStore, SavedCard } from './store.ts';
+import type { SavedCard } from './resources.ts';
+import type { SandboxStore } from './store.ts';
 
 /** Who revokes a saved card: the merchant answers for itself, the customer's bank is heard of by callback. */
 export type Revoker = 'merchant' | 'bank';

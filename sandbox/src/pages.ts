@@ -3,7 +3,7 @@
 // the holder name (and anything else a caller sent) is attacker-controlled. The pages have no scripts; their
 // forms' relative actions resolve against /<page>/<id>, so they work behind any public URL prefix.
 import type { CardBrand } from './cards.ts';
-import type { Instructions, Payment } from './store.ts';
+import type { Instructions, Payment } from './resources.ts';
 
 const BRAND_NAMES: Record<CardBrand, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', unknown: 'Card' };
 

@@ -1,0 +1,12 @@
+// A processor of PROCESSORS as the running server plays it (server.ts brings each to life): apart from the
+// table so that the store, its resources and the callbacks can name a processor's types without a cycle.
+import type { Callbacks } from './callbacks.ts';
+import type { Processor } from './processors.ts';
+import type { SandboxStore } from './store.ts';
+
+/** A processor as the running server plays it: its row of PROCESSORS, its own memory and its callbacks (if it has webhooks). */
+export interface Personality {
+  processor: Processor;
+  store: SandboxStore;
+  callbacks: Callbacks | null;
+}
