@@ -5,7 +5,7 @@
 // the newest event's body is the wire object of the payment as stored.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { paymentWireObject } from '../../src/modules/events/wire.ts';
+import { paymentWireObject } from '../../src/modules/payments/wire.ts';
 import {
   CancelPaymentDocument,
   CapturePaymentDocument,

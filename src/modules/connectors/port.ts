@@ -1,5 +1,6 @@
-// The connector interface: what the payments service needs from any processor. Each implementation knows
-// its processor's wire format and nothing of GraphQL or the database.
+// The connector interface: what the payments service needs from any processor. Each implementation, in its
+// own folder (sandbox/; registry.ts says what goes in one), knows its processor's wire format and nothing of
+// GraphQL or the database.
 import type { ProcessorPaymentStatus } from '../payments/machine/attempt.ts';
 import type { ProcessorDisputeStatus } from '../disputes/machine.ts';
 import type { ProcessorPayoutStatus } from '../payouts/machine.ts';

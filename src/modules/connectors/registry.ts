@@ -1,5 +1,8 @@
 // The connectors this service can route to: how to validate an account's credentials, what each accepts
 // (payment method types, wallets with sessions), and how to build a client for one account.
+// A new processor gets its own folder beside sandbox/ (stripe/, adyen/), with the same files: connector.ts (the
+// class implementing port.ts's Connector), wire.ts (its request and response shapes), status-map.ts and
+// decline-map.ts (its statuses and failures as ours), callbacks.ts (signature and parsing); then one entry here.
 import type { z } from 'zod';
 import type { PaymentMethodType } from '../payments/methods.ts';
 import type { Connector } from './port.ts';

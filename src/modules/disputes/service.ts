@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../../platform/db/unique-violation.ts';
 import { ConnectorError, type Connector, type ProcessorDispute } from '../connectors/port.ts';
 import { DISPUTE_STATUSES, DISPUTE_STATUS_EVENTS, DISPUTE_TARGETS, disputeHold, disputePath, evidenceProblem, type DisputeHold, type DisputeRefusal } from './machine.ts';
 import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
-import { disputeWireObject } from '../events/wire.ts';
+import { disputeWireObject } from './wire.ts';
 import { isId, newId } from '../../kernel/ids.ts';
 import { Prisma, type Dispute } from '../../generated/prisma/client.ts';
 import type { ConnectorAccountService } from '../connectors/service.ts';

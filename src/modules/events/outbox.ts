@@ -4,7 +4,7 @@
 // loses nothing: the reconciler finds due events that have no job.
 import { contentTypeOf, PAYMENT_STATUS_EVENTS, type EventType } from './catalog.ts';
 import { serializeWebhook } from './signature.ts';
-import { paymentWireObject } from './wire.ts';
+import { paymentWireObject } from '../payments/wire.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Mode } from '../../kernel/api-keys.ts';
 import { Prisma, type EventDeliveryStatus } from '../../generated/prisma/client.ts';

@@ -4,7 +4,7 @@ import { Repeater } from '@repeaterjs/repeater';
 import { z } from 'zod';
 import { drain } from '../../kernel/async-streams.ts';
 import { isEventType, EVENT_TYPES } from './catalog.ts';
-import { paymentWireObject } from './wire.ts';
+import { paymentWireObject } from '../payments/wire.ts';
 import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
 import { isId, newId } from '../../kernel/ids.ts';
 import type { Event, Prisma, WebhookDeliveryAttempt } from '../../generated/prisma/client.ts';

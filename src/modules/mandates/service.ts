@@ -5,7 +5,7 @@
 // charge claims the mandate while it is ACTIVE, so a revoked mandate is never charged.
 import { z } from 'zod';
 import { AppError, notFound } from '../../kernel/errors.ts';
-import { mandateWireObject } from '../events/wire.ts';
+import { mandateWireObject } from './wire.ts';
 import { isId, newId } from '../../kernel/ids.ts';
 import { MANDATE_STATUS_EVENTS, REVOCABLE_MANDATE_STATUSES } from './machine.ts';
 import type { Mandate, PaymentIntent, Prisma, SavedPaymentMethod } from '../../generated/prisma/client.ts';

@@ -11,7 +11,7 @@ import { ibanProblem, normaliseIban } from './bank-accounts.ts';
 import { cardWithoutCvcProblem, last4, normaliseCardNumber } from '../../kernel/cards.ts';
 import { isCountry } from '../../kernel/countries.ts';
 import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
-import { payoutWireObject } from '../events/wire.ts';
+import { payoutWireObject } from './wire.ts';
 import { isId, newId } from '../../kernel/ids.ts';
 import { isPayoutMoveAllowed, OPEN_PAYOUT_STATUSES, PAYOUT_STATUSES, PAYOUT_STATUS_EVENTS, PAYOUT_TARGETS, payoutRefusal } from './machine.ts';
 import type { ConnectorAccount, Payout } from '../../generated/prisma/client.ts';

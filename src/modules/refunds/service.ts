@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { ConnectorError, type Connector, type ProcessorRefund } from '../connectors/port.ts';
 import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
-import { refundWireObject } from '../events/wire.ts';
+import { refundWireObject } from './wire.ts';
 import { isId, newId } from '../../kernel/ids.ts';
 import {
   isRefundMoveAllowed,

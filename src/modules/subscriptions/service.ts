@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { isUniqueViolation } from '../../platform/db/unique-violation.ts';
 import { AppError, notFound } from '../../kernel/errors.ts';
-import { subscriptionWireObject } from '../events/wire.ts';
+import { subscriptionWireObject } from './wire.ts';
 import { isId, newId } from '../../kernel/ids.ts';
 import { INTERVAL_UNITS, PAID_PERIOD_EVENT, periodStart } from './machine.ts';
 import type { PaymentIntent, Subscription } from '../../generated/prisma/client.ts';
