@@ -4,8 +4,12 @@
 // .cjs keeps it CommonJS under package.json's "type": "module" (dependency-cruiser imports .cjs and .mjs alike).
 
 const KERNEL = '^src/kernel/';
-// A module's pure files: its state machine and the rules and values beside it (no I/O, no services).
-const MODULE_PURE = '^src/modules/[^/]+/(machine|machine/[a-z-]+|methods|surcharges|catalog|retry-schedule|signature|wire|bank-accounts|schedule)\\.ts$';
+// A module's pure files: its state machine and the rules and values beside it (no I/O, no services), and each
+// connector's wire types, status and decline maps and callback parsing (the connector port is pure too).
+const MODULE_PURE = [
+  '^src/modules/[^/]+/(machine|machine/[a-z-]+|methods|surcharges|catalog|retry-schedule|signature|wire|bank-accounts|schedule|port)\\.ts$',
+  '^src/modules/connectors/[a-z-]+/(wire|status-map|decline-map|callbacks)\\.ts$',
+];
 const MODULES = '^src/modules/';
 const PLATFORM = '^src/platform/';
 const API = '^src/api/';
@@ -24,7 +28,7 @@ const IO_LIBRARIES = 'node_modules/(pg|ioredis|bullmq|@prisma|prisma|graphql-yog
 // Everything server-side in src/: what the browser bundle must not pull in.
 const SERVER_SIDE = ['^src/(modules|platform|api|main|generated)/'];
 // What pure code may import: pure code, node:crypto (hashing, random ids) and zod.
-const PURE_IMPORTS = [KERNEL, MODULE_PURE, '^(node:)?crypto$', 'node_modules/zod/'];
+const PURE_IMPORTS = [KERNEL, ...MODULE_PURE, '^(node:)?crypto$', 'node_modules/zod/'];
 
 // Today's exceptions, file by file, each to remove rather than to copy.
 const KNOWN_EXCEPTIONS = {
