@@ -84,7 +84,7 @@ async function enqueue(queue: WebhookQueue, ids: string[]): Promise<void> {
   for (let start = 0; start < ids.length; start += 1000) chunks.push(ids.slice(start, start + 1000));
   const adder = async () => {
     for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
-      await bullQueue.addBulk(chunk.map((eventId) => ({ name: 'deliver', data: { eventId }, opts: { jobId: eventId } })));
+      await bullQueue.addBulk('deliver', chunk.map((eventId) => ({ data: { eventId }, options: { jobId: eventId } })));
     }
   };
   await Promise.all([adder(), adder(), adder(), adder()]);

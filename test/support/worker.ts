@@ -4,7 +4,8 @@ import { expect, vi } from 'vitest';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import type { PaymentSyncJob } from '../../src/modules/processor-sync/scheduler.ts';
-import { PAYMENT_SYNC_QUEUE, PaymentSyncQueue, paymentSyncJobId } from '../../src/modules/processor-sync/jobs.ts';
+import { PaymentSyncQueue, paymentSyncJobId } from '../../src/modules/processor-sync/jobs.ts';
+import { queues } from '../../src/platform/queues/registry.ts';
 import { startWorker, type WorkerApp } from '../../src/main/worker-app.ts';
 import { testEnv } from './api.ts';
 
@@ -15,7 +16,7 @@ export async function startTestWorker(overrides: Record<string, string> = {}): P
 
 /** The payment sync queue of `config`'s Redis prefix, to read its jobs. */
 export const inspectPaymentSyncQueue = (config: Config): Queue<PaymentSyncJob> =>
-  new Queue(PAYMENT_SYNC_QUEUE, { connection: { url: config.REDIS_URL }, prefix: config.REDIS_PREFIX });
+  new Queue(queues.paymentSync.name, { connection: { url: config.REDIS_URL }, prefix: config.REDIS_PREFIX });
 
 /** Schedules `job` through the real queue and waits until a worker of `config`'s prefix has completed it. */
 export async function scheduleAndAwaitCompletion(config: Config, job: PaymentSyncJob): Promise<Job<PaymentSyncJob>> {

@@ -1,22 +1,19 @@
-// The BullMQ queue of webhook deliveries: the outbox's relay (EventRelay), the worker's processor with the
-// seed's retry schedule as a custom backoff strategy, and the reconciler that re-enqueues due deliveries
+// The webhooks queue (src/platform/queues/registry.ts): the outbox's relay (EventRelay), the worker's processor
+// with the seed's retry schedule as a custom backoff strategy, and the reconciler that re-enqueues due deliveries
 // that have no job (a Redis flush or restart, a relay that failed after commit). PostgreSQL holds the
 // schedule; a job is only the alarm clock, so one lost or run twice changes nothing but timing.
-import { Queue, Worker, type Job, type JobsOptions } from 'bullmq';
+import type { JobsOptions } from 'bullmq';
 import type { Config } from '../../platform/config.ts';
 import type { Database } from '../../platform/db/client.ts';
 import { MAX_ATTEMPTS } from './retry-schedule.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { JobQueue, registerProcessor } from '../../platform/queues/bullmq.ts';
 import { runEvery } from '../../platform/queues/periodic.ts';
+import { queues } from '../../platform/queues/registry.ts';
 import type { CommittedEvent, EventRelay } from './outbox.ts';
 import { CLAIM_MARGIN_MS, type WebhookDeliveryService } from './delivery.ts';
 
-export const WEBHOOK_QUEUE = 'webhooks';
 const BACKOFF_TYPE = 'seed-schedule';
-
-export interface WebhookJob {
-  eventId: string;
-}
 
 const JOB_OPTIONS: JobsOptions = {
   // Each retry is a BullMQ retry of the same job, delayed by the seed's table (docs/webhooks.md,
@@ -39,16 +36,10 @@ export class RetryLater extends Error {
 }
 
 export class WebhookQueue implements EventRelay {
-  private readonly queue: Queue<WebhookJob>;
+  private readonly queue: JobQueue<typeof queues.webhooks.jobs>;
 
   constructor(config: Config, logger: Logger) {
-    this.queue = new Queue(WEBHOOK_QUEUE, {
-      // Adding fails fast while Redis is unreachable: the event is safe in PostgreSQL, the reconciler retries.
-      connection: { url: config.REDIS_URL, maxRetriesPerRequest: 1, enableOfflineQueue: false },
-      prefix: config.REDIS_PREFIX,
-      defaultJobOptions: JOB_OPTIONS,
-    });
-    this.queue.on('error', (error) => logger.warn({ err: error }, 'webhook queue: redis error'));
+    this.queue = new JobQueue(queues.webhooks, config, logger, JOB_OPTIONS);
   }
 
   async relay(event: CommittedEvent): Promise<void> {
@@ -68,16 +59,16 @@ export class WebhookQueue implements EventRelay {
 /** The worker side: runs due deliveries, and reconciles the queue with the outbox on an interval. */
 export function startWebhookWorker(deps: { config: Config; logger: Logger; db: Database; delivery: WebhookDeliveryService; queue: WebhookQueue }) {
   const { config, logger, db, delivery, queue } = deps;
-  const worker = new Worker<WebhookJob>(
-    WEBHOOK_QUEUE,
-    async (job: Job<WebhookJob>) => {
-      const outcome = await delivery.deliverDue(job.data.eventId);
-      if (outcome.kind === 'retry') throw new RetryLater(outcome.delayMs);
-    },
+  const worker = registerProcessor(
+    queues.webhooks,
     {
-      connection: { url: config.REDIS_URL, maxRetriesPerRequest: null },
-      prefix: config.REDIS_PREFIX,
-      concurrency: config.WORKER_CONCURRENCY,
+      deliver: async ({ eventId }) => {
+        const outcome = await delivery.deliverDue(eventId);
+        if (outcome.kind === 'retry') throw new RetryLater(outcome.delayMs);
+      },
+    },
+    { config, logger },
+    {
       // A live worker renews its lock every half of this; a job whose worker died is handed to another
       // worker once the lock runs out, when the event's claim (the same span) has run out too.
       lockDuration: config.WEBHOOK_TIMEOUT_MS + CLAIM_MARGIN_MS,
@@ -87,12 +78,9 @@ export function startWebhookWorker(deps: { config: Config; logger: Logger; db: D
         // thrown (the database is down) is retried after a short pause.
         backoffStrategy: (_attemptsMade, _type, error) => (error instanceof RetryLater ? error.delayMs : 5_000),
       },
+      isRetry: (error) => error instanceof RetryLater,
     },
   );
-  worker.on('failed', (job, error) => {
-    if (!(error instanceof RetryLater)) logger.error({ eventId: job?.data.eventId, err: error }, 'webhook delivery job failed');
-  });
-  worker.on('error', (error) => logger.warn({ err: error }, 'webhook worker: redis error'));
 
   /** Due deliveries without a job get one; those with a job are left alone (the add is a no-op). */
   const reconcile = async () => {

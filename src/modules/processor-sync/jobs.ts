@@ -1,15 +1,12 @@
-// The BullMQ queue that holds scheduled payment syncs: PaymentService's PaymentSyncScheduler port. The API
-// process adds a payment's first step; workers run each step, and the service adds the next one from there.
-import { Queue, type JobsOptions } from 'bullmq';
+// The payment-sync queue (src/platform/queues/registry.ts) as PaymentService's PaymentSyncScheduler port. The
+// API process adds a payment's first step; workers run each step, and the service adds the next one from there.
+import type { JobsOptions } from 'bullmq';
 import type { Config } from '../../platform/config.ts';
+import { JobQueue } from '../../platform/queues/bullmq.ts';
+import { queues, type JobData, type JobKind } from '../../platform/queues/registry.ts';
 import { paymentSyncDelayMs } from './schedule.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { PaymentSyncJob, PaymentSyncScheduler, ResourceSyncJob } from './scheduler.ts';
-
-export const PAYMENT_SYNC_QUEUE = 'payment-sync';
-
-/** The name of a payment's sync job; a refund's or payout's is `<kind>-sync`. */
-export const PAYMENT_SYNC_JOB_NAME = 'sync';
 
 /** One id per step of one attempt, so scheduling it again adds nothing (BullMQ refuses ':' in custom ids). */
 export const paymentSyncJobId = (job: PaymentSyncJob): string => `${job.paymentId}.${job.attemptId}.${job.step}`;
@@ -27,33 +24,27 @@ const JOB_OPTIONS: JobsOptions = {
 };
 
 export class PaymentSyncQueue implements PaymentSyncScheduler {
-  private readonly queue: Queue<PaymentSyncJob | ResourceSyncJob>;
+  private readonly queue: JobQueue<typeof queues.paymentSync.jobs>;
 
   constructor(
     private readonly config: Config,
     logger: Logger,
   ) {
-    this.queue = new Queue(PAYMENT_SYNC_QUEUE, {
-      // Adding fails fast while Redis is unreachable instead of hanging the request that schedules.
-      connection: { url: config.REDIS_URL, maxRetriesPerRequest: 1, enableOfflineQueue: false },
-      prefix: config.REDIS_PREFIX,
-      defaultJobOptions: JOB_OPTIONS,
-    });
-    this.queue.on('error', (error) => logger.warn({ err: error }, 'payment sync queue: redis error'));
+    this.queue = new JobQueue(queues.paymentSync, config, logger, JOB_OPTIONS);
   }
 
   schedule(job: PaymentSyncJob): Promise<void> {
-    return this.add(PAYMENT_SYNC_JOB_NAME, job, paymentSyncJobId(job));
+    return this.add('sync', job, paymentSyncJobId(job));
   }
 
   scheduleResource(job: ResourceSyncJob): Promise<void> {
     return this.add(`${job.kind}-sync`, job, `${job.id}.${job.step}`);
   }
 
-  private async add(name: string, job: PaymentSyncJob | ResourceSyncJob, jobId: string): Promise<void> {
+  private async add<Kind extends JobKind<typeof queues.paymentSync>>(kind: Kind, job: JobData<typeof queues.paymentSync, Kind>, jobId: string): Promise<void> {
     const delay = paymentSyncDelayMs(job.step, this.config.PAYMENT_SYNC_DELAY_SCALE);
     if (delay === null) return;
-    await this.queue.add(name, job, { jobId, delay });
+    await this.queue.add(kind, job, { jobId, delay });
   }
 
   close(): Promise<void> {

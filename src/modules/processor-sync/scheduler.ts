@@ -1,19 +1,14 @@
 // The payments service's port to whatever runs delayed work (its jobs.ts implements it with BullMQ), so the
 // service decides what is synced and when, and knows nothing of queues.
+import type { JobData, queues } from '../../platform/queues/registry.ts';
+
+type PaymentSyncQueue = typeof queues.paymentSync;
 
 /** One scheduled sync: of this payment's attempt, the `step`-th of the schedule (modules/processor-sync/schedule.ts). */
-export interface PaymentSyncJob {
-  paymentId: string;
-  attemptId: string;
-  step: number;
-}
+export type PaymentSyncJob = JobData<PaymentSyncQueue, 'sync'>;
 
 /** One scheduled sync of a refund or payout still waiting on its processor, on the same schedule as payments. */
-export interface ResourceSyncJob {
-  kind: 'refund' | 'payout';
-  id: string;
-  step: number;
-}
+export type ResourceSyncJob = JobData<PaymentSyncQueue, 'refund-sync' | 'payout-sync'>;
 
 export interface PaymentSyncScheduler {
   /**

@@ -1,0 +1,88 @@
+// The registry's queues on BullMQ, with the Redis of the config (REDIS_URL, REDIS_PREFIX): a typed producer,
+// and the one way a worker runs a queue's jobs, each job's data parsed by its kind's schema first.
+import { Queue, UnrecoverableError, Worker, type Job, type JobsOptions, type WorkerOptions } from 'bullmq';
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import type { JobSchemas, QueueDefinition } from './registry.ts';
+
+/** A job's own options; the rest (attempts, backoff, removal) are the queue's defaults. */
+type AddOptions = Pick<JobsOptions, 'jobId' | 'delay'>;
+
+/** Adds jobs of the kinds `queue` defines, with the data their schemas describe. */
+export class JobQueue<Jobs extends JobSchemas> {
+  private readonly queue: Queue;
+
+  constructor(definition: QueueDefinition<Jobs>, config: Config, logger: Logger, defaultJobOptions: JobsOptions) {
+    this.queue = new Queue(definition.name, {
+      // Adding fails fast while Redis is unreachable instead of hanging its caller (a request that schedules
+      // a sync, the outbox's relay whose reconciler adds the job later).
+      connection: { url: config.REDIS_URL, maxRetriesPerRequest: 1, enableOfflineQueue: false },
+      prefix: config.REDIS_PREFIX,
+      defaultJobOptions,
+    });
+    this.queue.on('error', (error) => logger.warn({ err: error }, `${definition.name} queue: redis error`));
+  }
+
+  async add<Kind extends keyof Jobs & string>(kind: Kind, data: z.infer<Jobs[Kind]>, options: AddOptions): Promise<void> {
+    await this.queue.add(kind, data, options);
+  }
+
+  /** Many jobs of one kind in one round trip (a backlog). */
+  async addBulk<Kind extends keyof Jobs & string>(kind: Kind, jobs: { data: z.infer<Jobs[Kind]>; options: AddOptions }[]): Promise<void> {
+    await this.queue.addBulk(jobs.map(({ data, options }) => ({ name: kind, data, opts: options })));
+  }
+
+  close(): Promise<void> {
+    return this.queue.close();
+  }
+}
+
+/** What runs each kind of job of a queue, given the job's data as its schema parsed it. */
+export type JobHandlers<Jobs extends JobSchemas> = { [Kind in keyof Jobs]: (data: z.infer<Jobs[Kind]>) => Promise<unknown> };
+
+export type ProcessorOptions = Pick<WorkerOptions, 'lockDuration' | 'stalledInterval' | 'settings'> & {
+  /** A failure that is the handler's way of asking for a retry, not worth an error in the log. */
+  isRetry?: (error: Error) => boolean;
+};
+
+/**
+ * Runs `queue`'s jobs in this process with `handlers`. A job whose name has no handler, or whose data its
+ * kind's schema rejects, fails at once without retries and is logged: it is never run on data of another shape.
+ */
+export function registerProcessor<Jobs extends JobSchemas>(
+  queue: QueueDefinition<Jobs>,
+  handlers: JobHandlers<Jobs>,
+  { config, logger }: { config: Config; logger: Logger },
+  { isRetry = () => false, ...options }: ProcessorOptions = {},
+): Worker<unknown> {
+  const worker = new Worker<unknown>(
+    queue.name,
+    (job) => {
+      if (!isKindOf(queue.jobs, job.name)) throw new UnrecoverableError(`${queue.name} has no job kind named "${job.name}"`);
+      return runKind(queue, handlers, job.name, job);
+    },
+    {
+      // A worker's blocking connection must wait out Redis outages rather than fail its commands.
+      connection: { url: config.REDIS_URL, maxRetriesPerRequest: null },
+      prefix: config.REDIS_PREFIX,
+      concurrency: config.WORKER_CONCURRENCY,
+      ...options,
+    },
+  );
+  // The job id names what the job is about (a payment's attempt and step, an event).
+  worker.on('failed', (job, error) => {
+    if (!isRetry(error)) logger.error({ queue: queue.name, jobName: job?.name, jobId: job?.id, attemptsMade: job?.attemptsMade, err: error }, `${queue.name} job failed`);
+  });
+  worker.on('error', (error) => logger.warn({ err: error }, `${queue.name} worker: redis error`));
+  return worker;
+}
+
+const isKindOf = <Jobs extends JobSchemas>(jobs: Jobs, name: string): name is keyof Jobs & string => Object.hasOwn(jobs, name);
+
+function runKind<Jobs extends JobSchemas, Kind extends keyof Jobs & string>(queue: QueueDefinition<Jobs>, handlers: JobHandlers<Jobs>, kind: Kind, job: Job<unknown>) {
+  const schema: Jobs[Kind] = queue.jobs[kind];
+  const parsed = z.safeParse(schema, job.data);
+  if (!parsed.success) throw new UnrecoverableError(`${queue.name} job ${kind} ${job.id}: its data does not match the schema: ${z.prettifyError(parsed.error)}`);
+  return handlers[kind](parsed.data);
+}
