@@ -25,14 +25,14 @@ import { Prisma, type ConnectorAccount, type PaymentAttempt, type PaymentIntent,
 import type { ConnectorAccountService } from '../connectors/service.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import type { CustomerService } from '../customers/service.ts';
-import type { CommittedEvent, EventOutbox } from '../events/outbox.ts';
+import type { CommittedEvent } from '../events/outbox.ts';
 import type { MandateService } from '../mandates/service.ts';
 import { connectionPage, DEFAULT_PAGE_SIZE, olderThanCursor } from '../../platform/db/pagination.ts';
 import type { MerchantPrincipal, Principal, SecretKeyPrincipal } from '../../kernel/principal.ts';
 import { parseInput } from '../../platform/validation.ts';
 import { cancelPaymentInput, capturePaymentInput, confirmPaymentInput, createPaymentInput, listPaymentsInput } from './inputs.ts';
 import { keptFields } from './kept-fields.ts';
-import { PaymentStore, type Commit, type Payment } from './store.ts';
+import { PaymentStore, type Commit, type Payment, type PaymentPublisher } from './store.ts';
 import type { PaymentSyncJob, PaymentSyncScheduler } from '../processor-sync/scheduler.ts';
 import { askProcessor, runSyncStep } from '../processor-sync/steps.ts';
 
@@ -82,10 +82,10 @@ export class PaymentService {
     private readonly connectorAccounts: ConnectorAccountService,
     private readonly customers: CustomerService,
     private readonly mandates: MandateService,
-    outbox: EventOutbox,
+    publisher: PaymentPublisher,
     private readonly syncScheduler: PaymentSyncScheduler,
   ) {
-    this.store = new PaymentStore(context.db, outbox);
+    this.store = new PaymentStore(context.db, publisher);
     // Separate keys derived from ENCRYPTION_KEY, so one purpose's values say nothing about another's.
     this.#clientSecretKey = createHmac('sha256', context.config.encryptionKey).update('client-secret').digest();
     this.#fingerprintKey = createHmac('sha256', context.config.encryptionKey).update('card-fingerprint').digest();
@@ -577,7 +577,7 @@ export class PaymentService {
         isOpen: (payment) => payment.activeAttempt.id === job.attemptId && AWAITING_PROCESSOR_INTENT_STATUSES.has(payment.status),
         sync: (payment) => this.syncPayment(payment, 'scheduled_sync'),
         scheduleStep: (step) => this.syncScheduler.schedule({ ...job, step }),
-        flagExhausted: async (id) => void (await this.context.db.paymentIntent.update({ where: { id }, data: { syncExhaustedAt: new Date(), version: { increment: 1 } } })),
+        flagExhausted: (id) => this.store.markSyncExhausted(id),
       },
       this.context.logger,
     );
