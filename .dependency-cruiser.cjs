@@ -35,9 +35,6 @@ const KNOWN_EXCEPTIONS = {
   // The per-request GraphQL context names the types the composition fills it with (services, live feed, gate).
   graphqlContext: '^src/platform/graphql/context\\.ts$',
 };
-// Type-only import cycles that exist today (the outbox and the payment store name each other's types).
-// A cycle through any other module fails.
-const KNOWN_CYCLE_MODULES = '^src/modules/(events/outbox|payments/store)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -122,9 +119,9 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'Import cycles make load order matter and tangle modules; the ones listed in KNOWN_CYCLE_MODULES are tolerated until removed, any other fails. Generated Prisma code is not ours.',
+      comment: 'Import cycles make load order matter and tangle modules: none is allowed. Generated Prisma code is not ours.',
       from: { path: [PRODUCT, SANDBOX], pathNot: GENERATED },
-      to: { circular: true, via: { pathNot: KNOWN_CYCLE_MODULES } },
+      to: { circular: true },
     },
     {
       name: 'not-to-unresolvable',

@@ -9,6 +9,7 @@ import { CustomerService } from './customers/service.ts';
 import { IdempotencyService } from '../platform/http/idempotency.ts';
 import { MerchantAccountService } from './merchants/service.ts';
 import { EligibleMethodsService } from './payments/eligible-methods.ts';
+import { PaymentEvents, type PaymentLivePublisher } from './payments/events.ts';
 import { PaymentService } from './payments/service.ts';
 import type { PaymentSyncScheduler } from './processor-sync/scheduler.ts';
 import { DisputeService } from './disputes/service.ts';
@@ -27,7 +28,7 @@ export interface ServiceAdapters {
   paymentSyncScheduler: PaymentSyncScheduler;
   eventRelay: EventRelay;
   webhookSender: WebhookSender;
-  livePublisher: LivePublisher;
+  livePublisher: LivePublisher & PaymentLivePublisher;
 }
 
 export function createServices(context: ServiceContext, adapters: ServiceAdapters) {
@@ -35,7 +36,8 @@ export function createServices(context: ServiceContext, adapters: ServiceAdapter
   const customers = new CustomerService(context);
   const outbox = new EventOutbox(context, adapters.eventRelay, adapters.livePublisher);
   const mandates = new MandateService(context, outbox, customers);
-  const payments = new PaymentService(context, connectorAccounts, customers, mandates, outbox, adapters.paymentSyncScheduler);
+  const paymentEvents = new PaymentEvents(outbox, adapters.livePublisher, context.logger);
+  const payments = new PaymentService(context, connectorAccounts, customers, mandates, paymentEvents, adapters.paymentSyncScheduler);
   const refunds = new RefundService(context, payments, connectorAccounts, outbox, adapters.paymentSyncScheduler);
   const disputes = new DisputeService(context, connectorAccounts, outbox);
   const payouts = new PayoutService(context, connectorAccounts, outbox, adapters.paymentSyncScheduler);

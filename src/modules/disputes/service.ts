@@ -16,7 +16,7 @@ import type { ServiceContext } from '../../platform/context.ts';
 import type { CommittedEvent, EventOutbox } from '../events/outbox.ts';
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
 import { applyGuardedMove, type ApplyOutcome } from '../events/guarded-moves.ts';
-import { chargeOf, lockPayment } from '../payments/store.ts';
+import { chargeOf, lockPayment, touchPayment } from '../payments/store.ts';
 import { parseInput } from '../../platform/validation.ts';
 
 const disputeIdInput = z.object({ disputeId: z.string().refine((value) => isId('dispute', value), 'must be a dispute id (dis_…)') });
@@ -158,7 +158,7 @@ export class DisputeService {
         });
         // The payment changes with it: a void after capture that read the payment before (and checked it had
         // no dispute) must not go on, or the money would go back twice (the void and the chargeback).
-        await tx.$executeRaw`UPDATE payment_intents SET version = version + 1 WHERE id = ${payment.id}`;
+        await touchPayment(tx, payment.id);
         event = await this.outbox.recordChange(tx, created, DISPUTE_STATUS_EVENTS.OPENED, disputeWireObject(created));
         return created;
       });

@@ -12,6 +12,7 @@ import { drain } from '../../kernel/async-streams.ts';
 import { AppError } from '../../kernel/errors.ts';
 import type { CommittedEvent, LivePublisher } from './outbox.ts';
 import type { LiveEvents } from './service.ts';
+import type { PaymentLivePublisher } from '../payments/events.ts';
 import type { Payment } from '../payments/store.ts';
 
 /**
@@ -34,7 +35,7 @@ const serializer = {
     }),
 };
 
-export interface LiveFeed extends LivePublisher, LiveEvents {
+export interface LiveFeed extends LivePublisher, PaymentLivePublisher, LiveEvents {
   /** The payment as each of its changes commits. */
   paymentChanges(paymentId: string): AsyncIterable<Payment>;
   /** Every payment of a profile in one mode as each change of it commits, its creation included (dashboards). */

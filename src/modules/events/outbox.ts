@@ -2,14 +2,12 @@
 // event exists exactly when the change committed, once per committed version, whoever reported it), then
 // hands the committed event to the relay (the delivery queue; live subscriptions). A relay that fails
 // loses nothing: the reconciler finds due events that have no job.
-import { contentTypeOf, PAYMENT_STATUS_EVENTS, type EventType } from './catalog.ts';
+import { contentTypeOf, type EventType } from './catalog.ts';
 import { serializeWebhook } from './signature.ts';
-import { paymentWireObject } from '../payments/wire.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Mode } from '../../kernel/api-keys.ts';
 import { Prisma, type EventDeliveryStatus } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
-import type { Payment } from '../payments/store.ts';
 import { CLAIM_MARGIN_MS } from './delivery.ts';
 
 export interface CommittedEvent {
@@ -27,9 +25,8 @@ export interface EventRelay {
   relay(event: CommittedEvent): Promise<void>;
 }
 
-/** Live subscribers' feed (GraphQL subscriptions): told of every committed change, best effort. */
+/** Live subscribers' feed of events (GraphQL subscriptions): told of every committed event, best effort. */
 export interface LivePublisher {
-  paymentChanged(payment: Payment): void;
   eventCreated(event: CommittedEvent): void;
 }
 
@@ -63,19 +60,6 @@ export class EventOutbox {
     private readonly relay: EventRelay,
     private readonly live: LivePublisher,
   ) {}
-
-  /**
-   * The events a payment's new status emits, ready to be written by the statement that commits it: its
-   * own, if any, and surcharge_payment_succeeded beside payment_succeeded when a surcharge was paid.
-   */
-  paymentEvents(payment: Payment): PreparedEvent[] {
-    const eventType = PAYMENT_STATUS_EVENTS[payment.status];
-    if (eventType === null) return [];
-    const types: EventType[] = [eventType, ...(eventType === 'payment_succeeded' && payment.surchargeAmount > 0 ? (['surcharge_payment_succeeded'] as const) : [])];
-    const object = paymentWireObject(payment, payment.activeAttempt);
-    const { id: objectId, merchantId, profileId, mode, version: objectVersion } = payment;
-    return types.map((type) => this.prepare({ merchantId, profileId, mode, eventType: type, objectId, objectVersion, object, isTest: false }));
-  }
 
   /**
    * Inside the transaction of a change of a refund, dispute, mandate or payout: the event its new status
@@ -145,15 +129,6 @@ export class EventOutbox {
    */
   private testEventFallback(now: Date): Date {
     return new Date(now.getTime() + this.context.config.WEBHOOK_TIMEOUT_MS + CLAIM_MARGIN_MS);
-  }
-
-  /** After commit: tell live subscribers of the payment's new state. Never fails the caller. */
-  paymentCommitted(payment: Payment): void {
-    try {
-      this.live.paymentChanged(payment);
-    } catch (error) {
-      this.context.logger.warn({ paymentId: payment.id, err: error }, 'live feed publish failed');
-    }
   }
 
   /** After commit: hand the event on. Never fails the caller, whose change has committed. */

@@ -4,6 +4,8 @@
 // emits (modules/events/catalog.ts); where the guard does not hold it writes nothing, and that is CONFLICT.
 // A new payment is one statement too. Starting a new attempt (a retry) is the one other write: a
 // transaction under the same guard, with no event (the attempt is about to be sent to its processor).
+// This file is the only writer of payment_intents and payment_attempts: the changes refunds, disputes and
+// the sync schedule make beside commits are its functions too (changedBeside), so each bumps the version.
 import { AppError, notFound } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { AttemptTransition } from './machine/attempt.ts';
@@ -11,7 +13,7 @@ import { isIntentMoveAllowed, isNewAttemptMoveAllowed } from './machine/intent.t
 import { intentStatusOf } from './machine/statuses.ts';
 import { Prisma, type EventDeliveryStatus, type PaymentAttempt, type PaymentIntent } from '../../generated/prisma/client.ts';
 import type { Database } from '../../platform/db/client.ts';
-import type { CommittedEvent, EventOutbox } from '../events/outbox.ts';
+import type { CommittedEvent, PreparedEvent } from '../events/outbox.ts';
 
 export type Payment = PaymentIntent & { activeAttempt: PaymentAttempt };
 
@@ -44,7 +46,44 @@ export async function lockPayment(tx: Prisma.TransactionClient, paymentId: strin
   return row;
 }
 
+/**
+ * Reserves `amount` of the payment for a refund, in the refund's transaction after lockPayment (the
+ * amount_refunded CHECK refuses an overdraw that got past the caller's check).
+ */
+export async function reserveRefund(tx: Prisma.TransactionClient, paymentId: string, amount: number): Promise<void> {
+  await changedBeside(tx, paymentId, Prisma.sql`amount_refunded = amount_refunded + ${amount}, `);
+}
+
+/** Gives a failed refund's reservation back, in the transaction that records the refund FAILED. */
+export async function releaseRefund(tx: Prisma.TransactionClient, paymentId: string, amount: number): Promise<void> {
+  await changedBeside(tx, paymentId, Prisma.sql`amount_refunded = amount_refunded - ${amount}, `);
+}
+
+/**
+ * Marks the payment changed without changing a field: a dispute was opened on it, so a void after capture
+ * that read it before (and checked it had no dispute) fails with CONFLICT.
+ */
+export async function touchPayment(tx: Prisma.TransactionClient, paymentId: string): Promise<void> {
+  await changedBeside(tx, paymentId);
+}
+
+/**
+ * The change of a payment's intent row outside commit and startAttempt: `set` (each assignment followed by
+ * a comma), and the version bump that makes a commit of the payment as read before it fail (see commit).
+ */
+function changedBeside(executor: Database | Transaction, paymentId: string, set: Prisma.Sql = Prisma.empty): Promise<number> {
+  return executor.$executeRaw`UPDATE payment_intents SET ${set}version = version + 1 WHERE id = ${paymentId}`;
+}
+
 type Transaction = Prisma.TransactionClient;
+
+/** How a payment's changes are told (payments/events.ts): the store writes the events it is given, then hands them on. */
+export interface PaymentPublisher {
+  /** The events `payment`'s status emits, ready to be written by the statement that commits it. */
+  eventsOf(payment: Payment): PreparedEvent[];
+  /** After commit: the change's events to the relay, the payment to live subscribers. Never fails the caller. */
+  published(payment: Payment, events: CommittedEvent[]): void;
+}
 
 export interface Commit {
   moves: readonly AttemptTransition[];
@@ -81,7 +120,7 @@ const staleVersion = (paymentId: string) => new AppError('CONFLICT', `Payment ${
 export class PaymentStore {
   constructor(
     private readonly db: Database,
-    private readonly outbox: EventOutbox,
+    private readonly publisher: PaymentPublisher,
   ) {}
 
   async find(paymentId: string): Promise<Payment | null> {
@@ -111,7 +150,7 @@ export class PaymentStore {
     await this.db.$executeRaw`
       WITH intent AS (${insertRow('intent', intent)}), attempt AS (${insertRow('attempt', activeAttempt)})
       ${historyInsert(history, Prisma.sql`TRUE`)}`;
-    this.outbox.paymentCommitted(payment);
+    this.publisher.published(payment, []);
     return payment;
   }
 
@@ -166,7 +205,8 @@ export class PaymentStore {
       await tx.paymentStatusHistory.createMany({ data: history });
       return { ...intent, activeAttempt };
     });
-    return this.published(after, []);
+    this.publisher.published(after, []);
+    return after;
   }
 
   /** Applies `commit` to `payment` if nobody changed it since it was read; returns the new state. */
@@ -201,7 +241,7 @@ export class PaymentStore {
       updatedAt: now,
       activeAttempt: { ...payment.activeAttempt, ...(attemptFields as Partial<PaymentAttempt>), status: attemptTo, updatedAt: now },
     };
-    const events = commit.announce || (!quiet && after.status !== payment.status) ? this.outbox.paymentEvents(after) : [];
+    const events = commit.announce || (!quiet && after.status !== payment.status) ? this.publisher.eventsOf(after) : [];
     const guard = Prisma.sql`EXISTS (SELECT 1 FROM intent)`;
     // The guard: the version read, the attempt it was read with, and (when it emits events) the profile
     // their rows are written for; where it does not hold, the statement writes nothing at all.
@@ -228,14 +268,13 @@ export class PaymentStore {
     // One statement is its own transaction; writes the change entails beside it need a transaction around both.
     const also = commit.alsoInTransaction?.(after) ?? null;
     const committed = also ? await this.db.$transaction(async (tx) => [...(await run(tx)), ...(await also(tx))]) : await run(this.db);
-    return this.published(after, committed);
+    this.publisher.published(after, committed);
+    return after;
   }
 
-  /** After commit: the change's events to the relay, the payment to live subscribers. */
-  private published(after: Payment, events: CommittedEvent[]): Payment {
-    for (const event of events) this.outbox.afterCommit(event);
-    this.outbox.paymentCommitted(after);
-    return after;
+  /** Flags a payment whose sync schedule ran out while it still waits on its processor, for the merchant. */
+  async markSyncExhausted(paymentId: string): Promise<void> {
+    await changedBeside(this.db, paymentId, Prisma.sql`sync_exhausted_at = ${new Date()}, `);
   }
 
   /** The guarded update: only the version that was read may be changed. */

@@ -24,7 +24,7 @@ import type { ServiceContext } from '../../platform/context.ts';
 import type { EventOutbox } from '../events/outbox.ts';
 import { applyGuardedMove, type ApplyOutcome } from '../events/guarded-moves.ts';
 import type { PaymentService } from '../payments/service.ts';
-import { chargeOf, lockPayment } from '../payments/store.ts';
+import { chargeOf, lockPayment, releaseRefund, reserveRefund } from '../payments/store.ts';
 import type { PaymentSyncScheduler, ResourceSyncJob } from '../processor-sync/scheduler.ts';
 import { askProcessor, runSyncStep, watchOpen } from '../processor-sync/steps.ts';
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
@@ -164,7 +164,7 @@ export class RefundService {
       },
       write: async (tx, refund, data) => (await tx.refund.updateManyAndReturn({ where: { id: refund.id, version: refund.version }, data }))[0],
       moved: async (tx, before, after) => {
-        if (after.status === 'FAILED') await tx.$executeRaw`UPDATE payment_intents SET amount_refunded = amount_refunded - ${before.amount}, version = version + 1 WHERE id = ${before.paymentId}`;
+        if (after.status === 'FAILED') await releaseRefund(tx, before.paymentId, before.amount);
         const object = refundWireObject(after);
         const events = [await this.outbox.recordChange(tx, after, REFUND_STATUS_EVENTS[after.status], object)];
         if (after.status === 'SUCCEEDED' && (await this.returnsSurcharge(tx, after))) events.push(await this.outbox.recordChange(tx, after, 'surcharge_refund_succeeded', object));
@@ -189,7 +189,7 @@ export class RefundService {
     if (!REFUNDABLE_PAYMENT_STATUSES.has(current.status)) throw new AppError('INVALID_STATE', `Only a payment that captured money can be refunded; this one is ${current.status}.`, { status: current.status });
     const decided = refundAmount(requested, current.amountReceived - current.amountRefunded);
     if ('problem' in decided) throw invalidInput('amount', decided.problem);
-    await tx.$executeRaw`UPDATE payment_intents SET amount_refunded = amount_refunded + ${decided.amount}, version = version + 1 WHERE id = ${paymentId}`;
+    await reserveRefund(tx, paymentId, decided.amount);
     return decided.amount;
   }
 

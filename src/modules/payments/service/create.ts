@@ -1,0 +1,127 @@
+// Creating a payment: its intent and first attempt as one new row each, with the payment method when one
+// is given, and confirmed at once when asked (or when it charges a mandate).
+import type { PaymentMethod } from '../../connectors/port.ts';
+import { newId } from '../../../kernel/ids.ts';
+import type { SecretKeyPrincipal } from '../../../kernel/principal.ts';
+import { profileFor } from '../../merchants/profile-service.ts';
+import { profileSettings } from '../../merchants/profile-settings.ts';
+import { parseInput } from '../../../platform/validation.ts';
+import { transitionAttempt } from '../machine/attempt.ts';
+import { createPaymentInput } from '../inputs.ts';
+import { keptFields } from '../kept-fields.ts';
+import type { Payment } from '../store.ts';
+import type { PaymentConfirmation } from './confirm.ts';
+import type { PaymentDependencies } from './dependencies.ts';
+
+export class PaymentCreation {
+  constructor(
+    private readonly deps: PaymentDependencies,
+    private readonly confirmation: PaymentConfirmation,
+  ) {}
+
+  /**
+   * `origin` is set by the product, never by API input: the payment link a customer opened, or the
+   * subscription period a worker charges (unique: a second charge of one period fails before the processor).
+   */
+  async create(principal: SecretKeyPrincipal, rawInput: unknown, origin: { paymentLinkId?: string; subscriptionPeriod?: string } = {}): Promise<Payment> {
+    const input = parseInput(createPaymentInput, rawInput);
+    const profile = await profileFor(this.deps.context.db, principal.merchantId, input.profileId);
+    const settings = profileSettings(profile, principal.mode);
+    // A merchant-initiated payment charges the mandate's saved card, off session (no CVC, nobody to ask).
+    const mandate = input.mandateId ? await this.deps.mandates.chargeable(principal, input.mandateId, input.customerId ?? null) : null;
+    const customerId = input.customerId ?? mandate?.customerId ?? null;
+    const method: PaymentMethod | null = mandate
+      ? { type: 'saved_card', token: this.deps.mandates.processorToken(mandate), cvc: null }
+      : (input.paymentMethodData ?? null);
+    // A payment that could not be confirmed is refused before anything is written.
+    if (input.confirm) {
+      const routed = { ...principal, currency: input.currency, country: input.country ?? null, connectors: input.connectors ?? [] };
+      await this.confirmation.routeCandidates(routed, settings, method!, mandate?.savedPaymentMethod ?? null);
+    }
+    // The charge starts here: a revocation committed before this claim refuses it, before anything is written.
+    if (mandate) await this.deps.mandates.claimForCharge(mandate);
+
+    const paymentId = newId('payment');
+    const attemptId = newId('attempt');
+    const now = new Date();
+    // Every column, so the payment returned is the row as written (no read back).
+    const created: Payment = {
+      id: paymentId,
+      merchantId: principal.merchantId,
+      profileId: profile.id,
+      mode: principal.mode,
+      status: 'REQUIRES_PAYMENT_METHOD',
+      amount: input.amount,
+      currency: input.currency,
+      captureMethod: input.captureMethod,
+      authenticationType: input.authenticationType,
+      amountCapturable: 0,
+      amountReceived: 0,
+      amountRefunded: 0,
+      surchargeAmount: 0,
+      customerId,
+      mandateId: mandate?.id ?? null,
+      paymentLinkId: origin.paymentLinkId ?? null,
+      subscriptionPeriod: origin.subscriptionPeriod ?? null,
+      country: input.country ?? null,
+      description: input.description ?? null,
+      metadata: input.metadata ?? null,
+      returnUrl: input.returnUrl ?? null,
+      setupFutureUsage: input.setupFutureUsage ?? null,
+      connectors: input.connectors ?? [],
+      expiresAt: new Date(now.getTime() + settings.sessionExpirySeconds * 1000),
+      activeAttemptId: attemptId,
+      attemptCount: 1,
+      cancellationReason: null,
+      errorCode: null,
+      errorMessage: null,
+      syncExhaustedAt: null,
+      version: 0,
+      createdAt: now,
+      updatedAt: now,
+      activeAttempt: {
+        id: attemptId,
+        paymentId,
+        attemptNumber: 1,
+        status: 'PAYMENT_METHOD_AWAITED',
+        amount: input.amount,
+        currency: input.currency,
+        captureMethod: input.captureMethod,
+        authenticationType: input.authenticationType,
+        connectorAccountId: null,
+        connectorName: null,
+        connectorTransactionId: null,
+        amountCapturable: 0,
+        amountCaptured: 0,
+        paymentMethodType: null,
+        cardBrand: null,
+        cardLast4: null,
+        cardExpiryMonth: null,
+        cardExpiryYear: null,
+        cardHolderName: null,
+        cardFingerprint: null,
+        redirectUrl: null,
+        nextAction: null,
+        paymentMethodDetails: null,
+        savedPaymentMethodId: null,
+        errorCode: null,
+        errorMessage: null,
+        createdAt: now,
+        updatedAt: now,
+      },
+    };
+    let payment = await this.deps.store.insert(created, principal.keyId);
+    if (input.paymentMethodData) {
+      payment = await this.deps.store.commit(payment, {
+        moves: [transitionAttempt(payment.activeAttempt.status, 'payment_method_supplied')],
+        attempt: keptFields(input.paymentMethodData, this.deps.keys.fingerprintKey(principal.merchantId), null),
+        actor: principal.keyId,
+      });
+    }
+    if (mandate) {
+      return this.confirmation.confirmLoaded(principal, payment, method!, { returnUrl: null, saveCard: false, saved: mandate.savedPaymentMethod });
+    }
+    if (input.confirm) return this.confirmation.confirmLoaded(principal, payment, method!, { returnUrl: null, saveCard: false, saved: null });
+    return payment;
+  }
+}

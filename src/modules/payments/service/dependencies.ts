@@ -1,0 +1,19 @@
+// What every part of the payments service works with, built once by PaymentService (../service.ts) and
+// shared by the parts it composes.
+import type { ServiceContext } from '../../../platform/context.ts';
+import type { ConnectorAccountService } from '../../connectors/service.ts';
+import type { CustomerService } from '../../customers/service.ts';
+import type { MandateService } from '../../mandates/service.ts';
+import type { PaymentSyncScheduler } from '../../processor-sync/scheduler.ts';
+import type { PaymentStore } from '../store.ts';
+import type { PaymentKeys } from './keys.ts';
+
+export interface PaymentDependencies {
+  readonly context: ServiceContext;
+  readonly store: PaymentStore;
+  readonly keys: PaymentKeys;
+  readonly connectorAccounts: ConnectorAccountService;
+  readonly customers: CustomerService;
+  readonly mandates: MandateService;
+  readonly syncScheduler: PaymentSyncScheduler;
+}
