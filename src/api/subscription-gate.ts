@@ -32,7 +32,8 @@ export class SubscriptionGate {
   /** The running streams by slot name (a key id, `payment:…`, `ip:…`), each with the function that ends it. */
   readonly #bySlot = new Map<string, Set<(error: Error) => void>>();
   readonly #timer: NodeJS.Timeout;
-  #checking: Promise<void> | null = null;
+  /** Whether a revoked-key check is running: a slow one is not overlapped by the next interval's. */
+  #checking = false;
 
   constructor(
     private readonly config: Config,
@@ -40,10 +41,12 @@ export class SubscriptionGate {
     logger: Logger,
   ) {
     this.#timer = setInterval(() => {
-      this.#checking ??= this.endRevoked()
+      if (this.#checking) return;
+      this.#checking = true;
+      void this.endRevoked()
         .catch((error: unknown) => logger.warn({ err: error }, 'subscription key check failed; it runs again next interval'))
         .finally(() => {
-          this.#checking = null;
+          this.#checking = false;
         });
     }, config.SUBSCRIPTION_KEY_RECHECK_MS);
     this.#timer.unref();

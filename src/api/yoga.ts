@@ -98,6 +98,7 @@ function useClientSecretFailuresCounted(): Plugin<GraphQLContext> {
 }
 
 /** A NUL in the query text: raw, or escaped in a string literal (`\u0000`, `\u{0}`). */
+// eslint-disable-next-line no-control-regex -- the NUL is what this looks for
 const NUL_IN_QUERY = /\u0000|\\u(?:0000|\{0+\})/i;
 
 /**

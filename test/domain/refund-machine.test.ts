@@ -35,7 +35,12 @@ describe('the refund transition table', () => {
     const reached = new Set<RefundStatus>(['PENDING']);
     for (let grew = true; grew; ) {
       grew = false;
-      for (const row of REFUND_TRANSITIONS) if (row.from !== null && reached.has(row.from) && !reached.has(row.to)) reached.add(row.to), (grew = true);
+      for (const row of REFUND_TRANSITIONS) {
+        if (row.from !== null && reached.has(row.from) && !reached.has(row.to)) {
+          reached.add(row.to);
+          grew = true;
+        }
+      }
     }
     expect([...reached].sort()).toEqual([...REFUND_STATUSES].sort());
   });

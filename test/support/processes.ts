@@ -43,7 +43,10 @@ export function runEntry(entry: string, env: Record<string, string>) {
       new Promise<RegExpExecArray>((resolve, reject) => {
         const check = () => {
           const match = pattern.exec(output.stdout);
-          if (match) (listeners.delete(check), resolve(match));
+          if (match) {
+            listeners.delete(check);
+            resolve(match);
+          }
         };
         listeners.add(check);
         exited.then(() => reject(new Error(`${entry} exited before ${pattern}: ${output.stderr}`)));
