@@ -71,8 +71,10 @@ export async function touchPayment(tx: Prisma.TransactionClient, paymentId: stri
  * The change of a payment's intent row outside commit and startAttempt: `set` (each assignment followed by
  * a comma), and the version bump that makes a commit of the payment as read before it fail (see commit).
  */
-function changedBeside(executor: Database | Transaction, paymentId: string, set: Prisma.Sql = Prisma.empty): Promise<number> {
-  return executor.$executeRaw`UPDATE payment_intents SET ${set}version = version + 1 WHERE id = ${paymentId}`;
+async function changedBeside(executor: Database | Transaction, paymentId: string, set: Prisma.Sql = Prisma.empty): Promise<void> {
+  const changed = await executor.$executeRaw`UPDATE payment_intents SET ${set}version = version + 1 WHERE id = ${paymentId}`;
+  // Every caller has just read or locked the row: a payment that is not there is a bug, never a no-op.
+  if (changed !== 1) throw notFound('payment', paymentId);
 }
 
 type Transaction = Prisma.TransactionClient;
