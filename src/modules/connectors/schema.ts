@@ -1,6 +1,5 @@
 import { CONNECTORS, isConnectorName } from './registry.ts';
 import { UNVERIFIED_SAMPLE_PER_MINUTE } from './callbacks.ts';
-import { requireMerchant } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
 import { ModeEnum } from '../../platform/graphql/scalars.ts';
 
@@ -48,11 +47,10 @@ builder.prismaObject('ConnectorCallback', {
 });
 
 builder.queryField('connectorAccounts', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: [ConnectorAccountRef],
     description: "The merchant's connector accounts in the key's mode.",
-    authScopes: { secretKey: true },
-    resolve: (_root, _args, { principal, services }) => services.connectorAccounts.list(requireMerchant(principal)),
+    resolve: (_root, _args, { principal, services }) => services.connectorAccounts.list(principal),
   }),
 );
 
@@ -69,10 +67,9 @@ const CreateConnectorAccountInput = builder.inputType('CreateConnectorAccountInp
 });
 
 builder.mutationField('createConnectorAccount', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: ConnectorAccountRef,
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: CreateConnectorAccountInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.connectorAccounts.create(requireMerchant(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.connectorAccounts.create(principal, input),
   }),
 );

@@ -1,5 +1,4 @@
 import { DISPUTE_STATUSES } from './machine.ts';
-import { requireSecretKey } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
 
 export const DisputeStatusEnum = builder.enumType('DisputeStatus', {
@@ -38,33 +37,30 @@ builder.prismaObjectField('PaymentIntent', 'disputes', (t) =>
 );
 
 builder.queryField('dispute', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: DisputeRef,
-    authScopes: { secretKey: true },
     args: { id: t.arg.string({ required: true }) },
-    resolve: (_root, args, { principal, services }) => services.disputes.get(requireSecretKey(principal), args.id),
+    resolve: (_root, args, { principal, services }) => services.disputes.get(principal, args.id),
   }),
 );
 
 builder.queryField('disputes', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: [DisputeRef],
     description: 'The merchant’s disputes in the key’s mode, newest first.',
-    authScopes: { secretKey: true },
     args: { paymentId: t.arg.string(), status: t.arg({ type: DisputeStatusEnum }), first: t.arg.int({ description: '1 to 100; 20 by default.' }) },
-    resolve: (_root, args, { principal, services }) => services.disputes.list(requireSecretKey(principal), args),
+    resolve: (_root, args, { principal, services }) => services.disputes.list(principal, args),
   }),
 );
 
 const AcceptDisputeInput = builder.inputType('AcceptDisputeInput', { fields: (t) => ({ disputeId: t.string({ required: true }) }) });
 
 builder.mutationField('acceptDispute', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: DisputeRef,
     description: 'Concedes an open dispute at the processor: the money stays with the customer (`dispute_accepted`).',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: AcceptDisputeInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.disputes.accept(requireSecretKey(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.disputes.accept(principal, input),
   }),
 );
 
@@ -80,11 +76,10 @@ const ChallengeDisputeInput = builder.inputType('ChallengeDisputeInput', {
 });
 
 builder.mutationField('challengeDispute', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: DisputeRef,
     description: 'Challenges an open dispute with evidence before `evidenceDueBy` (`dispute_challenged`); the network’s decision follows (`dispute_won` or `dispute_lost`).',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: ChallengeDisputeInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.disputes.challenge(requireSecretKey(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.disputes.challenge(principal, input),
   }),
 );

@@ -1,5 +1,5 @@
 import type { BusinessProfile } from '../../generated/prisma/client.ts';
-import { requireMerchant, type Principal } from '../../kernel/principal.ts';
+import type { Principal } from '../../kernel/principal.ts';
 import { profileSettings } from './profile-settings.ts';
 import { builder } from '../../platform/graphql/builder.ts';
 import { PaymentMethodTypeEnum } from '../payments/methods-schema.ts';
@@ -76,10 +76,9 @@ export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
 });
 
 builder.queryField('businessProfiles', (t) =>
-  t.prismaField({
+  t.withAuth({ secretKey: true }).prismaField({
     type: [BusinessProfileRef],
-    authScopes: { secretKey: true },
-    resolve: (query, _root, _args, { principal, services }) => services.businessProfiles.list(requireMerchant(principal).merchantId, query),
+    resolve: (query, _root, _args, { principal, services }) => services.businessProfiles.list(principal.merchantId, query),
   }),
 );
 
@@ -98,11 +97,10 @@ const BusinessProfilePayload = builder.simpleObject('BusinessProfilePayload', {
 });
 
 builder.mutationField('createBusinessProfile', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: BusinessProfilePayload,
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: CreateBusinessProfileInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.businessProfiles.create(requireMerchant(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.businessProfiles.create(principal, input),
   }),
 );
 
@@ -125,13 +123,12 @@ const UpdateBusinessProfileInput = builder.inputType('UpdateBusinessProfileInput
 });
 
 builder.mutationField('updateBusinessProfile', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: BusinessProfilePayload,
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: UpdateBusinessProfileInput, required: true }) },
     resolve: async (_root, { input }, { principal, services }) => {
       const surcharges = input.surcharges?.map((rule) => ({ ...rule, paymentMethodType: rule.paymentMethodType.toLowerCase() }));
-      const updated = await services.businessProfiles.update(requireMerchant(principal), { ...input, surcharges });
+      const updated = await services.businessProfiles.update(principal, { ...input, surcharges });
       return { businessProfile: updated.businessProfile, paymentResponseHashKey: updated.generatedPaymentResponseHashKey };
     },
   }),

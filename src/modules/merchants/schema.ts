@@ -1,4 +1,3 @@
-import { requireMerchant } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
 import { BusinessProfileRef } from './profile-schema.ts';
 
@@ -22,11 +21,10 @@ export const MerchantAccountRef = builder.prismaObject('MerchantAccount', {
 });
 
 builder.queryField('merchant', (t) =>
-  t.prismaField({
+  t.withAuth({ secretKey: true }).prismaField({
     type: MerchantAccountRef,
     description: 'The merchant of the secret key.',
-    authScopes: { secretKey: true },
-    resolve: (query, _root, _args, { principal, services }) => services.merchantAccounts.get(requireMerchant(principal).merchantId, query),
+    resolve: (query, _root, _args, { principal, services }) => services.merchantAccounts.get(principal.merchantId, query),
   }),
 );
 
@@ -46,10 +44,9 @@ const CreateMerchantAccountPayload = builder.simpleObject('CreateMerchantAccount
 });
 
 builder.mutationField('createMerchantAccount', (t) =>
-  t.field({
+  t.withAuth({ admin: true }).field({
     type: CreateMerchantAccountPayload,
     description: 'Creates a merchant with a default business profile and test keys (admin key).',
-    authScopes: { admin: true },
     args: { input: t.arg({ type: CreateMerchantAccountInput, required: true }) },
     resolve: (_root, { input }, { services }) => services.merchantAccounts.create(input),
   }),
@@ -63,10 +60,9 @@ const UpdateMerchantAccountInput = builder.inputType('UpdateMerchantAccountInput
 });
 
 builder.mutationField('updateMerchantAccount', (t) =>
-  t.field({
+  t.withAuth({ admin: true }).field({
     type: MerchantAccountRef,
     description: "Operator settings of a merchant, such as the live webhook allowlist (admin key).",
-    authScopes: { admin: true },
     args: { input: t.arg({ type: UpdateMerchantAccountInput, required: true }) },
     resolve: (_root, { input }, { services }) => services.merchantAccounts.update(input),
   }),
