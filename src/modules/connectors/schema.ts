@@ -1,6 +1,8 @@
 import { CONNECTORS, isConnectorName } from './registry.ts';
 import { UNVERIFIED_SAMPLE_PER_MINUTE } from './callbacks.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { createConnectorAccountInput } from './inputs.ts';
 import { ModeEnum } from '../../platform/graphql/scalars.ts';
 
 export const ConnectorAccountRef = builder.prismaObject('ConnectorAccount', {
@@ -54,7 +56,7 @@ builder.queryField('connectorAccounts', (t) =>
   }),
 );
 
-const CreateConnectorAccountInput = builder.inputType('CreateConnectorAccountInput', {
+const CreateConnectorAccountInput = inputTypeFor('CreateConnectorAccountInput', createConnectorAccountInput, {
   fields: (t) => ({
     connectorName: t.string({ required: true, description: `One of: ${Object.keys(CONNECTORS).join(', ')}.` }),
     credentials: t.field({ type: 'JSON', required: true, description: 'The connector’s credentials, e.g. { "apiKey": "sk_sandbox_…" } for the sandbox.' }),

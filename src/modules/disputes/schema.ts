@@ -1,5 +1,7 @@
 import { DISPUTE_STATUSES } from './machine.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { challengeDisputeInput, disputeIdInput } from './inputs.ts';
 
 export const DisputeStatusEnum = builder.enumType('DisputeStatus', {
   values: DISPUTE_STATUSES,
@@ -53,7 +55,7 @@ builder.queryField('disputes', (t) =>
   }),
 );
 
-const AcceptDisputeInput = builder.inputType('AcceptDisputeInput', { fields: (t) => ({ disputeId: t.string({ required: true }) }) });
+const AcceptDisputeInput = inputTypeFor('AcceptDisputeInput', disputeIdInput, { fields: (t) => ({ disputeId: t.string({ required: true }) }) });
 
 builder.mutationField('acceptDispute', (t) =>
   t.withAuth({ secretKey: true }).field({
@@ -64,7 +66,7 @@ builder.mutationField('acceptDispute', (t) =>
   }),
 );
 
-const ChallengeDisputeInput = builder.inputType('ChallengeDisputeInput', {
+const ChallengeDisputeInput = inputTypeFor('ChallengeDisputeInput', challengeDisputeInput, {
   fields: (t) => ({
     disputeId: t.string({ required: true }),
     evidence: t.field({

@@ -1,5 +1,7 @@
 import { MANDATE_STATUSES } from './machine.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { mandateIdInput } from './inputs.ts';
 
 export const MandateStatusEnum = builder.enumType('MandateStatus', {
   values: MANDATE_STATUSES,
@@ -49,7 +51,7 @@ builder.queryField('mandates', (t) =>
   }),
 );
 
-const RevokeMandateInput = builder.inputType('RevokeMandateInput', { fields: (t) => ({ mandateId: t.string({ required: true }) }) });
+const RevokeMandateInput = inputTypeFor('RevokeMandateInput', mandateIdInput, { fields: (t) => ({ mandateId: t.string({ required: true }) }) });
 
 builder.mutationField('revokeMandate', (t) =>
   t.withAuth({ secretKey: true }).field({

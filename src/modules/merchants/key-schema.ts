@@ -1,4 +1,6 @@
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { createApiKeyInput } from './inputs.ts';
 import { ModeEnum } from '../../platform/graphql/scalars.ts';
 
 export const ApiKeyTypeEnum = builder.enumType('ApiKeyType', { values: ['SECRET', 'PUBLISHABLE'] as const });
@@ -23,7 +25,7 @@ const IssuedApiKey = builder.simpleObject('CreateApiKeyPayload', {
   }),
 });
 
-const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
+const CreateApiKeyInput = inputTypeFor('CreateApiKeyInput', createApiKeyInput, {
   fields: (t) => ({
     name: t.string({ required: true }),
     type: t.field({ type: ApiKeyTypeEnum, required: true }),

@@ -2,6 +2,8 @@ import type { BusinessProfile } from '../../generated/prisma/client.ts';
 import type { Principal } from '../../kernel/principal.ts';
 import { profileSettings } from './profile-settings.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { createProfileInput, updateProfileInput } from './inputs.ts';
 import { PaymentMethodTypeEnum } from '../payments/methods-schema.ts';
 import { ModeEnum } from '../../platform/graphql/scalars.ts';
 
@@ -82,7 +84,7 @@ builder.queryField('businessProfiles', (t) =>
   }),
 );
 
-const CreateBusinessProfileInput = builder.inputType('CreateBusinessProfileInput', {
+const CreateBusinessProfileInput = inputTypeFor('CreateBusinessProfileInput', createProfileInput, {
   fields: (t) => ({ name: t.string({ required: true }) }),
 });
 
@@ -104,7 +106,7 @@ builder.mutationField('createBusinessProfile', (t) =>
   }),
 );
 
-const UpdateBusinessProfileInput = builder.inputType('UpdateBusinessProfileInput', {
+const UpdateBusinessProfileInput = inputTypeFor('UpdateBusinessProfileInput', updateProfileInput, {
   fields: (t) => ({
     profileId: t.string({ required: true }),
     name: t.string(),

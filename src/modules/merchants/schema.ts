@@ -1,4 +1,6 @@
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { createMerchantInput, updateMerchantInput } from './inputs.ts';
 import { BusinessProfileRef } from './profile-schema.ts';
 
 export const MerchantAccountRef = builder.prismaObject('MerchantAccount', {
@@ -28,7 +30,7 @@ builder.queryField('merchant', (t) =>
   }),
 );
 
-const CreateMerchantAccountInput = builder.inputType('CreateMerchantAccountInput', {
+const CreateMerchantAccountInput = inputTypeFor('CreateMerchantAccountInput', createMerchantInput, {
   fields: (t) => ({ name: t.string({ required: true }) }),
 });
 
@@ -52,7 +54,7 @@ builder.mutationField('createMerchantAccount', (t) =>
   }),
 );
 
-const UpdateMerchantAccountInput = builder.inputType('UpdateMerchantAccountInput', {
+const UpdateMerchantAccountInput = inputTypeFor('UpdateMerchantAccountInput', updateMerchantInput, {
   fields: (t) => ({
     merchantId: t.string({ required: true }),
     liveWebhookHosts: t.stringList({ description: 'Replaces the live webhook host allowlist.' }),

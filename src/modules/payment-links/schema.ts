@@ -1,4 +1,6 @@
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { createPaymentLinkInput } from './inputs.ts';
 import { PaymentRef } from '../payments/schema.ts';
 
 export const PaymentLinkRef = builder.prismaObject('PaymentLink', {
@@ -30,7 +32,7 @@ builder.queryField('paymentLink', (t) =>
   }),
 );
 
-const CreatePaymentLinkInput = builder.inputType('CreatePaymentLinkInput', {
+const CreatePaymentLinkInput = inputTypeFor('CreatePaymentLinkInput', createPaymentLinkInput, {
   fields: (t) => ({
     currency: t.string({ required: true }),
     amount: t.int({ description: 'A fixed amount in minor units; or leave it out and give minAmount and maxAmount.' }),

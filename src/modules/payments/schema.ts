@@ -2,6 +2,8 @@ import { ATTEMPT_STATUSES, INTENT_STATUSES } from './machine/statuses.ts';
 import type { ProcessorNextAction } from '../connectors/port.ts';
 import type { Principal } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { cancelPaymentInput, capturePaymentInput, confirmPaymentInput, createPaymentInput } from './inputs.ts';
 import { PaymentMethodDataInput } from './methods-schema.ts';
 
 /**
@@ -230,7 +232,7 @@ builder.queryField('payments', (t) =>
   }),
 );
 
-const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
+const CreatePaymentInput = inputTypeFor('CreatePaymentInput', createPaymentInput, {
   fields: (t) => ({
     amount: t.int({ required: true, description: 'In minor units of the currency.' }),
     currency: t.string({ required: true, description: 'An ISO 4217 code.' }),
@@ -258,7 +260,7 @@ builder.mutationField('createPayment', (t) =>
   }),
 );
 
-const ConfirmPaymentInput = builder.inputType('ConfirmPaymentInput', {
+const ConfirmPaymentInput = inputTypeFor('ConfirmPaymentInput', confirmPaymentInput, {
   fields: (t) => ({
     clientSecret: t.string({ required: true }),
     paymentMethodData: t.field({ type: PaymentMethodDataInput }),
@@ -279,7 +281,7 @@ builder.mutationField('confirmPayment', (t) =>
   }),
 );
 
-const CapturePaymentInput = builder.inputType('CapturePaymentInput', {
+const CapturePaymentInput = inputTypeFor('CapturePaymentInput', capturePaymentInput, {
   fields: (t) => ({
     paymentId: t.string({ required: true }),
     amountToCapture: t.int({ description: 'All that is capturable by default; less captures partially and releases the rest.' }),
@@ -294,7 +296,7 @@ builder.mutationField('capturePayment', (t) =>
   }),
 );
 
-const CancelPaymentInput = builder.inputType('CancelPaymentInput', {
+const CancelPaymentInput = inputTypeFor('CancelPaymentInput', cancelPaymentInput, {
   fields: (t) => ({ paymentId: t.string({ required: true }), cancellationReason: t.string() }),
 });
 

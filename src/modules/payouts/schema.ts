@@ -1,5 +1,7 @@
 import { PAYOUT_STATUSES } from './machine.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { createPayoutInput, payoutIdInput } from './inputs.ts';
 
 export const PayoutStatusEnum = builder.enumType('PayoutStatus', {
   values: PAYOUT_STATUSES,
@@ -69,7 +71,7 @@ const PayoutDestinationInput = builder.inputType('PayoutDestinationInput', {
   fields: (t) => ({ card: t.field({ type: PayoutCardInput }), bankAccount: t.field({ type: PayoutBankAccountInput }) }),
 });
 
-const CreatePayoutInput = builder.inputType('CreatePayoutInput', {
+const CreatePayoutInput = inputTypeFor('CreatePayoutInput', createPayoutInput, {
   fields: (t) => ({
     amount: t.int({ required: true, description: 'In minor units of the currency.' }),
     currency: t.string({ required: true }),
@@ -91,7 +93,7 @@ builder.mutationField('createPayout', (t) =>
   }),
 );
 
-const CancelPayoutInput = builder.inputType('CancelPayoutInput', { fields: (t) => ({ payoutId: t.string({ required: true }) }) });
+const CancelPayoutInput = inputTypeFor('CancelPayoutInput', payoutIdInput, { fields: (t) => ({ payoutId: t.string({ required: true }) }) });
 
 builder.mutationField('cancelPayout', (t) =>
   t.withAuth({ secretKey: true }).field({

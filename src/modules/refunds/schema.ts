@@ -1,5 +1,7 @@
 import { REFUND_STATUSES } from './machine.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { createRefundInput } from './inputs.ts';
 
 export const RefundStatusEnum = builder.enumType('RefundStatus', {
   values: REFUND_STATUSES,
@@ -61,7 +63,7 @@ builder.queryField('refunds', (t) =>
   }),
 );
 
-const CreateRefundInput = builder.inputType('CreateRefundInput', {
+const CreateRefundInput = inputTypeFor('CreateRefundInput', createRefundInput, {
   fields: (t) => ({
     paymentId: t.string({ required: true }),
     amount: t.int({ description: 'In minor units; all that is not yet refunded when omitted.' }),

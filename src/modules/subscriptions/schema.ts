@@ -2,6 +2,8 @@
 // is GraphQL's own root type for live updates.
 import { INTERVAL_UNITS, SUBSCRIPTION_STATUSES } from './machine.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { createSubscriptionInput, subscriptionIdInput } from './inputs.ts';
 
 const SubscriptionStatusEnum = builder.enumType('SubscriptionStatus', {
   values: SUBSCRIPTION_STATUSES,
@@ -49,7 +51,7 @@ builder.queryField('subscriptions', (t) =>
   }),
 );
 
-const CreateSubscriptionInput = builder.inputType('CreateSubscriptionInput', {
+const CreateSubscriptionInput = inputTypeFor('CreateSubscriptionInput', createSubscriptionInput, {
   fields: (t) => ({
     customerId: t.string({ required: true }),
     mandateId: t.string({ required: true, description: 'An ACTIVE mandate of the customer.' }),
@@ -70,7 +72,7 @@ builder.mutationField('createSubscription', (t) =>
   }),
 );
 
-const CancelSubscriptionInput = builder.inputType('CancelSubscriptionInput', { fields: (t) => ({ subscriptionId: t.string({ required: true }) }) });
+const CancelSubscriptionInput = inputTypeFor('CancelSubscriptionInput', subscriptionIdInput, { fields: (t) => ({ subscriptionId: t.string({ required: true }) }) });
 
 builder.mutationField('cancelSubscription', (t) =>
   t.withAuth({ secretKey: true }).field({
