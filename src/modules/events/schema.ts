@@ -65,6 +65,7 @@ builder.queryField('event', (t) =>
   }),
 );
 
+// Hand-written like PaymentConnection (modules/payments/schema.ts says why not prismaConnection); relay would also fold EventPageInfo into PageInfo.
 const EventEdge = builder.simpleObject('EventEdge', { fields: (t) => ({ cursor: t.string(), node: t.field({ type: EventRef }) }) });
 const EventPageInfo = builder.simpleObject('EventPageInfo', { fields: (t) => ({ hasNextPage: t.boolean(), endCursor: t.string({ nullable: true }) }) });
 const EventConnection = builder.simpleObject('EventConnection', {

@@ -210,6 +210,8 @@ builder.subscriptionField('paymentChanges', (t) =>
   }),
 );
 
+// Hand-written, not prismaConnection: that needs @pothos/plugin-relay (not a dependency), whose types would change
+// PageInfo and edge nullability in schema.graphql, and whose cursors would replace ours (createdAt|id, a forged one INVALID_INPUT on `after`).
 const PaymentEdge = builder.simpleObject('PaymentEdge', { fields: (t) => ({ cursor: t.string(), node: t.field({ type: PaymentRef }) }) });
 const PageInfo = builder.simpleObject('PageInfo', { fields: (t) => ({ hasNextPage: t.boolean(), endCursor: t.string({ nullable: true }) }) });
 const PaymentConnection = builder.simpleObject('PaymentConnection', {
