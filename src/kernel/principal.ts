@@ -10,15 +10,9 @@ export type Principal =
 
 export type MerchantPrincipal = Extract<Principal, { merchantId: string }>;
 
-/** Narrows to a principal that acts for a merchant (scope-auth has already checked which kind). */
-export function requireMerchant(principal: Principal): MerchantPrincipal {
-  if (principal.kind === 'secretKey' || principal.kind === 'publishableKey') return principal;
-  throw new AppError(principal.kind === 'anonymous' ? 'UNAUTHENTICATED' : 'FORBIDDEN', 'This operation needs a merchant API key.');
-}
-
 export type SecretKeyPrincipal = Extract<Principal, { kind: 'secretKey' }>;
 
-/** Narrows to a secret key (scope-auth has already checked it; this keeps the types honest). */
+/** Narrows to a secret key or refuses the caller: for routes outside GraphQL, whose fields declare their scope with withAuth. */
 export function requireSecretKey(principal: Principal): SecretKeyPrincipal {
   if (principal.kind === 'secretKey') return principal;
   throw new AppError(principal.kind === 'anonymous' ? 'UNAUTHENTICATED' : 'FORBIDDEN', 'This operation needs a secret API key.');

@@ -1,7 +1,8 @@
 import { CONNECTORS, isConnectorName } from './registry.ts';
 import { UNVERIFIED_SAMPLE_PER_MINUTE } from './callbacks.ts';
-import { requireMerchant } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { createConnectorAccountInput } from './inputs.ts';
 import { ModeEnum } from '../../platform/graphql/scalars.ts';
 
 export const ConnectorAccountRef = builder.prismaObject('ConnectorAccount', {
@@ -48,15 +49,14 @@ builder.prismaObject('ConnectorCallback', {
 });
 
 builder.queryField('connectorAccounts', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: [ConnectorAccountRef],
     description: "The merchant's connector accounts in the key's mode.",
-    authScopes: { secretKey: true },
-    resolve: (_root, _args, { principal, services }) => services.connectorAccounts.list(requireMerchant(principal)),
+    resolve: (_root, _args, { principal, services }) => services.connectorAccounts.list(principal),
   }),
 );
 
-const CreateConnectorAccountInput = builder.inputType('CreateConnectorAccountInput', {
+const CreateConnectorAccountInput = inputTypeFor('CreateConnectorAccountInput', createConnectorAccountInput, {
   fields: (t) => ({
     connectorName: t.string({ required: true, description: `One of: ${Object.keys(CONNECTORS).join(', ')}.` }),
     credentials: t.field({ type: 'JSON', required: true, description: 'The connector’s credentials, e.g. { "apiKey": "sk_sandbox_…" } for the sandbox.' }),
@@ -69,10 +69,9 @@ const CreateConnectorAccountInput = builder.inputType('CreateConnectorAccountInp
 });
 
 builder.mutationField('createConnectorAccount', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: ConnectorAccountRef,
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: CreateConnectorAccountInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.connectorAccounts.create(requireMerchant(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.connectorAccounts.create(principal, input),
   }),
 );

@@ -1,31 +1,16 @@
 // A merchant's accounts at processors: credentials validated per connector and sealed at rest; the
 // eligible account for a payment chosen by the merchant's preference.
-import { z } from 'zod';
 import type { Connector } from './port.ts';
 import { CONNECTORS, isConnectorName, type ConnectorName } from './registry.ts';
 import { AppError, invalidInput } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Mode } from '../../kernel/api-keys.ts';
-import { isCountry } from '../../kernel/countries.ts';
-import { isCurrency } from '../../kernel/money.ts';
-import { isPaymentMethodType, PAYMENT_METHOD_TYPES, type PaymentMethodType } from '../payments/methods.ts';
+import { type PaymentMethodType } from '../payments/methods.ts';
 import type { ConnectorAccount } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import type { MerchantPrincipal } from '../../kernel/principal.ts';
-import { currencyCode, parseInput } from '../../platform/validation.ts';
-
-const createInput = z.object({
-  connectorName: z.string().refine(isConnectorName, { message: `must be one of: ${Object.keys(CONNECTORS).join(', ')}` }),
-  credentials: z.record(z.string(), z.unknown()),
-  webhookSecret: z.string().min(16, 'must be at least 16 characters').max(256).nullish(),
-  paymentMethods: z.array(z.string().refine(isPaymentMethodType, `must be one of: ${PAYMENT_METHOD_TYPES.join(', ')}`)).max(20).nullish(),
-  currencies: z
-    .array(currencyCode.refine(isCurrency, 'must be an ISO 4217 currency code'))
-    .max(200)
-    .nullish(),
-  countries: z.array(z.string().refine(isCountry, 'must be an ISO 3166-1 alpha-2 country code (upper case)')).max(250).nullish(),
-  mode: z.enum(['TEST', 'LIVE']).nullish(),
-});
+import { parseInput } from '../../platform/validation.ts';
+import { createConnectorAccountInput } from './inputs.ts';
 
 /** What a payment needs of a connector account to be routed there. */
 export interface RoutingRequest {
@@ -44,7 +29,7 @@ export class ConnectorAccountService {
   constructor(private readonly context: ServiceContext) {}
 
   async create(principal: MerchantPrincipal, rawInput: unknown): Promise<ConnectorAccount> {
-    const input = parseInput(createInput, rawInput);
+    const input = parseInput(createConnectorAccountInput, rawInput);
     const name = input.connectorName as ConnectorName;
     const definition = CONNECTORS[name];
     const credentials = definition.credentialsSchema.safeParse(input.credentials);

@@ -1,5 +1,4 @@
 // Customers (the merchant's own `cus_…` ids) and their saved cards.
-import { requireSecretKey } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
 
 export const SavedPaymentMethodRef = builder.prismaObject('SavedPaymentMethod', {
@@ -22,11 +21,10 @@ const Customer = builder.simpleObject('Customer', {
 });
 
 builder.queryField('customer', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: Customer,
     description: 'A customer of the merchant, with its saved cards.',
-    authScopes: { secretKey: true },
     args: { id: t.arg.string({ required: true }) },
-    resolve: (_root, { id }, { principal, services }) => services.customers.get(requireSecretKey(principal), id),
+    resolve: (_root, { id }, { principal, services }) => services.customers.get(principal, id),
   }),
 );

@@ -1,6 +1,7 @@
 import { DISPUTE_STATUSES } from './machine.ts';
-import { requireSecretKey } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { challengeDisputeInput, disputeIdInput } from './inputs.ts';
 
 export const DisputeStatusEnum = builder.enumType('DisputeStatus', {
   values: DISPUTE_STATUSES,
@@ -38,37 +39,34 @@ builder.prismaObjectField('PaymentIntent', 'disputes', (t) =>
 );
 
 builder.queryField('dispute', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: DisputeRef,
-    authScopes: { secretKey: true },
     args: { id: t.arg.string({ required: true }) },
-    resolve: (_root, args, { principal, services }) => services.disputes.get(requireSecretKey(principal), args.id),
+    resolve: (_root, args, { principal, services }) => services.disputes.get(principal, args.id),
   }),
 );
 
 builder.queryField('disputes', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: [DisputeRef],
     description: 'The merchant’s disputes in the key’s mode, newest first.',
-    authScopes: { secretKey: true },
     args: { paymentId: t.arg.string(), status: t.arg({ type: DisputeStatusEnum }), first: t.arg.int({ description: '1 to 100; 20 by default.' }) },
-    resolve: (_root, args, { principal, services }) => services.disputes.list(requireSecretKey(principal), args),
+    resolve: (_root, args, { principal, services }) => services.disputes.list(principal, args),
   }),
 );
 
-const AcceptDisputeInput = builder.inputType('AcceptDisputeInput', { fields: (t) => ({ disputeId: t.string({ required: true }) }) });
+const AcceptDisputeInput = inputTypeFor('AcceptDisputeInput', disputeIdInput, { fields: (t) => ({ disputeId: t.string({ required: true }) }) });
 
 builder.mutationField('acceptDispute', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: DisputeRef,
     description: 'Concedes an open dispute at the processor: the money stays with the customer (`dispute_accepted`).',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: AcceptDisputeInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.disputes.accept(requireSecretKey(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.disputes.accept(principal, input),
   }),
 );
 
-const ChallengeDisputeInput = builder.inputType('ChallengeDisputeInput', {
+const ChallengeDisputeInput = inputTypeFor('ChallengeDisputeInput', challengeDisputeInput, {
   fields: (t) => ({
     disputeId: t.string({ required: true }),
     evidence: t.field({
@@ -80,11 +78,10 @@ const ChallengeDisputeInput = builder.inputType('ChallengeDisputeInput', {
 });
 
 builder.mutationField('challengeDispute', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: DisputeRef,
     description: 'Challenges an open dispute with evidence before `evidenceDueBy` (`dispute_challenged`); the network’s decision follows (`dispute_won` or `dispute_lost`).',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: ChallengeDisputeInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.disputes.challenge(requireSecretKey(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.disputes.challenge(principal, input),
   }),
 );

@@ -3,10 +3,9 @@
 // it created. The merchant accepts or challenges it at the processor; the network's decision comes back by
 // callback. Every move follows modules/disputes/machine.ts under the dispute's version, and writes
 // its event in the same transaction.
-import { z } from 'zod';
 import { isUniqueViolation } from '../../platform/db/unique-violation.ts';
 import { ConnectorError, type Connector, type ProcessorDispute } from '../connectors/port.ts';
-import { DISPUTE_STATUSES, DISPUTE_STATUS_EVENTS, DISPUTE_TARGETS, disputeHold, disputePath, evidenceProblem, type DisputeHold, type DisputeRefusal } from './machine.ts';
+import { DISPUTE_STATUS_EVENTS, DISPUTE_TARGETS, disputeHold, disputePath, evidenceProblem, type DisputeHold, type DisputeRefusal } from './machine.ts';
 import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
 import { disputeWireObject } from './wire.ts';
 import { isId, newId } from '../../kernel/ids.ts';
@@ -18,14 +17,7 @@ import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
 import { applyGuardedMove, type ApplyOutcome } from '../events/guarded-moves.ts';
 import { chargeOf, lockPayment, touchPayment } from '../payments/store.ts';
 import { parseInput } from '../../platform/validation.ts';
-
-const disputeIdInput = z.object({ disputeId: z.string().refine((value) => isId('dispute', value), 'must be a dispute id (dis_…)') });
-
-const listDisputesInput = z.object({
-  paymentId: z.string().max(64).nullish(),
-  status: z.enum(DISPUTE_STATUSES).nullish(),
-  first: z.number().int().min(1, 'must be 1 to 100').max(100, 'must be 1 to 100').nullish(),
-});
+import { challengeDisputeInput, disputeIdInput, listDisputesInput } from './inputs.ts';
 
 /**
  * What a dispute callback did: applied through the table, refused as contradicting its payment, or held until
@@ -73,7 +65,7 @@ export class DisputeService {
 
   /** Challenges an open dispute with the merchant's evidence, before its deadline. */
   async challenge(principal: SecretKeyPrincipal, rawInput: unknown): Promise<Dispute> {
-    const input = parseInput(disputeIdInput.extend({ evidence: z.unknown() }), rawInput);
+    const input = parseInput(challengeDisputeInput, rawInput);
     const problem = evidenceProblem(input.evidence);
     if (problem !== null) throw invalidInput(problem.field, problem.rule);
     const evidence = input.evidence as Record<string, string>;

@@ -1,5 +1,4 @@
 // What a dashboard charts: payments by status and webhook delivery attempts over a recent window.
-import { requireSecretKey } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
 import { PaymentStatusEnum } from '../payments/schema.ts';
 
@@ -21,11 +20,10 @@ const Activity = builder.simpleObject('Activity', {
 });
 
 builder.queryField('activity', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: Activity,
     description: 'The merchant’s recent activity in the key’s mode, for dashboards: since the last hour by default, at most 30 days back.',
-    authScopes: { secretKey: true },
     args: { since: t.arg({ type: 'DateTime' }), profileId: t.arg.string() },
-    resolve: (_root, args, { principal, services }) => services.activity.summary(requireSecretKey(principal), args),
+    resolve: (_root, args, { principal, services }) => services.activity.summary(principal, args),
   }),
 );

@@ -1,6 +1,5 @@
 // Events (the outgoing webhooks' log) with every delivery attempt, manual retry and the test webhook.
 import { EVENT_TYPES } from './catalog.ts';
-import { requireMerchant, requireSecretKey } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
 import { ModeEnum } from '../../platform/graphql/scalars.ts';
 
@@ -59,14 +58,14 @@ export const EventRef = builder.prismaObject('Event', {
 });
 
 builder.queryField('event', (t) =>
-  t.prismaField({
+  t.withAuth({ secretKey: true }).prismaField({
     type: EventRef,
-    authScopes: { secretKey: true },
     args: { id: t.arg.string({ required: true }) },
-    resolve: (_query, _root, { id }, { principal, services }) => services.events.get(requireMerchant(principal), id),
+    resolve: (_query, _root, { id }, { principal, services }) => services.events.get(principal, id),
   }),
 );
 
+// Hand-written like PaymentConnection (modules/payments/schema.ts says why not prismaConnection); relay would also fold EventPageInfo into PageInfo.
 const EventEdge = builder.simpleObject('EventEdge', { fields: (t) => ({ cursor: t.string(), node: t.field({ type: EventRef }) }) });
 const EventPageInfo = builder.simpleObject('EventPageInfo', { fields: (t) => ({ hasNextPage: t.boolean(), endCursor: t.string({ nullable: true }) }) });
 const EventConnection = builder.simpleObject('EventConnection', {
@@ -74,10 +73,9 @@ const EventConnection = builder.simpleObject('EventConnection', {
 });
 
 builder.queryField('events', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: EventConnection,
     description: 'The merchant’s events in the key’s mode, newest first.',
-    authScopes: { secretKey: true },
     args: {
       first: t.arg.int({ description: '1 to 100; 20 by default.' }),
       after: t.arg.string(),
@@ -86,21 +84,19 @@ builder.queryField('events', (t) =>
       delivered: t.arg.boolean({ description: 'true: delivered only; false: not (yet) delivered.' }),
     },
     resolve: (_root, args, { principal, services }) =>
-      services.events.list(requireMerchant(principal), { ...args, eventTypes: args.eventTypes?.map((type) => type.toLowerCase()) }),
+      services.events.list(principal, { ...args, eventTypes: args.eventTypes?.map((type) => type.toLowerCase()) }),
   }),
 );
 
 builder.subscriptionField('paymentEvents', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: EventRef,
     description:
       'Every event of the profile (payments, refunds, disputes, mandates, payouts, subscriptions) as it is created, for live dashboards; secret key. With `after` (an event id), first the events created since that one, then live ones, without gaps or repeats.',
-    authScopes: { secretKey: true },
     args: { profileId: t.arg.string({ required: true }), eventTypes: t.arg({ type: [EventTypeEnum] }), after: t.arg.string() },
     subscribe: async (_root, args, { principal, services, live, gate }) => {
-      const key = requireSecretKey(principal);
       const input = { ...args, eventTypes: args.eventTypes?.map((type) => type.toLowerCase()) };
-      return gate.open(key, await services.events.watch(key, input, live));
+      return gate.open(principal, await services.events.watch(principal, input, live));
     },
     resolve: (event) => event,
   }),
@@ -109,23 +105,21 @@ builder.subscriptionField('paymentEvents', (t) =>
 const RetryWebhookDeliveryInput = builder.inputType('RetryWebhookDeliveryInput', { fields: (t) => ({ eventId: t.string({ required: true }) }) });
 
 builder.mutationField('retryWebhookDelivery', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: EventRef,
     description: 'Sends the event again now: the same body and event id, a new attempt (also after the automatic attempts ran out).',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: RetryWebhookDeliveryInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.events.retry(requireSecretKey(principal), input.eventId),
+    resolve: (_root, { input }, { principal, services }) => services.events.retry(principal, input.eventId),
   }),
 );
 
 const SendTestWebhookInput = builder.inputType('SendTestWebhookInput', { fields: (t) => ({ profileId: t.string({ required: true }) }) });
 
 builder.mutationField('sendTestWebhook', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: EventRef,
     description: 'Sends a signed test event (payment_succeeded about a made-up payment) to the profile’s endpoint for the key’s mode, once.',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: SendTestWebhookInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.events.sendTest(requireSecretKey(principal), input.profileId),
+    resolve: (_root, { input }, { principal, services }) => services.events.sendTest(principal, input.profileId),
   }),
 );

@@ -1,6 +1,7 @@
 import { MANDATE_STATUSES } from './machine.ts';
-import { requireSecretKey } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { mandateIdInput } from './inputs.ts';
 
 export const MandateStatusEnum = builder.enumType('MandateStatus', {
   values: MANDATE_STATUSES,
@@ -34,32 +35,29 @@ builder.prismaObjectFields('PaymentIntent', (t) => ({
 }));
 
 builder.queryField('mandate', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: MandateRef,
-    authScopes: { secretKey: true },
     args: { id: t.arg.string({ required: true }) },
-    resolve: (_root, args, { principal, services }) => services.mandates.get(requireSecretKey(principal), args.id),
+    resolve: (_root, args, { principal, services }) => services.mandates.get(principal, args.id),
   }),
 );
 
 builder.queryField('mandates', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: [MandateRef],
     description: 'A customer’s mandates, newest first.',
-    authScopes: { secretKey: true },
     args: { customerId: t.arg.string({ required: true }) },
-    resolve: (_root, args, { principal, services }) => services.mandates.list(requireSecretKey(principal), args.customerId),
+    resolve: (_root, args, { principal, services }) => services.mandates.list(principal, args.customerId),
   }),
 );
 
-const RevokeMandateInput = builder.inputType('RevokeMandateInput', { fields: (t) => ({ mandateId: t.string({ required: true }) }) });
+const RevokeMandateInput = inputTypeFor('RevokeMandateInput', mandateIdInput, { fields: (t) => ({ mandateId: t.string({ required: true }) }) });
 
 builder.mutationField('revokeMandate', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: MandateRef,
     description: 'Revokes a mandate for good (`mandate_revoked`): no payment can charge it afterwards.',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: RevokeMandateInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.mandates.revoke(requireSecretKey(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.mandates.revoke(principal, input),
   }),
 );

@@ -3,7 +3,6 @@
 // kept as the customer's saved card); later merchant-initiated payments name it with mandateId. Revoking it
 // (revokeMandate, or the processor's callback when the customer revokes at their bank) is final, and every
 // charge claims the mandate while it is ACTIVE, so a revoked mandate is never charged.
-import { z } from 'zod';
 import { AppError, notFound } from '../../kernel/errors.ts';
 import { mandateWireObject } from './wire.ts';
 import { isId, newId } from '../../kernel/ids.ts';
@@ -15,10 +14,9 @@ import type { CommittedEvent, EventOutbox } from '../events/outbox.ts';
 import { customerId as customerIdSchema } from '../payments/inputs.ts';
 import type { MerchantPrincipal, SecretKeyPrincipal } from '../../kernel/principal.ts';
 import { parseInput } from '../../platform/validation.ts';
+import { mandateIdInput } from './inputs.ts';
 
 export type MandateWithCard = Mandate & { savedPaymentMethod: SavedPaymentMethod };
-
-const mandateIdInput = z.object({ mandateId: z.string().refine((value) => isId('mandate', value), 'must be a mandate id (man_…)') });
 
 export class MandateService {
   constructor(

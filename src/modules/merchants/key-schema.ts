@@ -1,4 +1,6 @@
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { createApiKeyInput } from './inputs.ts';
 import { ModeEnum } from '../../platform/graphql/scalars.ts';
 
 export const ApiKeyTypeEnum = builder.enumType('ApiKeyType', { values: ['SECRET', 'PUBLISHABLE'] as const });
@@ -23,7 +25,7 @@ const IssuedApiKey = builder.simpleObject('CreateApiKeyPayload', {
   }),
 });
 
-const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
+const CreateApiKeyInput = inputTypeFor('CreateApiKeyInput', createApiKeyInput, {
   fields: (t) => ({
     name: t.string({ required: true }),
     type: t.field({ type: ApiKeyTypeEnum, required: true }),
@@ -33,10 +35,9 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
 });
 
 builder.mutationField('createApiKey', (t) =>
-  t.field({
+  t.withAuth({ $any: { secretKey: true, admin: true } }).field({
     type: IssuedApiKey,
     description: 'Issues a secret or publishable key (secret key: same merchant and mode; admin key: any).',
-    authScopes: { $any: { secretKey: true, admin: true } },
     args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
     resolve: (_root, { input }, { principal, services }) => services.apiKeys.create(principal, input),
   }),
@@ -51,10 +52,9 @@ const RevokeApiKeyPayload = builder.simpleObject('RevokeApiKeyPayload', {
 });
 
 builder.mutationField('revokeApiKey', (t) =>
-  t.field({
+  t.withAuth({ $any: { secretKey: true, admin: true } }).field({
     type: RevokeApiKeyPayload,
     description: 'Revokes a key at once; requests with it then fail with UNAUTHENTICATED.',
-    authScopes: { $any: { secretKey: true, admin: true } },
     args: { input: t.arg({ type: RevokeApiKeyInput, required: true }) },
     resolve: async (_root, { input }, { principal, services }) => ({ apiKey: await services.apiKeys.revoke(principal, input.keyId) }),
   }),

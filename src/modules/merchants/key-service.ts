@@ -1,5 +1,4 @@
 // Issuing, revoking and recognising API keys. A key is shown once, when issued; only its hash is stored.
-import { z } from 'zod';
 import { generateApiKey, hashApiKey, parseApiKey, redactApiKey, secretsEqual, type KeyType, type Mode } from '../../kernel/api-keys.ts';
 import { AppError, notFound } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -7,17 +6,9 @@ import type { ApiKey, Prisma } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import type { Principal } from '../../kernel/principal.ts';
 import { parseInput } from '../../platform/validation.ts';
+import { createApiKeyInput } from './inputs.ts';
 
 type Transaction = Prisma.TransactionClient;
-
-export const keyNameSchema = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
-
-const createApiKeyInput = z.object({
-  name: keyNameSchema,
-  type: z.enum(['SECRET', 'PUBLISHABLE']),
-  mode: z.enum(['TEST', 'LIVE']).nullish(),
-  merchantId: z.string().nullish(),
-});
 
 export interface IssuedKey {
   apiKey: ApiKey;

@@ -1,7 +1,9 @@
 import type { BusinessProfile } from '../../generated/prisma/client.ts';
-import { requireMerchant, type Principal } from '../../kernel/principal.ts';
+import type { Principal } from '../../kernel/principal.ts';
 import { profileSettings } from './profile-settings.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { createProfileInput, updateProfileInput } from './inputs.ts';
 import { PaymentMethodTypeEnum } from '../payments/methods-schema.ts';
 import { ModeEnum } from '../../platform/graphql/scalars.ts';
 
@@ -76,14 +78,13 @@ export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
 });
 
 builder.queryField('businessProfiles', (t) =>
-  t.prismaField({
+  t.withAuth({ secretKey: true }).prismaField({
     type: [BusinessProfileRef],
-    authScopes: { secretKey: true },
-    resolve: (query, _root, _args, { principal, services }) => services.businessProfiles.list(requireMerchant(principal).merchantId, query),
+    resolve: (query, _root, _args, { principal, services }) => services.businessProfiles.list(principal.merchantId, query),
   }),
 );
 
-const CreateBusinessProfileInput = builder.inputType('CreateBusinessProfileInput', {
+const CreateBusinessProfileInput = inputTypeFor('CreateBusinessProfileInput', createProfileInput, {
   fields: (t) => ({ name: t.string({ required: true }) }),
 });
 
@@ -98,15 +99,14 @@ const BusinessProfilePayload = builder.simpleObject('BusinessProfilePayload', {
 });
 
 builder.mutationField('createBusinessProfile', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: BusinessProfilePayload,
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: CreateBusinessProfileInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.businessProfiles.create(requireMerchant(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.businessProfiles.create(principal, input),
   }),
 );
 
-const UpdateBusinessProfileInput = builder.inputType('UpdateBusinessProfileInput', {
+const UpdateBusinessProfileInput = inputTypeFor('UpdateBusinessProfileInput', updateProfileInput, {
   fields: (t) => ({
     profileId: t.string({ required: true }),
     name: t.string(),
@@ -125,13 +125,12 @@ const UpdateBusinessProfileInput = builder.inputType('UpdateBusinessProfileInput
 });
 
 builder.mutationField('updateBusinessProfile', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: BusinessProfilePayload,
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: UpdateBusinessProfileInput, required: true }) },
     resolve: async (_root, { input }, { principal, services }) => {
       const surcharges = input.surcharges?.map((rule) => ({ ...rule, paymentMethodType: rule.paymentMethodType.toLowerCase() }));
-      const updated = await services.businessProfiles.update(requireMerchant(principal), { ...input, surcharges });
+      const updated = await services.businessProfiles.update(principal, { ...input, surcharges });
       return { businessProfile: updated.businessProfile, paymentResponseHashKey: updated.generatedPaymentResponseHashKey };
     },
   }),

@@ -1,5 +1,6 @@
-import { requireMerchant } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { createMerchantInput, updateMerchantInput } from './inputs.ts';
 import { BusinessProfileRef } from './profile-schema.ts';
 
 export const MerchantAccountRef = builder.prismaObject('MerchantAccount', {
@@ -22,15 +23,14 @@ export const MerchantAccountRef = builder.prismaObject('MerchantAccount', {
 });
 
 builder.queryField('merchant', (t) =>
-  t.prismaField({
+  t.withAuth({ secretKey: true }).prismaField({
     type: MerchantAccountRef,
     description: 'The merchant of the secret key.',
-    authScopes: { secretKey: true },
-    resolve: (query, _root, _args, { principal, services }) => services.merchantAccounts.get(requireMerchant(principal).merchantId, query),
+    resolve: (query, _root, _args, { principal, services }) => services.merchantAccounts.get(principal.merchantId, query),
   }),
 );
 
-const CreateMerchantAccountInput = builder.inputType('CreateMerchantAccountInput', {
+const CreateMerchantAccountInput = inputTypeFor('CreateMerchantAccountInput', createMerchantInput, {
   fields: (t) => ({ name: t.string({ required: true }) }),
 });
 
@@ -46,16 +46,15 @@ const CreateMerchantAccountPayload = builder.simpleObject('CreateMerchantAccount
 });
 
 builder.mutationField('createMerchantAccount', (t) =>
-  t.field({
+  t.withAuth({ admin: true }).field({
     type: CreateMerchantAccountPayload,
     description: 'Creates a merchant with a default business profile and test keys (admin key).',
-    authScopes: { admin: true },
     args: { input: t.arg({ type: CreateMerchantAccountInput, required: true }) },
     resolve: (_root, { input }, { services }) => services.merchantAccounts.create(input),
   }),
 );
 
-const UpdateMerchantAccountInput = builder.inputType('UpdateMerchantAccountInput', {
+const UpdateMerchantAccountInput = inputTypeFor('UpdateMerchantAccountInput', updateMerchantInput, {
   fields: (t) => ({
     merchantId: t.string({ required: true }),
     liveWebhookHosts: t.stringList({ description: 'Replaces the live webhook host allowlist.' }),
@@ -63,10 +62,9 @@ const UpdateMerchantAccountInput = builder.inputType('UpdateMerchantAccountInput
 });
 
 builder.mutationField('updateMerchantAccount', (t) =>
-  t.field({
+  t.withAuth({ admin: true }).field({
     type: MerchantAccountRef,
     description: "Operator settings of a merchant, such as the live webhook allowlist (admin key).",
-    authScopes: { admin: true },
     args: { input: t.arg({ type: UpdateMerchantAccountInput, required: true }) },
     resolve: (_root, { input }, { services }) => services.merchantAccounts.update(input),
   }),

@@ -1,6 +1,5 @@
 // Merchant accounts: created by the operator (admin key) with a default business profile and one test
 // secret key and one test publishable key, all in one transaction.
-import { z } from 'zod';
 import { notFound } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { BusinessProfile, MerchantAccount, Prisma } from '../../generated/prisma/client.ts';
@@ -9,21 +8,7 @@ import { newSigningKeys } from './profile-service.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import { newProfileSettings } from './profile-settings.ts';
 import { parseInput } from '../../platform/validation.ts';
-
-const hostPattern = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a host name or *.domain');
-
-const createMerchantInput = z.object({
-  name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-});
-
-const updateMerchantInput = z.object({
-  merchantId: z.string(),
-  liveWebhookHosts: z.array(hostPattern).max(50, 'at most 50 hosts').nullish(),
-});
+import { createMerchantInput, updateMerchantInput } from './inputs.ts';
 
 export interface CreatedMerchant {
   merchant: MerchantAccount;

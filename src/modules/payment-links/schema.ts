@@ -1,5 +1,6 @@
-import { requireSecretKey } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { createPaymentLinkInput } from './inputs.ts';
 import { PaymentRef } from '../payments/schema.ts';
 
 export const PaymentLinkRef = builder.prismaObject('PaymentLink', {
@@ -24,15 +25,14 @@ export const PaymentLinkRef = builder.prismaObject('PaymentLink', {
 builder.prismaObjectField('PaymentIntent', 'paymentLinkId', (t) => t.exposeString('paymentLinkId', { nullable: true, description: 'The payment link it was made through.' }));
 
 builder.queryField('paymentLink', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: PaymentLinkRef,
-    authScopes: { secretKey: true },
     args: { id: t.arg.string({ required: true }) },
-    resolve: (_root, args, { principal, services }) => services.paymentLinks.get(requireSecretKey(principal), args.id),
+    resolve: (_root, args, { principal, services }) => services.paymentLinks.get(principal, args.id),
   }),
 );
 
-const CreatePaymentLinkInput = builder.inputType('CreatePaymentLinkInput', {
+const CreatePaymentLinkInput = inputTypeFor('CreatePaymentLinkInput', createPaymentLinkInput, {
   fields: (t) => ({
     currency: t.string({ required: true }),
     amount: t.int({ description: 'A fixed amount in minor units; or leave it out and give minAmount and maxAmount.' }),
@@ -45,13 +45,12 @@ const CreatePaymentLinkInput = builder.inputType('CreatePaymentLinkInput', {
 });
 
 builder.mutationField('createPaymentLink', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: PaymentLinkRef,
     description:
       'A reusable payment page URL for an amount (or a customer-chosen amount within bounds) until it expires. Each use (POST /payment-links/{id}/payments) creates its own payment.',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: CreatePaymentLinkInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.paymentLinks.create(requireSecretKey(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.paymentLinks.create(principal, input),
   }),
 );
 
@@ -60,12 +59,11 @@ const DeactivatePaymentLinkInput = builder.inputType('DeactivatePaymentLinkInput
 });
 
 builder.mutationField('deactivatePaymentLink', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: PaymentLinkRef,
     description:
       'Stops a payment link for good: its page says it is no longer active and each use is refused (410, INVALID_STATE with status INACTIVE). Payments already made through it are unchanged; deactivating again changes nothing.',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: DeactivatePaymentLinkInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.paymentLinks.deactivate(requireSecretKey(principal), input.paymentLinkId),
+    resolve: (_root, { input }, { principal, services }) => services.paymentLinks.deactivate(principal, input.paymentLinkId),
   }),
 );

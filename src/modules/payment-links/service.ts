@@ -1,7 +1,6 @@
 // Payment links: a reusable URL a merchant shares for an amount (or an amount the customer chooses within
 // bounds) until it expires. Each use creates its own payment, tagged with the link, which the customer then
 // pays in the hosted checkout with its client secret and the merchant's publishable key, like any SDK payment.
-import { z } from 'zod';
 import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
 import { isId, newId } from '../../kernel/ids.ts';
 import type { PaymentLink } from '../../generated/prisma/client.ts';
@@ -11,37 +10,10 @@ import type { PaymentService } from '../payments/service.ts';
 import type { Principal, SecretKeyPrincipal } from '../../kernel/principal.ts';
 import type { RateLimits } from '../../platform/rate-limits.ts';
 import type { Payment } from '../payments/store.ts';
-import { checkMoney, currencyCode, parseInput } from '../../platform/validation.ts';
+import { parseInput } from '../../platform/validation.ts';
+import { createPaymentLinkInput, payInput } from './inputs.ts';
 
 const DEFAULT_EXPIRY_SECONDS = 24 * 60 * 60;
-const MAX_EXPIRY_SECONDS = 30 * 24 * 60 * 60;
-
-const createPaymentLinkInput = z
-  .object({
-    currency: currencyCode,
-    amount: z.number().nullish(),
-    minAmount: z.number().nullish(),
-    maxAmount: z.number().nullish(),
-    description: z.string().max(500, 'must be at most 500 characters').nullish(),
-    expiresInSeconds: z.number().int('must be whole seconds').min(60, `must be 60 to ${MAX_EXPIRY_SECONDS} (30 days)`).max(MAX_EXPIRY_SECONDS, `must be 60 to ${MAX_EXPIRY_SECONDS} (30 days)`).nullish(),
-    profileId: z.string().nullish(),
-  })
-  .superRefine((input, context) => {
-    const fixed = input.amount != null;
-    const chosen = input.minAmount != null || input.maxAmount != null;
-    if (fixed === chosen) {
-      context.addIssue({ code: 'custom', path: ['amount'], message: 'give either amount, or minAmount and maxAmount for an amount the customer chooses' });
-      return;
-    }
-    if (!checkMoney(context, input.currency, { amount: input.amount, minAmount: input.minAmount, maxAmount: input.maxAmount })) return;
-    if (chosen && (input.minAmount == null || input.maxAmount == null)) {
-      context.addIssue({ code: 'custom', path: [input.minAmount == null ? 'minAmount' : 'maxAmount'], message: 'is required with an amount the customer chooses' });
-    } else if (chosen && input.minAmount! > input.maxAmount!) {
-      context.addIssue({ code: 'custom', path: ['maxAmount'], message: 'must not be less than minAmount' });
-    }
-  });
-
-const payInput = z.object({ amount: z.number().int('must be a whole number of minor units').nullish() }).strict();
 
 export class PaymentLinkService {
   constructor(

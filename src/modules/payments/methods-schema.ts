@@ -86,10 +86,9 @@ const PaymentMethodsPayload = builder.simpleObject('PaymentMethods', {
 });
 
 builder.queryField('paymentMethods', (t) =>
-  t.field({
+  t.withAuth({ $any: { secretKey: true, publishableKey: true } }).field({
     type: PaymentMethodsPayload,
     description: 'The payment methods a payment can be paid with (SDK: publishable key with the client secret).',
-    authScopes: { $any: { secretKey: true, publishableKey: true } },
     args: { clientSecret: t.arg.string({ required: true }) },
     resolve: async (_root, { clientSecret }, { principal, services }) => {
       const { payment, methods, savedCards } = await services.eligibleMethods.paymentMethods(principal, clientSecret);
@@ -125,10 +124,9 @@ const PaymentSession = builder.simpleObject('PaymentSession', {
 });
 
 builder.queryField('paymentSessions', (t) =>
-  t.field({
+  t.withAuth({ $any: { secretKey: true, publishableKey: true } }).field({
     type: [PaymentSession],
     description: 'Session tokens for wallet and pay-later providers (all offered ones when `wallets` is omitted).',
-    authScopes: { $any: { secretKey: true, publishableKey: true } },
     args: { clientSecret: t.arg.string({ required: true }), wallets: t.arg.stringList() },
     resolve: async (_root, { clientSecret, wallets }, { principal, services }) =>
       (await services.eligibleMethods.paymentSessions(principal, clientSecret, wallets ?? null)).map((session) => ({ ...session, type: upper(session.type) })),

@@ -1,7 +1,9 @@
 import { ATTEMPT_STATUSES, INTENT_STATUSES } from './machine/statuses.ts';
 import type { ProcessorNextAction } from '../connectors/port.ts';
-import { requireSecretKey, type Principal } from '../../kernel/principal.ts';
+import type { Principal } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { cancelPaymentInput, capturePaymentInput, confirmPaymentInput, createPaymentInput } from './inputs.ts';
 import { PaymentMethodDataInput } from './methods-schema.ts';
 
 /**
@@ -170,21 +172,19 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
 });
 
 builder.queryField('payment', (t) =>
-  t.field({
+  t.withAuth({ $any: { secretKey: true, publishableKey: true } }).field({
     type: PaymentRef,
     description: 'A payment: with the secret key, or with a publishable key and the payment’s client secret.',
-    authScopes: { $any: { secretKey: true, publishableKey: true } },
     args: { id: t.arg.string({ required: true }), clientSecret: t.arg.string() },
     resolve: (_root, args, { principal, services }) => services.payments.getVisible(principal, args.id, args.clientSecret),
   }),
 );
 
 builder.subscriptionField('paymentUpdated', (t) =>
-  t.field({
+  t.withAuth({ $any: { secretKey: true, publishableKey: true } }).field({
     type: PaymentRef,
     description:
       'The payment each time a change of it commits (every status transition, in order; `updated` and `version` order them). The secret key, or a publishable key with the payment’s client secret; checked when the subscription starts.',
-    authScopes: { $any: { secretKey: true, publishableKey: true } },
     args: { paymentId: t.arg.string({ required: true }), clientSecret: t.arg.string() },
     subscribe: async (_root, args, { principal, services, live, gate, clientIp }) => {
       // The payment query's rule, before anything is streamed: a refused subscriber gets an error, not a stream.
@@ -197,21 +197,21 @@ builder.subscriptionField('paymentUpdated', (t) =>
 );
 
 builder.subscriptionField('paymentChanges', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: PaymentRef,
     description:
       'Every payment of the profile in the key’s mode each time a change of it commits, its creation included, for live dashboards; secret key. Live only: read the payments query first, then apply what arrives (`version` orders a payment’s changes).',
-    authScopes: { secretKey: true },
     args: { profileId: t.arg.string({ required: true }) },
     subscribe: async (_root, args, { principal, services, live, gate }) => {
-      const key = requireSecretKey(principal);
-      await services.businessProfiles.get(key, args.profileId);
-      return gate.open(key, live.profilePaymentChanges(args.profileId, key.mode));
+      await services.businessProfiles.get(principal, args.profileId);
+      return gate.open(principal, live.profilePaymentChanges(args.profileId, principal.mode));
     },
     resolve: (payment) => payment,
   }),
 );
 
+// Hand-written, not prismaConnection: that needs @pothos/plugin-relay (not a dependency), whose types would change
+// PageInfo and edge nullability in schema.graphql, and whose cursors would replace ours (createdAt|id, a forged one INVALID_INPUT on `after`).
 const PaymentEdge = builder.simpleObject('PaymentEdge', { fields: (t) => ({ cursor: t.string(), node: t.field({ type: PaymentRef }) }) });
 const PageInfo = builder.simpleObject('PageInfo', { fields: (t) => ({ hasNextPage: t.boolean(), endCursor: t.string({ nullable: true }) }) });
 const PaymentConnection = builder.simpleObject('PaymentConnection', {
@@ -219,10 +219,9 @@ const PaymentConnection = builder.simpleObject('PaymentConnection', {
 });
 
 builder.queryField('payments', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: PaymentConnection,
     description: 'The merchant’s payments in the key’s mode, newest first.',
-    authScopes: { secretKey: true },
     args: {
       first: t.arg.int({ description: '1 to 100; 20 by default.' }),
       after: t.arg.string(),
@@ -231,11 +230,11 @@ builder.queryField('payments', (t) =>
       createdAfter: t.arg({ type: 'DateTime' }),
       createdBefore: t.arg({ type: 'DateTime' }),
     },
-    resolve: (_root, args, { principal, services }) => services.payments.list(requireSecretKey(principal), args),
+    resolve: (_root, args, { principal, services }) => services.payments.list(principal, args),
   }),
 );
 
-const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
+const CreatePaymentInput = inputTypeFor('CreatePaymentInput', createPaymentInput, {
   fields: (t) => ({
     amount: t.int({ required: true, description: 'In minor units of the currency.' }),
     currency: t.string({ required: true, description: 'An ISO 4217 code.' }),
@@ -256,15 +255,14 @@ const CreatePaymentInput = builder.inputType('CreatePaymentInput', {
 });
 
 builder.mutationField('createPayment', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: PaymentRef,
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: CreatePaymentInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.payments.create(requireSecretKey(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.payments.create(principal, input),
   }),
 );
 
-const ConfirmPaymentInput = builder.inputType('ConfirmPaymentInput', {
+const ConfirmPaymentInput = inputTypeFor('ConfirmPaymentInput', confirmPaymentInput, {
   fields: (t) => ({
     clientSecret: t.string({ required: true }),
     paymentMethodData: t.field({ type: PaymentMethodDataInput }),
@@ -276,17 +274,16 @@ const ConfirmPaymentInput = builder.inputType('ConfirmPaymentInput', {
 });
 
 builder.mutationField('confirmPayment', (t) =>
-  t.field({
+  t.withAuth({ $any: { secretKey: true, publishableKey: true } }).field({
     type: PaymentRef,
     description: 'Confirms with the payment method (SDK: publishable key and client secret; or the secret key).',
-    authScopes: { $any: { secretKey: true, publishableKey: true } },
     args: { input: t.arg({ type: ConfirmPaymentInput, required: true }) },
     resolve: (_root, { input }, { principal, services, limits }) =>
       principal.kind === 'publishableKey' ? services.paymentLinks.confirmWithinLimits(limits, principal, input) : services.payments.confirm(principal, input),
   }),
 );
 
-const CapturePaymentInput = builder.inputType('CapturePaymentInput', {
+const CapturePaymentInput = inputTypeFor('CapturePaymentInput', capturePaymentInput, {
   fields: (t) => ({
     paymentId: t.string({ required: true }),
     amountToCapture: t.int({ description: 'All that is capturable by default; less captures partially and releases the rest.' }),
@@ -294,47 +291,43 @@ const CapturePaymentInput = builder.inputType('CapturePaymentInput', {
 });
 
 builder.mutationField('capturePayment', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: PaymentRef,
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: CapturePaymentInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.payments.capture(requireSecretKey(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.payments.capture(principal, input),
   }),
 );
 
-const CancelPaymentInput = builder.inputType('CancelPaymentInput', {
+const CancelPaymentInput = inputTypeFor('CancelPaymentInput', cancelPaymentInput, {
   fields: (t) => ({ paymentId: t.string({ required: true }), cancellationReason: t.string() }),
 });
 
 builder.mutationField('cancelPayment', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: PaymentRef,
     description:
       'Cancels before confirmation or during authentication (not at the processor), or voids an authorization at the processor. A payment that took money is INVALID_STATE: see cancelPaymentPostCapture.',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: CancelPaymentInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.payments.cancel(requireSecretKey(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.payments.cancel(principal, input),
   }),
 );
 
 builder.mutationField('cancelPaymentPostCapture', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: PaymentRef,
     description:
       'Voids a SUCCEEDED payment at the processor (where it supports that) with no refund and no dispute: CANCELLED_POST_CAPTURE, amountReceived 0.',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: CancelPaymentInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.payments.cancelPostCapture(requireSecretKey(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.payments.cancelPostCapture(principal, input),
   }),
 );
 
 const SyncPaymentInput = builder.inputType('SyncPaymentInput', { fields: (t) => ({ paymentId: t.string({ required: true }) }) });
 
 builder.mutationField('syncPayment', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: PaymentRef,
     description: 'Asks the processor for the payment’s current state (for connectors without callbacks, or after a timeout).',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: SyncPaymentInput, required: true }) },
     resolve: (_root, { input }, { principal, services }) => services.payments.sync(principal, input.paymentId),
   }),

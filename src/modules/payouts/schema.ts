@@ -1,6 +1,7 @@
 import { PAYOUT_STATUSES } from './machine.ts';
-import { requireSecretKey } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { createPayoutInput, payoutIdInput } from './inputs.ts';
 
 export const PayoutStatusEnum = builder.enumType('PayoutStatus', {
   values: PAYOUT_STATUSES,
@@ -36,21 +37,19 @@ export const PayoutRef = builder.prismaObject('Payout', {
 });
 
 builder.queryField('payout', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: PayoutRef,
-    authScopes: { secretKey: true },
     args: { id: t.arg.string({ required: true }) },
-    resolve: (_root, args, { principal, services }) => services.payouts.get(requireSecretKey(principal), args.id),
+    resolve: (_root, args, { principal, services }) => services.payouts.get(principal, args.id),
   }),
 );
 
 builder.queryField('payouts', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: [PayoutRef],
     description: 'The merchant’s payouts in the key’s mode, newest first.',
-    authScopes: { secretKey: true },
     args: { status: t.arg({ type: PayoutStatusEnum }), first: t.arg.int({ description: '1 to 100; 20 by default.' }) },
-    resolve: (_root, args, { principal, services }) => services.payouts.list(requireSecretKey(principal), args),
+    resolve: (_root, args, { principal, services }) => services.payouts.list(principal, args),
   }),
 );
 
@@ -72,7 +71,7 @@ const PayoutDestinationInput = builder.inputType('PayoutDestinationInput', {
   fields: (t) => ({ card: t.field({ type: PayoutCardInput }), bankAccount: t.field({ type: PayoutBankAccountInput }) }),
 });
 
-const CreatePayoutInput = builder.inputType('CreatePayoutInput', {
+const CreatePayoutInput = inputTypeFor('CreatePayoutInput', createPayoutInput, {
   fields: (t) => ({
     amount: t.int({ required: true, description: 'In minor units of the currency.' }),
     currency: t.string({ required: true }),
@@ -85,24 +84,22 @@ const CreatePayoutInput = builder.inputType('CreatePayoutInput', {
 });
 
 builder.mutationField('createPayout', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: PayoutRef,
     description:
       'Sends money to a card or bank account. Answers the payout as the processor left it (`payout_initiated`, then `payout_processing`, `payout_success`…); a payout over the profile’s `payoutLimit` or to a country no payout connector serves is NOT_PERMITTED (`payout_not_permitted`) and is never sent.',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: CreatePayoutInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.payouts.create(requireSecretKey(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.payouts.create(principal, input),
   }),
 );
 
-const CancelPayoutInput = builder.inputType('CancelPayoutInput', { fields: (t) => ({ payoutId: t.string({ required: true }) }) });
+const CancelPayoutInput = inputTypeFor('CancelPayoutInput', payoutIdInput, { fields: (t) => ({ payoutId: t.string({ required: true }) }) });
 
 builder.mutationField('cancelPayout', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: PayoutRef,
     description: 'Cancels a payout the processor has not sent yet (INITIATED): `payout_cancelled`.',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: CancelPayoutInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.payouts.cancel(requireSecretKey(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.payouts.cancel(principal, input),
   }),
 );

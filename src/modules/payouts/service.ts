@@ -3,17 +3,14 @@
 // its event and never reaches a processor. Otherwise it is committed CREATED, sent after commit with our
 // payout id as idempotency key and reference, and moved along modules/payouts/machine.ts by the
 // answer, callbacks and syncs; a lost answer leaves it open for the sync schedule.
-import { z } from 'zod';
-import { ConnectorError, type Connector, type PayoutDestination, type ProcessorPayout } from '../connectors/port.ts';
+import { ConnectorError, type Connector, type ProcessorPayout } from '../connectors/port.ts';
 import { CONNECTORS, isConnectorName } from '../connectors/registry.ts';
 import { ibanLast4 } from './bank-accounts.ts';
-import { ibanProblem, normaliseIban } from './bank-accounts.ts';
-import { cardWithoutCvcProblem, last4, normaliseCardNumber } from '../../kernel/cards.ts';
-import { isCountry } from '../../kernel/countries.ts';
+import { last4 } from '../../kernel/cards.ts';
 import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
 import { payoutWireObject } from './wire.ts';
 import { isId, newId } from '../../kernel/ids.ts';
-import { isPayoutMoveAllowed, OPEN_PAYOUT_STATUSES, PAYOUT_STATUSES, PAYOUT_STATUS_EVENTS, PAYOUT_TARGETS, payoutRefusal } from './machine.ts';
+import { isPayoutMoveAllowed, OPEN_PAYOUT_STATUSES, PAYOUT_STATUS_EVENTS, PAYOUT_TARGETS, payoutRefusal } from './machine.ts';
 import type { ConnectorAccount, Payout } from '../../generated/prisma/client.ts';
 import { profileFor } from '../merchants/profile-service.ts';
 import { profileSettings } from '../merchants/profile-settings.ts';
@@ -24,59 +21,8 @@ import { applyGuardedMove, type ApplyOutcome } from '../events/guarded-moves.ts'
 import type { PaymentSyncScheduler, ResourceSyncJob } from '../processor-sync/scheduler.ts';
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
 import { askProcessor, runSyncStep, watchOpen } from '../processor-sync/steps.ts';
-import { checkMoney, currencyCode, parseInput } from '../../platform/validation.ts';
-
-const destinationInput = z
-  .object({
-    card: z
-      .object({
-        number: z.string().max(40, 'must be at most 40 characters'),
-        expiryMonth: z.number(),
-        expiryYear: z.number(),
-        holderName: z.string().max(100, 'must be at most 100 characters').nullish(),
-      })
-      .nullish(),
-    bankAccount: z
-      .object({
-        accountHolderName: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-        iban: z.string().max(64, 'must be at most 64 characters'),
-      })
-      .nullish(),
-  })
-  .superRefine((value, context) => {
-    if ((value.card == null) === (value.bankAccount == null)) {
-      context.addIssue({ code: 'custom', path: [], message: 'must hold exactly one of card, bankAccount' });
-      return;
-    }
-    const problem = value.card
-      ? cardWithoutCvcProblem(value.card, new Date())
-      : (({ iban }) => (ibanProblem(iban) ? { field: 'bankAccount.iban', message: ibanProblem(iban)! } : null))(value.bankAccount!);
-    if (problem) context.addIssue({ code: 'custom', path: problem.field.split('.'), message: problem.message });
-  })
-  .transform((value): PayoutDestination =>
-    value.card
-      ? { type: 'card', card: { ...value.card, number: normaliseCardNumber(value.card.number) } }
-      : { type: 'bank_account', accountHolderName: value.bankAccount!.accountHolderName, iban: normaliseIban(value.bankAccount!.iban) },
-  );
-
-const createPayoutInput = z
-  .object({
-    amount: z.number(),
-    currency: currencyCode,
-    destination: destinationInput,
-    country: z.string().refine(isCountry, 'must be an ISO 3166-1 alpha-2 country code (upper case)').nullish(),
-    description: z.string().max(500, 'must be at most 500 characters').nullish(),
-    profileId: z.string().nullish(),
-    connector: z.string().refine(isConnectorName, `must be one of: ${Object.keys(CONNECTORS).join(', ')}`).nullish(),
-  })
-  .superRefine((input, context) => void checkMoney(context, input.currency, { amount: input.amount }));
-
-const listPayoutsInput = z.object({
-  status: z.enum(PAYOUT_STATUSES).nullish(),
-  first: z.number().int().min(1, 'must be 1 to 100').max(100, 'must be 1 to 100').nullish(),
-});
-
-const payoutIdInput = z.object({ payoutId: z.string().refine((value) => isId('payout', value), 'must be a payout id (po_…)') });
+import { parseInput } from '../../platform/validation.ts';
+import { createPayoutInput, listPayoutsInput, payoutIdInput } from './inputs.ts';
 
 export class PayoutService {
   constructor(

@@ -1,6 +1,7 @@
 import { REFUND_STATUSES } from './machine.ts';
-import { requireSecretKey } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { createRefundInput } from './inputs.ts';
 
 export const RefundStatusEnum = builder.enumType('RefundStatus', {
   values: REFUND_STATUSES,
@@ -46,25 +47,23 @@ builder.prismaObjectFields('PaymentIntent', (t) => ({
 }));
 
 builder.queryField('refund', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: RefundRef,
-    authScopes: { secretKey: true },
     args: { id: t.arg.string({ required: true }) },
-    resolve: (_root, args, { principal, services }) => services.refunds.get(requireSecretKey(principal), args.id),
+    resolve: (_root, args, { principal, services }) => services.refunds.get(principal, args.id),
   }),
 );
 
 builder.queryField('refunds', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: [RefundRef],
     description: 'A payment’s refunds, oldest first.',
-    authScopes: { secretKey: true },
     args: { paymentId: t.arg.string({ required: true }) },
-    resolve: (_root, args, { principal, services }) => services.refunds.listForPayment(requireSecretKey(principal), args.paymentId),
+    resolve: (_root, args, { principal, services }) => services.refunds.listForPayment(principal, args.paymentId),
   }),
 );
 
-const CreateRefundInput = builder.inputType('CreateRefundInput', {
+const CreateRefundInput = inputTypeFor('CreateRefundInput', createRefundInput, {
   fields: (t) => ({
     paymentId: t.string({ required: true }),
     amount: t.int({ description: 'In minor units; all that is not yet refunded when omitted.' }),
@@ -73,24 +72,22 @@ const CreateRefundInput = builder.inputType('CreateRefundInput', {
 });
 
 builder.mutationField('createRefund', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: RefundRef,
     description:
       'Refunds all or part of a captured payment (several partial refunds may follow one another; together never more than was captured). Answers the refund as the processor left it: PENDING while it decides, then a `refund_*` webhook.',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: CreateRefundInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.refunds.create(requireSecretKey(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.refunds.create(principal, input),
   }),
 );
 
 const SyncRefundInput = builder.inputType('SyncRefundInput', { fields: (t) => ({ refundId: t.string({ required: true }) }) });
 
 builder.mutationField('syncRefund', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: RefundRef,
     description: 'Asks the processor for the refund’s current state (pending refunds are also synced on a schedule).',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: SyncRefundInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.refunds.sync(requireSecretKey(principal), input.refundId),
+    resolve: (_root, { input }, { principal, services }) => services.refunds.sync(principal, input.refundId),
   }),
 );

@@ -4,7 +4,6 @@
 // constraint holds the amount's line too). The processor is called after commit, as for payments, and its
 // answer moves the refund along modules/refunds/machine.ts in a second transaction guarded by the
 // refund's version; a refund that ends FAILED gives its reservation back in that same transaction.
-import { z } from 'zod';
 import { ConnectorError, type Connector, type ProcessorRefund } from '../connectors/port.ts';
 import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
 import { refundWireObject } from './wire.ts';
@@ -29,12 +28,7 @@ import type { PaymentSyncScheduler, ResourceSyncJob } from '../processor-sync/sc
 import { askProcessor, runSyncStep, watchOpen } from '../processor-sync/steps.ts';
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
 import { parseInput } from '../../platform/validation.ts';
-
-const createRefundInput = z.object({
-  paymentId: z.string().refine((value) => isId('payment', value), 'must be a payment id (pay_…)'),
-  amount: z.number().int('must be a whole number of minor units').min(1, 'must be at least 1').nullish(),
-  reason: z.string().trim().min(1, 'must not be empty').max(255, 'must be at most 255 characters').nullish(),
-});
+import { createRefundInput } from './inputs.ts';
 
 export class RefundService {
   constructor(

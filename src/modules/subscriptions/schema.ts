@@ -1,8 +1,9 @@
 // Subscriptions (recurring charges of a mandate). The GraphQL type is RecurringSubscription: `Subscription`
 // is GraphQL's own root type for live updates.
 import { INTERVAL_UNITS, SUBSCRIPTION_STATUSES } from './machine.ts';
-import { requireSecretKey } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { createSubscriptionInput, subscriptionIdInput } from './inputs.ts';
 
 const SubscriptionStatusEnum = builder.enumType('SubscriptionStatus', {
   values: SUBSCRIPTION_STATUSES,
@@ -34,25 +35,23 @@ export const RecurringSubscriptionRef = builder.prismaObject('Subscription', {
 });
 
 builder.queryField('subscription', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: RecurringSubscriptionRef,
-    authScopes: { secretKey: true },
     args: { id: t.arg.string({ required: true }) },
-    resolve: (_root, args, { principal, services }) => services.subscriptions.get(requireSecretKey(principal), args.id),
+    resolve: (_root, args, { principal, services }) => services.subscriptions.get(principal, args.id),
   }),
 );
 
 builder.queryField('subscriptions', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: [RecurringSubscriptionRef],
     description: 'A customer’s subscriptions, newest first.',
-    authScopes: { secretKey: true },
     args: { customerId: t.arg.string({ required: true }) },
-    resolve: (_root, args, { principal, services }) => services.subscriptions.list(requireSecretKey(principal), args.customerId),
+    resolve: (_root, args, { principal, services }) => services.subscriptions.list(principal, args.customerId),
   }),
 );
 
-const CreateSubscriptionInput = builder.inputType('CreateSubscriptionInput', {
+const CreateSubscriptionInput = inputTypeFor('CreateSubscriptionInput', createSubscriptionInput, {
   fields: (t) => ({
     customerId: t.string({ required: true }),
     mandateId: t.string({ required: true, description: 'An ACTIVE mandate of the customer.' }),
@@ -65,23 +64,21 @@ const CreateSubscriptionInput = builder.inputType('CreateSubscriptionInput', {
 });
 
 builder.mutationField('createSubscription', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: RecurringSubscriptionRef,
     description: 'Charges the customer’s mandate `amount` every period, from `startAt`; each paid period sends invoice_paid (subscription_details).',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: CreateSubscriptionInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.subscriptions.create(requireSecretKey(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.subscriptions.create(principal, input),
   }),
 );
 
-const CancelSubscriptionInput = builder.inputType('CancelSubscriptionInput', { fields: (t) => ({ subscriptionId: t.string({ required: true }) }) });
+const CancelSubscriptionInput = inputTypeFor('CancelSubscriptionInput', subscriptionIdInput, { fields: (t) => ({ subscriptionId: t.string({ required: true }) }) });
 
 builder.mutationField('cancelSubscription', (t) =>
-  t.field({
+  t.withAuth({ secretKey: true }).field({
     type: RecurringSubscriptionRef,
     description: 'Stops a subscription for good: no further period is charged.',
-    authScopes: { secretKey: true },
     args: { input: t.arg({ type: CancelSubscriptionInput, required: true }) },
-    resolve: (_root, { input }, { principal, services }) => services.subscriptions.cancel(requireSecretKey(principal), input),
+    resolve: (_root, { input }, { principal, services }) => services.subscriptions.cancel(principal, input),
   }),
 );

@@ -3,12 +3,11 @@
 // subscription and period, and records the result: the period paid (invoice_paid) and the next one
 // scheduled, or PAST_DUE. A period is never charged twice: before charging, the lease holder looks for the
 // period's payment, so a worker that died after charging is followed by one that records, not re-charges.
-import { z } from 'zod';
 import { isUniqueViolation } from '../../platform/db/unique-violation.ts';
 import { AppError, notFound } from '../../kernel/errors.ts';
 import { subscriptionWireObject } from './wire.ts';
 import { isId, newId } from '../../kernel/ids.ts';
-import { INTERVAL_UNITS, PAID_PERIOD_EVENT, periodStart } from './machine.ts';
+import { PAID_PERIOD_EVENT, periodStart } from './machine.ts';
 import type { PaymentIntent, Subscription } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import type { CommittedEvent, EventOutbox } from '../events/outbox.ts';
@@ -16,21 +15,8 @@ import type { MandateService } from '../mandates/service.ts';
 import { customerId as customerIdSchema } from '../payments/inputs.ts';
 import type { PaymentService } from '../payments/service.ts';
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
-import { checkMoney, currencyCode, parseInput } from '../../platform/validation.ts';
-
-const createSubscriptionInput = z
-  .object({
-    customerId: customerIdSchema,
-    mandateId: z.string().max(64),
-    amount: z.number(),
-    currency: currencyCode,
-    interval: z.enum(INTERVAL_UNITS),
-    intervalCount: z.number().int('must be a whole number').min(1, 'must be 1 to 12').max(12, 'must be 1 to 12').nullish(),
-    startAt: z.date().nullish(),
-  })
-  .superRefine((input, context) => void checkMoney(context, input.currency, { amount: input.amount }));
-
-const subscriptionIdInput = z.object({ subscriptionId: z.string().refine((value) => isId('subscription', value), 'must be a subscription id (sub_…)') });
+import { parseInput } from '../../platform/validation.ts';
+import { createSubscriptionInput, subscriptionIdInput } from './inputs.ts';
 
 /** The metadata key that shows the merchant which subscription and period a payment charged. */
 const PERIOD_TAG = 'subscription_period';

@@ -6,12 +6,14 @@ import SimpleObjectsPlugin from '@pothos/plugin-simple-objects';
 import { AppError } from '../../kernel/errors.ts';
 import type PrismaTypes from '../../generated/pothos-types.ts';
 import { getDatamodel } from '../../generated/pothos-types.ts';
-import type { GraphQLContext } from './context.ts';
+import type { ContextFor, GraphQLContext } from './context.ts';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   PrismaTypes: PrismaTypes;
   AuthScopes: { admin: boolean; secretKey: boolean; publishableKey: boolean };
+  // A root field declares its scope once, with t.withAuth(scopes): its resolver then sees the principal that scope admits.
+  AuthContexts: { admin: ContextFor<'admin'>; secretKey: ContextFor<'secretKey'>; publishableKey: ContextFor<'publishableKey'> };
   Scalars: { DateTime: { Input: Date; Output: Date }; JSON: { Input: unknown; Output: unknown } };
   DefaultFieldNullability: false;
 }>({

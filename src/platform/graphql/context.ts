@@ -22,3 +22,6 @@ export interface GraphQLContext {
   clientIp: string;
   limits: RateLimits;
 }
+
+/** The context of a field whose auth scope admits only this kind of caller (scope-auth's AuthContexts). */
+export type ContextFor<Kind extends Principal['kind']> = GraphQLContext & { principal: Extract<Principal, { kind: Kind }> };
