@@ -1,0 +1,44 @@
+// Each table has one writer (docs/architecture.md): only the payments store writes payment_intents and
+// payment_attempts, so the version bump every change of a payment needs is in one place. This scans the
+// product's source for writes of those tables, through raw SQL or the Prisma client.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = path.resolve(import.meta.dirname, '../../src');
+const OWNER = 'modules/payments/store.ts';
+const RAW_SQL_WRITE = /\b(UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+payment_(intents|attempts)\b/i;
+const PRISMA_WRITE = /\.payment(Intent|Attempt)\.(create|createMany|update|updateMany|upsert|delete|deleteMany)\b/;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'generated' ? [] : sourceFiles(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+function writersOf(files: Record<string, string>): string[] {
+  return Object.entries(files)
+    .filter(([, source]) => RAW_SQL_WRITE.test(source) || PRISMA_WRITE.test(source))
+    .map(([file]) => file)
+    .sort();
+}
+
+describe('the payment tables', () => {
+  it('are written by the payments store alone', () => {
+    const files = Object.fromEntries(sourceFiles(SRC).map((file) => [path.relative(SRC, file), readFileSync(file, 'utf8')]));
+    expect(writersOf(files)).toEqual([OWNER]);
+  });
+
+  it('count a raw-SQL or Prisma write anywhere else as a second writer', () => {
+    expect(
+      writersOf({
+        [OWNER]: 'UPDATE payment_intents SET version = version + 1',
+        'modules/refunds/service.ts': 'await tx.$executeRaw`update payment_intents set amount_refunded = 0`',
+        'modules/disputes/service.ts': 'await db.paymentAttempt.update({ where: { id } })',
+        'modules/events/service.ts': 'SELECT * FROM payment_intents WHERE id = $1 FOR UPDATE',
+      }),
+    ).toEqual(['modules/disputes/service.ts', 'modules/refunds/service.ts', OWNER].sort());
+  });
+});
