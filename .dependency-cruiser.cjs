@@ -11,6 +11,10 @@ const MODULE_PURE = [
   '^src/modules/connectors/[a-z-]+/(wire|status-map|decline-map|callbacks)\\.ts$',
 ];
 const MODULES = '^src/modules/';
+// A module's public entry, its GraphQL schema files, and the composition that builds every module.
+const MODULE_ENTRY = '^src/modules/[^/]+/index\\.ts$';
+const MODULE_SCHEMA = '^src/modules/[^/]+/[a-z-]*schema\\.ts$';
+const MODULES_COMPOSITION = '^src/modules/services\\.ts$';
 const PLATFORM = '^src/platform/';
 const API = '^src/api/';
 const MAIN = '^src/main/';
@@ -73,6 +77,27 @@ module.exports = {
       comment: 'Modules are what the API and the worker call; they never reach back into the API surfaces or the process entry points.',
       from: { path: MODULES },
       to: { path: [API, MAIN] },
+    },
+    {
+      name: 'modules-through-their-entry',
+      severity: 'error',
+      comment: "A module uses another only through its index.ts (or its pure files: state tables, wire objects, the connector port), never its services' or stores' insides.",
+      from: { path: '^src/modules/([^/]+)/', pathNot: MODULE_SCHEMA },
+      to: { path: MODULES, pathNot: ['^src/modules/$1/', MODULE_ENTRY, ...MODULE_PURE] },
+    },
+    {
+      name: 'schemas-through-their-entry',
+      severity: 'error',
+      comment: "A module's GraphQL schema may also name another module's GraphQL types (its schema files); nothing else of it but its entry and pure files.",
+      from: { path: '^src/modules/([^/]+)/[a-z-]*schema\\.ts$' },
+      to: { path: MODULES, pathNot: ['^src/modules/$1/', MODULE_ENTRY, MODULE_SCHEMA, ...MODULE_PURE] },
+    },
+    {
+      name: 'surfaces-through-module-entries',
+      severity: 'error',
+      comment: "The API and the processes use a module through its entry (the API's schema gathers the schema files; src/modules/services.ts builds them all).",
+      from: { path: [API, MAIN] },
+      to: { path: MODULES, pathNot: [MODULE_ENTRY, MODULE_SCHEMA, MODULES_COMPOSITION, ...MODULE_PURE] },
     },
     {
       name: 'api-not-to-main',

@@ -3,7 +3,7 @@
 import { parseApiKey } from '../kernel/api-keys.ts';
 import { AppError } from '../kernel/errors.ts';
 import type { Principal } from '../kernel/principal.ts';
-import type { ApiKeyService } from '../modules/merchants/key-service.ts';
+import type { ApiKeyService } from '../modules/merchants/index.ts';
 import type { RateLimits } from '../platform/rate-limits.ts';
 
 /**

@@ -8,7 +8,7 @@ import type { Config } from '../platform/config.ts';
 import { drain } from '../kernel/async-streams.ts';
 import { AppError } from '../kernel/errors.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { ApiKeyService } from '../modules/merchants/key-service.ts';
+import type { ApiKeyService } from '../modules/merchants/index.ts';
 import type { Principal } from '../kernel/principal.ts';
 
 /** Results a subscriber may leave unread before it is cut off (it reconnects and catches up with `after`). */

@@ -11,7 +11,7 @@ import type { Database } from '../platform/db/client.ts';
 import { isDatabaseUnavailable } from '../platform/db/unavailable.ts';
 import { AppError, ERROR_CODES } from '../kernel/errors.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { LiveFeed } from '../modules/events/live-feed.ts';
+import type { LiveFeed } from './live-feed.ts';
 import type { SubscriptionGate } from './subscription-gate.ts';
 import type { Services } from '../modules/services.ts';
 import type { Principal } from '../kernel/principal.ts';

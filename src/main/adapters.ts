@@ -1,12 +1,12 @@
 // What every process role plugs into its services: the queues (payment sync schedule, webhook relay), the
 // live feed (Redis pub/sub for subscriptions) and the webhook HTTP client. One place, so the API and the worker cannot wire them differently.
 import type { Config } from '../platform/config.ts';
-import { createWebhookSender } from '../modules/events/http-sender.ts';
+import { createWebhookSender } from '../modules/events/index.ts';
 import type { Logger } from '../platform/logger.ts';
-import { createLiveFeed, type LiveFeed } from '../modules/events/live-feed.ts';
+import { createLiveFeed, type LiveFeed } from '../api/live-feed.ts';
 import type { ServiceAdapters } from '../modules/services.ts';
-import { PaymentSyncQueue } from '../modules/processor-sync/jobs.ts';
-import { WebhookQueue } from '../modules/events/jobs.ts';
+import { PaymentSyncQueue } from '../modules/processor-sync/index.ts';
+import { WebhookQueue } from '../modules/events/index.ts';
 
 export interface ProcessAdapters extends ServiceAdapters {
   webhookQueue: WebhookQueue;

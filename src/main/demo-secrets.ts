@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { generateDemoKeys } from '../modules/merchants/demo.ts';
+import { generateDemoKeys } from '../modules/merchants/index.ts';
 import { StartupError } from '../platform/startup-error.ts';
 
 export const DEFAULT_DEMO_SECRETS_FILE = fileURLToPath(new URL('../../.demo/secrets.json', import.meta.url));

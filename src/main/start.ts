@@ -5,7 +5,7 @@ import { loadConfig } from '../platform/config.ts';
 import { migrate } from '../platform/db/migrate.ts';
 import { ensureDatabase } from '../platform/db/reachability.ts';
 import { createLogger } from '../platform/logger.ts';
-import { DemoKeyMismatchError, ensureDemoMerchant } from '../modules/merchants/demo.ts';
+import { DemoKeyMismatchError, ensureDemoMerchant } from '../modules/merchants/index.ts';
 import { StartupError } from '../platform/startup-error.ts';
 // The demo runs the sandbox processors in this process, as it runs every role: the one place the product starts them.
 import { loadSandboxConfig, startSandboxFromConfig, StartupError as SandboxStartupError, type Sandbox } from '../../sandbox/src/index.ts';

@@ -9,7 +9,7 @@ import { createAdapters } from './adapters.ts';
 import { registerProcessor } from '../platform/queues/bullmq.ts';
 import { runEvery } from '../platform/queues/periodic.ts';
 import { queues } from '../platform/queues/registry.ts';
-import { startWebhookWorker } from '../modules/events/jobs.ts';
+import { startWebhookWorker } from '../modules/events/index.ts';
 
 export interface WorkerApp {
   close: () => Promise<void>;

@@ -53,11 +53,19 @@ describe('dependency rules', () => {
       'src/platform/db/client.ts': "import { refund } from '../../modules/refunds/service.ts';\nexport const database = refund;\n",
       // Allowed: the GraphQL context naming a module's type. Forbidden: it importing a module's code.
       'src/platform/graphql/context.ts': "import type { Refund } from '../../modules/payments/service.ts';\nimport { refund } from '../../modules/refunds/service.ts';\nexport type Context = Refund | typeof refund;\n",
-      // Forbidden: any cycle, of values or of types only (the outbox and the payment store).
-      'src/modules/a/service.ts': "import { b } from '../b/service.ts';\nexport const a = () => b;\n",
-      'src/modules/b/service.ts': "import { a } from '../a/service.ts';\nexport const b = () => a;\n",
-      'src/modules/events/outbox.ts': "import type { Store } from '../payments/store.ts';\nexport type Outbox = Store;\n",
-      'src/modules/payments/store.ts': "import type { Outbox } from '../events/outbox.ts';\nexport type Store = { outbox?: Outbox };\n",
+      // Allowed: a module using another through its entry or a schema naming another's GraphQL types. Forbidden:
+      // reaching past the entry into its store, from a module, a schema or an API surface.
+      'src/modules/payments/index.ts': 'export const entry = 1;\n',
+      'src/modules/payments/schema.ts': 'export type PaymentRef = 1;\n',
+      'src/modules/disputes/service.ts': "import type { Store } from '../payments/store.ts';\nimport { entry } from '../payments/index.ts';\nexport type Dispute = Store | typeof entry;\n",
+      'src/modules/disputes/schema.ts': "import type { PaymentRef } from '../payments/schema.ts';\nimport type { Store } from '../payments/store.ts';\nexport type DisputeRef = PaymentRef | Store;\n",
+      'src/api/routes/disputes.ts': "import type { Store } from '../../modules/payments/store.ts';\nimport { entry } from '../../modules/payments/index.ts';\nexport type Route = Store | typeof entry;\n",
+      // Forbidden: any cycle, of values or of types only (as the outbox and the payment store once were).
+      'src/modules/a/service.ts': "import { b } from './store.ts';\nexport const a = () => b;\n",
+      'src/modules/a/store.ts': "import { a } from './service.ts';\nexport const b = () => a;\n",
+      'src/modules/events/outbox.ts': "import type { Delivery } from './delivery.ts';\nexport type Outbox = Delivery;\n",
+      'src/modules/events/delivery.ts': "import type { Outbox } from './outbox.ts';\nexport type Delivery = { outbox?: Outbox };\n",
+      'src/modules/payments/store.ts': 'export type Store = 1;\n',
       // Forbidden: the fake processors importing the product, even its pure kernel code; a cycle among them.
       'sandbox/src/cards.ts': "import { hash } from '../../src/kernel/money.ts';\nexport const card = hash;\n",
       'sandbox/src/store.ts': "import type { Processor } from './processors.ts';\nexport type Store = { processor?: Processor };\n",
@@ -85,14 +93,17 @@ describe('dependency rules', () => {
       'kernel-is-pure: src/kernel/ledger.ts → node_modules/pg/index.js',
       'machines-are-pure: src/modules/payments/machine/leaky.ts → src/modules/payments/service.ts',
       'modules-not-to-surfaces: src/modules/payments/service.ts → src/api/schema.ts',
+      'modules-through-their-entry: src/modules/disputes/service.ts → src/modules/payments/store.ts',
       // Reported once per cycle.
       'no-circular: sandbox/src/processors.ts → sandbox/src/store.ts',
-      'no-circular: src/modules/a/service.ts → src/modules/b/service.ts',
-      'no-circular: src/modules/events/outbox.ts → src/modules/payments/store.ts',
+      'no-circular: src/modules/a/service.ts → src/modules/a/store.ts',
+      'no-circular: src/modules/events/delivery.ts → src/modules/events/outbox.ts',
       'not-to-unresolvable: src/modules/refunds/typo.ts → ./missing.ts',
       'platform-not-to-modules: src/platform/db/client.ts → src/modules/refunds/service.ts',
       'product-not-to-sandbox: src/modules/connectors/fake.ts → sandbox/src/index.ts',
       'sandbox-is-outside-the-product: sandbox/src/cards.ts → src/kernel/money.ts',
+      'schemas-through-their-entry: src/modules/disputes/schema.ts → src/modules/payments/store.ts',
+      'surfaces-through-module-entries: src/api/routes/disputes.ts → src/modules/payments/store.ts',
     ]);
   });
 });

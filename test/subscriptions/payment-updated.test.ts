@@ -5,7 +5,7 @@ import type { Client } from 'graphql-ws';
 import { ConfirmPaymentDocument, CreatePaymentDocument, PaymentUpdatedDocument } from '../gql/graphql.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { createLiveFeed } from '../../src/modules/events/live-feed.ts';
+import { createLiveFeed } from '../../src/api/live-feed.ts';
 import { startTestApi, testEnv, type TestApi } from '../support/api.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';

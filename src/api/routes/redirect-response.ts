@@ -4,7 +4,7 @@
 // with payment_id and status (without a return_url, a small page shows the status). Without it, the same 404
 // page as for an unknown payment: nothing synced, nothing said about the payment.
 import type { ServerResponse } from 'node:http';
-import { isConnectorName } from '../../modules/connectors/registry.ts';
+import { isConnectorName } from '../../modules/connectors/index.ts';
 import { AppError, ERROR_CODES } from '../../kernel/errors.ts';
 import { isId } from '../../kernel/ids.ts';
 import type { Services } from '../../modules/services.ts';

@@ -10,12 +10,12 @@ import { isId, newId } from '../../kernel/ids.ts';
 import type { CallbackVerification, ConnectorAccount, Prisma } from '../../generated/prisma/client.ts';
 import type { ConnectorAccountService } from './service.ts';
 import type { ServiceContext } from '../../platform/context.ts';
-import type { PaymentService } from '../payments/service.ts';
-import type { DisputeCallbackResult, DisputeService } from '../disputes/service.ts';
-import type { ApplyOutcome } from '../events/guarded-moves.ts';
-import type { MandateService } from '../mandates/service.ts';
-import type { PayoutService } from '../payouts/service.ts';
-import type { RefundService } from '../refunds/service.ts';
+import type { PaymentService } from '../payments/index.ts';
+import type { DisputeCallbackResult, DisputeService } from '../disputes/index.ts';
+import type { ApplyOutcome } from '../events/index.ts';
+import type { MandateService } from '../mandates/index.ts';
+import type { PayoutService } from '../payouts/index.ts';
+import type { RefundService } from '../refunds/index.ts';
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
 
 /** What the route answers the processor. */

@@ -4,7 +4,7 @@ import { CONNECTORS, isConnectorName } from './registry.ts';
 import { isCountry } from '../../kernel/countries.ts';
 import { isCurrency } from '../../kernel/money.ts';
 import { isPaymentMethodType, PAYMENT_METHOD_TYPES } from '../payments/methods.ts';
-import { currencyCode } from '../../platform/validation.ts';
+import { currencyCode } from '../../kernel/validation.ts';
 
 export const createConnectorAccountInput = z.object({
   connectorName: z.string().refine(isConnectorName, { message: `must be one of: ${Object.keys(CONNECTORS).join(', ')}` }),

@@ -9,7 +9,7 @@ import { type PaymentMethodType } from '../payments/methods.ts';
 import type { ConnectorAccount } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import type { MerchantPrincipal } from '../../kernel/principal.ts';
-import { parseInput } from '../../platform/validation.ts';
+import { parseInput } from '../../kernel/validation.ts';
 import { createConnectorAccountInput } from './inputs.ts';
 
 /** What a payment needs of a connector account to be routed there. */

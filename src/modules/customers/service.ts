@@ -7,9 +7,9 @@ import { newId } from '../../kernel/ids.ts';
 import type { Mode } from '../../kernel/api-keys.ts';
 import type { PaymentAttempt, Prisma, SavedPaymentMethod } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
-import { customerId as customerIdSchema } from '../payments/inputs.ts';
+import { customerId as customerIdSchema } from './inputs.ts';
 import type { MerchantPrincipal } from '../../kernel/principal.ts';
-import { parseInput } from '../../platform/validation.ts';
+import { parseInput } from '../../kernel/validation.ts';
 
 export interface Customer {
   id: string;

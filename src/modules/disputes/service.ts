@@ -10,13 +10,13 @@ import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
 import { disputeWireObject } from './wire.ts';
 import { isId, newId } from '../../kernel/ids.ts';
 import { Prisma, type Dispute } from '../../generated/prisma/client.ts';
-import type { ConnectorAccountService } from '../connectors/service.ts';
+import type { ConnectorAccountService } from '../connectors/index.ts';
 import type { ServiceContext } from '../../platform/context.ts';
-import type { CommittedEvent, EventOutbox } from '../events/outbox.ts';
+import type { CommittedEvent, EventOutbox } from '../events/index.ts';
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
-import { applyGuardedMove, type ApplyOutcome } from '../events/guarded-moves.ts';
-import { chargeOf, lockPayment, touchPayment } from '../payments/store.ts';
-import { parseInput } from '../../platform/validation.ts';
+import { applyGuardedMove, type ApplyOutcome } from '../events/index.ts';
+import { chargeOf, lockPayment, touchPayment } from '../payments/index.ts';
+import { parseInput } from '../../kernel/validation.ts';
 import { challengeDisputeInput, disputeIdInput, listDisputesInput } from './inputs.ts';
 
 /**

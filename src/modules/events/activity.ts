@@ -5,7 +5,7 @@ import { invalidInput } from '../../kernel/errors.ts';
 import { INTENT_STATUSES, type IntentStatus } from '../payments/machine/statuses.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
-import { parseInput } from '../../platform/validation.ts';
+import { parseInput } from '../../kernel/validation.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
 const MAX_WINDOW_MS = 30 * 24 * HOUR_MS;

@@ -11,7 +11,7 @@ import type { Event, Prisma, WebhookDeliveryAttempt } from '../../generated/pris
 import type { ServiceContext } from '../../platform/context.ts';
 import { connectionPage, DEFAULT_PAGE_SIZE, olderThanCursor } from '../../platform/db/pagination.ts';
 import type { MerchantPrincipal, SecretKeyPrincipal } from '../../kernel/principal.ts';
-import { parseInput } from '../../platform/validation.ts';
+import { parseInput } from '../../kernel/validation.ts';
 import type { CommittedEvent, EventOutbox } from './outbox.ts';
 import type { WebhookDeliveryService } from './delivery.ts';
 

@@ -9,11 +9,11 @@ import { isId, newId } from '../../kernel/ids.ts';
 import { MANDATE_STATUS_EVENTS, REVOCABLE_MANDATE_STATUSES } from './machine.ts';
 import type { Mandate, PaymentIntent, Prisma, SavedPaymentMethod } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
-import type { CustomerService } from '../customers/service.ts';
-import type { CommittedEvent, EventOutbox } from '../events/outbox.ts';
-import { customerId as customerIdSchema } from '../payments/inputs.ts';
+import type { CustomerService } from '../customers/index.ts';
+import type { CommittedEvent, EventOutbox } from '../events/index.ts';
+import { customerId as customerIdSchema } from '../customers/index.ts';
 import type { MerchantPrincipal, SecretKeyPrincipal } from '../../kernel/principal.ts';
-import { parseInput } from '../../platform/validation.ts';
+import { parseInput } from '../../kernel/validation.ts';
 import { mandateIdInput } from './inputs.ts';
 
 export type MandateWithCard = Mandate & { savedPaymentMethod: SavedPaymentMethod };

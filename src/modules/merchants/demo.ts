@@ -2,7 +2,7 @@
 // keys printed on every start. Its keys are random (generateDemoKeys) and kept by the caller (the demo's
 // secrets file), so none can be computed from the repository.
 import { randomBytes } from 'node:crypto';
-import { CONNECTORS } from '../connectors/registry.ts';
+import { CONNECTORS } from '../connectors/index.ts';
 import { hashApiKey, redactApiKey } from '../../kernel/api-keys.ts';
 import { StartupError } from '../../platform/startup-error.ts';
 import { newSigningKeys } from './profile-service.ts';

@@ -1,6 +1,6 @@
 // What the merchants API accepts (accounts, keys, profiles): validated by the services, and the shape of their GraphQL inputs.
 import { z } from 'zod';
-import { CONNECTORS, isConnectorName } from '../connectors/registry.ts';
+import { CONNECTORS, isConnectorName } from '../connectors/index.ts';
 import { PAYMENT_METHOD_TYPES } from '../payments/methods.ts';
 import { HARD_DECLINE_CODES, MAX_RETRIES_LIMIT } from '../payments/machine/retry.ts';
 import { surchargeRulesProblem } from '../payments/surcharges.ts';

@@ -5,7 +5,7 @@ import { newId } from '../../kernel/ids.ts';
 import type { ApiKey, Prisma } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import type { Principal } from '../../kernel/principal.ts';
-import { parseInput } from '../../platform/validation.ts';
+import { parseInput } from '../../kernel/validation.ts';
 import { createApiKeyInput } from './inputs.ts';
 
 type Transaction = Prisma.TransactionClient;

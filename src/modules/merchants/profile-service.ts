@@ -9,7 +9,7 @@ import type { BusinessProfile, Prisma } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import { newProfileSettings, profileSettings, profileSettingsUpdate } from './profile-settings.ts';
 import type { MerchantPrincipal } from '../../kernel/principal.ts';
-import { parseInput } from '../../platform/validation.ts';
+import { parseInput } from '../../kernel/validation.ts';
 import { createProfileInput, updateProfileInput } from './inputs.ts';
 
 /** 64 hex characters (256 bits), the signing key of outgoing webhooks. */

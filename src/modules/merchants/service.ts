@@ -7,7 +7,7 @@ import { issueApiKey } from './key-service.ts';
 import { newSigningKeys } from './profile-service.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import { newProfileSettings } from './profile-settings.ts';
-import { parseInput } from '../../platform/validation.ts';
+import { parseInput } from '../../kernel/validation.ts';
 import { createMerchantInput, updateMerchantInput } from './inputs.ts';
 
 export interface CreatedMerchant {

@@ -1,6 +1,6 @@
 // What the payment links API accepts: validated by the service, and the shape of its GraphQL input (schema.ts).
 import { z } from 'zod';
-import { checkMoney, currencyCode } from '../../platform/validation.ts';
+import { checkMoney, currencyCode } from '../../kernel/validation.ts';
 
 const MAX_EXPIRY_SECONDS = 30 * 24 * 60 * 60;
 

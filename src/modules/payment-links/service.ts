@@ -4,13 +4,13 @@
 import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
 import { isId, newId } from '../../kernel/ids.ts';
 import type { PaymentLink } from '../../generated/prisma/client.ts';
-import { profileFor } from '../merchants/profile-service.ts';
+import { profileFor } from '../merchants/index.ts';
 import type { ServiceContext } from '../../platform/context.ts';
-import type { PaymentService } from '../payments/service.ts';
+import type { PaymentService } from '../payments/index.ts';
 import type { Principal, SecretKeyPrincipal } from '../../kernel/principal.ts';
 import type { RateLimits } from '../../platform/rate-limits.ts';
-import type { Payment } from '../payments/store.ts';
-import { parseInput } from '../../platform/validation.ts';
+import type { Payment } from '../payments/index.ts';
+import { parseInput } from '../../kernel/validation.ts';
 import { createPaymentLinkInput, payInput } from './inputs.ts';
 
 const DEFAULT_EXPIRY_SECONDS = 24 * 60 * 60;

@@ -2,15 +2,15 @@
 // merchant's enabled connectors, filtered by the payment's currency, country and capture method), the
 // customer's saved cards, and the session tokens wallet and pay-later SDKs start from.
 import { ConnectorError } from '../connectors/port.ts';
-import { CONNECTORS, isConnectorName } from '../connectors/registry.ts';
+import { CONNECTORS, isConnectorName } from '../connectors/index.ts';
 import { AppError, invalidInput } from '../../kernel/errors.ts';
 import { PAYMENT_METHOD_TYPES, paymentMethodGroup, supportsManualCapture, type PaymentMethodGroup, type PaymentMethodType } from './methods.ts';
 import type { ConnectorAccount, SavedPaymentMethod } from '../../generated/prisma/client.ts';
 import { surchargeFor } from './surcharges.ts';
-import { profileSettings, type ProfileSettings } from '../merchants/profile-settings.ts';
-import type { ConnectorAccountService } from '../connectors/service.ts';
+import { profileSettings, type ProfileSettings } from '../merchants/index.ts';
+import type { ConnectorAccountService } from '../connectors/index.ts';
 import type { ServiceContext } from '../../platform/context.ts';
-import type { CustomerService } from '../customers/service.ts';
+import type { CustomerService } from '../customers/index.ts';
 import type { Principal } from '../../kernel/principal.ts';
 import type { Payment } from './store.ts';
 import type { PaymentService } from './service.ts';

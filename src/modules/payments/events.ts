@@ -2,7 +2,7 @@
 // statement that commits it (store.ts), and after commit the hand-off of those events to the relay and of
 // the payment to live subscribers.
 import { PAYMENT_STATUS_EVENTS, type EventType } from '../events/catalog.ts';
-import type { CommittedEvent, EventOutbox, PreparedEvent } from '../events/outbox.ts';
+import type { CommittedEvent, EventOutbox, PreparedEvent } from '../events/index.ts';
 import { paymentWireObject } from './wire.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Payment, PaymentPublisher } from './store.ts';

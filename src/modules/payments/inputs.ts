@@ -1,17 +1,16 @@
 // Validation of the payments API's input: field-named errors, nothing written when any field is wrong.
 // `paymentMethodData` becomes the connector's PaymentMethod (exactly one of its kinds).
 import { z } from 'zod';
-import { isConnectorName } from '../connectors/registry.ts';
+import { isConnectorName } from '../connectors/index.ts';
+import { customerId } from '../customers/index.ts';
 import { methodTypeOf, type PaymentMethod } from '../connectors/port.ts';
 import { ibanProblem, normaliseIban } from '../payouts/bank-accounts.ts';
 import { cardProblem, normaliseCardNumber } from '../../kernel/cards.ts';
 import { isCountry } from '../../kernel/countries.ts';
 import { supportsManualCapture } from './methods.ts';
 import { metadataProblem } from '../../kernel/metadata.ts';
-import { checkMoney, currencyCode } from '../../platform/validation.ts';
+import { checkMoney, currencyCode } from '../../kernel/validation.ts';
 
-/** The merchant's id for its customer: `cus_` and its own reference (as Hyperswitch, merchants choose it). */
-export const customerId = z.string().regex(/^cus_[A-Za-z0-9_-]{1,60}$/, 'must be cus_ followed by 1 to 60 letters, digits, _ or -');
 
 const returnUrl = z
   .string()

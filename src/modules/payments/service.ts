@@ -6,11 +6,11 @@
 import type { PaymentIntent } from '../../generated/prisma/client.ts';
 import type { Principal, SecretKeyPrincipal } from '../../kernel/principal.ts';
 import type { ServiceContext } from '../../platform/context.ts';
-import type { ConnectorAccountService } from '../connectors/service.ts';
+import type { ConnectorAccountService } from '../connectors/index.ts';
 import type { ProcessorPayment } from '../connectors/port.ts';
-import type { CustomerService } from '../customers/service.ts';
-import type { MandateService } from '../mandates/service.ts';
-import type { PaymentSyncJob, PaymentSyncScheduler } from '../processor-sync/scheduler.ts';
+import type { CustomerService } from '../customers/index.ts';
+import type { MandateService } from '../mandates/index.ts';
+import type { PaymentSyncJob, PaymentSyncScheduler } from '../processor-sync/index.ts';
 import { PaymentStore, type Payment, type PaymentPublisher } from './store.ts';
 import { ProcessorCallOutcomes } from './service/call-outcomes.ts';
 import { PaymentCaptures } from './service/capture.ts';

@@ -13,7 +13,7 @@ import { isIntentMoveAllowed, isNewAttemptMoveAllowed } from './machine/intent.t
 import { intentStatusOf } from './machine/statuses.ts';
 import { Prisma, type EventDeliveryStatus, type PaymentAttempt, type PaymentIntent } from '../../generated/prisma/client.ts';
 import type { Database } from '../../platform/db/client.ts';
-import type { CommittedEvent, PreparedEvent } from '../events/outbox.ts';
+import type { CommittedEvent, PreparedEvent } from '../events/index.ts';
 
 export type Payment = PaymentIntent & { activeAttempt: PaymentAttempt };
 

@@ -1,13 +1,13 @@
 // What the payouts API accepts: validated by the service, and the shape of its GraphQL inputs (schema.ts).
 import { z } from 'zod';
 import type { PayoutDestination } from '../connectors/port.ts';
-import { CONNECTORS, isConnectorName } from '../connectors/registry.ts';
+import { CONNECTORS, isConnectorName } from '../connectors/index.ts';
 import { ibanProblem, normaliseIban } from './bank-accounts.ts';
 import { cardWithoutCvcProblem, normaliseCardNumber } from '../../kernel/cards.ts';
 import { isCountry } from '../../kernel/countries.ts';
 import { isId } from '../../kernel/ids.ts';
 import { PAYOUT_STATUSES } from './machine.ts';
-import { checkMoney, currencyCode } from '../../platform/validation.ts';
+import { checkMoney, currencyCode } from '../../kernel/validation.ts';
 
 const destinationInput = z
   .object({

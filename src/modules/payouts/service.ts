@@ -4,7 +4,7 @@
 // payout id as idempotency key and reference, and moved along modules/payouts/machine.ts by the
 // answer, callbacks and syncs; a lost answer leaves it open for the sync schedule.
 import { ConnectorError, type Connector, type ProcessorPayout } from '../connectors/port.ts';
-import { CONNECTORS, isConnectorName } from '../connectors/registry.ts';
+import { CONNECTORS, isConnectorName } from '../connectors/index.ts';
 import { ibanLast4 } from './bank-accounts.ts';
 import { last4 } from '../../kernel/cards.ts';
 import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
@@ -12,16 +12,16 @@ import { payoutWireObject } from './wire.ts';
 import { isId, newId } from '../../kernel/ids.ts';
 import { isPayoutMoveAllowed, OPEN_PAYOUT_STATUSES, PAYOUT_STATUS_EVENTS, PAYOUT_TARGETS, payoutRefusal } from './machine.ts';
 import type { ConnectorAccount, Payout } from '../../generated/prisma/client.ts';
-import { profileFor } from '../merchants/profile-service.ts';
-import { profileSettings } from '../merchants/profile-settings.ts';
-import type { ConnectorAccountService } from '../connectors/service.ts';
+import { profileFor } from '../merchants/index.ts';
+import { profileSettings } from '../merchants/index.ts';
+import type { ConnectorAccountService } from '../connectors/index.ts';
 import type { ServiceContext } from '../../platform/context.ts';
-import type { CommittedEvent, EventOutbox } from '../events/outbox.ts';
-import { applyGuardedMove, type ApplyOutcome } from '../events/guarded-moves.ts';
-import type { PaymentSyncScheduler, ResourceSyncJob } from '../processor-sync/scheduler.ts';
+import type { CommittedEvent, EventOutbox } from '../events/index.ts';
+import { applyGuardedMove, type ApplyOutcome } from '../events/index.ts';
+import type { PaymentSyncScheduler, ResourceSyncJob } from '../processor-sync/index.ts';
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
-import { askProcessor, runSyncStep, watchOpen } from '../processor-sync/steps.ts';
-import { parseInput } from '../../platform/validation.ts';
+import { askProcessor, runSyncStep, watchOpen } from '../processor-sync/index.ts';
+import { parseInput } from '../../kernel/validation.ts';
 import { createPayoutInput, listPayoutsInput, payoutIdInput } from './inputs.ts';
 
 export class PayoutService {

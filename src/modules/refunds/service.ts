@@ -18,16 +18,16 @@ import {
 } from './machine.ts';
 import { Prisma, type Refund } from '../../generated/prisma/client.ts';
 import { MONEY_DISPUTED_STATUSES } from '../disputes/machine.ts';
-import type { ConnectorAccountService } from '../connectors/service.ts';
+import type { ConnectorAccountService } from '../connectors/index.ts';
 import type { ServiceContext } from '../../platform/context.ts';
-import type { EventOutbox } from '../events/outbox.ts';
-import { applyGuardedMove, type ApplyOutcome } from '../events/guarded-moves.ts';
-import type { PaymentService } from '../payments/service.ts';
-import { chargeOf, lockPayment, releaseRefund, reserveRefund } from '../payments/store.ts';
-import type { PaymentSyncScheduler, ResourceSyncJob } from '../processor-sync/scheduler.ts';
-import { askProcessor, runSyncStep, watchOpen } from '../processor-sync/steps.ts';
+import type { EventOutbox } from '../events/index.ts';
+import { applyGuardedMove, type ApplyOutcome } from '../events/index.ts';
+import type { PaymentService } from '../payments/index.ts';
+import { chargeOf, lockPayment, releaseRefund, reserveRefund } from '../payments/index.ts';
+import type { PaymentSyncScheduler, ResourceSyncJob } from '../processor-sync/index.ts';
+import { askProcessor, runSyncStep, watchOpen } from '../processor-sync/index.ts';
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
-import { parseInput } from '../../platform/validation.ts';
+import { parseInput } from '../../kernel/validation.ts';
 import { createRefundInput } from './inputs.ts';
 
 export class RefundService {

@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { isId } from '../../kernel/ids.ts';
 import { INTERVAL_UNITS } from './machine.ts';
-import { customerId as customerIdSchema } from '../payments/inputs.ts';
-import { checkMoney, currencyCode } from '../../platform/validation.ts';
+import { customerId as customerIdSchema } from '../customers/index.ts';
+import { checkMoney, currencyCode } from '../../kernel/validation.ts';
 
 export const createSubscriptionInput = z
   .object({

@@ -10,12 +10,12 @@ import { isId, newId } from '../../kernel/ids.ts';
 import { PAID_PERIOD_EVENT, periodStart } from './machine.ts';
 import type { PaymentIntent, Subscription } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
-import type { CommittedEvent, EventOutbox } from '../events/outbox.ts';
-import type { MandateService } from '../mandates/service.ts';
-import { customerId as customerIdSchema } from '../payments/inputs.ts';
-import type { PaymentService } from '../payments/service.ts';
+import type { CommittedEvent, EventOutbox } from '../events/index.ts';
+import type { MandateService } from '../mandates/index.ts';
+import { customerId as customerIdSchema } from '../customers/index.ts';
+import type { PaymentService } from '../payments/index.ts';
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
-import { parseInput } from '../../platform/validation.ts';
+import { parseInput } from '../../kernel/validation.ts';
 import { createSubscriptionInput, subscriptionIdInput } from './inputs.ts';
 
 /** The metadata key that shows the merchant which subscription and period a payment charged. */

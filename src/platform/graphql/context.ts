@@ -1,7 +1,7 @@
 // The per-request GraphQL context: who is calling and the services to act through.
 import type { Database } from '../db/client.ts';
 import type { Logger } from '../logger.ts';
-import type { LiveFeed } from '../../modules/events/live-feed.ts';
+import type { LiveFeed } from '../../api/live-feed.ts';
 import type { SubscriptionGate } from '../../api/subscription-gate.ts';
 import type { Services } from '../../modules/services.ts';
 import type { Principal } from '../../kernel/principal.ts';

@@ -2,7 +2,7 @@
 // not paid (a void at the processor once authorized), and the void of a captured one.
 import { AppError, invalidInput } from '../../../kernel/errors.ts';
 import type { SecretKeyPrincipal } from '../../../kernel/principal.ts';
-import { parseInput } from '../../../platform/validation.ts';
+import { parseInput } from '../../../kernel/validation.ts';
 import { transitionAttempt, type AttemptTransition } from '../machine/attempt.ts';
 import type { AttemptStatus } from '../machine/statuses.ts';
 import { cancelPaymentInput, capturePaymentInput } from '../inputs.ts';

@@ -4,8 +4,8 @@ import { ConnectorError, methodTypeOf, type PaymentMethod, type ProcessorPayment
 import { AppError, invalidInput } from '../../../kernel/errors.ts';
 import type { MerchantPrincipal, Principal } from '../../../kernel/principal.ts';
 import type { ConnectorAccount, SavedPaymentMethod } from '../../../generated/prisma/client.ts';
-import { profileSettings, type ProfileSettings } from '../../merchants/profile-settings.ts';
-import { parseInput } from '../../../platform/validation.ts';
+import { profileSettings, type ProfileSettings } from '../../merchants/index.ts';
+import { parseInput } from '../../../kernel/validation.ts';
 import { transitionAttempt, type AttemptTransition } from '../machine/attempt.ts';
 import { HARD_DECLINE_CODES, MAX_ATTEMPTS_PER_PAYMENT, retryDecision, type AttemptFailure } from '../machine/retry.ts';
 import { UNCONFIRMED_INTENT_STATUSES, type AttemptStatus } from '../machine/statuses.ts';

@@ -3,9 +3,9 @@
 import type { PaymentMethod } from '../../connectors/port.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { SecretKeyPrincipal } from '../../../kernel/principal.ts';
-import { profileFor } from '../../merchants/profile-service.ts';
-import { profileSettings } from '../../merchants/profile-settings.ts';
-import { parseInput } from '../../../platform/validation.ts';
+import { profileFor } from '../../merchants/index.ts';
+import { profileSettings } from '../../merchants/index.ts';
+import { parseInput } from '../../../kernel/validation.ts';
 import { transitionAttempt } from '../machine/attempt.ts';
 import { createPaymentInput } from '../inputs.ts';
 import { keptFields } from '../kept-fields.ts';

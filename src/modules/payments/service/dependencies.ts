@@ -1,10 +1,10 @@
 // What every part of the payments service works with, built once by PaymentService (../service.ts) and
 // shared by the parts it composes.
 import type { ServiceContext } from '../../../platform/context.ts';
-import type { ConnectorAccountService } from '../../connectors/service.ts';
-import type { CustomerService } from '../../customers/service.ts';
-import type { MandateService } from '../../mandates/service.ts';
-import type { PaymentSyncScheduler } from '../../processor-sync/scheduler.ts';
+import type { ConnectorAccountService } from '../../connectors/index.ts';
+import type { CustomerService } from '../../customers/index.ts';
+import type { MandateService } from '../../mandates/index.ts';
+import type { PaymentSyncScheduler } from '../../processor-sync/index.ts';
 import type { PaymentStore } from '../store.ts';
 import type { PaymentKeys } from './keys.ts';
 

@@ -8,11 +8,11 @@ import { AppError, notFound } from '../../../kernel/errors.ts';
 import { isId } from '../../../kernel/ids.ts';
 import type { Principal } from '../../../kernel/principal.ts';
 import { Prisma } from '../../../generated/prisma/client.ts';
-import type { CommittedEvent } from '../../events/outbox.ts';
+import type { CommittedEvent } from '../../events/index.ts';
 import { ATTEMPT_TARGETS, planProcessorUpdate, processorAmountsProblem, transitionAttempt } from '../machine/attempt.ts';
 import { SYNCABLE_INTENT_STATUSES } from '../machine/statuses.ts';
 import type { Commit, Payment } from '../store.ts';
-import { askProcessor } from '../../processor-sync/steps.ts';
+import { askProcessor } from '../../processor-sync/index.ts';
 import type { PaymentDependencies } from './dependencies.ts';
 import type { PaymentReads } from './reads.ts';
 

@@ -3,7 +3,7 @@ import type { PaymentAttempt, PaymentIntent, Prisma } from '../../../generated/p
 import { AppError, notFound } from '../../../kernel/errors.ts';
 import type { Principal, SecretKeyPrincipal } from '../../../kernel/principal.ts';
 import { connectionPage, DEFAULT_PAGE_SIZE, olderThanCursor } from '../../../platform/db/pagination.ts';
-import { parseInput } from '../../../platform/validation.ts';
+import { parseInput } from '../../../kernel/validation.ts';
 import { listPaymentsInput } from '../inputs.ts';
 import type { Payment } from '../store.ts';
 import type { PaymentDependencies } from './dependencies.ts';

@@ -4,8 +4,8 @@ import { AppError } from '../../../kernel/errors.ts';
 import { transitionAttempt } from '../machine/attempt.ts';
 import { AWAITING_PROCESSOR_INTENT_STATUSES, UNCONFIRMED_INTENT_STATUSES } from '../machine/statuses.ts';
 import type { Payment, PaymentStore } from '../store.ts';
-import type { PaymentSyncJob } from '../../processor-sync/scheduler.ts';
-import { runSyncStep } from '../../processor-sync/steps.ts';
+import type { PaymentSyncJob } from '../../processor-sync/index.ts';
+import { runSyncStep } from '../../processor-sync/index.ts';
 import type { PaymentDependencies } from './dependencies.ts';
 import type { ProcessorAnswers } from './processor-answers.ts';
 

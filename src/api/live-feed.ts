@@ -6,14 +6,12 @@ import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { Repeater } from '@repeaterjs/repeater';
 import { createPubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
-import type { Config } from '../../platform/config.ts';
-import type { Logger } from '../../platform/logger.ts';
-import { drain } from '../../kernel/async-streams.ts';
-import { AppError } from '../../kernel/errors.ts';
-import type { CommittedEvent, LivePublisher } from './outbox.ts';
-import type { LiveEvents } from './service.ts';
-import type { PaymentLivePublisher } from '../payments/events.ts';
-import type { Payment } from '../payments/store.ts';
+import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
+import { drain } from '../kernel/async-streams.ts';
+import { AppError } from '../kernel/errors.ts';
+import type { CommittedEvent, LiveEvents, LivePublisher } from '../modules/events/index.ts';
+import type { Payment, PaymentLivePublisher } from '../modules/payments/index.ts';
 
 /**
  * The tag of a Date in a payload. It starts with NUL, which no stored text may contain (PostgreSQL

@@ -1,7 +1,7 @@
 // Runs a zod schema over service input and turns the first issue into INVALID_INPUT naming the field.
 import { z } from 'zod';
-import { invalidInput } from '../kernel/errors.ts';
-import { amountProblem, isCurrency, normaliseCurrencyCode } from '../kernel/money.ts';
+import { invalidInput } from './errors.ts';
+import { amountProblem, isCurrency, normaliseCurrencyCode } from './money.ts';
 
 export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.infer<Schema> {
   const result = schema.safeParse(input);

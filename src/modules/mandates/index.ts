@@ -1,0 +1,2 @@
+// The mandates module's public entry: what other modules, the API and the processes may use of it.
+export { type MandateService } from './service.ts';

@@ -1,0 +1,2 @@
+// The subscriptions module's public entry: what other modules, the API and the processes may use of it.
+export { type SubscriptionService } from './service.ts';
