@@ -46,7 +46,8 @@ module.exports = {
     {
       name: 'kernel-is-pure',
       severity: 'error',
-      comment: 'The kernel (ids, money, errors, cards, ...) is pure values and rules shared by every layer and the browser: it imports only itself, node:crypto and zod.',
+      comment:
+        'The kernel (ids, money, errors, cards, ...) is pure values and rules shared by every layer and the browser: it imports only itself, node:crypto and zod.',
       from: { path: KERNEL },
       to: { pathNot: PURE_IMPORTS },
     },
@@ -60,7 +61,8 @@ module.exports = {
     {
       name: 'platform-not-to-modules',
       severity: 'error',
-      comment: 'The platform (database, HTTP, GraphQL builder, queues, config, logging) is what modules stand on: it imports no module, no API surface and no process entry point. One known exception imports types only: the GraphQL context.',
+      comment:
+        'The platform (database, HTTP, GraphQL builder, queues, config, logging) is what modules stand on: it imports no module, no API surface and no process entry point. One known exception imports types only: the GraphQL context.',
       from: { path: PLATFORM, pathNot: KNOWN_EXCEPTIONS.graphqlContext },
       to: { path: [MODULES, API, MAIN] },
     },
@@ -81,7 +83,8 @@ module.exports = {
     {
       name: 'modules-through-their-entry',
       severity: 'error',
-      comment: "A module uses another only through its index.ts (or its pure files: state tables, wire objects, the connector port), never its services' or stores' insides.",
+      comment:
+        "A module uses another only through its index.ts (or its pure files: state tables, wire objects, the connector port), never its services' or stores' insides.",
       from: { path: '^src/modules/([^/]+)/', pathNot: MODULE_SCHEMA },
       to: { path: MODULES, pathNot: ['^src/modules/$1/', MODULE_ENTRY, ...MODULE_PURE] },
     },
@@ -109,7 +112,8 @@ module.exports = {
     {
       name: 'sandbox-is-outside-the-product',
       severity: 'error',
-      comment: 'The fake processors stand in for third parties: they talk to the product over HTTP only and import nothing of it, not even its kernel (a bug in the product\'s card rules must not hide behind shared code).',
+      comment:
+        "The fake processors stand in for third parties: they talk to the product over HTTP only and import nothing of it, not even its kernel (a bug in the product's card rules must not hide behind shared code).",
       from: { path: SANDBOX },
       to: { path: PRODUCT },
     },
@@ -123,7 +127,7 @@ module.exports = {
     {
       name: 'demo-starts-sandbox-through-its-entry',
       severity: 'error',
-      comment: 'The demo starts the fake processors through their package\'s entry (sandbox/src/index.ts), never their inner files.',
+      comment: "The demo starts the fake processors through their package's entry (sandbox/src/index.ts), never their inner files.",
       from: { path: DEMO },
       to: { path: SANDBOX, pathNot: SANDBOX_ENTRY },
     },

@@ -49,14 +49,33 @@ async function atLatency(stack: Stack, latencyMs: number) {
 
     console.log(`create+confirm at sandbox latency ${latencyMs} ms: service, open model at ${rate}/s`);
     await stack.processorTimings(); // forget the closed loop's
-    const serviceOpen = await runLoad({ model: 'open', target: stack.target, operation: 'createConfirm', ratePerS: rate, durationS, warmupS, maxInFlight: concurrency * 8 });
+    const serviceOpen = await runLoad({
+      model: 'open',
+      target: stack.target,
+      operation: 'createConfirm',
+      ratePerS: rate,
+      durationS,
+      warmupS,
+      maxInFlight: concurrency * 8,
+    });
     const serviceOverhead = overhead(serviceOpen.flows ?? [], await stack.processorTimings());
     console.log(`  p50 ${serviceOpen.latencyMs.p50} ms, p99 ${serviceOpen.latencyMs.p99} ms; overhead p50 ${serviceOverhead.overheadMs.p50} ms`);
 
     console.log(`create+confirm at sandbox latency ${latencyMs} ms: no-I/O Yoga ceiling, closed loop and open model at ${rate}/s`);
-    const bareClosed = await runLoadMeasuringCpu({ model: 'closed', target: bare.target, operation: 'createConfirm', concurrency, durationS, warmupS }, { bareYoga: bare.child });
+    const bareClosed = await runLoadMeasuringCpu(
+      { model: 'closed', target: bare.target, operation: 'createConfirm', concurrency, durationS, warmupS },
+      { bareYoga: bare.child },
+    );
     await bareTimings();
-    const bareOpen = await runLoad({ model: 'open', target: bare.target, operation: 'createConfirm', ratePerS: rate, durationS, warmupS, maxInFlight: concurrency * 8 });
+    const bareOpen = await runLoad({
+      model: 'open',
+      target: bare.target,
+      operation: 'createConfirm',
+      ratePerS: rate,
+      durationS,
+      warmupS,
+      maxInFlight: concurrency * 8,
+    });
     const bareOverhead = overhead(bareOpen.flows ?? [], await bareTimings());
     console.log(`  ${bareClosed.perSecond} payments/s; open p99 ${bareOpen.latencyMs.p99} ms; overhead p50 ${bareOverhead.overheadMs.p50} ms`);
 

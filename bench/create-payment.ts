@@ -19,7 +19,10 @@ const PGBENCH_SCRIPT = fileURLToPath(new URL('sql/create-payment.pgbench', impor
 /** The no-I/O ceiling server, its processor wait set to `latencyMs`. */
 export async function startBareYoga(latencyMs: number): Promise<{ child: Child; target: Target }> {
   const port = await freePort();
-  const child = new Child('bare-yoga', 'bench/processes/bare-yoga.ts', { env: { PORT: String(port), BARE_LATENCY_MS: String(latencyMs), NODE_ENV: 'production' }, ipc: true });
+  const child = new Child('bare-yoga', 'bench/processes/bare-yoga.ts', {
+    env: { PORT: String(port), BARE_LATENCY_MS: String(latencyMs), NODE_ENV: 'production' },
+    ipc: true,
+  });
   await child.waitFor(/bare yoga listening/);
   return { child, target: { url: `http://127.0.0.1:${port}`, secretKey: 'sk_test_bare', publishableKey: 'pk_test_bare' } };
 }
@@ -98,7 +101,9 @@ export function scriptDrift(service: StatementShape[], script: StatementShape[])
     if (sent.columns.join() === replayed.join()) return [];
     const missing = sent.columns.filter((column) => !replayed.includes(column));
     const extra = replayed.filter((column) => !sent.columns.includes(column));
-    return [`statement ${index + 1} (${sent.name}): columns the script lacks [${missing.join(', ')}], columns only the script names [${extra.join(', ')}]${missing.length + extra.length === 0 ? ', or in another order' : ''}`];
+    return [
+      `statement ${index + 1} (${sent.name}): columns the script lacks [${missing.join(', ')}], columns only the script names [${extra.join(', ')}]${missing.length + extra.length === 0 ? ', or in another order' : ''}`,
+    ];
   });
   return differing.length > 0 ? differing.join('; ') : null;
 }
@@ -140,7 +145,10 @@ export async function benchCreatePayment(stack: Stack) {
   let serviceOpen: LoadResult;
   let rate: number;
   try {
-    bareClosed = await runLoadMeasuringCpu({ model: 'autocannon', target: bare.target, connections: concurrency, durationS, warmupS }, { bareYoga: bare.child });
+    bareClosed = await runLoadMeasuringCpu(
+      { model: 'autocannon', target: bare.target, connections: concurrency, durationS, warmupS },
+      { bareYoga: bare.child },
+    );
     console.log(`  ${bareClosed.perSecond} req/s`);
 
     console.log('createPayment: service, closed loop');
@@ -151,10 +159,26 @@ export async function benchCreatePayment(stack: Stack) {
 
     rate = Math.max(1, Math.round(serviceClosed.perSecond * openLoad));
     console.log(`createPayment: service, open model at ${rate}/s`);
-    serviceOpen = await runLoad({ model: 'open', target: stack.target, operation: 'createPayment', ratePerS: rate, durationS, warmupS, maxInFlight: concurrency * 8 });
+    serviceOpen = await runLoad({
+      model: 'open',
+      target: stack.target,
+      operation: 'createPayment',
+      ratePerS: rate,
+      durationS,
+      warmupS,
+      maxInFlight: concurrency * 8,
+    });
     console.log(`  p50 ${serviceOpen.latencyMs.p50} ms, p99 ${serviceOpen.latencyMs.p99} ms`);
     console.log(`createPayment: no-I/O Yoga ceiling, open model at ${rate}/s`);
-    bareOpen = await runLoad({ model: 'open', target: bare.target, operation: 'createPayment', ratePerS: rate, durationS, warmupS, maxInFlight: concurrency * 8 });
+    bareOpen = await runLoad({
+      model: 'open',
+      target: bare.target,
+      operation: 'createPayment',
+      ratePerS: rate,
+      durationS,
+      warmupS,
+      maxInFlight: concurrency * 8,
+    });
     console.log(`  p50 ${bareOpen.latencyMs.p50} ms, p99 ${bareOpen.latencyMs.p99} ms`);
   } finally {
     await bare.child.stop();
@@ -164,7 +188,14 @@ export async function benchCreatePayment(stack: Stack) {
   // A ceiling that could not be measured (too many connections on a shared server, say) leaves its ratio empty.
   const pgbench = await runPgbench(stack, concurrency, durationS).catch((error: unknown): PgbenchResult => {
     console.warn(`  pgbench failed: ${(error as Error).message}`);
-    return { clients: concurrency, transactionsPerSecond: Number.NaN, latencyAverageMs: Number.NaN, transactions: 0, failed: 0, error: (error as Error).message.slice(0, 2000) };
+    return {
+      clients: concurrency,
+      transactionsPerSecond: Number.NaN,
+      latencyAverageMs: Number.NaN,
+      transactions: 0,
+      failed: 0,
+      error: (error as Error).message.slice(0, 2000),
+    };
   });
   console.log(`  ${pgbench.transactionsPerSecond} tps`);
 

@@ -20,7 +20,11 @@ interface Stats {
 }
 
 async function post(stack: Stack, key: string, query: string, variables: unknown) {
-  const response = await fetch(`${stack.apiUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key }, body: JSON.stringify({ query, variables }) });
+  const response = await fetch(`${stack.apiUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'api-key': key },
+    body: JSON.stringify({ query, variables }),
+  });
   const body = (await response.json()) as { data?: Record<string, Record<string, unknown>>; errors?: unknown };
   if (body.errors || !body.data) throw new Error(`GraphQL: ${JSON.stringify(body.errors)}`);
   return Object.values(body.data)[0]!;
@@ -54,9 +58,17 @@ export async function benchSubscriptions(stack: Stack) {
   await stack.start({ sandboxLatencyMs: subscriptionSandboxLatencyMs });
   const expected = payments * subscribers;
 
-  console.log(`subscriptions: ${subscribers} graphql-ws subscribers, ${payments} payments started at ${paymentRate}/s, sandbox latency ${subscriptionSandboxLatencyMs} ms`);
+  console.log(
+    `subscriptions: ${subscribers} graphql-ws subscribers, ${payments} payments started at ${paymentRate}/s, sandbox latency ${subscriptionSandboxLatencyMs} ms`,
+  );
   const serviceBefore = await stack.api!.memoryMb();
-  const serviceClients = await subscribe({ url: `${stack.apiUrl.replace(/^http/, 'ws')}/graphql`, protocol: 'graphql-ws', count: subscribers, apiKey: stack.demo.secretKey, profileId: stack.demo.profileId });
+  const serviceClients = await subscribe({
+    url: `${stack.apiUrl.replace(/^http/, 'ws')}/graphql`,
+    protocol: 'graphql-ws',
+    count: subscribers,
+    apiKey: stack.demo.secretKey,
+    profileId: stack.demo.profileId,
+  });
   let serviceStats: Stats;
   let serviceConnected: Awaited<ReturnType<Child['memoryMb']>>;
   let paymentSeconds: number;
@@ -78,7 +90,9 @@ export async function benchSubscriptions(stack: Stack) {
   } finally {
     await closeSubscribers(serviceClients);
   }
-  console.log(`  ${serviceStats.received}/${expected} delivered; p50 ${serviceStats.latencyMs.p50} ms, p99 ${serviceStats.latencyMs.p99} ms; RSS +${round(serviceConnected.rss - serviceBefore.rss, 1)} MB`);
+  console.log(
+    `  ${serviceStats.received}/${expected} delivered; p50 ${serviceStats.latencyMs.p50} ms, p99 ${serviceStats.latencyMs.p99} ms; RSS +${round(serviceConnected.rss - serviceBefore.rss, 1)} MB`,
+  );
 
   console.log(`subscriptions: ceiling, Redis pub/sub to ${subscribers} plain WebSockets`);
   const port = await freePort();
@@ -115,7 +129,9 @@ export async function benchSubscriptions(stack: Stack) {
     publisher.disconnect();
     await fanout.stop();
   }
-  console.log(`  ${bareStats.received}/${expected} delivered; p50 ${bareStats.latencyMs.p50} ms, p99 ${bareStats.latencyMs.p99} ms; RSS +${round(bareConnected.rss - bareBefore.rss, 1)} MB`);
+  console.log(
+    `  ${bareStats.received}/${expected} delivered; p50 ${bareStats.latencyMs.p50} ms, p99 ${bareStats.latencyMs.p99} ms; RSS +${round(bareConnected.rss - bareBefore.rss, 1)} MB`,
+  );
 
   const perThousand = (grown: number) => round((grown / subscribers) * 1000, 1);
   const live = (memory: { heapUsed: number; external: number }) => memory.heapUsed + memory.external;
@@ -131,8 +147,18 @@ export async function benchSubscriptions(stack: Stack) {
     subscribers,
     events: payments,
     deliveriesExpected: expected,
-    service: { deliveriesReceived: serviceStats.received, latencyMs: serviceStats.latencyMs, memoryMb: { before: serviceBefore, connected: serviceConnected }, per1000: service },
-    bareFanout: { deliveriesReceived: bareStats.received, latencyMs: bareStats.latencyMs, memoryMb: { before: bareBefore, connected: bareConnected }, per1000: bare },
+    service: {
+      deliveriesReceived: serviceStats.received,
+      latencyMs: serviceStats.latencyMs,
+      memoryMb: { before: serviceBefore, connected: serviceConnected },
+      per1000: service,
+    },
+    bareFanout: {
+      deliveriesReceived: bareStats.received,
+      latencyMs: bareStats.latencyMs,
+      memoryMb: { before: bareBefore, connected: bareConnected },
+      per1000: bare,
+    },
     ratios: {
       p50ToBare: ratio(serviceStats.latencyMs.p50, bareStats.latencyMs.p50),
       p99ToBare: ratio(serviceStats.latencyMs.p99, bareStats.latencyMs.p99),

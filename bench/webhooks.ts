@@ -22,7 +22,11 @@ import { ratio, round } from './lib/stats.ts';
 const BATCH = 20_000;
 
 async function graphql(stack: Stack, key: string, query: string, variables: unknown) {
-  const response = await fetch(`${stack.apiUrl}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key }, body: JSON.stringify({ query, variables }) });
+  const response = await fetch(`${stack.apiUrl}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'api-key': key },
+    body: JSON.stringify({ query, variables }),
+  });
   const body = (await response.json()) as { data?: Record<string, Record<string, unknown>>; errors?: unknown };
   if (body.errors || !body.data) throw new Error(`GraphQL: ${JSON.stringify(body.errors)}`);
   return Object.values(body.data)[0]!;
@@ -84,7 +88,10 @@ async function enqueue(queue: WebhookQueue, ids: string[]): Promise<void> {
   for (let start = 0; start < ids.length; start += 1000) chunks.push(ids.slice(start, start + 1000));
   const adder = async () => {
     for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
-      await bullQueue.addBulk('deliver', chunk.map((eventId) => ({ data: { eventId }, options: { jobId: eventId } })));
+      await bullQueue.addBulk(
+        'deliver',
+        chunk.map((eventId) => ({ data: { eventId }, options: { jobId: eventId } })),
+      );
     }
   };
   await Promise.all([adder(), adder(), adder(), adder()]);
@@ -166,7 +173,9 @@ export async function benchWebhooks(stack: Stack) {
     const drainSeconds = drained ? elapsed : backlogEvents / drainPerSecond;
     const retried = await stack.count(`SELECT count(DISTINCT event_id) AS n FROM webhook_delivery_attempts WHERE response_status = 503`);
     const workerRssMb = stack.worker!.rssMb();
-    console.log(`  ${drained ? 'drained in' : `NOT drained within ${round(drainLimitS)} s; at its rate it would take`} ${round(drainSeconds, 1)} s (${failedDuringOutage} attempts failed during the outage, ${retried} events retried)`);
+    console.log(
+      `  ${drained ? 'drained in' : `NOT drained within ${round(drainLimitS)} s; at its rate it would take`} ${round(drainSeconds, 1)} s (${failedDuringOutage} attempts failed during the outage, ${retried} events retried)`,
+    );
     if (!drained) {
       // What is left must not be delivered during the next part: the profile loses its URL, the rows go.
       await stack.sql.query(`UPDATE events SET delivery_status = 'NOT_SENT', next_attempt_at = NULL WHERE delivery_status = 'PENDING'`);

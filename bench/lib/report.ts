@@ -20,7 +20,8 @@ export interface Results {
   subscriptions?: Awaited<ReturnType<typeof benchSubscriptions>>;
 }
 
-const number = (value: number) => (Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: value < 10 ? 2 : value < 100 ? 1 : 0 }) : 'n/a');
+const number = (value: number) =>
+  Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: value < 10 ? 2 : value < 100 ? 1 : 0 }) : 'n/a';
 const shown = (value: number | null) => (value === null ? 'n/a' : value.toFixed(value < 10 ? 2 : 1));
 
 export function markdown(results: Results): string {
@@ -29,33 +30,118 @@ export function markdown(results: Results): string {
   const cp = results.createPayment;
   if (cp) {
     const closed = `closed loop, ${cp.concurrency} connections`;
-    row(`createPayment throughput (${closed})`, `${number(cp.service.closed.perSecond)} req/s`, `no-I/O Yoga ${number(cp.bareYoga.closed.perSecond)} req/s`, cp.ratios.throughputToBareYoga);
-    row(`createPayment throughput (${closed})`, `${number(cp.service.closed.perSecond)} req/s`, `pgbench, same SQL, ${cp.pgbench.clients} clients: ${number(cp.pgbench.transactionsPerSecond)} tx/s`, cp.ratios.throughputToPgbench);
-    row(`createPayment CPU time per request, API process (${closed})`, `${number(cp.service.closed.cpuMsPerOperation.api)} ms`, `no-I/O Yoga ${number(cp.bareYoga.closed.cpuMsPerOperation.bareYoga)} ms`, cp.ratios.cpuPerRequestToBareYoga);
-    row(`createPayment p99 (${closed})`, `${number(cp.service.closed.latencyMs.p99)} ms`, `no-I/O Yoga ${number(cp.bareYoga.closed.latencyMs.p99)} ms`, cp.ratios.p99ClosedToBareYoga);
-    row(`createPayment p50 (open model, ${cp.openRatePerS}/s)`, `${number(cp.service.open.latencyMs.p50)} ms`, `no-I/O Yoga ${number(cp.bareYoga.open.latencyMs.p50)} ms`, cp.ratios.p50ToBareYoga);
-    row(`createPayment p99 (open model, ${cp.openRatePerS}/s)`, `${number(cp.service.open.latencyMs.p99)} ms`, `no-I/O Yoga ${number(cp.bareYoga.open.latencyMs.p99)} ms`, cp.ratios.p99ToBareYoga);
+    row(
+      `createPayment throughput (${closed})`,
+      `${number(cp.service.closed.perSecond)} req/s`,
+      `no-I/O Yoga ${number(cp.bareYoga.closed.perSecond)} req/s`,
+      cp.ratios.throughputToBareYoga,
+    );
+    row(
+      `createPayment throughput (${closed})`,
+      `${number(cp.service.closed.perSecond)} req/s`,
+      `pgbench, same SQL, ${cp.pgbench.clients} clients: ${number(cp.pgbench.transactionsPerSecond)} tx/s`,
+      cp.ratios.throughputToPgbench,
+    );
+    row(
+      `createPayment CPU time per request, API process (${closed})`,
+      `${number(cp.service.closed.cpuMsPerOperation.api)} ms`,
+      `no-I/O Yoga ${number(cp.bareYoga.closed.cpuMsPerOperation.bareYoga)} ms`,
+      cp.ratios.cpuPerRequestToBareYoga,
+    );
+    row(
+      `createPayment p99 (${closed})`,
+      `${number(cp.service.closed.latencyMs.p99)} ms`,
+      `no-I/O Yoga ${number(cp.bareYoga.closed.latencyMs.p99)} ms`,
+      cp.ratios.p99ClosedToBareYoga,
+    );
+    row(
+      `createPayment p50 (open model, ${cp.openRatePerS}/s)`,
+      `${number(cp.service.open.latencyMs.p50)} ms`,
+      `no-I/O Yoga ${number(cp.bareYoga.open.latencyMs.p50)} ms`,
+      cp.ratios.p50ToBareYoga,
+    );
+    row(
+      `createPayment p99 (open model, ${cp.openRatePerS}/s)`,
+      `${number(cp.service.open.latencyMs.p99)} ms`,
+      `no-I/O Yoga ${number(cp.bareYoga.open.latencyMs.p99)} ms`,
+      cp.ratios.p99ToBareYoga,
+    );
   }
   for (const at of results.createConfirm?.byLatency ?? []) {
     const label = `create + confirm, sandbox ${at.sandboxLatencyMs} ms`;
-    row(`${label}: throughput (closed loop, ${results.createConfirm!.concurrency} users)`, `${number(at.service.closed.perSecond)} payments/s`, `no-I/O Yoga ${number(at.bareYoga.closed.perSecond)} payments/s`, at.ratios.throughputToBareYoga);
-    row(`${label}: CPU time per payment, API process (closed loop)`, `${number(at.service.closed.cpuMsPerOperation.api)} ms`, `no-I/O Yoga ${number(at.bareYoga.closed.cpuMsPerOperation.bareYoga)} ms`, at.ratios.apiCpuPerPaymentToBareYoga);
-    row(`${label}: p99 (open model, ${at.openRatePerS}/s)`, `${number(at.service.open.latencyMs.p99)} ms`, `no-I/O Yoga ${number(at.bareYoga.open.latencyMs.p99)} ms`, at.ratios.openP99ToBareYoga);
-    row(`${label}: service overhead per payment, p50 (goal < 5 ms; Hyperswitch claims ~25 ms)`, `${number(at.service.overheadMs.p50)} ms`, `no-I/O Yoga ${number(at.bareYoga.overheadMs.p50)} ms`, at.ratios.overheadP50ToBareYoga);
-    row(`${label}: service overhead per payment, p99`, `${number(at.service.overheadMs.p99)} ms`, `no-I/O Yoga ${number(at.bareYoga.overheadMs.p99)} ms`, ratio(at.service.overheadMs.p99, at.bareYoga.overheadMs.p99));
+    row(
+      `${label}: throughput (closed loop, ${results.createConfirm!.concurrency} users)`,
+      `${number(at.service.closed.perSecond)} payments/s`,
+      `no-I/O Yoga ${number(at.bareYoga.closed.perSecond)} payments/s`,
+      at.ratios.throughputToBareYoga,
+    );
+    row(
+      `${label}: CPU time per payment, API process (closed loop)`,
+      `${number(at.service.closed.cpuMsPerOperation.api)} ms`,
+      `no-I/O Yoga ${number(at.bareYoga.closed.cpuMsPerOperation.bareYoga)} ms`,
+      at.ratios.apiCpuPerPaymentToBareYoga,
+    );
+    row(
+      `${label}: p99 (open model, ${at.openRatePerS}/s)`,
+      `${number(at.service.open.latencyMs.p99)} ms`,
+      `no-I/O Yoga ${number(at.bareYoga.open.latencyMs.p99)} ms`,
+      at.ratios.openP99ToBareYoga,
+    );
+    row(
+      `${label}: service overhead per payment, p50 (goal < 5 ms; Hyperswitch claims ~25 ms)`,
+      `${number(at.service.overheadMs.p50)} ms`,
+      `no-I/O Yoga ${number(at.bareYoga.overheadMs.p50)} ms`,
+      at.ratios.overheadP50ToBareYoga,
+    );
+    row(
+      `${label}: service overhead per payment, p99`,
+      `${number(at.service.overheadMs.p99)} ms`,
+      `no-I/O Yoga ${number(at.bareYoga.overheadMs.p99)} ms`,
+      ratio(at.service.overheadMs.p99, at.bareYoga.overheadMs.p99),
+    );
   }
   const wh = results.webhooks;
   if (wh) {
-    row(`Webhook deliveries to a local 2xx receiver (worker concurrency ${wh.workerConcurrency})`, `${number(wh.deliveries.perSecond)}/s`, `BullMQ no-op jobs ${number(wh.rawBullmqJobsPerSecond)}/s`, wh.deliveries.ratioToBullmq);
-    row(`Drain of ${number(wh.backlog.events)} events after a ${number(wh.backlog.outageSeconds)} s receiver outage`, `${number(wh.backlog.drainSeconds)} s${wh.backlog.drained ? '' : ` (estimated from its rate: not drained within the ${Math.round(wh.backlog.drainLimitSeconds)} s left)`}`, `${number(wh.backlog.events)} no-op jobs at BullMQ's rate: ${number(wh.backlog.ceilingDrainSeconds)} s`, wh.backlog.ratioToCeiling);
+    row(
+      `Webhook deliveries to a local 2xx receiver (worker concurrency ${wh.workerConcurrency})`,
+      `${number(wh.deliveries.perSecond)}/s`,
+      `BullMQ no-op jobs ${number(wh.rawBullmqJobsPerSecond)}/s`,
+      wh.deliveries.ratioToBullmq,
+    );
+    row(
+      `Drain of ${number(wh.backlog.events)} events after a ${number(wh.backlog.outageSeconds)} s receiver outage`,
+      `${number(wh.backlog.drainSeconds)} s${wh.backlog.drained ? '' : ` (estimated from its rate: not drained within the ${Math.round(wh.backlog.drainLimitSeconds)} s left)`}`,
+      `${number(wh.backlog.events)} no-op jobs at BullMQ's rate: ${number(wh.backlog.ceilingDrainSeconds)} s`,
+      wh.backlog.ratioToCeiling,
+    );
   }
   const sub = results.subscriptions;
   if (sub) {
     const n = number(sub.subscribers);
-    row(`Subscription latency, commit to subscriber, p50 (${n} subscribers)`, `${number(sub.service.latencyMs.p50)} ms`, `Redis pub/sub → plain WebSockets ${number(sub.bareFanout.latencyMs.p50)} ms`, sub.ratios.p50ToBare);
-    row(`Subscription latency, commit to subscriber, p99 (${n} subscribers)`, `${number(sub.service.latencyMs.p99)} ms`, `Redis pub/sub → plain WebSockets ${number(sub.bareFanout.latencyMs.p99)} ms`, sub.ratios.p99ToBare);
-    row('Memory per 1,000 subscriptions: live (JS heap + external, after full GC)', `${number(sub.service.per1000.liveMbPer1000)} MB`, `plain WebSockets ${number(sub.bareFanout.per1000.liveMbPer1000)} MB`, sub.ratios.liveMemoryToBare);
-    row('Memory per 1,000 subscriptions: API process RSS growth', `${number(sub.service.per1000.rssMbPer1000)} MB`, `plain WebSockets ${number(sub.bareFanout.per1000.rssMbPer1000)} MB`, sub.ratios.rssToBare);
+    row(
+      `Subscription latency, commit to subscriber, p50 (${n} subscribers)`,
+      `${number(sub.service.latencyMs.p50)} ms`,
+      `Redis pub/sub → plain WebSockets ${number(sub.bareFanout.latencyMs.p50)} ms`,
+      sub.ratios.p50ToBare,
+    );
+    row(
+      `Subscription latency, commit to subscriber, p99 (${n} subscribers)`,
+      `${number(sub.service.latencyMs.p99)} ms`,
+      `Redis pub/sub → plain WebSockets ${number(sub.bareFanout.latencyMs.p99)} ms`,
+      sub.ratios.p99ToBare,
+    );
+    row(
+      'Memory per 1,000 subscriptions: live (JS heap + external, after full GC)',
+      `${number(sub.service.per1000.liveMbPer1000)} MB`,
+      `plain WebSockets ${number(sub.bareFanout.per1000.liveMbPer1000)} MB`,
+      sub.ratios.liveMemoryToBare,
+    );
+    row(
+      'Memory per 1,000 subscriptions: API process RSS growth',
+      `${number(sub.service.per1000.rssMbPer1000)} MB`,
+      `plain WebSockets ${number(sub.bareFanout.per1000.rssMbPer1000)} MB`,
+      sub.ratios.rssToBare,
+    );
   }
   const m = results.machine;
   return [
@@ -72,13 +158,13 @@ export function markdown(results: Results): string {
     ...Object.entries(results.failures).map(([part, error]) => `**${part} failed** (its rows are missing): ${error.split('\n')[0]}\n`),
     '**How each figure is measured** (the service runs as deployed: API, worker and sandbox processor are separate processes on a fresh database; the load generator is a process of its own, on the same 2 CPUs).',
     '',
-    '- *Closed loop*: a fixed number of connections (autocannon for createPayment) or virtual users (the create + confirm flow, bench/processes/load.ts), each sending its next request when the last is answered: throughput at that concurrency. *Open model*: a fixed arrival rate (half the service\'s closed-loop rate by default, `BENCH_OPEN_LOAD`), sent on schedule whether or not earlier requests were answered, latency counted from each request\'s due time: latency below saturation. The ceiling gets the same rate.',
-    '- *CPU time per request or payment*: the CPU time (user + system, /proc) the API process used during the closed-loop run, warm-up included, divided by the operations completed: work done rather than time waited, so a busy machine moves it less than throughput. (PostgreSQL\'s, the worker\'s and the sandbox\'s CPU are in bench/results.json where they apply.)',
+    "- *Closed loop*: a fixed number of connections (autocannon for createPayment) or virtual users (the create + confirm flow, bench/processes/load.ts), each sending its next request when the last is answered: throughput at that concurrency. *Open model*: a fixed arrival rate (half the service's closed-loop rate by default, `BENCH_OPEN_LOAD`), sent on schedule whether or not earlier requests were answered, latency counted from each request's due time: latency below saturation. The ceiling gets the same rate.",
+    "- *CPU time per request or payment*: the CPU time (user + system, /proc) the API process used during the closed-loop run, warm-up included, divided by the operations completed: work done rather than time waited, so a busy machine moves it less than throughput. (PostgreSQL's, the worker's and the sandbox's CPU are in bench/results.json where they apply.)",
     '- *No-I/O Yoga*: graphql-yoga on node:http with the same mutations and selected fields, answering constants (bench/processes/bare-yoga.ts); its confirm waits the same processor latency.',
     `- *pgbench*: the ${results.createPayment?.sqlStatements.service.length ?? 'n/a'} statements one createPayment sends (captured in the API process in this run${results.createPayment?.sqlStatements.same === false ? ', and they differ from the script: see bench/results.json' : ', the same as the script'}), replayed by bench/sql/create-payment.pgbench in extended-protocol mode with as many clients as HTTP connections.`,
-    '- *Service overhead per payment*: in the open-model run, each payment\'s end-to-end time (createPayment + confirmPayment, client side) minus the processor time of its authorization as the sandbox process itself timed it (headers in to last byte out, matched by the attempt id the service sends as Idempotency-Key; bench/lib/sandbox-timing.ts). What remains is the service: two HTTP + GraphQL requests, keys, SQL, the connector\'s HTTP client and the loopback hops.',
+    "- *Service overhead per payment*: in the open-model run, each payment's end-to-end time (createPayment + confirmPayment, client side) minus the processor time of its authorization as the sandbox process itself timed it (headers in to last byte out, matched by the attempt id the service sends as Idempotency-Key; bench/lib/sandbox-timing.ts). What remains is the service: two HTTP + GraphQL requests, keys, SQL, the connector's HTTP client and the loopback hops.",
     `- *Webhooks*: committed events queued as the relay queues them and delivered by the worker process (claim, sign, POST, record); BullMQ's ceiling is no-op jobs through one Worker at the same concurrency. The backlog is queued while the receiver answers 503; retries follow the seed's schedule scaled by WEBHOOK_RETRY_DELAY_SCALE=${results.webhooks?.backlog.retryDelayScale ?? 'n/a'}, so the drain measures delivery, not the schedule; the clock runs from the receiver's return to the last delivery.`,
-    '- *Subscriptions*: graphql-ws subscribers of paymentEvents in their own process, while card payments start at a fixed rate (BENCH_PAYMENT_RATE, 2 a second) through a sandbox answering in 100 ms (BENCH_SUBSCRIPTION_SANDBOX_LATENCY_MS); latency from each event\'s createdAt (written in the committing transaction) to receipt, over every delivery; memory is the API process\'s with the subscribers connected minus before, each read after full garbage collections: live (JS heap + external buffers) and resident (RSS, which also keeps what the allocator has not given back). The ceiling is Redis pub/sub written to as many plain WebSockets.',
+    "- *Subscriptions*: graphql-ws subscribers of paymentEvents in their own process, while card payments start at a fixed rate (BENCH_PAYMENT_RATE, 2 a second) through a sandbox answering in 100 ms (BENCH_SUBSCRIPTION_SANDBOX_LATENCY_MS); latency from each event's createdAt (written in the committing transaction) to receipt, over every delivery; memory is the API process's with the subscribers connected minus before, each read after full garbage collections: live (JS heap + external buffers) and resident (RSS, which also keeps what the allocator has not given back). The ceiling is Redis pub/sub written to as many plain WebSockets.",
     '',
     'Absolute figures drift on shared machines; compare ratios, measured in the same run.',
     '',

@@ -17,12 +17,16 @@ function list(name: string, fallback: number[]): number[] {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const values = raw.split(',').map((item) => Number(item.trim()));
-  if (values.some((value) => !Number.isInteger(value) || value < 0 || value > 30_000)) throw new Error(`${name}: must be a comma-separated list of integers from 0 to 30000`);
+  if (values.some((value) => !Number.isInteger(value) || value < 0 || value > 30_000))
+    throw new Error(`${name}: must be a comma-separated list of integers from 0 to 30000`);
   return values;
 }
 
 export function loadSettings() {
-  const only = (process.env.BENCH_ONLY ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+  const only = (process.env.BENCH_ONLY ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
   const unknown = only.filter((part) => !(PARTS as readonly string[]).includes(part));
   if (unknown.length) throw new Error(`BENCH_ONLY: unknown part(s) ${unknown.join(', ')}; choose from ${PARTS.join(', ')}`);
   return {

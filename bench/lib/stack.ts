@@ -107,7 +107,12 @@ export class Stack {
       starting.push(this.sandbox.waitFor(/sandbox listening on/).then(() => undefined));
     }
     if (!this.api) {
-      this.api = new Child('api', 'src/main/api.ts', { env: this.env, preload: ['./bench/lib/sql-capture.ts', './bench/lib/memory-probe.ts'], nodeFlags: ['--expose-gc'], ipc: true });
+      this.api = new Child('api', 'src/main/api.ts', {
+        env: this.env,
+        preload: ['./bench/lib/sql-capture.ts', './bench/lib/memory-probe.ts'],
+        nodeFlags: ['--expose-gc'],
+        ipc: true,
+      });
       starting.push(waitForHttp(`${this.apiUrl}/health`, this.api));
     }
     if (!this.worker) {
@@ -135,7 +140,9 @@ export class Stack {
     await Promise.allSettled(stops);
     await this.context.db.$disconnect().catch(() => undefined);
     await this.sql.end().catch(() => undefined);
-    await this.deleteRedisKeys().catch((error: unknown) => console.error(`bench: could not delete Redis keys under ${this.prefix}: ${(error as Error).message}`));
+    await this.deleteRedisKeys().catch((error: unknown) =>
+      console.error(`bench: could not delete Redis keys under ${this.prefix}: ${(error as Error).message}`),
+    );
     this.redis.disconnect();
     await this.database.drop();
   }

@@ -15,16 +15,57 @@ let timings: [string, number][] = [];
 
 const typeDefs = /* GraphQL */ `
   scalar DateTime
-  enum PaymentStatus { REQUIRES_PAYMENT_METHOD SUCCEEDED }
-  enum AttemptStatus { PAYMENT_METHOD_AWAITED CHARGED }
-  input CreatePaymentInput { amount: Int! currency: String! description: String captureMethod: String customerId: String metadata: String }
-  input CardInput { number: String! expiryMonth: Int! expiryYear: Int! cvc: String! holderName: String }
-  input PaymentMethodDataInput @oneOf { card: CardInput }
-  input ConfirmPaymentInput { clientSecret: String! paymentMethodData: PaymentMethodDataInput returnUrl: String }
-  type PaymentAttempt { id: ID! status: AttemptStatus! }
-  type Payment { id: ID! status: PaymentStatus! amount: Int! currency: String! clientSecret: String! createdAt: DateTime! activeAttempt: PaymentAttempt! }
-  type Query { health: String }
-  type Mutation { createPayment(input: CreatePaymentInput!): Payment! confirmPayment(input: ConfirmPaymentInput!): Payment! }
+  enum PaymentStatus {
+    REQUIRES_PAYMENT_METHOD
+    SUCCEEDED
+  }
+  enum AttemptStatus {
+    PAYMENT_METHOD_AWAITED
+    CHARGED
+  }
+  input CreatePaymentInput {
+    amount: Int!
+    currency: String!
+    description: String
+    captureMethod: String
+    customerId: String
+    metadata: String
+  }
+  input CardInput {
+    number: String!
+    expiryMonth: Int!
+    expiryYear: Int!
+    cvc: String!
+    holderName: String
+  }
+  input PaymentMethodDataInput @oneOf {
+    card: CardInput
+  }
+  input ConfirmPaymentInput {
+    clientSecret: String!
+    paymentMethodData: PaymentMethodDataInput
+    returnUrl: String
+  }
+  type PaymentAttempt {
+    id: ID!
+    status: AttemptStatus!
+  }
+  type Payment {
+    id: ID!
+    status: PaymentStatus!
+    amount: Int!
+    currency: String!
+    clientSecret: String!
+    createdAt: DateTime!
+    activeAttempt: PaymentAttempt!
+  }
+  type Query {
+    health: String
+  }
+  type Mutation {
+    createPayment(input: CreatePaymentInput!): Payment!
+    confirmPayment(input: ConfirmPaymentInput!): Payment!
+  }
 `;
 
 const payment = (status: 'REQUIRES_PAYMENT_METHOD' | 'SUCCEEDED', amount: number, attemptId: string) => ({

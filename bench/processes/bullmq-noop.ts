@@ -10,7 +10,11 @@ const name = `bench-noop-${randomBytes(3).toString('hex')}`;
 const queue = new Queue(name, { connection, prefix });
 for (let start = 0; start < count; start += 1000) {
   await queue.addBulk(
-    Array.from({ length: Math.min(1000, count - start) }, (_, offset) => ({ name: 'noop', data: { index: start + offset }, opts: { jobId: `noop-${start + offset}`, removeOnComplete: true } })),
+    Array.from({ length: Math.min(1000, count - start) }, (_, offset) => ({
+      name: 'noop',
+      data: { index: start + offset },
+      opts: { jobId: `noop-${start + offset}`, removeOnComplete: true },
+    })),
   );
 }
 let done = 0;

@@ -188,7 +188,14 @@ async function withAutocannon(connections: number, durationS: number, warmupS: n
     totalCompleted: result['2xx'] + (warmup?.['2xx'] ?? 0),
     errors,
     errorSamples: errors ? [`errors ${result.errors}, timeouts ${result.timeouts}, non-2xx ${result.non2xx}`] : [],
-    latencyMs: { count: result.requests.total, mean: result.latency.mean, p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
+    latencyMs: {
+      count: result.requests.total,
+      mean: result.latency.mean,
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+    },
   };
 }
 

@@ -51,7 +51,9 @@ function plainSubscriber(): Promise<void> {
 
 // Connect in batches, as a crowd of dashboards would arrive, without a thundering herd of 1,000 handshakes.
 for (let started = 0; started < spec.count; started += 50) {
-  await Promise.all(Array.from({ length: Math.min(50, spec.count - started) }, () => (spec.protocol === 'graphql-ws' ? graphqlSubscriber() : plainSubscriber())));
+  await Promise.all(
+    Array.from({ length: Math.min(50, spec.count - started) }, () => (spec.protocol === 'graphql-ws' ? graphqlSubscriber() : plainSubscriber())),
+  );
 }
 process.stdout.write(`subscribers connected ${spec.count}\n`);
 

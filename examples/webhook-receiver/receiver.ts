@@ -21,7 +21,10 @@ export interface ReceiverState {
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
-export function createReceiver(key: string, state: ReceiverState = { processedEvents: new Set(), payments: new Map() }): { server: Server; state: ReceiverState } {
+export function createReceiver(
+  key: string,
+  state: ReceiverState = { processedEvents: new Set(), payments: new Map() },
+): { server: Server; state: ReceiverState } {
   const server = createServer((request, reply) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -70,7 +73,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   // Its own variable: PORT, set for the service in the same shell, would put both on one port.
   const port = Number(process.env.RECEIVER_PORT ?? 4300);
   const { server, state } = createReceiver(key);
-  server.on('request', (request) => request.on('end', () => process.stdout.write(`${new Date().toISOString()} ${request.method} ${request.url} processed=${state.processedEvents.size}\n`)));
+  server.on('request', (request) =>
+    request.on('end', () => process.stdout.write(`${new Date().toISOString()} ${request.method} ${request.url} processed=${state.processedEvents.size}\n`)),
+  );
   server.listen(port, '127.0.0.1', () => {
     const { port: listening } = server.address() as AddressInfo;
     process.stdout.write(`webhook receiver on http://127.0.0.1:${listening}/ (set it as the profile's test webhookUrl)\n`);

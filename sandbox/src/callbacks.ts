@@ -179,6 +179,8 @@ export class Callbacks {
     const delayMs = this.options.retryDelaysMs[delivery.attempts - 1];
     if (delayMs !== undefined) return this.schedule(delivery, delayMs);
     const last = status === null ? `no answer (${failure})` : `HTTP ${status}`;
-    process.stderr.write(`sandbox: gave up callback ${delivery.eventId} (${delivery.type}) to ${endpoint.url} after ${delivery.attempts} attempts; last: ${last}\n`);
+    process.stderr.write(
+      `sandbox: gave up callback ${delivery.eventId} (${delivery.type}) to ${endpoint.url} after ${delivery.attempts} attempts; last: ${last}\n`,
+    );
   }
 }

@@ -17,7 +17,11 @@ import { isWalletDecision } from './wallets.ts';
 
 type NextAction =
   | { type: 'redirect'; redirect_url: string }
-  | { type: 'display_instructions'; redirect_url: string; instructions: { reference: string; amount: number; currency: string } & ({ iban: string } | { address: string }) };
+  | {
+      type: 'display_instructions';
+      redirect_url: string;
+      instructions: { reference: string; amount: number; currency: string } & ({ iban: string } | { address: string });
+    };
 
 interface CustomerPage {
   /** The groups whose payments the page serves; for another group's payment it is not found. */
@@ -89,7 +93,11 @@ const CUSTOMER_PAGES = new Map<string, CustomerPage>([
       awaitingWhat: 'payment',
       nextAction: (payment, url) => {
         const { reference, ...destination } = instructionsOf(payment);
-        return { type: 'display_instructions', redirect_url: url, instructions: { reference, amount: payment.amount, currency: payment.currency, ...destination } };
+        return {
+          type: 'display_instructions',
+          redirect_url: url,
+          instructions: { reference, amount: payment.amount, currency: payment.currency, ...destination },
+        };
       },
       render: (payment) => instructionsPage(payment, instructionsOf(payment)),
       // The money is on its way; test_helpers fund (or expire) stands for it arriving (or not).
@@ -143,7 +151,14 @@ function inAnyStore<T>(personalities: readonly Personality[], find: (store: Sand
 }
 
 // The forms' bodies are never read: they carry nothing, and Node discards an unread body.
-function servePage(personalities: readonly Personality[], request: IncomingMessage, reply: ServerResponse, page: CustomerPage, id: string, action: string | undefined): void {
+function servePage(
+  personalities: readonly Personality[],
+  request: IncomingMessage,
+  reply: ServerResponse,
+  page: CustomerPage,
+  id: string,
+  action: string | undefined,
+): void {
   const change = action === undefined ? undefined : page.actions.get(action);
   if (request.method !== (action === undefined ? 'GET' : 'POST') || (action !== undefined && change === undefined)) return sendHtml(reply, 404, notFoundPage());
   const held = inAnyStore(personalities, (store) => store.findForCustomer(id));

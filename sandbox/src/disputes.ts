@@ -65,7 +65,10 @@ export const submitEvidenceSchema = z.strictObject({
     refuseProtoKey,
     z
       .record(
-        z.string().max(MAX_EVIDENCE_KEY_LENGTH).regex(/^[a-z0-9_]+$/),
+        z
+          .string()
+          .max(MAX_EVIDENCE_KEY_LENGTH)
+          .regex(/^[a-z0-9_]+$/),
         z.string().max(MAX_EVIDENCE_VALUE_LENGTH, `must be at most ${MAX_EVIDENCE_VALUE_LENGTH} characters`),
         {
           error: (issue) => {

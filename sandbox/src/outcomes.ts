@@ -81,7 +81,9 @@ export const PAYOUTS_PAID: PayoutBehaviour = [SENT, { status: 'paid' }];
 export const payoutFails = (code: string, message: string): PayoutBehaviour => [SENT, { status: 'failed', error: { code, message } }];
 
 /** Never claimed nor sent before the processor gave up on it. */
-export const PAYOUT_EXPIRES: PayoutBehaviour = [{ status: 'expired', error: { code: 'payout_expired', message: 'The payout was not sent in time and has expired.' } }];
+export const PAYOUT_EXPIRES: PayoutBehaviour = [
+  { status: 'expired', error: { code: 'payout_expired', message: 'The payout was not sent in time and has expired.' } },
+];
 
 /** A card whose expiry has passed: refused before it is sent. */
 export const PAYOUT_TO_EXPIRED_CARD: PayoutBehaviour = [{ status: 'failed', error: { code: 'expired_card', message: 'The destination card has expired.' } }];

@@ -212,12 +212,19 @@ function createCardPayment({ processor, store }: Personality, apiKey: string, in
  */
 function cardToCharge(store: SandboxStore, apiKey: string, input: CreatePaymentInput): { number: string; card: CardSummary } {
   if (input.card !== undefined) {
-    if (input.payment_method_token !== undefined) throw new ApiError(400, 'invalid_request', 'payment_method_token is not allowed with card: send one or the other.');
+    if (input.payment_method_token !== undefined)
+      throw new ApiError(400, 'invalid_request', 'payment_method_token is not allowed with card: send one or the other.');
     if (input.card_cvc !== undefined) throw new ApiError(400, 'invalid_request', 'card_cvc is only for payment_method_token (card has its own cvc).');
     if (input.off_session !== undefined) throw new ApiError(400, 'invalid_request', 'off_session is only for payment_method_token (a saved card).');
     const { number } = input.card;
     requireCardNumber(number, 'card.number');
-    const card = { brand: cardBrand(number), last4: number.slice(-4), expMonth: input.card.exp_month, expYear: input.card.exp_year, holderName: input.card.holder_name ?? null };
+    const card = {
+      brand: cardBrand(number),
+      last4: number.slice(-4),
+      expMonth: input.card.exp_month,
+      expYear: input.card.exp_year,
+      holderName: input.card.holder_name ?? null,
+    };
     return { number, card };
   }
   if (input.payment_method_token === undefined) {
@@ -225,7 +232,8 @@ function cardToCharge(store: SandboxStore, apiKey: string, input: CreatePaymentI
     throw new ApiError(400, 'invalid_request', 'card is required (or payment_method_token with card_cvc, or with off_session: true).');
   }
   if (input.off_session === true) {
-    if (input.card_cvc !== undefined) throw new ApiError(400, 'invalid_request', 'card_cvc is not allowed with off_session: true (the customer is not there to type it).');
+    if (input.card_cvc !== undefined)
+      throw new ApiError(400, 'invalid_request', 'card_cvc is not allowed with off_session: true (the customer is not there to type it).');
   } else if (input.card_cvc === undefined) {
     throw new ApiError(400, 'invalid_request', 'card_cvc is required with payment_method_token (or off_session: true).');
   }
@@ -356,7 +364,11 @@ export function settlePushedPayment(store: SandboxStore, apiKey: string, id: str
   const payment = findPayment(store, apiKey, id);
   const done = operation === 'fund' ? 'funded' : 'expired';
   if (!PUSHED.has(payment.paymentMethodType)) {
-    throw new ApiError(409, 'invalid_state', `This payment cannot be ${done}: it is a ${payment.paymentMethodType} payment, not a bank_transfer or crypto one.`);
+    throw new ApiError(
+      409,
+      'invalid_state',
+      `This payment cannot be ${done}: it is a ${payment.paymentMethodType} payment, not a bank_transfer or crypto one.`,
+    );
   }
   if (!AWAITING_FUNDS.has(payment.status)) throw invalidState(payment, done);
   const changes = operation === 'fund' ? authorizedState(payment) : { status: 'failed' as const, error: TRANSFER_EXPIRED };

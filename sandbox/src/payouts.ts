@@ -7,7 +7,16 @@ import { z } from 'zod';
 import { bankPayoutBehaviour } from './banks.ts';
 import { cardPayoutBehaviour } from './cards.ts';
 import type { PayoutBehaviour, PayoutStep } from './outcomes.ts';
-import { amountSchema, bankAccountFields, cardFieldsSchema, currencySchema, invalidState, requireCardNumber, requireIban, type RouteResult } from './payments.ts';
+import {
+  amountSchema,
+  bankAccountFields,
+  cardFieldsSchema,
+  currencySchema,
+  invalidState,
+  requireCardNumber,
+  requireIban,
+  type RouteResult,
+} from './payments.ts';
 import { ApiError, referenceParameter } from './requests.ts';
 import type { Payout, PayoutStatus } from './resources.ts';
 import type { SandboxStore } from './store.ts';
@@ -57,7 +66,9 @@ const allows = (move: PayoutMove, payout: Payout) => (PAYOUT_MOVES[move].from as
 
 /** The processor's move to each status a step may reach (one each). */
 const PROCESSOR_MOVE_TO = new Map(
-  (Object.keys(PAYOUT_MOVES) as PayoutMove[]).filter((move) => PAYOUT_MOVES[move].by === 'processor').map((move) => [PAYOUT_MOVES[move].to as PayoutStatus, move]),
+  (Object.keys(PAYOUT_MOVES) as PayoutMove[])
+    .filter((move) => PAYOUT_MOVES[move].by === 'processor')
+    .map((move) => [PAYOUT_MOVES[move].to as PayoutStatus, move]),
 );
 
 /** A step of the processor, if the payout may still make it: one cancelled, or moved on otherwise, makes none. */

@@ -7,14 +7,7 @@ import type { PaymentMethodType } from './processors.ts';
 import type { WalletDecision, WalletType } from './wallets.ts';
 
 export type PaymentStatus =
-  | 'requires_device_data'
-  | 'requires_authentication'
-  | 'requires_customer_action'
-  | 'requires_capture'
-  | 'processing'
-  | 'succeeded'
-  | 'failed'
-  | 'canceled';
+  'requires_device_data' | 'requires_authentication' | 'requires_customer_action' | 'requires_capture' | 'processing' | 'succeeded' | 'failed' | 'canceled';
 
 export type CaptureMethod = 'automatic' | 'manual';
 

@@ -305,12 +305,15 @@ export class SandboxStore {
   /** Applies `change` when it is due, even if nobody reads `resource`. */
   private startTimer(resource: Changeable, change: DueChange): void {
     if (this.closed) return;
-    change.timer = setTimeout(() => {
-      change.timer = null;
-      this.settled(resource);
-      // Not due yet by Date (a timer may fire a millisecond early, and tests freeze Date): wait again.
-      if (this.dueChanges.get(resource.id)?.includes(change)) this.startTimer(resource, change);
-    }, Math.max(0, change.dueMs - Date.now()));
+    change.timer = setTimeout(
+      () => {
+        change.timer = null;
+        this.settled(resource);
+        // Not due yet by Date (a timer may fire a millisecond early, and tests freeze Date): wait again.
+        if (this.dueChanges.get(resource.id)?.includes(change)) this.startTimer(resource, change);
+      },
+      Math.max(0, change.dueMs - Date.now()),
+    );
     // Like the callbacks, a due change never keeps the process alive.
     change.timer.unref();
   }
@@ -339,5 +342,7 @@ function canonicalJson(value: unknown): string {
  * is a mismatch.
  */
 export function requestFingerprint(path: string, body: unknown): string {
-  return createHash('sha256').update(`${path} ${canonicalJson(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${path} ${canonicalJson(body)}`)
+    .digest('hex');
 }

@@ -51,7 +51,9 @@ export type KeyedRequest =
 /** The root fields `operation` runs, fragments spread at its root included (`__typename` acts on nothing). */
 function rootFieldCount(document: DocumentNode, operation: OperationDefinitionNode): number {
   const fragments = new Map(
-    document.definitions.filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION).map((fragment) => [fragment.name.value, fragment]),
+    document.definitions
+      .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
+      .map((fragment) => [fragment.name.value, fragment]),
   );
   const spread = new Set<string>();
   const pending: SelectionNode[] = [...operation.selectionSet.selections];
@@ -74,7 +76,8 @@ function rootFieldCount(document: DocumentNode, operation: OperationDefinitionNo
 function parseRefusal(error: unknown, maxTokens: number): KeyedRequest {
   if (error instanceof RangeError) return { kind: 'refused', response: errorResponse('QUERY_TOO_COMPLEX', TOO_DEEP_TO_PARSE) };
   if (!(error instanceof GraphQLError)) throw error;
-  if (error.message.includes('Parsing aborted')) return { kind: 'refused', response: errorResponse('QUERY_TOO_COMPLEX', `Syntax Error: Token limit of ${maxTokens} exceeded.`) };
+  if (error.message.includes('Parsing aborted'))
+    return { kind: 'refused', response: errorResponse('QUERY_TOO_COMPLEX', `Syntax Error: Token limit of ${maxTokens} exceeded.`) };
   return { kind: 'unkeyed' };
 }
 

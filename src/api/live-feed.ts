@@ -53,14 +53,19 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
     subscribe: (channel: string) => subscribeRedis.subscribe(channel).catch(lost('subscribe')),
     unsubscribe: (channel: string) => subscribeRedis.unsubscribe(channel).catch(lost('unsubscribe')),
   };
-  const eventTarget = createRedisEventTarget({ publishClient: publishClient as unknown as Redis, subscribeClient: subscribeClient as unknown as Redis, serializer });
+  const eventTarget = createRedisEventTarget({
+    publishClient: publishClient as unknown as Redis,
+    subscribeClient: subscribeClient as unknown as Redis,
+    serializer,
+  });
   const pubSub = createPubSub<Record<string, [string, unknown]>>({ eventTarget });
 
   // While the subscriber connection is down, publications are lost: every live stream ends with a
   // retryable error, so its client reconnects (with `after`) and catches up, rather than missing them.
   const interruptions = new Set<(error: Error) => void>();
   subscribeRedis.on('close', () => {
-    for (const interrupt of [...interruptions]) interrupt(new AppError('SERVICE_UNAVAILABLE', 'The live feed lost its connection to Redis; subscribe again (with `after`) to catch up.'));
+    for (const interrupt of [...interruptions])
+      interrupt(new AppError('SERVICE_UNAVAILABLE', 'The live feed lost its connection to Redis; subscribe again (with `after`) to catch up.'));
   });
   const interruptible = <T>(source: AsyncIterable<T>): AsyncIterable<T> =>
     new Repeater<T>(async (push, stop) => {

@@ -57,7 +57,8 @@ export class SubscriptionGate {
    * taken synchronously, so concurrent subscribes cannot overshoot them.
    */
   open<T>(principal: Principal, source: AsyncIterable<T>, payer?: Payer): AsyncIterable<T> {
-    if (this.#open >= this.config.SUBSCRIPTIONS_PER_PROCESS) throw new AppError('RATE_LIMITED', 'This server has as many subscriptions as it takes; connect again later.');
+    if (this.#open >= this.config.SUBSCRIPTIONS_PER_PROCESS)
+      throw new AppError('RATE_LIMITED', 'This server has as many subscriptions as it takes; connect again later.');
     const slots = this.slotsOf(principal, payer);
     const held = slots.map((slot) => this.#bySlot.get(slot.name) ?? new Set<(error: Error) => void>());
     const full = slots.find((slot, index) => held[index]!.size >= slot.bound);
@@ -124,7 +125,8 @@ export class SubscriptionGate {
   private slotsOf(principal: Principal, payer: Payer | undefined): Slot[] {
     const keyId = 'keyId' in principal ? principal.keyId : principal.kind;
     const perKey = this.config.SUBSCRIPTIONS_PER_KEY;
-    if (principal.kind !== 'publishableKey' || payer === undefined) return [{ name: keyId, bound: perKey, refusal: `At most ${perKey} subscriptions per API key on one server.` }];
+    if (principal.kind !== 'publishableKey' || payer === undefined)
+      return [{ name: keyId, bound: perKey, refusal: `At most ${perKey} subscriptions per API key on one server.` }];
     const { SUBSCRIPTIONS_PER_CLIENT_SECRET: perSecret, SUBSCRIPTIONS_PER_CLIENT_IP: perIp } = this.config;
     return [
       { name: keyId, bound: Infinity, refusal: '' },

@@ -24,7 +24,8 @@ const STYLES_PATH = '/assets/styles.css';
 
 // Scripts and styles from this origin only; no inline script or style attribute; API calls and graphql-ws
 // to this origin; never framed (the checkout takes card numbers).
-const PAGE_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const PAGE_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 export const WEB_ROUTES = new Set(['/checkout', '/dashboard', STYLES_PATH, ...Object.keys(SCRIPTS)]);
 
@@ -35,9 +36,17 @@ const bundles = new Map<string, Promise<string>>();
 function bundle(path: string): Promise<string> {
   let built = bundles.get(path);
   if (!built) {
-    built = build({ entryPoints: [SCRIPTS[path]!], bundle: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, write: false, logLevel: 'silent', legalComments: 'none' }).then(
-      (result) => result.outputFiles[0]!.text,
-    );
+    built = build({
+      entryPoints: [SCRIPTS[path]!],
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      minify: true,
+      write: false,
+      logLevel: 'silent',
+      legalComments: 'none',
+    }).then((result) => result.outputFiles[0]!.text);
     // A failed build is retried on the next request rather than kept.
     built.catch(() => bundles.delete(path));
     bundles.set(path, built);
@@ -101,14 +110,19 @@ function send(reply: ServerResponse, status: number, contentType: string, body: 
 
 /** Sends one of the service's HTML pages (these, the payment links', the redirect route's) under PAGE_POLICY, never cached. */
 export function sendPage(reply: ServerResponse, status: number, html: string): void {
-  send(reply, status, 'text/html; charset=utf-8', html, { 'content-security-policy': PAGE_POLICY, 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' });
+  send(reply, status, 'text/html; charset=utf-8', html, {
+    'content-security-policy': PAGE_POLICY,
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
+  });
 }
 
 export async function handleWebRoute(path: string, method: string, reply: ServerResponse): Promise<void> {
   if (method !== 'GET' && method !== 'HEAD') return sendJson(reply, 405, errorBody('METHOD_NOT_ALLOWED', 'Use GET here.'));
   if (path === '/checkout') return sendPage(reply, 200, CHECKOUT_PAGE);
   if (path === '/dashboard') return sendPage(reply, 200, DASHBOARD_PAGE);
-  if (path === STYLES_PATH) return send(reply, 200, 'text/css; charset=utf-8', await readFile(source('../web/styles.css'), 'utf8'), { 'cache-control': 'no-cache' });
+  if (path === STYLES_PATH)
+    return send(reply, 200, 'text/css; charset=utf-8', await readFile(source('../web/styles.css'), 'utf8'), { 'cache-control': 'no-cache' });
   // The SDK may be loaded by merchants' pages on other origins.
   const crossOrigin: Record<string, string> = path === '/sdk/payments.js' ? { 'access-control-allow-origin': '*' } : {};
   return send(reply, 200, 'text/javascript; charset=utf-8', await bundle(path), { 'cache-control': 'no-cache', ...crossOrigin });

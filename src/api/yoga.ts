@@ -91,7 +91,9 @@ function useClientSecretFailuresCounted(): Plugin<GraphQLContext> {
     onSubscribe: () => ({
       onSubscribeResult: ({ args: { contextValue: context }, result }) => {
         if (isAsyncIterable(result) || !wrongClientSecret(context, result.errors)) return;
-        context.limits.count('failedAuthentications', context.clientIp).catch((error: unknown) => context.logger.warn({ err: error }, 'counting a failed authentication failed'));
+        context.limits
+          .count('failedAuthentications', context.clientIp)
+          .catch((error: unknown) => context.logger.warn({ err: error }, 'counting a failed authentication failed'));
       },
     }),
   };
@@ -227,7 +229,9 @@ function useCodedBareRefusals(): Plugin {
       const headers = new fetchAPI.Headers(response.headers);
       headers.set('content-type', 'application/json; charset=utf-8');
       const field = response.status === 415 ? { field: 'Content-Type' } : {};
-      setResponse(new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'INVALID_INPUT', ...field } }] }), { status: response.status, headers }));
+      setResponse(
+        new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'INVALID_INPUT', ...field } }] }), { status: response.status, headers }),
+      );
     },
   };
 }

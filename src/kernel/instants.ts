@@ -10,7 +10,9 @@ export const MAX_INSTANT = new Date('9999-12-31T23:59:59.999Z');
 export function parseInstant(text: string): Date | null {
   const match = ISO_8601.exec(text);
   if (!match) return null;
-  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHour = 0, offsetMinute = 0] = match.slice(1).map((part) => (part === undefined ? undefined : Number(part))) as number[];
+  const [year, month, day, hour = 0, minute = 0, second = 0, offsetHour = 0, offsetMinute = 0] = match
+    .slice(1)
+    .map((part) => (part === undefined ? undefined : Number(part))) as number[];
   const calendarDay = new Date(Date.UTC(2000, month! - 1, day));
   calendarDay.setUTCFullYear(year!); // Date.UTC would read years 0–99 as 1900–1999
   if (calendarDay.getUTCMonth() !== month! - 1 || calendarDay.getUTCDate() !== day) return null;

@@ -36,7 +36,9 @@ run('start', async () => {
   const worker = await startWorker(config, logger);
   const demo = await ensureDemoMerchant(api.context, secrets).catch((error: unknown) => {
     if (!(error instanceof DemoKeyMismatchError)) throw error;
-    throw new StartupError(`${error.message} (was ${secretsFile} deleted?); restore that file, or drop the database (dropdb ${new URL(config.DATABASE_URL).pathname.slice(1)}) to start afresh`);
+    throw new StartupError(
+      `${error.message} (was ${secretsFile} deleted?); restore that file, or drop the database (dropdb ${new URL(config.DATABASE_URL).pathname.slice(1)}) to start afresh`,
+    );
   });
   // The sandbox's callbacks for the demo's account come back to this API, so the whole loop runs here.
   const demoKey = { kind: 'secretKey', merchantId: demo.merchantId, mode: 'TEST', keyId: demo.secretKeyId } as const;
@@ -73,7 +75,7 @@ run('start', async () => {
       '',
       'Receive its webhooks (signed, verified, deduplicated) in another terminal:',
       `  WEBHOOK_KEY=${demo.paymentResponseHashKey} npx tsx examples/webhook-receiver/receiver.ts`,
-      '  then set the profile\'s webhookUrl to http://127.0.0.1:4300/ (docs/webhooks.md).',
+      "  then set the profile's webhookUrl to http://127.0.0.1:4300/ (docs/webhooks.md).",
       '',
       `Open ${graphql} in a browser for GraphiQL (add the header {"api-key": "<secret key>"}).`,
       'The README walks through a card payment (and 3D Secure in a browser) with these keys.',

@@ -35,7 +35,12 @@ export async function startWorker(config: Config, logger: Logger): Promise<Worke
   // Unconfirmed payments past their session expiry (any worker may sweep; the version guard settles races).
   const expirySweep = runEvery(config.PAYMENT_EXPIRY_SWEEP_MS, async () => void (await services.payments.expireDue(500)), logger, 'payment expiry sweep');
   // Subscriptions whose next period is due (a lease per subscription keeps two workers from charging one).
-  const subscriptionSweep = runEvery(config.SUBSCRIPTION_SWEEP_MS, async () => void (await services.subscriptions.chargeDue(100)), logger, 'subscription sweep');
+  const subscriptionSweep = runEvery(
+    config.SUBSCRIPTION_SWEEP_MS,
+    async () => void (await services.subscriptions.chargeDue(100)),
+    logger,
+    'subscription sweep',
+  );
   await Promise.all([worker.waitUntilReady(), webhooks.ready()]);
   return {
     close: async () => {

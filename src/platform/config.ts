@@ -3,16 +3,17 @@
 import { z } from 'zod';
 import { StartupError } from './startup-error.ts';
 
-const booleanFromString = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((value) => value === 'true' || value === '1');
+const booleanFromString = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
 /** A rate limit as "<count>/<seconds>" ("20/300": 20 in any 5 minutes). */
 const rateRule = z.string().transform((value, context) => {
   const match = /^(\d{1,9})\/(\d{1,9})$/.exec(value.trim());
   const [points, seconds] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
   if (points < 1 || seconds < 1 || seconds > 31 * 24 * 3600) {
-    context.addIssue({ code: 'custom', message: 'must be "<count>/<seconds>": a count of at least 1 in a window of 1 to 2678400 seconds (31 days), such as "20/300"' });
+    context.addIssue({
+      code: 'custom',
+      message: 'must be "<count>/<seconds>": a count of at least 1 in a window of 1 to 2678400 seconds (31 days), such as "20/300"',
+    });
     return z.NEVER;
   }
   return { points, seconds };
@@ -24,7 +25,10 @@ const configSchema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   /** Namespaces every Redis key and channel, so several deployments (or test runs) can share one Redis. */
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).default('pay'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,40}$/)
+    .default('pay'),
   HOST: z.string().default('0.0.0.0'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   /** The URL merchants and processors reach this service at (redirects and callback URLs are built from it). */
@@ -35,7 +39,12 @@ const configSchema = z.object({
   ENCRYPTION_KEY: z.string('required (32 bytes as 64 hex characters or base64; generate one with: openssl rand -hex 32)'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest request body accepted, in bytes. */
-  MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(50 * 1024 * 1024)
+    .default(1024 * 1024),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(50).default(12),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(100).default(5000),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(100).default(5000),

@@ -38,7 +38,10 @@ export function clientKeyOf(address: string | undefined): string {
   const left = head === '' ? [] : head.split(':');
   const right = tail === undefined || tail === '' ? [] : tail.split(':');
   const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  return `${groups.slice(0, 4).map((group) => Number.parseInt(group, 16).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
 }
 
 export class RateLimits {
@@ -48,7 +51,12 @@ export class RateLimits {
     const limiter = (rule: RateRule) => {
       const { points, seconds } = config[RULES[rule].setting];
       const options = { points, duration: seconds };
-      return new RateLimiterRedis({ ...options, storeClient: redis, keyPrefix: `${config.REDIS_PREFIX}:rate:${rule}`, insuranceLimiter: new RateLimiterMemory(options) });
+      return new RateLimiterRedis({
+        ...options,
+        storeClient: redis,
+        keyPrefix: `${config.REDIS_PREFIX}:rate:${rule}`,
+        insuranceLimiter: new RateLimiterMemory(options),
+      });
     };
     this.#limiters = {
       failedAuthentications: limiter('failedAuthentications'),

@@ -88,7 +88,12 @@ export function createPaymentsClient(options: PaymentsClientOptions): PaymentsCl
       navigate(payment.nextAction.redirectToUrl);
       return true;
     },
-    onUpdate: (listener, onError) => api.subscribe(SdkPaymentUpdatedDocument, { paymentId, clientSecret }, { next: (data) => listener(data.paymentUpdated), ...(onError ? { error: onError } : {}) }),
+    onUpdate: (listener, onError) =>
+      api.subscribe(
+        SdkPaymentUpdatedDocument,
+        { paymentId, clientSecret },
+        { next: (data) => listener(data.paymentUpdated), ...(onError ? { error: onError } : {}) },
+      ),
     close: () => api.close(),
   };
 }

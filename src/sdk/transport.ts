@@ -88,7 +88,9 @@ export function createTransport(options: TransportOptions): Transport {
       try {
         body = (await response.json()) as typeof body;
       } catch {
-        throw new ApiError(`The API answered HTTP ${response.status} without a GraphQL body.`, { code: response.status >= 500 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL' });
+        throw new ApiError(`The API answered HTTP ${response.status} without a GraphQL body.`, {
+          code: response.status >= 500 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL',
+        });
       }
       if (body.errors?.length) throw errorOf(body.errors);
       return body.data as never;

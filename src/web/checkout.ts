@@ -39,7 +39,16 @@ const STATUS_TEXT: Record<string, string> = {
   EXPIRED: 'This payment expired.',
 };
 /** Where the customer has nothing more to do here. */
-const DECIDED = new Set(['SUCCEEDED', 'REQUIRES_CAPTURE', 'PARTIALLY_AUTHORIZED', 'FAILED', 'CANCELLED', 'EXPIRED', 'PARTIALLY_CAPTURED', 'CANCELLED_POST_CAPTURE']);
+const DECIDED = new Set([
+  'SUCCEEDED',
+  'REQUIRES_CAPTURE',
+  'PARTIALLY_AUTHORIZED',
+  'FAILED',
+  'CANCELLED',
+  'EXPIRED',
+  'PARTIALLY_CAPTURED',
+  'CANCELLED_POST_CAPTURE',
+]);
 
 const status = byId('status');
 const alert = byId('alert');
@@ -91,7 +100,9 @@ function renderMethods(methods: PaymentMethods): void {
   };
   for (const saved of methods.savedPaymentMethods) {
     const expiry = saved.expiryMonth ? ` (expires ${String(saved.expiryMonth).padStart(2, '0')}/${saved.expiryYear})` : '';
-    add(`saved:${saved.id}`, 'CARD', `${saved.brand ?? 'Card'} ending ${saved.last4 ?? '····'}${expiry}`, [field('CVC', 'saved-cvc', { autocomplete: 'cc-csc', inputmode: 'numeric', maxlength: '4' })]);
+    add(`saved:${saved.id}`, 'CARD', `${saved.brand ?? 'Card'} ending ${saved.last4 ?? '····'}${expiry}`, [
+      field('CVC', 'saved-cvc', { autocomplete: 'cc-csc', inputmode: 'numeric', maxlength: '4' }),
+    ]);
   }
   const types = new Set(methods.methods.map((method) => method.type));
   if (types.has('CARD')) {
@@ -107,9 +118,13 @@ function renderMethods(methods: PaymentMethods): void {
       field('Name on card', 'card-holder', { autocomplete: 'cc-name' }),
     ]);
   }
-  if (types.has('BANK_REDIRECT')) add('bank-redirect', 'BANK_REDIRECT', 'Pay from your bank (you are sent to your bank)', [field('Bank', 'bank', { value: 'sandbox_bank' })]);
+  if (types.has('BANK_REDIRECT'))
+    add('bank-redirect', 'BANK_REDIRECT', 'Pay from your bank (you are sent to your bank)', [field('Bank', 'bank', { value: 'sandbox_bank' })]);
   if (types.has('BANK_DEBIT')) {
-    add('bank-debit', 'BANK_DEBIT', 'Direct debit (settles in a few days)', [field('IBAN', 'iban', { autocomplete: 'off' }), field('Account holder', 'account-holder', { autocomplete: 'name' })]);
+    add('bank-debit', 'BANK_DEBIT', 'Direct debit (settles in a few days)', [
+      field('IBAN', 'iban', { autocomplete: 'off' }),
+      field('Account holder', 'account-holder', { autocomplete: 'name' }),
+    ]);
   }
   if (types.has('BANK_TRANSFER')) add('bank-transfer', 'BANK_TRANSFER', 'Bank transfer (you get the details to pay to)', []);
   if (types.has('CRYPTO')) add('crypto', 'CRYPTO', 'Crypto', [field('Network', 'network', { value: 'sandbox_chain' })]);
@@ -131,7 +146,13 @@ const value = (id: string) => byId<HTMLInputElement>(id).value.trim();
 
 /** An input at fault (its id) and the rule it breaks. */
 type Problem = { field: string; message: string };
-const CARD_FIELD_IDS: Record<string, string> = { 'card.number': 'card-number', 'card.expiryMonth': 'card-expiry-month', 'card.expiryYear': 'card-expiry-year', 'card.cvc': 'card-cvc', 'card.holderName': 'card-holder' };
+const CARD_FIELD_IDS: Record<string, string> = {
+  'card.number': 'card-number',
+  'card.expiryMonth': 'card-expiry-month',
+  'card.expiryYear': 'card-expiry-year',
+  'card.cvc': 'card-cvc',
+  'card.holderName': 'card-holder',
+};
 
 /** The confirm input for the chosen method, or every field at fault with its rule (nothing is sent then). */
 function confirmInputOf(method: string): { input: Parameters<PaymentsClient['confirm']>[0] } | { problems: Problem[] } {
@@ -142,7 +163,13 @@ function confirmInputOf(method: string): { input: Parameters<PaymentsClient['con
   }
   switch (method) {
     case 'card': {
-      const card = { number: value('card-number'), expiryMonth: Number(value('card-expiry-month')), expiryYear: Number(value('card-expiry-year')), cvc: value('card-cvc'), holderName: value('card-holder') || null };
+      const card = {
+        number: value('card-number'),
+        expiryMonth: Number(value('card-expiry-month')),
+        expiryYear: Number(value('card-expiry-year')),
+        cvc: value('card-cvc'),
+        holderName: value('card-holder') || null,
+      };
       const problems = cardProblems(card, new Date()).map((problem) => {
         const id = CARD_FIELD_IDS[problem.field] ?? 'card-number';
         return { field: id, message: `${byId(`${id}-label`).textContent}: ${problem.message}.` };
@@ -181,7 +208,11 @@ async function pay(payments: PaymentsClient): Promise<void> {
   if (!method) return showError(alert, null, 'Choose a way to pay.');
   const built = confirmInputOf(method);
   if ('problems' in built) {
-    return showError(alert, built.problems.map((problem) => byId<HTMLInputElement>(problem.field)), built.problems.map((problem) => problem.message).join(' '));
+    return showError(
+      alert,
+      built.problems.map((problem) => byId<HTMLInputElement>(problem.field)),
+      built.problems.map((problem) => problem.message).join(' '),
+    );
   }
   payButton.disabled = true;
   say('Processing…');
@@ -231,7 +262,12 @@ async function start(): Promise<void> {
       event.preventDefault();
       void pay(payments);
     });
-    if (triedAgain) showError(alert, null, `The last attempt failed${payment.errorMessage ? `: ${payment.errorMessage.replace(/\.$/, '')}` : ''}. You can pay with another card or method.`);
+    if (triedAgain)
+      showError(
+        alert,
+        null,
+        `The last attempt failed${payment.errorMessage ? `: ${payment.errorMessage.replace(/\.$/, '')}` : ''}. You can pay with another card or method.`,
+      );
   } catch (error) {
     say('');
     showError(alert, null, (error as Error).message);

@@ -86,7 +86,9 @@ function deliveryRows(api: Transport, paymentId: string, events: DashboardEventF
         retry.disabled = false;
       }
     });
-    const attempts = event.attempts.map((attempt) => `#${attempt.attemptNumber} ${attempt.responseStatus ?? attempt.error ?? '—'} (${attempt.latencyMs} ms)`).join(', ');
+    const attempts = event.attempts
+      .map((attempt) => `#${attempt.attemptNumber} ${attempt.responseStatus ?? attempt.error ?? '—'} (${attempt.latencyMs} ms)`)
+      .join(', ');
     return [event.eventType.toLowerCase(), statusBadge(event.deliveryStatus), String(event.attemptCount), attempts || 'none yet', retry];
   });
 }
@@ -97,20 +99,48 @@ async function openDetail(api: Transport, paymentId: string, open: (id: string) 
   const heading = element('h2', { id: 'detail-heading', tabindex: '-1' }, `Payment ${payment.id}`);
   detail.replaceChildren(
     heading,
-    element('p', {}, `${formatMinor(payment.amount, payment.currency)} · `, statusBadge(payment.status), ` · received ${formatMinor(payment.amountReceived, payment.currency)}`, payment.errorMessage ? ` · ${payment.errorMessage}` : ''),
+    element(
+      'p',
+      {},
+      `${formatMinor(payment.amount, payment.currency)} · `,
+      statusBadge(payment.status),
+      ` · received ${formatMinor(payment.amountReceived, payment.currency)}`,
+      payment.errorMessage ? ` · ${payment.errorMessage}` : '',
+    ),
     element('h3', {}, 'Attempts'),
     table(
       ['#', 'Status', 'Connector', 'Method', 'Error'],
-      payment.attempts.map((attempt) => [String(attempt.attemptNumber), statusBadge(attempt.status), attempt.connector ?? '—', attempt.paymentMethodType ?? '—', attempt.errorMessage ?? attempt.errorCode ?? '']),
+      payment.attempts.map((attempt) => [
+        String(attempt.attemptNumber),
+        statusBadge(attempt.status),
+        attempt.connector ?? '—',
+        attempt.paymentMethodType ?? '—',
+        attempt.errorMessage ?? attempt.errorCode ?? '',
+      ]),
     ),
     element('h3', {}, 'Status history'),
     table(
       ['At', 'Of', 'From', 'To', 'Trigger', 'By'],
-      payment.history.map((change) => [when(change.at), change.subject, change.fromStatus ? statusBadge(change.fromStatus) : '—', statusBadge(change.toStatus), change.trigger, change.actor ?? 'customer']),
+      payment.history.map((change) => [
+        when(change.at),
+        change.subject,
+        change.fromStatus ? statusBadge(change.fromStatus) : '—',
+        statusBadge(change.toStatus),
+        change.trigger,
+        change.actor ?? 'customer',
+      ]),
     ),
     element('h3', {}, 'Webhook deliveries'),
     events.edges.length
-      ? table(['Event', 'Delivery', 'Attempts', 'Answers', ''], deliveryRows(api, paymentId, events.edges.map((edge) => edge.node), open))
+      ? table(
+          ['Event', 'Delivery', 'Attempts', 'Answers', ''],
+          deliveryRows(
+            api,
+            paymentId,
+            events.edges.map((edge) => edge.node),
+            open,
+          ),
+        )
       : element('p', {}, 'No events yet.'),
   );
   detail.hidden = false;
@@ -121,7 +151,13 @@ function bar(label: string, count: number, max: number, className: string): HTML
   const filled = element('span', { class: `bar ${className}` });
   // Through the CSSOM: the page's Content-Security-Policy refuses inline style attributes.
   filled.style.width = `${max === 0 ? 0 : Math.round((count / max) * 100)}%`;
-  return element('div', { class: 'bar-row' }, element('span', { class: 'bar-label' }, label), element('span', { class: 'bar-track', 'aria-hidden': 'true' }, filled), element('span', { class: 'bar-value' }, String(count)));
+  return element(
+    'div',
+    { class: 'bar-row' },
+    element('span', { class: 'bar-label' }, label),
+    element('span', { class: 'bar-track', 'aria-hidden': 'true' }, filled),
+    element('span', { class: 'bar-value' }, String(count)),
+  );
 }
 
 async function drawActivity(api: Transport): Promise<void> {
@@ -129,7 +165,9 @@ async function drawActivity(api: Transport): Promise<void> {
   const shown = activity.paymentsByStatus.filter((entry) => entry.count > 0);
   const max = Math.max(0, ...shown.map((entry) => entry.count));
   byId('chart-statuses').replaceChildren(
-    ...(shown.length ? shown.map((entry) => bar(entry.status.toLowerCase().replace(/_/g, ' '), entry.count, max, `status-${entry.status.toLowerCase()}`)) : [element('p', {}, 'No payments in the last hour.')]),
+    ...(shown.length
+      ? shown.map((entry) => bar(entry.status.toLowerCase().replace(/_/g, ' '), entry.count, max, `status-${entry.status.toLowerCase()}`))
+      : [element('p', {}, 'No payments in the last hour.')]),
   );
   const { total, succeeded } = activity.deliveryAttempts;
   const rate = total === 0 ? null : Math.round((succeeded / total) * 1000) / 10;
@@ -151,14 +189,18 @@ async function startDashboard(key: string): Promise<void> {
   let refresh: ReturnType<typeof setTimeout> | null = null;
   const refreshSoon = () => (refresh ??= setTimeout(() => ((refresh = null), void drawActivity(api)), ACTIVITY_REFRESH_MS));
   for (const profile of businessProfiles) {
-    api.subscribe(DashboardPaymentChangesDocument, { profileId: profile.id }, {
-      next: ({ paymentChanges }) => {
-        upsert(paymentChanges, open, true);
-        live.textContent = `Payment ${paymentChanges.id} is ${paymentChanges.status.toLowerCase().replace(/_/g, ' ')}.`;
-        refreshSoon();
+    api.subscribe(
+      DashboardPaymentChangesDocument,
+      { profileId: profile.id },
+      {
+        next: ({ paymentChanges }) => {
+          upsert(paymentChanges, open, true);
+          live.textContent = `Payment ${paymentChanges.id} is ${paymentChanges.status.toLowerCase().replace(/_/g, ' ')}.`;
+          refreshSoon();
+        },
+        error: (error) => showError(alert, null, `Live updates stopped: ${error.message} Reload the page to resume.`),
       },
-      error: (error) => showError(alert, null, `Live updates stopped: ${error.message} Reload the page to resume.`),
-    });
+    );
   }
   await drawActivity(api);
   document.body.dataset['ready'] = 'true';

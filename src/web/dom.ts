@@ -7,7 +7,11 @@ export function byId<Element extends HTMLElement = HTMLElement>(id: string): Ele
   return found as Element;
 }
 
-export function element<Tag extends keyof HTMLElementTagNameMap>(tag: Tag, attributes: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[Tag] {
+export function element<Tag extends keyof HTMLElementTagNameMap>(
+  tag: Tag,
+  attributes: Record<string, string> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[Tag] {
   const created = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) created.setAttribute(name, value);
   created.append(...children);
@@ -16,7 +20,12 @@ export function element<Tag extends keyof HTMLElementTagNameMap>(tag: Tag, attri
 
 /** A labelled text input: the label is `#<id>-label`, so an error message can name the field as shown. */
 export function field(label: string, id: string, attributes: Record<string, string> = {}): HTMLElement {
-  return element('div', { class: 'field' }, element('label', { for: id, id: `${id}-label` }, label), element('input', { id, name: id, type: 'text', ...attributes }));
+  return element(
+    'div',
+    { class: 'field' },
+    element('label', { for: id, id: `${id}-label` }, label),
+    element('input', { id, name: id, type: 'text', ...attributes }),
+  );
 }
 
 /**

@@ -18,7 +18,11 @@ form.addEventListener('submit', async (event) => {
   const amount = new FormData(form).get('amount');
   status.textContent = 'Opening the checkout…';
   try {
-    const answer = await fetch(`${location.pathname}/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(amount ? { amount: Number(amount) } : {}) });
+    const answer = await fetch(`${location.pathname}/payments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(amount ? { amount: Number(amount) } : {}),
+    });
     const json = await answer.json();
     if (!answer.ok) throw new Error(json.error ? json.error.message : 'The payment could not be started.');
     const credentials: Credentials = { clientSecret: json.client_secret, publishableKey: json.publishable_key };

@@ -59,7 +59,11 @@ async function matchesDatabase(answered: PaymentFieldsFragment): Promise<Payment
 }
 
 const created = async (input: Partial<CreatePaymentInput> = {}) =>
-  matchesDatabase(dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1250, currency: 'EUR', description: 'commit state', metadata: { order: '42' }, ...input } })).createPayment);
+  matchesDatabase(
+    dataOf(
+      await shop.secret(CreatePaymentDocument, { input: { amount: 1250, currency: 'EUR', description: 'commit state', metadata: { order: '42' }, ...input } }),
+    ).createPayment,
+  );
 // The secret key throughout: a publishable key is shown less (no metadata, no card fingerprint) than a read shows.
 const confirmed = async (payment: PaymentFieldsFragment, input: Partial<ConfirmPaymentInput>) =>
   matchesDatabase(dataOf(await shop.secret(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, ...input } })).confirmPayment);
@@ -72,25 +76,42 @@ describe('a commit’s state, computed before its statement runs', () => {
 
   it('is the stored state for a decline, with the processor’s error on intent and attempt', async () => {
     const payment = await created();
-    errorOf(await shop.secret(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4000000000000002') } }), 'PAYMENT_DECLINED');
+    errorOf(
+      await shop.secret(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4000000000000002') } }),
+      'PAYMENT_DECLINED',
+    );
     const { history: _history, attempts: _attempts, ...read } = dataOf(await shop.secret(PaymentDocument, { id: payment.id })).payment;
     const failed = await matchesDatabase(read);
-    expect(failed).toMatchObject({ status: 'FAILED', errorCode: 'card_declined', activeAttempt: { status: 'AUTHORIZATION_FAILED', errorCode: 'card_declined' } });
+    expect(failed).toMatchObject({
+      status: 'FAILED',
+      errorCode: 'card_declined',
+      activeAttempt: { status: 'AUTHORIZATION_FAILED', errorCode: 'card_declined' },
+    });
   });
 
   it('is the stored state for a 3D Secure challenge (a JSON next action) and for a bank debit (JSON details)', async () => {
     const challenged = await confirmed(await created(), { paymentMethodData: card('4000002500003155'), returnUrl: 'https://shop.example/back' });
     expect(challenged).toMatchObject({ status: 'REQUIRES_CUSTOMER_ACTION', nextAction: { type: 'REDIRECT_TO_URL' } });
-    const debited = await confirmed(await created(), { paymentMethodData: { bankDebit: { accountHolderName: 'Ada Lovelace', iban: 'DE89370400440532013000' } } });
-    expect(debited).toMatchObject({ status: 'PROCESSING', activeAttempt: { paymentMethodType: 'bank_debit', paymentMethodDetails: { accountHolderName: 'Ada Lovelace', ibanLast4: '3000' } } });
+    const debited = await confirmed(await created(), {
+      paymentMethodData: { bankDebit: { accountHolderName: 'Ada Lovelace', iban: 'DE89370400440532013000' } },
+    });
+    expect(debited).toMatchObject({
+      status: 'PROCESSING',
+      activeAttempt: { paymentMethodType: 'bank_debit', paymentMethodDetails: { accountHolderName: 'Ada Lovelace', ibanLast4: '3000' } },
+    });
   });
 
   it('is the stored state for a manual capture, partial, and for a cancellation with its reason', async () => {
     const authorized = await confirmed(await created({ captureMethod: 'MANUAL' }), { paymentMethodData: card('4242424242424242') });
     expect(authorized).toMatchObject({ status: 'REQUIRES_CAPTURE', amountCapturable: 1250 });
-    const captured = await matchesDatabase(dataOf(await shop.secret(CapturePaymentDocument, { input: { paymentId: authorized.id, amountToCapture: 1000 } })).capturePayment);
+    const captured = await matchesDatabase(
+      dataOf(await shop.secret(CapturePaymentDocument, { input: { paymentId: authorized.id, amountToCapture: 1000 } })).capturePayment,
+    );
     expect(captured).toMatchObject({ status: 'PARTIALLY_CAPTURED', amountReceived: 1000, amountCapturable: 0 });
-    const cancelled = await matchesDatabase(dataOf(await shop.secret(CancelPaymentDocument, { input: { paymentId: (await created()).id, cancellationReason: 'requested_by_customer' } })).cancelPayment);
+    const cancelled = await matchesDatabase(
+      dataOf(await shop.secret(CancelPaymentDocument, { input: { paymentId: (await created()).id, cancellationReason: 'requested_by_customer' } }))
+        .cancelPayment,
+    );
     expect(cancelled).toMatchObject({ status: 'CANCELLED', cancellationReason: 'requested_by_customer' });
   });
 
@@ -101,7 +122,9 @@ describe('a commit’s state, computed before its statement runs', () => {
     const other = (await store.find((await created()).id))!;
     // Another payment's attempt in hand: refused by the guard, nothing written to either.
     await expect(store.commit({ ...read, activeAttempt: other.activeAttempt }, { moves: [], actor: 'test' })).rejects.toMatchObject({ code: 'CONFLICT' });
-    await expect(store.commit(read, { moves: [], intent: { ['amount; DROP TABLE events' as 'amount']: 1 }, actor: 'test' })).rejects.toThrow(/is not a field of the payment intent/);
+    await expect(store.commit(read, { moves: [], intent: { ['amount; DROP TABLE events' as 'amount']: 1 }, actor: 'test' })).rejects.toThrow(
+      /is not a field of the payment intent/,
+    );
     expect(await store.find(payment.id)).toEqual(read);
     expect(await store.find(other.id)).toEqual(other);
   });

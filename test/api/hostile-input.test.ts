@@ -84,13 +84,15 @@ describe('queries nested too deep to parse (the parser is recursive, and overflo
 });
 
 describe('the redirect-response route', () => {
-  it.each(['/payments/%ZZ/redirect/response/sandbox', '/payments/pay_%00/redirect/response/sandbox', '/payments/x/redirect/response/%E0%A4%A', '/payments/pay_000000000000000000000000/redirect/response/nope'])(
-    '%s is 404, not a server error',
-    async (path) => {
-      const response = await fetch(`${stack.api.url}${path}`, { redirect: 'manual' });
-      expect(response.status).toBe(404);
-    },
-  );
+  it.each([
+    '/payments/%ZZ/redirect/response/sandbox',
+    '/payments/pay_%00/redirect/response/sandbox',
+    '/payments/x/redirect/response/%E0%A4%A',
+    '/payments/pay_000000000000000000000000/redirect/response/nope',
+  ])('%s is 404, not a server error', async (path) => {
+    const response = await fetch(`${stack.api.url}${path}`, { redirect: 'manual' });
+    expect(response.status).toBe(404);
+  });
 });
 
 describe('instants and cursors', () => {
@@ -100,7 +102,10 @@ describe('instants and cursors', () => {
       const response = await fetch(`${stack.api.url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'api-key': shop.secretKey },
-        body: JSON.stringify({ query: 'query($after: DateTime) { payments(createdAfter: $after) { pageInfo { hasNextPage } } }', variables: { after: createdAfter } }),
+        body: JSON.stringify({
+          query: 'query($after: DateTime) { payments(createdAfter: $after) { pageInfo { hasNextPage } } }',
+          variables: { after: createdAfter },
+        }),
       });
       expect(response.status).toBe(400);
       const body = (await response.json()) as { errors: { message: string; extensions: { code: string; field?: string } }[] };
@@ -143,7 +148,9 @@ describe('what a publishable key may read and set', () => {
     const other = await merchantWithSandbox(stack);
     const fingerprints = [];
     for (const merchant of [shop, other]) {
-      const created = dataOf(await merchant.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'USD', paymentMethodData: card('5555555555554444') } })).createPayment;
+      const created = dataOf(
+        await merchant.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'USD', paymentMethodData: card('5555555555554444') } }),
+      ).createPayment;
       fingerprints.push(created.activeAttempt.card?.fingerprint);
     }
     expect(fingerprints[0]).toMatch(/^[0-9a-f]{64}$/);
@@ -155,7 +162,9 @@ describe('what a publishable key may read and set', () => {
     const confirmWith = (key: 'publishable' | 'secret', clientSecret: string, returnUrl: string) =>
       shop[key](ConfirmPaymentDocument, { input: { clientSecret, returnUrl, paymentMethodData: card('4242424242424242') } });
     const unset = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 300, currency: 'USD' } })).createPayment;
-    const set = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 300, currency: 'USD', returnUrl: 'https://shop.example/done' } })).createPayment;
+    const set = dataOf(
+      await shop.secret(CreatePaymentDocument, { input: { amount: 300, currency: 'USD', returnUrl: 'https://shop.example/done' } }),
+    ).createPayment;
     const refusals = [
       [unset, 'https://evil.example/phish'],
       [set, 'https://evil.example/phish'],
@@ -164,7 +173,10 @@ describe('what a publishable key may read and set', () => {
     for (const [payment, returnUrl] of refusals) {
       const refused = errorOf(await confirmWith('publishable', payment.clientSecret, returnUrl), 'FORBIDDEN');
       expect(refused.extensions?.field, returnUrl).toBe('returnUrl');
-      expect(dataOf(await shop.secret(PaymentDocument, { id: payment.id })).payment, returnUrl).toMatchObject({ status: payment.status, version: payment.version });
+      expect(dataOf(await shop.secret(PaymentDocument, { id: payment.id })).payment, returnUrl).toMatchObject({
+        status: payment.status,
+        version: payment.version,
+      });
     }
     expect(dataOf(await confirmWith('publishable', set.clientSecret, 'https://shop.example/done')).confirmPayment.status).toBe('SUCCEEDED');
     // The merchant's own server still may, as before.

@@ -14,7 +14,7 @@ afterAll(() => api.close());
 // Other test files create merchants in parallel, so "nothing written" counts only the names these requests use.
 const PROBE = 'http-probe';
 const merchantCount = async () =>
-  (await api.sql.query("SELECT count(*)::int AS n FROM merchant_accounts WHERE name LIKE $1", [`${PROBE}%`])).rows[0].n as number;
+  (await api.sql.query('SELECT count(*)::int AS n FROM merchant_accounts WHERE name LIKE $1', [`${PROBE}%`])).rows[0].n as number;
 
 async function post(body: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${api.url}/graphql`, {
@@ -44,7 +44,8 @@ function postChunked(chunks: string[]): Promise<{ status: number; body: string }
   });
 }
 
-const createMerchant = (name: string) => JSON.stringify({ query: `mutation { createMerchantAccount(input: { name: ${JSON.stringify(name)} }) { merchant { id } } }` });
+const createMerchant = (name: string) =>
+  JSON.stringify({ query: `mutation { createMerchantAccount(input: { name: ${JSON.stringify(name)} }) { merchant { id } } }` });
 
 describe('operational routes', () => {
   it('GET /health answers while the process is up', async () => {
@@ -122,7 +123,10 @@ describe('bad requests', () => {
     ['a syntax error', '{"query": "mutation { createMerchantAccount(input: { name: \\"http-probe\\" } }"}'],
     ['an unknown field', '{"query": "{ merchant { idx } }"}'],
     ['a wrong argument type', '{"query": "mutation { createMerchantAccount(input: { name: 5, x: \\"http-probe\\" }) { merchant { id } } }"}'],
-    ['an unknown input field', '{"query": "mutation($i: CreateMerchantAccountInput!) { createMerchantAccount(input: $i) { merchant { id } } }", "variables": {"i": {"name": "http-probe", "evil": true}}}'],
+    [
+      'an unknown input field',
+      '{"query": "mutation($i: CreateMerchantAccountInput!) { createMerchantAccount(input: $i) { merchant { id } } }", "variables": {"i": {"name": "http-probe", "evil": true}}}',
+    ],
     ['a missing required variable', '{"query": "mutation($i: CreateMerchantAccountInput!) { createMerchantAccount(input: $i) { merchant { id } } }"}'],
   ])('rejects %s with 400 INVALID_INPUT, no internals, and writes nothing', async (_label, body) => {
     const before = await merchantCount();

@@ -32,7 +32,7 @@ function post(body: string, headers: Record<string, string>, signal?: AbortSigna
 
 /** Waits for `condition` (the server finishing work its client no longer waits for), up to 10 s. */
 async function until(condition: () => Promise<boolean>): Promise<void> {
-  for (const started = Date.now(); !(await condition()); ) {
+  for (const started = Date.now(); !(await condition());) {
     if (Date.now() - started > 10_000) throw new Error('condition not met within 10 s');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -51,13 +51,19 @@ describe('a request that began executing keeps its key', () => {
     await new Promise((resolve) => setTimeout(resolve, 150)); // the confirm is now waiting on the processor
     hangUp.abort();
     expect(await first).toBeInstanceOf(Error);
-    await until(async () => (await sql.query('SELECT 1 FROM idempotency_records WHERE key = $1 AND status_code IS NOT NULL', [headers['idempotency-key']])).rowCount === 1);
+    await until(
+      async () =>
+        (await sql.query('SELECT 1 FROM idempotency_records WHERE key = $1 AND status_code IS NOT NULL', [headers['idempotency-key']])).rowCount === 1,
+    );
     const retry = await post(body, headers);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     const answer = (await retry.json()) as { data: { confirmPayment: { status: string; activeAttempt: { id: string } } } };
     expect(answer.data.confirmPayment.status).toBe('SUCCEEDED');
     expect((await shop.sandboxPayment(`?reference=${answer.data.confirmPayment.activeAttempt.id}`)).body.status).toBe('succeeded');
-    const { rows } = await sql.query("SELECT count(*)::int AS n FROM payment_status_history WHERE payment_id = $1 AND subject = 'attempt' AND trigger = 'confirm'", [created.id]);
+    const { rows } = await sql.query(
+      "SELECT count(*)::int AS n FROM payment_status_history WHERE payment_id = $1 AND subject = 'attempt' AND trigger = 'confirm'",
+      [created.id],
+    );
     expect(rows[0].n).toBe(1);
   });
 
@@ -135,7 +141,9 @@ describe('what the database holds', () => {
     expect(rows[0].response_body).toMatch(/^v1\./);
     expect(rows[0].response_body).not.toContain(issued.data.createApiKey.key);
     const parsed = JSON.parse(body) as { query: string; variables: unknown };
-    const plainHash = createHash('sha256').update(JSON.stringify([parsed.query, parsed.variables, null])).digest('hex');
+    const plainHash = createHash('sha256')
+      .update(JSON.stringify([parsed.query, parsed.variables, null]))
+      .digest('hex');
     expect(rows[0].request_hash).not.toBe(plainHash);
   });
 });
@@ -170,7 +178,8 @@ describe('a key older than 24 hours', () => {
     const headers = { 'api-key': shop.secretKey, 'idempotency-key': `window-${shop.merchantId}` };
     const create = (amount: number) => post(operation(CreatePaymentDocument, { input: { amount, currency: 'USD' } }), headers);
     const first = (await (await create(1500)).json()) as { data: { createPayment: { id: string } } };
-    const age = (hours: number) => sql.query(`UPDATE idempotency_records SET created_at = now() - make_interval(hours => $1) WHERE key = $2`, [hours, headers['idempotency-key']]);
+    const age = (hours: number) =>
+      sql.query(`UPDATE idempotency_records SET created_at = now() - make_interval(hours => $1) WHERE key = $2`, [hours, headers['idempotency-key']]);
 
     await age(23);
     const refused = await create(1600);
@@ -222,7 +231,8 @@ describe('a key holds one mutation field', () => {
     const shop = await merchantWithSandbox(stack);
     const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 5000, currency: 'USD' } })).createPayment;
     dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4242424242424242') } }));
-    const amountRefunded = async () => (await sql.query('SELECT amount_refunded FROM payment_intents WHERE id = $1', [created.id])).rows[0].amount_refunded as number;
+    const amountRefunded = async () =>
+      (await sql.query('SELECT amount_refunded FROM payment_intents WHERE id = $1', [created.id])).rows[0].amount_refunded as number;
     return { shop, paymentId: created.id, amountRefunded };
   }
 
@@ -231,7 +241,10 @@ describe('a key holds one mutation field', () => {
     const refund = (alias: string, amount: number) => `${alias}: createRefund(input: { paymentId: "${paymentId}", amount: ${amount} }) { id }`;
     const headers = { 'api-key': shop.secretKey, 'idempotency-key': `two-refunds-${paymentId}` };
     // The second refund is more than the payment: it alone is refused, and the first would run on every send.
-    const documents = [`mutation { ${refund('a', 1000)} ${refund('b', 999_999)} }`, `mutation { ...Both } fragment Both on Mutation { ${refund('a', 1000)} ... on Mutation { ${refund('b', 999_999)} } }`];
+    const documents = [
+      `mutation { ${refund('a', 1000)} ${refund('b', 999_999)} }`,
+      `mutation { ...Both } fragment Both on Mutation { ${refund('a', 1000)} ... on Mutation { ${refund('b', 999_999)} } }`,
+    ];
     for (const query of documents) {
       for (let send = 0; send < 4; send += 1) {
         const response = await post(JSON.stringify({ query }), headers);

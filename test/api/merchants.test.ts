@@ -54,7 +54,9 @@ describe('createMerchantAccount', () => {
     const byType = Object.fromEntries(keys.map((row) => [row.type, row]));
     expect([byType['SECRET'].publishable_key, byType['PUBLISHABLE'].publishable_key]).toEqual([null, merchant.publishableKey]);
     // The database refuses a secret key kept in clear.
-    await expect(api.sql.query(`UPDATE api_keys SET publishable_key = 'sk_test_x' WHERE id = $1`, [byType['SECRET'].id])).rejects.toThrow(/api_keys_only_publishable_kept/);
+    await expect(api.sql.query(`UPDATE api_keys SET publishable_key = 'sk_test_x' WHERE id = $1`, [byType['SECRET'].id])).rejects.toThrow(
+      /api_keys_only_publishable_kept/,
+    );
     expect(keys.map((row) => row.key_hash).sort()).toEqual([hashApiKey(merchant.secretKey), hashApiKey(merchant.publishableKey)].sort());
     const { rows: profiles } = await api.sql.query('SELECT * FROM business_profiles WHERE merchant_id = $1', [merchant.merchantId]);
     expect(JSON.stringify(profiles)).not.toContain(merchant.paymentResponseHashKey);
@@ -152,10 +154,7 @@ describe('isolation between merchants', () => {
 
     const bobKeys = dataOf(await bob.secret(MerchantDocument)).merchant.apiKeys;
     errorOf(await alice.secret(RevokeApiKeyDocument, { input: { keyId: bobKeys[0]!.id } }), 'NOT_FOUND');
-    errorOf(
-      await alice.secret(UpdateBusinessProfileDocument, { input: { profileId: bob.profileId, webhookUrl: 'https://evil.example/hook' } }),
-      'NOT_FOUND',
-    );
+    errorOf(await alice.secret(UpdateBusinessProfileDocument, { input: { profileId: bob.profileId, webhookUrl: 'https://evil.example/hook' } }), 'NOT_FOUND');
     errorOf(await alice.secret(CreateApiKeyDocument, { input: { name: 'x', type: 'SECRET', merchantId: bob.merchantId } }), 'NOT_FOUND');
     const { rows } = await api.sql.query('SELECT test_webhook_url FROM business_profiles WHERE id = $1', [bob.profileId]);
     expect(rows[0].test_webhook_url).toBeNull();
@@ -193,9 +192,8 @@ describe('business profiles', () => {
       await merchant.secret(UpdateBusinessProfileDocument, { input: { profileId: merchant.profileId, mode: 'LIVE', webhookUrl: 'https://shop.example/h' } }),
       'FORBIDDEN',
     );
-    const liveKey = dataOf(
-      await api.admin(CreateApiKeyDocument, { input: { name: 'live', type: 'SECRET', mode: 'LIVE', merchantId: merchant.merchantId } }),
-    ).createApiKey.key;
+    const liveKey = dataOf(await api.admin(CreateApiKeyDocument, { input: { name: 'live', type: 'SECRET', mode: 'LIVE', merchantId: merchant.merchantId } }))
+      .createApiKey.key;
     const live = api.as(liveKey);
     const notAllowed = errorOf(
       await live(UpdateBusinessProfileDocument, { input: { profileId: merchant.profileId, webhookUrl: 'https://shop.example/h' } }),
@@ -205,7 +203,9 @@ describe('business profiles', () => {
     expect(notAllowed.message).toContain('allowlist');
     // Only the operator sets the allowlist.
     errorOf(await live(UpdateMerchantAccountDocument, { input: { merchantId: merchant.merchantId, liveWebhookHosts: ['shop.example'] } }), 'FORBIDDEN');
-    dataOf(await api.admin(UpdateMerchantAccountDocument, { input: { merchantId: merchant.merchantId, liveWebhookHosts: ['*.shop.example', 'shop.example'] } }));
+    dataOf(
+      await api.admin(UpdateMerchantAccountDocument, { input: { merchantId: merchant.merchantId, liveWebhookHosts: ['*.shop.example', 'shop.example'] } }),
+    );
     const plainHttp = errorOf(
       await live(UpdateBusinessProfileDocument, { input: { profileId: merchant.profileId, webhookUrl: 'http://shop.example/h' } }),
       'INVALID_INPUT',
@@ -237,9 +237,8 @@ describe('business profiles', () => {
 
   it('gives a new profile a signing key of its own in each mode, and shows the caller’s mode’s only', async () => {
     const merchant = await createMerchant(api);
-    const liveKey = dataOf(
-      await api.admin(CreateApiKeyDocument, { input: { name: 'live', type: 'SECRET', mode: 'LIVE', merchantId: merchant.merchantId } }),
-    ).createApiKey.key;
+    const liveKey = dataOf(await api.admin(CreateApiKeyDocument, { input: { name: 'live', type: 'SECRET', mode: 'LIVE', merchantId: merchant.merchantId } }))
+      .createApiKey.key;
     /** Which of the profile's two signing keys (both present from its creation) the creation answer showed. */
     const shownKey = async ({ profileId, paymentResponseHashKey }: { profileId: string; paymentResponseHashKey: string | null }) => {
       const test = await api.services.businessProfiles.signingKey(profileId, 'TEST');

@@ -76,11 +76,21 @@ describe('void after capture', () => {
 
   it('gives the money back (payment_cancelled_post_capture); nothing is left to refund', async () => {
     const paid = dataOf(await confirmed(shop, '4242424242424242')).confirmPayment;
-    const voided = dataOf(await shop.secret(CancelPaymentPostCaptureDocument, { input: { paymentId: paid.id, cancellationReason: 'duplicate order' } })).cancelPaymentPostCapture;
-    expect(voided).toMatchObject({ status: 'CANCELLED_POST_CAPTURE', amountReceived: 0, cancellationReason: 'duplicate order', activeAttempt: { status: 'VOIDED_POST_CHARGE' } });
+    const voided = dataOf(
+      await shop.secret(CancelPaymentPostCaptureDocument, { input: { paymentId: paid.id, cancellationReason: 'duplicate order' } }),
+    ).cancelPaymentPostCapture;
+    expect(voided).toMatchObject({
+      status: 'CANCELLED_POST_CAPTURE',
+      amountReceived: 0,
+      cancellationReason: 'duplicate order',
+      activeAttempt: { status: 'VOIDED_POST_CHARGE' },
+    });
     await eventReaching(shop, paid.id, 'PAYMENT_CANCELLED_POST_CAPTURE', 'DELIVERED');
     errorOf(await shop.secret(CreateRefundDocument, { input: { paymentId: paid.id } }), 'INVALID_STATE');
-    const again = [await shop.secret(CancelPaymentDocument, { input: { paymentId: paid.id } }), await shop.secret(CancelPaymentPostCaptureDocument, { input: { paymentId: paid.id } })];
+    const again = [
+      await shop.secret(CancelPaymentDocument, { input: { paymentId: paid.id } }),
+      await shop.secret(CancelPaymentPostCaptureDocument, { input: { paymentId: paid.id } }),
+    ];
     for (const answer of again) expect(errorOf(answer, 'INVALID_STATE').extensions).toMatchObject({ status: 'CANCELLED_POST_CAPTURE' });
   });
 
@@ -103,13 +113,21 @@ describe('void after capture', () => {
     const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 4000, currency: 'EUR' } })).createPayment;
     const debit = { bankDebit: { accountHolderName: 'Ada Lovelace', iban: 'DE89370400440532013000' } };
     dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: debit } }));
-    await vi.waitFor(async () => expect((await eventsOf(shop, created.id)).map((event) => event.eventType)).toContain('PAYMENT_SUCCEEDED'), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect((await eventsOf(shop, created.id)).map((event) => event.eventType)).toContain('PAYMENT_SUCCEEDED'), {
+      timeout: 10_000,
+      interval: 50,
+    });
     const refusal = errorOf(await shop.secret(CancelPaymentPostCaptureDocument, { input: { paymentId: created.id } }), 'INVALID_STATE');
     expect(refusal.message).toMatch(/^The processor refused the void: .*only card payments can be voided after capture/);
     expect(refusal.extensions).toMatchObject({ status: 'SUCCEEDED', paymentId: created.id });
     const after = dataOf(await shop.secret(PaymentDocument, { id: created.id })).payment!;
     expect(after.status).toBe('SUCCEEDED');
-    expect(after.history.filter((row) => row.subject === 'attempt').map((row) => row.toStatus).slice(-2)).toEqual(['VOID_POST_CHARGE_INITIATED', 'CHARGED']);
+    expect(
+      after.history
+        .filter((row) => row.subject === 'attempt')
+        .map((row) => row.toStatus)
+        .slice(-2),
+    ).toEqual(['VOID_POST_CHARGE_INITIATED', 'CHARGED']);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await eventsOf(shop, created.id)).map((event) => event.eventType).sort()).toEqual(['PAYMENT_PROCESSING', 'PAYMENT_SUCCEEDED']);
   });

@@ -25,7 +25,8 @@ afterAll(async () => {
 const card = { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } };
 const create = async () => dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 700, currency: 'USD' } })).createPayment;
 /** Moves a payment's expiry into the past, as if its session expiry had run out. */
-const runOut = (paymentId: string) => sql.query(`UPDATE payment_intents SET expires_at = now() - interval '1 second', version = version + 1 WHERE id = $1`, [paymentId]);
+const runOut = (paymentId: string) =>
+  sql.query(`UPDATE payment_intents SET expires_at = now() - interval '1 second', version = version + 1 WHERE id = $1`, [paymentId]);
 const statusOf = async (id: string) => dataOf(await shop.secret(PaymentDocument, { id })).payment?.status;
 
 describe('session expiry', () => {
@@ -35,7 +36,10 @@ describe('session expiry', () => {
     expect(minutes).toBeGreaterThan(14.9);
     expect(minutes).toBeLessThanOrEqual(15);
     for (const bad of [59, 7_776_001, 1.5]) {
-      const error = errorOf(await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, sessionExpirySeconds: bad } }), 'INVALID_INPUT');
+      const error = errorOf(
+        await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, sessionExpirySeconds: bad } }),
+        'INVALID_INPUT',
+      );
       expect(error.extensions).toMatchObject({ field: 'sessionExpirySeconds' });
     }
     const updated = dataOf(await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, sessionExpirySeconds: 3600 } }));
@@ -62,7 +66,10 @@ describe('session expiry', () => {
     shop = await shopWithReceiver(stack);
     const payment = await create();
     await runOut(payment.id);
-    const late = errorOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card } }), 'INVALID_STATE');
+    const late = errorOf(
+      await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card } }),
+      'INVALID_STATE',
+    );
     expect(late.extensions).toMatchObject({ status: 'EXPIRED' });
     expect(late.message).toMatch(/expired at .* without being confirmed/);
     expect(await statusOf(payment.id)).toBe('EXPIRED');
@@ -70,7 +77,9 @@ describe('session expiry', () => {
 
   it('never expires a payment once it is confirmed', async () => {
     const payment = await create();
-    const confirmed = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card } })).confirmPayment;
+    const confirmed = dataOf(
+      await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card } }),
+    ).confirmPayment;
     expect(confirmed.status).toBe('SUCCEEDED');
     await runOut(payment.id);
     const worker = await startTestWorker({ ...stack.env, PAYMENT_EXPIRY_SWEEP_MS: '100' });

@@ -37,7 +37,8 @@ afterAll(async () => {
 type Shop = Awaited<ReturnType<typeof merchantWithSandbox>>;
 
 async function createPayment(shop: Shop, input: Partial<CreatePaymentInput> = {}) {
-  return dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 2000, currency: 'EUR', returnUrl: 'https://shop.example/done', ...input } })).createPayment;
+  return dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 2000, currency: 'EUR', returnUrl: 'https://shop.example/done', ...input } }))
+    .createPayment;
 }
 
 const confirmWith = (shop: Shop, clientSecret: string, paymentMethodData: PaymentMethodDataInput) =>
@@ -47,7 +48,7 @@ const getPayment = async (shop: Shop, id: string) => dataOf(await shop.secret(Pa
 
 /** Waits until the payment leaves PROCESSING and REQUIRES_CUSTOMER_ACTION (the worker's scheduled sync), up to 10 s. */
 async function settled(shop: Shop, id: string) {
-  for (const started = Date.now(); ; ) {
+  for (const started = Date.now(); ;) {
     const payment = await getPayment(shop, id);
     if (payment.status !== 'PROCESSING' && payment.status !== 'REQUIRES_CUSTOMER_ACTION') return payment;
     if (Date.now() - started > 10_000) throw new Error(`payment ${id} still ${payment.status} after 10 s`);
@@ -104,7 +105,9 @@ const FLOWS: Record<PaymentMethodType | 'card_3ds', (shop: Shop) => Promise<{ af
   },
   bank_debit: async (shop) => {
     const created = await createPayment(shop);
-    const confirmed = dataOf(await confirmWith(shop, created.clientSecret, { bankDebit: { accountHolderName: 'Ada Lovelace', iban: 'DE89 3704 0044 0532 0130 00' } })).confirmPayment;
+    const confirmed = dataOf(
+      await confirmWith(shop, created.clientSecret, { bankDebit: { accountHolderName: 'Ada Lovelace', iban: 'DE89 3704 0044 0532 0130 00' } }),
+    ).confirmPayment;
     expect(confirmed.activeAttempt.paymentMethodDetails).toEqual({ accountHolderName: 'Ada Lovelace', ibanLast4: '3000' });
     return { afterCustomer: confirmed.status, final: await settled(shop, created.id) };
   },
@@ -154,7 +157,9 @@ describe('every payment method group of the seed, end to end', () => {
     shop = await merchantWithSandbox(stack);
   });
 
-  const rows = PAYMENT_METHOD_GROUPS.flatMap((row) => row.types.map((type) => ({ ...row, type, flow: type === 'card' && row.threeDs ? ('card_3ds' as const) : type })));
+  const rows = PAYMENT_METHOD_GROUPS.flatMap((row) =>
+    row.types.map((type) => ({ ...row, type, flow: type === 'card' && row.threeDs ? ('card_3ds' as const) : type })),
+  );
 
   it.each(rows)('$group: $type ($customerAction; finalization $finalization)', async ({ flow, finalization }) => {
     const { afterCustomer, final } = await FLOWS[flow](shop);
@@ -203,12 +208,23 @@ describe('every payment method group of the seed, end to end', () => {
     const error = errorOf(answer, 'PAYMENT_DECLINED');
     expect(error.extensions).toMatchObject({ declineCode: 'invalid_request', paymentId: created.id, status: 'FAILED' });
     expect(error.extensions?.declineMessage).toContain(message);
-    expect(await getPayment(shop, created.id)).toMatchObject({ status: 'FAILED', errorCode: 'invalid_request', activeAttempt: { status: 'AUTHORIZATION_FAILED' } });
+    expect(await getPayment(shop, created.id)).toMatchObject({
+      status: 'FAILED',
+      errorCode: 'invalid_request',
+      activeAttempt: { status: 'AUTHORIZATION_FAILED' },
+    });
   });
 
   it('refuses manual capture for methods that settle later, naming the field', async () => {
     const error = errorOf(
-      await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', captureMethod: 'MANUAL', paymentMethodData: { bankDebit: { accountHolderName: 'A', iban: 'DE89370400440532013000' } } } }),
+      await shop.secret(CreatePaymentDocument, {
+        input: {
+          amount: 100,
+          currency: 'EUR',
+          captureMethod: 'MANUAL',
+          paymentMethodData: { bankDebit: { accountHolderName: 'A', iban: 'DE89370400440532013000' } },
+        },
+      }),
       'INVALID_INPUT',
     );
     expect(error.extensions?.field).toBe('captureMethod');
@@ -216,13 +232,18 @@ describe('every payment method group of the seed, end to end', () => {
 
   it('refuses an IBAN that fails its check digits, naming the field, without echoing it', async () => {
     const created = await createPayment(shop);
-    const error = errorOf(await confirmWith(shop, created.clientSecret, { bankDebit: { accountHolderName: 'A', iban: 'DE89370400440532013001' } }), 'INVALID_INPUT');
+    const error = errorOf(
+      await confirmWith(shop, created.clientSecret, { bankDebit: { accountHolderName: 'A', iban: 'DE89370400440532013001' } }),
+      'INVALID_INPUT',
+    );
     expect(error.extensions?.field).toBe('paymentMethodData.bankDebit.iban');
     expect(error.message).not.toContain('DE89370400440532013001');
   });
 
   it('never stores an IBAN or a wallet token', async () => {
-    const { rows } = await sql.query('SELECT t::text AS row FROM payment_attempts t JOIN payment_intents i ON i.id = t.payment_id WHERE i.merchant_id = $1', [shop.merchantId]);
+    const { rows } = await sql.query('SELECT t::text AS row FROM payment_attempts t JOIN payment_intents i ON i.id = t.payment_id WHERE i.merchant_id = $1', [
+      shop.merchantId,
+    ]);
     const text = rows.map((row) => row.row).join('\n');
     expect(text).not.toContain('DE89370400440532013000');
     expect(text).not.toMatch(/wtok_/);
@@ -251,13 +272,18 @@ describe('retries across processors', () => {
     expect(await attemptsOf(shop, created.id)).toEqual(['sandbox:FAILURE', 'fauxpay:CHARGED']);
     const { history } = await getPayment(shop, created.id);
     // Each attempt has its own history; the intent never left PROCESSING in between.
-    expect(history.filter((row) => row.subject === 'attempt').map((row) => `${row.fromStatus}>${row.toStatus}:${row.trigger}`).slice(-4)).toEqual([
-      'CONFIRMATION_AWAITED>PENDING:confirm',
-      'PENDING>FAILURE:processor_call',
-      'null>PENDING:retry',
-      'PENDING>CHARGED:processor_call',
+    expect(
+      history
+        .filter((row) => row.subject === 'attempt')
+        .map((row) => `${row.fromStatus}>${row.toStatus}:${row.trigger}`)
+        .slice(-4),
+    ).toEqual(['CONFIRMATION_AWAITED>PENDING:confirm', 'PENDING>FAILURE:processor_call', 'null>PENDING:retry', 'PENDING>CHARGED:processor_call']);
+    expect(history.filter((row) => row.subject === 'intent').map((row) => row.toStatus)).toEqual([
+      'REQUIRES_PAYMENT_METHOD',
+      'REQUIRES_CONFIRMATION',
+      'PROCESSING',
+      'SUCCEEDED',
     ]);
-    expect(history.filter((row) => row.subject === 'intent').map((row) => row.toStatus)).toEqual(['REQUIRES_PAYMENT_METHOD', 'REQUIRES_CONFIRMATION', 'PROCESSING', 'SUCCEEDED']);
   });
 
   it('a card one processor does not support (card_not_supported, retryable) goes to the other', async () => {
@@ -289,7 +315,10 @@ describe('retries across processors', () => {
 
   it('refuses to mark a hard decline retryable, naming the field', async () => {
     const shop = await merchantWithSandbox(stack);
-    const error = errorOf(await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, retryableDeclineCodes: ['card_declined', 'stolen_card'] } }), 'INVALID_INPUT');
+    const error = errorOf(
+      await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, retryableDeclineCodes: ['card_declined', 'stolen_card'] } }),
+      'INVALID_INPUT',
+    );
     expect(error.extensions?.field).toBe('retryableDeclineCodes.1');
   });
 
@@ -308,7 +337,12 @@ describe('retries across processors', () => {
     expect(retried).toMatchObject({ status: 'SUCCEEDED', attemptCount: 2, errorCode: null });
     expect(await attemptsOf(shop, created.id)).toEqual(['sandbox:AUTHORIZATION_FAILED', 'sandbox:CHARGED']);
     const { history } = await getPayment(shop, created.id);
-    expect(history.filter((row) => row.subject === 'intent').map((row) => `${row.fromStatus}>${row.toStatus}`).slice(-3)).toEqual(['PROCESSING>FAILED', 'FAILED>PROCESSING', 'PROCESSING>SUCCEEDED']);
+    expect(
+      history
+        .filter((row) => row.subject === 'intent')
+        .map((row) => `${row.fromStatus}>${row.toStatus}`)
+        .slice(-3),
+    ).toEqual(['PROCESSING>FAILED', 'FAILED>PROCESSING', 'PROCESSING>SUCCEEDED']);
     errorOf(await confirmWith(shop, created.clientSecret, card('4242424242424242')), 'INVALID_STATE');
   });
 });
@@ -321,17 +355,27 @@ describe('what the SDK is told before confirming', () => {
     const created = await createPayment(shop);
     const answer = dataOf(await shop.publishable(PaymentMethodsDocument, { clientSecret: created.clientSecret })).paymentMethods;
     expect(typesOf(answer)).toEqual(['CARD', 'BANK_DEBIT', 'WALLET', 'PAY_LATER', 'BANK_REDIRECT', 'BANK_TRANSFER', 'CRYPTO']);
-    expect(answer.methods.find((method) => method.type === 'BANK_DEBIT')).toMatchObject({ group: 'bank debits', finalization: 'later', connectors: ['sandbox'] });
+    expect(answer.methods.find((method) => method.type === 'BANK_DEBIT')).toMatchObject({
+      group: 'bank debits',
+      finalization: 'later',
+      connectors: ['sandbox'],
+    });
     expect(answer.methods.find((method) => method.type === 'WALLET')!.providers).toEqual([{ provider: 'sandbox_pay', type: 'WALLET' }]);
     const sessions = dataOf(await shop.publishable(PaymentSessionsDocument, { clientSecret: created.clientSecret })).paymentSessions;
-    expect(sessions.map((session) => `${session.provider}:${session.type}:${session.connector}`)).toEqual(['sandbox_pay:WALLET:sandbox', 'sandbox_later:PAY_LATER:sandbox']);
+    expect(sessions.map((session) => `${session.provider}:${session.type}:${session.connector}`)).toEqual([
+      'sandbox_pay:WALLET:sandbox',
+      'sandbox_later:PAY_LATER:sandbox',
+    ]);
     expect(sessions.every((session) => session.sessionToken.length > 0 && new Date(session.expiresAt) > new Date())).toBe(true);
   });
 
   it('fauxpay only: cards and bank debits, and no sessions to open', async () => {
     const shop = await merchantWithSandbox(stack, 'fauxpay');
     const created = await createPayment(shop);
-    expect(typesOf(dataOf(await shop.publishable(PaymentMethodsDocument, { clientSecret: created.clientSecret })).paymentMethods)).toEqual(['CARD', 'BANK_DEBIT']);
+    expect(typesOf(dataOf(await shop.publishable(PaymentMethodsDocument, { clientSecret: created.clientSecret })).paymentMethods)).toEqual([
+      'CARD',
+      'BANK_DEBIT',
+    ]);
     expect(dataOf(await shop.publishable(PaymentSessionsDocument, { clientSecret: created.clientSecret })).paymentSessions).toEqual([]);
     const refused = errorOf(await shop.publishable(PaymentSessionsDocument, { clientSecret: created.clientSecret, wallets: ['sandbox_pay'] }), 'INVALID_INPUT');
     expect(refused.extensions?.field).toBe('wallets.0');
@@ -356,7 +400,12 @@ describe('what the SDK is told before confirming', () => {
     ]);
     expect(await methodsFor({ currency: 'USD', country: 'DE' })).toEqual(['CARD:fauxpay']);
     expect(await methodsFor({ currency: 'EUR', country: 'FR' })).toEqual(['CARD:fauxpay']);
-    expect(await methodsFor({ currency: 'EUR', country: 'DE', captureMethod: 'MANUAL' })).toEqual(['CARD:sandbox+fauxpay', 'WALLET:sandbox', 'PAY_LATER:sandbox', 'BANK_REDIRECT:sandbox']);
+    expect(await methodsFor({ currency: 'EUR', country: 'DE', captureMethod: 'MANUAL' })).toEqual([
+      'CARD:sandbox+fauxpay',
+      'WALLET:sandbox',
+      'PAY_LATER:sandbox',
+      'BANK_REDIRECT:sandbox',
+    ]);
   });
 
   it('needs the payment’s own client secret', async () => {
@@ -373,7 +422,11 @@ describe('saved cards', () => {
     const shop = await merchantWithSandbox(stack);
     const customerId = `cus_${shop.merchantId.slice(-8)}`;
     const first = await createPayment(shop, { customerId });
-    const paid = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: first.clientSecret, paymentMethodData: card('5555555555554444'), savePaymentMethod: true } })).confirmPayment;
+    const paid = dataOf(
+      await shop.publishable(ConfirmPaymentDocument, {
+        input: { clientSecret: first.clientSecret, paymentMethodData: card('5555555555554444'), savePaymentMethod: true },
+      }),
+    ).confirmPayment;
     expect(paid.status).toBe('SUCCEEDED');
     const { savedPaymentMethods } = dataOf(await shop.secret(CustomerDocument, { id: customerId })).customer;
     expect(savedPaymentMethods).toMatchObject([{ customerId, connector: 'sandbox', brand: 'MASTERCARD', last4: '4444' }]);
@@ -383,14 +436,22 @@ describe('saved cards', () => {
     const second = await createPayment(shop, { customerId });
     const offered = dataOf(await shop.publishable(PaymentMethodsDocument, { clientSecret: second.clientSecret })).paymentMethods;
     expect(offered.savedPaymentMethods.map((method) => method.id)).toEqual([saved.id]);
-    const again = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: second.clientSecret, paymentMethodId: saved.id, cardCvc: '321' } })).confirmPayment;
+    const again = dataOf(
+      await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: second.clientSecret, paymentMethodId: saved.id, cardCvc: '321' } }),
+    ).confirmPayment;
     expect(again.status).toBe('SUCCEEDED');
     expect(again.activeAttempt).toMatchObject({ savedPaymentMethodId: saved.id, card: { last4: '4444', brand: 'MASTERCARD' } });
 
     // Another customer's payment cannot use it; a missing CVC is named.
     const other = await createPayment(shop, { customerId: 'cus_someone_else' });
-    errorOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: other.clientSecret, paymentMethodId: saved.id, cardCvc: '321' } }), 'NOT_FOUND');
-    const noCvc = errorOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: other.clientSecret, paymentMethodId: saved.id } }), 'INVALID_INPUT');
+    errorOf(
+      await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: other.clientSecret, paymentMethodId: saved.id, cardCvc: '321' } }),
+      'NOT_FOUND',
+    );
+    const noCvc = errorOf(
+      await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: other.clientSecret, paymentMethodId: saved.id } }),
+      'INVALID_INPUT',
+    );
     expect(noCvc.extensions?.field).toBe('cardCvc');
 
     const { rows } = await sql.query('SELECT t::text AS row FROM saved_payment_methods t WHERE merchant_id = $1', [shop.merchantId]);
@@ -406,7 +467,11 @@ describe('saved cards', () => {
     const shop = await merchantWithSandbox(stack);
     const customerId = `cus_3ds_${outcome}`;
     const created = await createPayment(shop, { customerId });
-    const pending = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4000002500003155'), savePaymentMethod: true } })).confirmPayment;
+    const pending = dataOf(
+      await shop.publishable(ConfirmPaymentDocument, {
+        input: { clientSecret: created.clientSecret, paymentMethodData: card('4000002500003155'), savePaymentMethod: true },
+      }),
+    ).confirmPayment;
     expect(pending.status).toBe('REQUIRES_CUSTOMER_ACTION');
     expect(dataOf(await shop.secret(CustomerDocument, { id: customerId })).customer.savedPaymentMethods).toEqual([]);
     await fetch(pending.nextAction!.redirectToUrl);
@@ -417,10 +482,20 @@ describe('saved cards', () => {
   it('a declined card is not saved; saving needs a customer', async () => {
     const shop = await merchantWithSandbox(stack);
     const created = await createPayment(shop, { customerId: 'cus_declined' });
-    errorOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4000000000000002'), savePaymentMethod: true } }), 'PAYMENT_DECLINED');
+    errorOf(
+      await shop.publishable(ConfirmPaymentDocument, {
+        input: { clientSecret: created.clientSecret, paymentMethodData: card('4000000000000002'), savePaymentMethod: true },
+      }),
+      'PAYMENT_DECLINED',
+    );
     expect(dataOf(await shop.secret(CustomerDocument, { id: 'cus_declined' })).customer.savedPaymentMethods).toEqual([]);
     const anonymous = await createPayment(shop);
-    const error = errorOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: anonymous.clientSecret, paymentMethodData: card('4242424242424242'), savePaymentMethod: true } }), 'INVALID_INPUT');
+    const error = errorOf(
+      await shop.publishable(ConfirmPaymentDocument, {
+        input: { clientSecret: anonymous.clientSecret, paymentMethodData: card('4242424242424242'), savePaymentMethod: true },
+      }),
+      'INVALID_INPUT',
+    );
     expect(error.extensions?.field).toBe('savePaymentMethod');
     errorOf(await shop.secret(CustomerDocument, { id: 'cus_nobody' }), 'NOT_FOUND');
   });

@@ -68,7 +68,9 @@ describe.each([
 
 describe('an authorization that never reached the processor', () => {
   async function pendingWithoutProcessorPayment(ageSeconds: number) {
-    const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 600, currency: 'USD', paymentMethodData: card('4242424242424242') } })).createPayment;
+    const created = dataOf(
+      await shop.secret(CreatePaymentDocument, { input: { amount: 600, currency: 'USD', paymentMethodData: card('4242424242424242') } }),
+    ).createPayment;
     await sql.query(
       `UPDATE payment_attempts SET connector_account_id = $2, connector_name = 'sandbox'
        WHERE id = (SELECT active_attempt_id FROM payment_intents WHERE id = $1)`,

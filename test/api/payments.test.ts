@@ -47,13 +47,16 @@ afterAll(async () => {
 });
 
 async function create(input: Partial<CreatePaymentInput> = {}) {
-  const payment = dataOf(await merchant.secret(CreatePaymentDocument, { input: { amount: 1000, currency: 'USD', returnUrl: 'https://shop.example/done', ...input } })).createPayment;
+  const payment = dataOf(
+    await merchant.secret(CreatePaymentDocument, { input: { amount: 1000, currency: 'USD', returnUrl: 'https://shop.example/done', ...input } }),
+  ).createPayment;
   paymentIds.push(payment.id);
   return payment;
 }
 
 /** Confirms as the SDK does: publishable key + client secret. */
-const confirm = (clientSecret: string, number: string) => merchant.publishable(ConfirmPaymentDocument, { input: { clientSecret, paymentMethodData: card(number) } });
+const confirm = (clientSecret: string, number: string) =>
+  merchant.publishable(ConfirmPaymentDocument, { input: { clientSecret, paymentMethodData: card(number) } });
 
 async function get(id: string) {
   return dataOf(await merchant.secret(PaymentDocument, { id })).payment;
@@ -85,7 +88,12 @@ describe('cards without 3DS', () => {
       'CONFIRMATION_AWAITED>PENDING',
       'PENDING>CHARGED',
     ]);
-    expect(history.filter((row) => row.subject === 'intent').map((row) => row.toStatus)).toEqual(['REQUIRES_PAYMENT_METHOD', 'REQUIRES_CONFIRMATION', 'PROCESSING', 'SUCCEEDED']);
+    expect(history.filter((row) => row.subject === 'intent').map((row) => row.toStatus)).toEqual([
+      'REQUIRES_PAYMENT_METHOD',
+      'REQUIRES_CONFIRMATION',
+      'PROCESSING',
+      'SUCCEEDED',
+    ]);
     const atProcessor = await merchant.sandboxPayment(`/${confirmed.activeAttempt.connectorTransactionId}`);
     expect(atProcessor.body).toMatchObject({ status: 'succeeded', amount_captured: 1000, reference: confirmed.activeAttempt.id });
   });
@@ -145,12 +153,12 @@ describe('cards with 3DS', () => {
     const payment = await get(created.id);
     expect(payment.status).toBe('SUCCEEDED');
     const { history } = dataOf(await merchant.secret(PaymentDocument, { id: created.id })).payment;
-    expect(history.filter((row) => row.subject === 'attempt').map((row) => row.toStatus).slice(-4)).toEqual([
-      'DEVICE_DATA_COLLECTION_PENDING',
-      'AUTHENTICATION_PENDING',
-      'AUTHENTICATION_SUCCESSFUL',
-      'CHARGED',
-    ]);
+    expect(
+      history
+        .filter((row) => row.subject === 'attempt')
+        .map((row) => row.toStatus)
+        .slice(-4),
+    ).toEqual(['DEVICE_DATA_COLLECTION_PENDING', 'AUTHENTICATION_PENDING', 'AUTHENTICATION_SUCCESSFUL', 'CHARGED']);
   });
 
   it('requested by the merchant (THREE_DS) with manual capture ends awaiting capture', async () => {
@@ -177,7 +185,9 @@ describe('cancel and void', () => {
   it('cancels before confirmation, from REQUIRES_PAYMENT_METHOD and from REQUIRES_CONFIRMATION', async () => {
     for (const input of [{}, { paymentMethodData: card(CARDS.visa) }]) {
       const created = await create(input);
-      const cancelled = dataOf(await merchant.secret(CancelPaymentDocument, { input: { paymentId: created.id, cancellationReason: 'customer left' } })).cancelPayment;
+      const cancelled = dataOf(
+        await merchant.secret(CancelPaymentDocument, { input: { paymentId: created.id, cancellationReason: 'customer left' } }),
+      ).cancelPayment;
       expect(cancelled).toMatchObject({ status: 'CANCELLED', cancellationReason: 'customer left' });
       expect(cancelled.activeAttempt.status).toBe('VOIDED');
     }
@@ -189,7 +199,9 @@ describe('cancel and void', () => {
       const pending = dataOf(await confirm(created.clientSecret, CARDS.threeDs)).confirmPayment;
       if (visitChallenge) {
         await fetch(pending.nextAction!.redirectToUrl); // device data collected at the processor
-        expect(dataOf(await merchant.secret(SyncPaymentDocument, { input: { paymentId: created.id } })).syncPayment.activeAttempt.status).toBe('AUTHENTICATION_PENDING');
+        expect(dataOf(await merchant.secret(SyncPaymentDocument, { input: { paymentId: created.id } })).syncPayment.activeAttempt.status).toBe(
+          'AUTHENTICATION_PENDING',
+        );
       }
       const before = await merchant.sandboxPayment(`/${pending.activeAttempt.connectorTransactionId}`);
       const cancelled = dataOf(await merchant.secret(CancelPaymentDocument, { input: { paymentId: created.id } })).cancelPayment;
@@ -212,7 +224,12 @@ describe('cancel and void', () => {
     expect(cancelled.status).toBe('CANCELLED');
     expect((await merchant.sandboxPayment(`/${pending.activeAttempt.connectorTransactionId}`)).body.status).toBe('canceled');
     const { history } = dataOf(await merchant.secret(PaymentDocument, { id: created.id })).payment;
-    expect(history.filter((row) => row.subject === 'attempt').map((row) => row.toStatus).slice(-4)).toEqual(['AUTHENTICATION_SUCCESSFUL', 'AUTHORIZED', 'VOID_INITIATED', 'VOIDED']);
+    expect(
+      history
+        .filter((row) => row.subject === 'attempt')
+        .map((row) => row.toStatus)
+        .slice(-4),
+    ).toEqual(['AUTHENTICATION_SUCCESSFUL', 'AUTHORIZED', 'VOID_INITIATED', 'VOIDED']);
   });
 
   it('a cancel during 3DS after the customer was charged is INVALID_STATE naming SUCCEEDED: the void after capture is its own mutation', async () => {
@@ -225,7 +242,12 @@ describe('cancel and void', () => {
     const voided = dataOf(await merchant.secret(CancelPaymentPostCaptureDocument, { input: { paymentId: created.id } })).cancelPaymentPostCapture;
     expect(voided).toMatchObject({ status: 'CANCELLED_POST_CAPTURE', amountReceived: 0 });
     const { history } = dataOf(await merchant.secret(PaymentDocument, { id: created.id })).payment;
-    expect(history.filter((row) => row.subject === 'attempt').map((row) => row.toStatus).slice(-3)).toEqual(['CHARGED', 'VOID_POST_CHARGE_INITIATED', 'VOIDED_POST_CHARGE']);
+    expect(
+      history
+        .filter((row) => row.subject === 'attempt')
+        .map((row) => row.toStatus)
+        .slice(-3),
+    ).toEqual(['CHARGED', 'VOID_POST_CHARGE_INITIATED', 'VOIDED_POST_CHARGE']);
   });
 
   it('voids an authorization at the processor', async () => {
@@ -235,7 +257,12 @@ describe('cancel and void', () => {
     expect(cancelled.status).toBe('CANCELLED');
     expect((await merchant.sandboxPayment(`/${authorized.activeAttempt.connectorTransactionId}`)).body.status).toBe('canceled');
     const { history } = dataOf(await merchant.secret(PaymentDocument, { id: created.id })).payment;
-    expect(history.filter((row) => row.subject === 'attempt').map((row) => row.toStatus).slice(-2)).toEqual(['VOID_INITIATED', 'VOIDED']);
+    expect(
+      history
+        .filter((row) => row.subject === 'attempt')
+        .map((row) => row.toStatus)
+        .slice(-2),
+    ).toEqual(['VOID_INITIATED', 'VOIDED']);
   });
 });
 
@@ -265,7 +292,10 @@ describe('when the processor fails', () => {
     try {
       const shop = await merchantWithSandbox(isolated);
       const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 500, currency: 'USD' } })).createPayment;
-      const error = errorOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) } }), 'CONNECTOR_ERROR');
+      const error = errorOf(
+        await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) } }),
+        'CONNECTOR_ERROR',
+      );
       expect(error.extensions?.status).toBe('FAILED');
       const payment = dataOf(await shop.secret(PaymentDocument, { id: created.id })).payment;
       expect(payment.activeAttempt.status).toBe('AUTHORIZATION_FAILED');
@@ -276,7 +306,12 @@ describe('when the processor fails', () => {
 
   it('a processor that refuses our credentials is the merchant’s setup, not a decline: CONNECTOR_ERROR, the attempt failed', async () => {
     // Answers every call as the sandbox answers a key it does not know.
-    const refusing = await startReceiver(answer(401, JSON.stringify({ error: { code: 'invalid_api_key', message: 'Send Authorization: Bearer sk_sandbox_ followed by 8 to 64 letters or digits.' } })));
+    const refusing = await startReceiver(
+      answer(
+        401,
+        JSON.stringify({ error: { code: 'invalid_api_key', message: 'Send Authorization: Bearer sk_sandbox_ followed by 8 to 64 letters or digits.' } }),
+      ),
+    );
     const isolated = await startStack({ env: { SANDBOX_URL: refusing.url } });
     try {
       const shop = await merchantWithSandbox(isolated);
@@ -299,7 +334,9 @@ describe('when the processor fails', () => {
     try {
       const shop = await merchantWithSandbox(slow);
       const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 700, currency: 'USD' } })).createPayment;
-      const confirmed = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) } })).confirmPayment;
+      const confirmed = dataOf(
+        await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) } }),
+      ).confirmPayment;
       expect(confirmed.status).toBe('PROCESSING');
       expect(confirmed.activeAttempt).toMatchObject({ status: 'PENDING', connectorTransactionId: null });
       await new Promise((resolve) => setTimeout(resolve, 1200)); // the processor finishes on its own time
@@ -326,8 +363,16 @@ describe('operations the state forbids', () => {
   const STATES: { status: string; make: () => Promise<{ id: string; clientSecret: string }>; refuses: Operation[] }[] = [
     { status: 'REQUIRES_PAYMENT_METHOD', make: () => create(), refuses: ['capture', 'cancelPostCapture'] },
     { status: 'REQUIRES_CONFIRMATION', make: () => create({ paymentMethodData: card(CARDS.visa) }), refuses: ['capture', 'cancelPostCapture'] },
-    { status: 'REQUIRES_CUSTOMER_ACTION', make: () => create({ confirm: true, paymentMethodData: card(CARDS.threeDs) }), refuses: ['confirm', 'capture', 'cancelPostCapture'] },
-    { status: 'REQUIRES_CAPTURE', make: () => create({ confirm: true, captureMethod: 'MANUAL', paymentMethodData: card(CARDS.visa) }), refuses: ['confirm', 'cancelPostCapture'] },
+    {
+      status: 'REQUIRES_CUSTOMER_ACTION',
+      make: () => create({ confirm: true, paymentMethodData: card(CARDS.threeDs) }),
+      refuses: ['confirm', 'capture', 'cancelPostCapture'],
+    },
+    {
+      status: 'REQUIRES_CAPTURE',
+      make: () => create({ confirm: true, captureMethod: 'MANUAL', paymentMethodData: card(CARDS.visa) }),
+      refuses: ['confirm', 'cancelPostCapture'],
+    },
     { status: 'SUCCEEDED', make: () => create({ confirm: true, paymentMethodData: card(CARDS.visa) }), refuses: ['confirm', 'capture', 'cancel'] },
     {
       status: 'PARTIALLY_CAPTURED',
@@ -411,7 +456,10 @@ describe('concurrency and idempotency', () => {
     const payment = await get(created.id);
     const atProcessor = await merchant.sandboxPayment(`?reference=${payment.activeAttempt.id}`);
     expect(atProcessor.status).toBe(200);
-    const { rows } = await sql.query("SELECT count(*)::int AS n FROM payment_status_history WHERE payment_id = $1 AND subject = 'attempt' AND trigger = 'confirm'", [created.id]);
+    const { rows } = await sql.query(
+      "SELECT count(*)::int AS n FROM payment_status_history WHERE payment_id = $1 AND subject = 'attempt' AND trigger = 'confirm'",
+      [created.id],
+    );
     expect(rows[0].n).toBe(1);
   });
 
@@ -432,7 +480,9 @@ describe('concurrency and idempotency', () => {
     const other = await merchant.secret(CreatePaymentDocument, { input: { ...input, amount: 2600 } }, { 'idempotency-key': key });
     expect(other.status).toBe(422);
     errorOf(other, 'IDEMPOTENCY_MISMATCH');
-    const { rows } = await sql.query("SELECT count(*)::int AS n FROM payment_intents WHERE merchant_id = $1 AND description = 'idempotent'", [merchant.merchantId]);
+    const { rows } = await sql.query("SELECT count(*)::int AS n FROM payment_intents WHERE merchant_id = $1 AND description = 'idempotent'", [
+      merchant.merchantId,
+    ]);
     expect(rows[0].n).toBe(1);
   });
 
@@ -447,8 +497,16 @@ describe('concurrency and idempotency', () => {
     const created = await create();
     const key = `confirm-${created.id}`;
     const headers = { 'idempotency-key': key };
-    const first = await merchant.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) } }, headers);
-    const again = await merchant.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) } }, headers);
+    const first = await merchant.publishable(
+      ConfirmPaymentDocument,
+      { input: { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) } },
+      headers,
+    );
+    const again = await merchant.publishable(
+      ConfirmPaymentDocument,
+      { input: { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) } },
+      headers,
+    );
     expect(dataOf(again).confirmPayment).toEqual(dataOf(first).confirmPayment);
   });
 });
@@ -480,11 +538,19 @@ describe('who may see and do what', () => {
     errorOf(await merchant.publishable(PaymentDocument, { id: created.id }), 'FORBIDDEN');
     errorOf(await merchant.publishable(PaymentDocument, { id: created.id, clientSecret: other.clientSecret }), 'FORBIDDEN');
     expect(dataOf(await merchant.publishable(PaymentDocument, { id: created.id, clientSecret: created.clientSecret })).payment.id).toBe(created.id);
-    errorOf(await merchant.publishable(ConfirmPaymentDocument, { input: { clientSecret: `${created.id}_secret_forged000000000000000`, paymentMethodData: card(CARDS.visa) } }), 'UNAUTHENTICATED');
+    errorOf(
+      await merchant.publishable(ConfirmPaymentDocument, {
+        input: { clientSecret: `${created.id}_secret_forged000000000000000`, paymentMethodData: card(CARDS.visa) },
+      }),
+      'UNAUTHENTICATED',
+    );
     errorOf(await merchant.publishable(CapturePaymentDocument, { input: { paymentId: created.id } }), 'FORBIDDEN');
     const stranger = await merchantWithSandbox(stack);
     errorOf(await stranger.secret(PaymentDocument, { id: created.id }), 'NOT_FOUND');
-    errorOf(await stranger.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) } }), 'NOT_FOUND');
+    errorOf(
+      await stranger.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(CARDS.visa) } }),
+      'NOT_FOUND',
+    );
     expect((await get(created.id)).status).toBe('REQUIRES_PAYMENT_METHOD');
   });
 
@@ -559,8 +625,7 @@ describe('the seed tables', () => {
     for (const row of INTENT_TRANSITIONS.filter((transition) => transition.source === 'seed')) {
       // Capture (requested, then done at the processor) and authentication (succeeded, then the capture method
       // selected) pass through PROCESSING, as in Hyperswitch: the seed row is realised by the two steps.
-      const observed =
-        seen.has(`intent:${row.from}>${row.to}`) || (seen.has(`intent:${row.from}>PROCESSING`) && seen.has(`intent:PROCESSING>${row.to}`));
+      const observed = seen.has(`intent:${row.from}>${row.to}`) || (seen.has(`intent:${row.from}>PROCESSING`) && seen.has(`intent:PROCESSING>${row.to}`));
       expect(observed, `intent ${row.from} --${row.trigger} (${row.condition ?? ''})--> ${row.to}`).toBe(true);
     }
   });

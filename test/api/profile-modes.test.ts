@@ -116,7 +116,8 @@ const cases: Record<string, SettingCase> = {
     liveInput: { paymentResponseHashKey: SIGNING_KEYS.live },
     setUp: (merchant) => sendLiveWebhooks(merchant),
     // The key createMerchantAccount showed is the test one: it never signs live webhooks.
-    live: (merchant) => liveWebhookSigner(merchant, { shownAtCreation: merchant.paymentResponseHashKey, liveAtCreation: merchant.liveSigningKey, ...SIGNING_KEYS }),
+    live: (merchant) =>
+      liveWebhookSigner(merchant, { shownAtCreation: merchant.paymentResponseHashKey, liveAtCreation: merchant.liveSigningKey, ...SIGNING_KEYS }),
     unchanged: 'liveAtCreation',
     changed: 'live',
   },

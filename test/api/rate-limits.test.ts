@@ -5,7 +5,14 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfirmPaymentDocument, CreatePaymentDocument, CreatePaymentLinkDocument, MerchantDocument, PaymentUpdatedDocument, type TypedDocumentString } from '../gql/graphql.ts';
+import {
+  ConfirmPaymentDocument,
+  CreatePaymentDocument,
+  CreatePaymentLinkDocument,
+  MerchantDocument,
+  PaymentUpdatedDocument,
+  type TypedDocumentString,
+} from '../gql/graphql.ts';
 import { clientKeyOf } from '../../src/platform/rate-limits.ts';
 import { startTestApi, TEST_ADMIN_KEY, type TestApi } from '../support/api.ts';
 import { dataOf } from '../support/graphql-client.ts';
@@ -47,21 +54,30 @@ function send(clientIp: string, url: string, init: { method?: string; headers?: 
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, retryAfter: response.headers['retry-after'], body: JSON.parse(text) as Answer['body'] }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode!, retryAfter: response.headers['retry-after'], body: JSON.parse(text) as Answer['body'] }),
+      );
     });
     outgoing.on('error', reject);
     outgoing.end(init.body);
   });
 }
 
-const graphql = <Data, Variables>(api: { url: string }, clientIp: string, key: string | null, document: TypedDocumentString<Data, Variables>, variables: Variables) =>
+const graphql = <Data, Variables>(
+  api: { url: string },
+  clientIp: string,
+  key: string | null,
+  document: TypedDocumentString<Data, Variables>,
+  variables: Variables,
+) =>
   send(clientIp, `${api.url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(key ? { 'api-key': key } : {}) },
     body: JSON.stringify({ query: document.toString(), variables }),
   });
 
-const useLink = (clientIp: string, linkId: string) => send(clientIp, `${stack.api.url}/payment-links/${linkId}/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+const useLink = (clientIp: string, linkId: string) =>
+  send(clientIp, `${stack.api.url}/payment-links/${linkId}/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
 const wrongSecretKey = () => `sk_test_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x').slice(0, 32)}`;
 const card = (number: string) => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } });
 const DECLINED = '4000000000000002';
@@ -78,7 +94,12 @@ function expectRateLimited(answer: Answer, windowSeconds: number): void {
 describe('failed authentications per client IP', () => {
   it('answer the 21st wrong key and later ones 429 with Retry-After, while a valid secret key from the same IP is served', async () => {
     const clientIp = newClientIp();
-    const wrongKeys = [...Array.from({ length: 10 }, wrongSecretKey), 'not-a-key', `${TEST_ADMIN_KEY}x`, ...Array.from({ length: 8 }, () => `pk_test_${'a'.repeat(32)}`)];
+    const wrongKeys = [
+      ...Array.from({ length: 10 }, wrongSecretKey),
+      'not-a-key',
+      `${TEST_ADMIN_KEY}x`,
+      ...Array.from({ length: 8 }, () => `pk_test_${'a'.repeat(32)}`),
+    ];
     for (const key of wrongKeys) {
       const answer = await graphql(stack.api, clientIp, key, MerchantDocument, {});
       expect(answer.status).toBe(401);
@@ -104,12 +125,24 @@ describe('failed authentications per client IP', () => {
     const payment = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 700, currency: 'EUR' } })).createPayment;
     const wrongSecret = `${payment.id}_secret_${'x'.repeat(24)}`;
     for (let attempt = 1; attempt <= 20; attempt += 1) {
-      const answer = await graphql(stack.api, clientIp, shop.publishableKey, ConfirmPaymentDocument, { input: { clientSecret: wrongSecret, paymentMethodData: card('4242424242424242') } });
+      const answer = await graphql(stack.api, clientIp, shop.publishableKey, ConfirmPaymentDocument, {
+        input: { clientSecret: wrongSecret, paymentMethodData: card('4242424242424242') },
+      });
       expect(answer.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     }
-    expectRateLimited(await graphql(stack.api, clientIp, shop.publishableKey, ConfirmPaymentDocument, { input: { clientSecret: wrongSecret, paymentMethodData: card('4242424242424242') } }), 300);
+    expectRateLimited(
+      await graphql(stack.api, clientIp, shop.publishableKey, ConfirmPaymentDocument, {
+        input: { clientSecret: wrongSecret, paymentMethodData: card('4242424242424242') },
+      }),
+      300,
+    );
     // The right client secret from that address is refused too until the window passes; over WebSocket as well.
-    expectRateLimited(await graphql(stack.api, clientIp, shop.publishableKey, ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4242424242424242') } }), 300);
+    expectRateLimited(
+      await graphql(stack.api, clientIp, shop.publishableKey, ConfirmPaymentDocument, {
+        input: { clientSecret: payment.clientSecret, paymentMethodData: card('4242424242424242') },
+      }),
+      300,
+    );
     const client = wsClient(stack.api.url, shop.publishableKey, clientIp);
     const subscription = subscribeWs(client, PaymentUpdatedDocument, { paymentId: payment.id, clientSecret: payment.clientSecret });
     expect((await subscription.waitForError()).map((error) => error.extensions?.code)).toEqual(['RATE_LIMITED']);
@@ -154,13 +187,17 @@ describe('payment link uses', () => {
     const uses = [];
     for (let use = 1; use <= 3; use += 1) uses.push((await useLink(newClientIp(), link.id)).body);
     for (const use of uses.slice(0, 2)) {
-      const declined = await graphql(stack.api, clientIp, shop.publishableKey, ConfirmPaymentDocument, { input: { clientSecret: use['client_secret'] as string, paymentMethodData: card(DECLINED) } });
+      const declined = await graphql(stack.api, clientIp, shop.publishableKey, ConfirmPaymentDocument, {
+        input: { clientSecret: use['client_secret'] as string, paymentMethodData: card(DECLINED) },
+      });
       expect(declined.body.errors?.[0]?.extensions?.code).toBe('PAYMENT_DECLINED');
     }
     const refused = await useLink(newClientIp(), link.id);
     expectRateLimited(refused, 3600);
     expect(refused.body.error?.message).toMatch(/^Too many payments through this link were declined\./);
-    const confirm = await graphql(stack.api, clientIp, shop.publishableKey, ConfirmPaymentDocument, { input: { clientSecret: uses[2]!['client_secret'] as string, paymentMethodData: card('4242424242424242') } });
+    const confirm = await graphql(stack.api, clientIp, shop.publishableKey, ConfirmPaymentDocument, {
+      input: { clientSecret: uses[2]!['client_secret'] as string, paymentMethodData: card('4242424242424242') },
+    });
     expectRateLimited(confirm, 3600);
   });
 });
@@ -170,15 +207,19 @@ describe('confirms per client secret', () => {
     const clientIp = newClientIp();
     const create = () => shop.secret(CreatePaymentDocument, { input: { amount: 900, currency: 'EUR' } });
     const payment = dataOf(await create()).createPayment;
-    const confirm = (clientSecret: string, number: string) => graphql(stack.api, clientIp, shop.publishableKey, ConfirmPaymentDocument, { input: { clientSecret, paymentMethodData: card(number) } });
-    for (let attempt = 1; attempt <= 3; attempt += 1) expect((await confirm(payment.clientSecret, DECLINED)).body.errors?.[0]?.extensions?.code).toBe('PAYMENT_DECLINED');
+    const confirm = (clientSecret: string, number: string) =>
+      graphql(stack.api, clientIp, shop.publishableKey, ConfirmPaymentDocument, { input: { clientSecret, paymentMethodData: card(number) } });
+    for (let attempt = 1; attempt <= 3; attempt += 1)
+      expect((await confirm(payment.clientSecret, DECLINED)).body.errors?.[0]?.extensions?.code).toBe('PAYMENT_DECLINED');
     const refused = await confirm(payment.clientSecret, '4242424242424242');
     expectRateLimited(refused, 600);
     expect(refused.body.errors?.[0]?.message).toMatch(/^Too many confirmations of this payment\./);
     const other = dataOf(await create()).createPayment;
     expect((await confirm(other.clientSecret, '4242424242424242')).status).toBe(200);
     // The merchant's backend is never slowed.
-    const paid = await graphql(stack.api, clientIp, shop.secretKey, ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4242424242424242') } });
+    const paid = await graphql(stack.api, clientIp, shop.secretKey, ConfirmPaymentDocument, {
+      input: { clientSecret: payment.clientSecret, paymentMethodData: card('4242424242424242') },
+    });
     expect(paid.status).toBe(200);
   });
 });

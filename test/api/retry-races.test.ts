@@ -66,14 +66,21 @@ describe('an answer someone else applied while the processor call was on its way
     );
     const atProcessor = await vi.waitFor(
       async () => {
-        const response = await fetch(`${stack.sandboxUrl}/v1/payments?reference=${attemptId}`, { headers: { authorization: `Bearer ${shop.sandboxKey}`, 'x-sandbox-latency-ms': '0' } });
+        const response = await fetch(`${stack.sandboxUrl}/v1/payments?reference=${attemptId}`, {
+          headers: { authorization: `Bearer ${shop.sandboxKey}`, 'x-sandbox-latency-ms': '0' },
+        });
         expect(response.status).toBe(200);
         return (await response.json()) as Record<string, unknown>;
       },
       { timeout: 5_000, interval: 20 },
     );
     expect(atProcessor.status).toBe('succeeded');
-    const body = JSON.stringify({ id: `evt_sbx_race_${attemptId}`, type: 'payment.succeeded', created: Math.floor(Date.now() / 1000), data: { object: atProcessor } });
+    const body = JSON.stringify({
+      id: `evt_sbx_race_${attemptId}`,
+      type: 'payment.succeeded',
+      created: Math.floor(Date.now() / 1000),
+      data: { object: atProcessor },
+    });
     const callback = await fetch(`${stack.api.url}/webhooks/${shop.merchantId}/${shop.connectorAccountId}`, {
       method: 'POST',
       body,
@@ -96,11 +103,19 @@ describe('a manual retry', () => {
   it('refuses the card that was hard-declined for this payment, and accepts another method', async () => {
     const shop = await merchantWithSandbox(stack);
     const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1200, currency: 'USD' } })).createPayment;
-    errorOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4000000000009995') } }), 'PAYMENT_DECLINED');
-    const again = errorOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4000000000009995') } }), 'INVALID_INPUT');
+    errorOf(
+      await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4000000000009995') } }),
+      'PAYMENT_DECLINED',
+    );
+    const again = errorOf(
+      await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4000000000009995') } }),
+      'INVALID_INPUT',
+    );
     expect(again.extensions?.field).toBe('paymentMethodData');
     expect(again.message).toMatch(/insufficient_funds/);
-    const other = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4242424242424242') } })).confirmPayment;
+    const other = dataOf(
+      await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4242424242424242') } }),
+    ).confirmPayment;
     expect(other.status).toBe('SUCCEEDED');
     const read = dataOf(await shop.secret(PaymentDocument, { id: created.id })).payment!;
     expect(read.attempts).toHaveLength(2); // the refused retry never reached the processor

@@ -21,7 +21,11 @@ describe('start-up failures print one actionable line and exit 1', () => {
       { DATABASE_URL: 'postgresql://postgres:hunter2@127.0.0.1:1/nowhere' },
       /^api: error: cannot reach PostgreSQL at postgresql:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nowhere \(ECONNREFUSED\); start it with: pg_ctlcluster/,
     ],
-    ['Redis is unreachable', { REDIS_URL: 'redis://127.0.0.1:1' }, /^api: error: cannot reach Redis at redis:\/\/127\.0\.0\.1:1 \(.+\); start it with: redis-server/],
+    [
+      'Redis is unreachable',
+      { REDIS_URL: 'redis://127.0.0.1:1' },
+      /^api: error: cannot reach Redis at redis:\/\/127\.0\.0\.1:1 \(.+\); start it with: redis-server/,
+    ],
     ['PORT is not a number', { PORT: 'abc' }, /^api: error: PORT: /],
     [
       'the database does not exist',
@@ -142,7 +146,9 @@ describe('the demo command (npm start)', { timeout: 180_000 }, () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${first.adminKey}` },
       body: JSON.stringify({ query: 'mutation { createMerchantAccount(input: { name: "Readme" }) { merchant { id } } }' }),
     });
-    expect(((await created.json()) as { data: { createMerchantAccount: { merchant: { id: string } } } }).data.createMerchantAccount.merchant.id).toMatch(/^mer_/);
+    expect(((await created.json()) as { data: { createMerchantAccount: { merchant: { id: string } } } }).data.createMerchantAccount.merchant.id).toMatch(
+      /^mer_/,
+    );
     expect(await first.run.stop()).toBe(0);
 
     const second = await startDemo(dataDir);
@@ -158,7 +164,11 @@ describe('the demo command (npm start)', { timeout: 180_000 }, () => {
       expect(await response.json()).toEqual({ data: { merchant: { id: 'mer_DemoMerchant000000000000', name: 'Demo Merchant' } } });
       // The README's card flow: create with the secret key, confirm as the SDK with the publishable key.
       const call = async (key: string, query: string) => {
-        const answer = await fetch(second.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key }, body: JSON.stringify({ query }) });
+        const answer = await fetch(second.graphqlUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'api-key': key },
+          body: JSON.stringify({ query }),
+        });
         return ((await answer.json()) as { data: Record<string, { id: string; clientSecret: string; status: string }> }).data;
       };
       const { createPayment } = await call(second.secretKey, 'mutation { createPayment(input: { amount: 1000, currency: "USD" }) { id clientSecret status } }');
@@ -201,7 +211,9 @@ describe('the demo command (npm start)', { timeout: 180_000 }, () => {
     const demo = await startDemo(demoDataDir());
     try {
       const port = Number(new URL(demo.graphqlUrl).port);
-      const outward = Object.values(networkInterfaces()).flat().find((entry) => entry && !entry.internal && entry.family === 'IPv4');
+      const outward = Object.values(networkInterfaces())
+        .flat()
+        .find((entry) => entry && !entry.internal && entry.family === 'IPv4');
       expect(await connects('127.0.0.1', port)).toBe(true);
       // A machine with no outward interface has nothing else to reach it by.
       if (outward) expect(await connects(outward.address, port)).toBe(false);

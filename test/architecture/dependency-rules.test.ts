@@ -20,7 +20,11 @@ async function violationsIn(baseDir: string) {
 /** Files under a fresh directory, `path: source`; a fake `pg` package stands in for an I/O library. */
 function tree(files: Record<string, string>) {
   const root = mkdtempSync(path.join(tmpdir(), 'dependency-rules-'));
-  for (const [file, source] of Object.entries({ ...files, 'node_modules/pg/package.json': '{"name":"pg","main":"index.js"}', 'node_modules/pg/index.js': 'module.exports = {};' })) {
+  for (const [file, source] of Object.entries({
+    ...files,
+    'node_modules/pg/package.json': '{"name":"pg","main":"index.js"}',
+    'node_modules/pg/index.js': 'module.exports = {};',
+  })) {
     mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     writeFileSync(path.join(root, file), source);
   }
@@ -33,7 +37,7 @@ afterAll(() => {
 });
 
 describe('dependency rules', () => {
-  it('today\'s src/ and sandbox/ have no violations', async () => {
+  it("today's src/ and sandbox/ have no violations", async () => {
     expect(await violationsIn(REPOSITORY)).toEqual([]);
   });
 
@@ -52,14 +56,18 @@ describe('dependency rules', () => {
       'src/main/run.ts': 'export const start = 1;\n',
       'src/platform/db/client.ts': "import { refund } from '../../modules/refunds/service.ts';\nexport const database = refund;\n",
       // Allowed: the GraphQL context naming a module's type. Forbidden: it importing a module's code.
-      'src/platform/graphql/context.ts': "import type { Refund } from '../../modules/payments/service.ts';\nimport { refund } from '../../modules/refunds/service.ts';\nexport type Context = Refund | typeof refund;\n",
+      'src/platform/graphql/context.ts':
+        "import type { Refund } from '../../modules/payments/service.ts';\nimport { refund } from '../../modules/refunds/service.ts';\nexport type Context = Refund | typeof refund;\n",
       // Allowed: a module using another through its entry or a schema naming another's GraphQL types. Forbidden:
       // reaching past the entry into its store, from a module, a schema or an API surface.
       'src/modules/payments/index.ts': 'export const entry = 1;\n',
       'src/modules/payments/schema.ts': 'export type PaymentRef = 1;\n',
-      'src/modules/disputes/service.ts': "import type { Store } from '../payments/store.ts';\nimport { entry } from '../payments/index.ts';\nexport type Dispute = Store | typeof entry;\n",
-      'src/modules/disputes/schema.ts': "import type { PaymentRef } from '../payments/schema.ts';\nimport type { Store } from '../payments/store.ts';\nexport type DisputeRef = PaymentRef | Store;\n",
-      'src/api/routes/disputes.ts': "import type { Store } from '../../modules/payments/store.ts';\nimport { entry } from '../../modules/payments/index.ts';\nexport type Route = Store | typeof entry;\n",
+      'src/modules/disputes/service.ts':
+        "import type { Store } from '../payments/store.ts';\nimport { entry } from '../payments/index.ts';\nexport type Dispute = Store | typeof entry;\n",
+      'src/modules/disputes/schema.ts':
+        "import type { PaymentRef } from '../payments/schema.ts';\nimport type { Store } from '../payments/store.ts';\nexport type DisputeRef = PaymentRef | Store;\n",
+      'src/api/routes/disputes.ts':
+        "import type { Store } from '../../modules/payments/store.ts';\nimport { entry } from '../../modules/payments/index.ts';\nexport type Route = Store | typeof entry;\n",
       // Forbidden: any cycle, of values or of types only (as the outbox and the payment store once were).
       'src/modules/a/service.ts': "import { b } from './store.ts';\nexport const a = () => b;\n",
       'src/modules/a/store.ts': "import { a } from './service.ts';\nexport const b = () => a;\n",
@@ -74,7 +82,8 @@ describe('dependency rules', () => {
       'sandbox/src/index.ts': "export { server } from './server.ts';\n",
       // Allowed: the demo starting the fake processors through their entry. Forbidden: it reaching past the
       // entry, and any other product file importing them.
-      'src/main/start.ts': "import { server } from '../../sandbox/src/index.ts';\nimport { server as inner } from '../../sandbox/src/server.ts';\nexport const demo = [server, inner];\n",
+      'src/main/start.ts':
+        "import { server } from '../../sandbox/src/index.ts';\nimport { server as inner } from '../../sandbox/src/server.ts';\nexport const demo = [server, inner];\n",
       'src/modules/connectors/fake.ts': "import { server } from '../../../sandbox/src/index.ts';\nexport const fake = server;\n",
       // Forbidden: browser code importing a Node built-in or server-side code.
       'src/web/page.ts': "import { readFileSync } from 'node:fs';\nexport const page = readFileSync;\n",

@@ -25,7 +25,9 @@ describe('the checkout’s live updates', () => {
   it('show an alert when the stream is refused', async () => {
     const shop = await merchantWithSandbox(stack);
     const debit = { bankDebit: { accountHolderName: 'Ada Lovelace', iban: 'DE89370400440532013000' } };
-    const payment = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1800, currency: 'EUR', confirm: true, paymentMethodData: debit } })).createPayment;
+    const payment = dataOf(
+      await shop.secret(CreatePaymentDocument, { input: { amount: 1800, currency: 'EUR', confirm: true, paymentMethodData: debit } }),
+    ).createPayment;
     expect(payment.status).toBe('PROCESSING');
     // Another tab of the same payment already holds the one subscription its client secret may have.
     const client = wsClient(stack.api.url, shop.publishableKey);
@@ -38,7 +40,9 @@ describe('the checkout’s live updates', () => {
     const { page, consoleErrors } = await openPage(browser, 'phone');
     await page.goto(`${stack.api.url}/checkout#${new URLSearchParams({ client_secret: payment.clientSecret, publishable_key: shop.publishableKey })}`);
     await eventually(() => page.locator('#status').textContent()).toBe('Your payment is processing. This page updates when it is decided.');
-    await eventually(() => page.getByRole('alert').textContent()).toMatch(/^Live updates stopped: At most 1 subscriptions per client secret on one server\. Reload this page/);
+    await eventually(() => page.getByRole('alert').textContent()).toMatch(
+      /^Live updates stopped: At most 1 subscriptions per client secret on one server\. Reload this page/,
+    );
     expect(other.errors).toEqual([]);
     expect(consoleErrors).toEqual([]);
     await client.dispose();

@@ -24,7 +24,11 @@ afterAll(async () => {
 
 /** What the merchant's backend does: create the payment, then send the customer to the checkout. */
 async function checkoutFor(input: { amount?: number; authenticationType?: 'THREE_DS' } = {}) {
-  const payment = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: input.amount ?? 2599, currency: 'EUR', description: 'Two mugs', returnUrl: site.url, ...input } })).createPayment;
+  const payment = dataOf(
+    await shop.secret(CreatePaymentDocument, {
+      input: { amount: input.amount ?? 2599, currency: 'EUR', description: 'Two mugs', returnUrl: site.url, ...input },
+    }),
+  ).createPayment;
   const url = `${stack.api.url}/checkout#${new URLSearchParams({ client_secret: payment.clientSecret, publishable_key: shop.publishableKey })}`;
   return { payment, url };
 }
@@ -160,7 +164,9 @@ describe('the hosted checkout', () => {
     await page.getByRole('button', { name: 'Pay' }).click();
     await eventually(() => page.getByRole('alert').textContent()).toMatch(/declined/);
     await page.reload();
-    await eventually(() => page.getByRole('alert').textContent()).toBe('The last attempt failed: Your card was declined. You can pay with another card or method.');
+    await eventually(() => page.getByRole('alert').textContent()).toBe(
+      'The last attempt failed: Your card was declined. You can pay with another card or method.',
+    );
     expect(page.url()).toBe(`${stack.api.url}/checkout`);
     await fillCard(page, '4242424242424242');
     await page.getByRole('button', { name: 'Pay' }).click();
@@ -190,7 +196,9 @@ describe('the hosted checkout', () => {
   });
 
   it('is what a payment link opens, and the customer comes back to the link’s page', async () => {
-    const link = dataOf(await shop.secret(CreatePaymentLinkDocument, { input: { amount: 1500, currency: 'USD', description: 'Concert ticket' } })).createPaymentLink;
+    const link = dataOf(
+      await shop.secret(CreatePaymentLinkDocument, { input: { amount: 1500, currency: 'USD', description: 'Concert ticket' } }),
+    ).createPaymentLink;
     const { page } = await openPage(browser, 'phone');
     await page.goto(link.url);
     await page.getByRole('button', { name: 'Pay' }).click();
@@ -198,12 +206,16 @@ describe('the hosted checkout', () => {
     await eventually(() => page.locator('#amount').textContent()).toBe('15.00 USD');
     await fillCard(page, '4242424242424242');
     await page.getByRole('button', { name: 'Pay' }).click();
-    await page.waitForURL((target) => target.pathname === `/payment-links/${link.id}` && target.searchParams.get('status') === 'succeeded', { timeout: 10_000 });
+    await page.waitForURL((target) => target.pathname === `/payment-links/${link.id}` && target.searchParams.get('status') === 'succeeded', {
+      timeout: 10_000,
+    });
     await eventually(() => page.locator('#returned').textContent()).toMatch(/^Payment pay_\w+ is succeeded\.$/);
   });
 
   it('back on the link’s page, shows the payment’s status as the service has it, and only to the tab that started it', async () => {
-    const link = dataOf(await shop.secret(CreatePaymentLinkDocument, { input: { amount: 700, currency: 'EUR', description: 'Raffle ticket' } })).createPaymentLink;
+    const link = dataOf(
+      await shop.secret(CreatePaymentLinkDocument, { input: { amount: 700, currency: 'EUR', description: 'Raffle ticket' } }),
+    ).createPaymentLink;
     const { page } = await openPage(browser, 'phone');
     await page.goto(link.url);
     await page.getByRole('button', { name: 'Pay' }).click();
@@ -217,7 +229,10 @@ describe('the hosted checkout', () => {
     await eventually(() => page.locator('#returned').textContent()).toBe(`Payment ${declined!.id} is failed.`);
     // A made-up id, or a real payment this tab did not start, shows an error and nothing of any payment.
     const stranger = (await openPage(browser, 'phone')).page;
-    for (const [viewer, id] of [[page, 'pay_000000000000000000000000'], [stranger, declined!.id]] as const) {
+    for (const [viewer, id] of [
+      [page, 'pay_000000000000000000000000'],
+      [stranger, declined!.id],
+    ] as const) {
       await viewer.goto(`${link.url}?payment_id=${id}&status=succeeded`);
       await eventually(() => viewer.locator('#returned').textContent()).toMatch(/^This page can only show a payment started from it/);
     }

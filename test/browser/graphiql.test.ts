@@ -21,7 +21,9 @@ describe('GraphiQL', () => {
     const { page, consoleErrors } = await openPage(browser, 'desktop');
     const requests: string[] = [];
     page.on('request', (request) => requests.push(request.url()));
-    const schemaLoaded = page.waitForResponse((response) => response.request().method() === 'POST' && (response.request().postData() ?? '').includes('__schema'));
+    const schemaLoaded = page.waitForResponse(
+      (response) => response.request().method() === 'POST' && (response.request().postData() ?? '').includes('__schema'),
+    );
     const response = await page.goto(`${api.url}/graphql`);
     expect((await schemaLoaded).status()).toBe(200);
     expect(response?.headers()['content-security-policy']).toContain("default-src 'none'");

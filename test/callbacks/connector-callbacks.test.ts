@@ -33,15 +33,20 @@ const register = (merchantId: string, connectorAccountId: string, key?: string) 
   fetch(`${stack.api.url}/account/${merchantId}/webhooks/${connectorAccountId}`, { method: 'POST', headers: key ? { 'api-key': key } : {} });
 
 const postCallback = (merchantId: string, connectorAccountId: string, body: string | Buffer, headers: Record<string, string> = {}) =>
-  fetch(`${stack.api.url}/webhooks/${merchantId}/${connectorAccountId}`, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers: { 'content-type': 'application/json', ...headers } });
-
+  fetch(`${stack.api.url}/webhooks/${merchantId}/${connectorAccountId}`, {
+    method: 'POST',
+    body: typeof body === 'string' ? body : new Uint8Array(body),
+    headers: { 'content-type': 'application/json', ...headers },
+  });
 
 const debit = { bankDebit: { accountHolderName: 'Ada Lovelace', iban: 'DE89370400440532013000' } };
 
 /** A merchant with an outgoing webhook endpoint and a bank debit left PROCESSING at the sandbox. */
 async function processingDebit(shop: Awaited<ReturnType<typeof merchantWithSandbox>>) {
   const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 4200, currency: 'EUR' } })).createPayment;
-  const confirmed = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: debit } })).confirmPayment;
+  const confirmed = dataOf(
+    await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: debit } }),
+  ).confirmPayment;
   expect(confirmed.status).toBe('PROCESSING');
   return confirmed;
 }
@@ -132,7 +137,9 @@ describe('the route itself', () => {
     const { connect } = await import('node:net');
     const { port } = new URL(stack.api.url);
     const answerOf = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(port), '127.0.0.1', () => socket.end('POST /webhooks/mer_x/mca_y HTTP/1.1\r\nHost: [\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}'));
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.end('POST /webhooks/mer_x/mca_y HTTP/1.1\r\nHost: [\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}'),
+      );
       let text = '';
       socket.on('data', (chunk) => (text += chunk));
       socket.on('end', () => resolve(text));
@@ -154,7 +161,12 @@ describe('callbacks as a processor or an attacker sends them', () => {
   async function callbackAbout(transactionId: string, overrides: Record<string, unknown> = {}) {
     const atSandbox = await shop.sandboxPayment(`/${transactionId}`);
     const object = { ...atSandbox.body, ...overrides };
-    return JSON.stringify({ id: `evt_sbx_${randomBytes(6).toString('hex')}`, type: `payment.${object.status}`, created: Math.floor(Date.now() / 1000), data: { object } });
+    return JSON.stringify({
+      id: `evt_sbx_${randomBytes(6).toString('hex')}`,
+      type: `payment.${object.status}`,
+      created: Math.floor(Date.now() / 1000),
+      data: { object },
+    });
   }
 
   it('a valid one applies once: a replay changes nothing, and a late "processing" after "succeeded" is ignored', async () => {
@@ -204,7 +216,11 @@ describe('callbacks as a processor or an attacker sends them', () => {
   it('forged ones are kept only as a sample, at most UNVERIFIED_SAMPLE_PER_MINUTE a minute, without body or most headers', async () => {
     const target = await merchantWithSandbox(stack, 'sandbox', { webhookSecret: secret });
     const body = JSON.stringify({ id: 'evt_forged', type: 'payment.succeeded', data: { object: { padding: 'x'.repeat(19_000) } } });
-    const headers = { 'sandbox-signature': sandboxSignature(body, 'a guessed secret'), 'x-padding': 'y'.repeat(8_000), 'user-agent': `forger/${'z'.repeat(500)}` };
+    const headers = {
+      'sandbox-signature': sandboxSignature(body, 'a guessed secret'),
+      'x-padding': 'y'.repeat(8_000),
+      'user-agent': `forger/${'z'.repeat(500)}`,
+    };
     const started = Date.now();
     // 10 at a time, so several API requests race for the sample's last places.
     const statuses: number[] = [];
@@ -222,7 +238,11 @@ describe('callbacks as a processor or an attacker sends them', () => {
     expect(rows.length).toBeLessThanOrEqual(UNVERIFIED_SAMPLE_PER_MINUTE * minutes);
     for (const row of rows) {
       expect(row).toMatchObject({ verification: 'FAILED', outcome: 'signature_mismatch', body_bytes: 0 });
-      expect(row.headers).toEqual({ 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': `forger/${'z'.repeat(193)}` });
+      expect(row.headers).toEqual({
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        'user-agent': `forger/${'z'.repeat(193)}`,
+      });
     }
   });
 
@@ -230,7 +250,8 @@ describe('callbacks as a processor or an attacker sends them', () => {
     const target = await merchantWithSandbox(stack, 'sandbox', { webhookSecret: secret });
     const body = JSON.stringify({ id: 'evt_forged', type: 'payment.succeeded', data: { object: {} } });
     const forged = () => postCallback(target.merchantId, target.connectorAccountId, body, { 'sandbox-signature': sandboxSignature(body, 'a guessed secret') });
-    const storedCount = async () => (await sql.query('SELECT count(*)::int AS n FROM connector_callbacks WHERE connector_account_id = $1', [target.connectorAccountId])).rows[0].n as number;
+    const storedCount = async () =>
+      (await sql.query('SELECT count(*)::int AS n FROM connector_callbacks WHERE connector_account_id = $1', [target.connectorAccountId])).rows[0].n as number;
     // Another API process is storing one of the account's forged callbacks: it holds the sample's lock.
     const holder = new pg.Client({ connectionString: inject('databaseUrl') });
     await holder.connect();
@@ -252,12 +273,16 @@ describe('callbacks as a processor or an attacker sends them', () => {
   it('an old callback never takes the recovery rows a stalled sync may take', async () => {
     const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 900, currency: 'USD', captureMethod: 'MANUAL' } })).createPayment;
     const card = { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } };
-    const authorized = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card } })).confirmPayment;
+    const authorized = dataOf(
+      await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card } }),
+    ).confirmPayment;
     expect(authorized.status).toBe('REQUIRES_CAPTURE');
     // The authorized snapshot, as a processor's retry could still deliver it after a capture began.
     const old = await callbackAbout(authorized.activeAttempt!.connectorTransactionId!);
     // A capture request in flight for a minute (stalled): only a sync may give the authorization back.
-    await sql.query(`UPDATE payment_attempts SET status = 'CAPTURE_INITIATED', updated_at = now() - interval '1 minute' WHERE id = $1`, [authorized.activeAttempt!.id]);
+    await sql.query(`UPDATE payment_attempts SET status = 'CAPTURE_INITIATED', updated_at = now() - interval '1 minute' WHERE id = $1`, [
+      authorized.activeAttempt!.id,
+    ]);
     await sql.query(`UPDATE payment_intents SET status = 'PROCESSING', version = version + 1 WHERE id = $1`, [created.id]);
     const response = await postCallback(shop.merchantId, shop.connectorAccountId, old, { 'sandbox-signature': sandboxSignature(old, secret) });
     expect(await response.json()).toEqual({ received: true, outcome: 'duplicate_or_stale' });
@@ -266,7 +291,12 @@ describe('callbacks as a processor or an attacker sends them', () => {
   });
 
   it('a verified callback about a payment this account does not have is acknowledged and logged', async () => {
-    const body = JSON.stringify({ id: 'evt_sbx_unknown', type: 'payment.succeeded', created: 1, data: { object: { id: 'py_NotOurs', status: 'succeeded', amount: 5, amount_capturable: 0, amount_captured: 5, next_action: null, error: null } } });
+    const body = JSON.stringify({
+      id: 'evt_sbx_unknown',
+      type: 'payment.succeeded',
+      created: 1,
+      data: { object: { id: 'py_NotOurs', status: 'succeeded', amount: 5, amount_capturable: 0, amount_captured: 5, next_action: null, error: null } },
+    });
     const response = await postCallback(shop.merchantId, shop.connectorAccountId, body, { 'sandbox-signature': sandboxSignature(body, secret) });
     expect([response.status, await response.json()]).toEqual([200, { received: true, outcome: 'payment_not_found' }]);
   });
@@ -305,7 +335,9 @@ describe('callbacks as a processor or an attacker sends them', () => {
     for (let index = 0; index < 20; index += 1) bodies.push(bytes(1 + Math.floor(random() * 2000)));
     for (const body of bodies) {
       for (const signed of [false, true]) {
-        const headers: Record<string, string> = signed ? { 'sandbox-signature': sandboxSignature(body.toString(), secret) } : { 'sandbox-signature': `t=${Math.floor(random() * 1e10)},v1=${bytes(32).toString('hex')}` };
+        const headers: Record<string, string> = signed
+          ? { 'sandbox-signature': sandboxSignature(body.toString(), secret) }
+          : { 'sandbox-signature': `t=${Math.floor(random() * 1e10)},v1=${bytes(32).toString('hex')}` };
         const response = await postCallback(shop.merchantId, shop.connectorAccountId, body, headers);
         expect(response.status, `body ${body.slice(0, 40).toString()} signed=${signed}`).toBeLessThan(500);
       }

@@ -61,11 +61,23 @@ describe('answers', () => {
   it.each([
     [200, payment(), 'captured'],
     [200, payment({ status: 'processing', amount_captured: 0 }), 'processing'],
-    [200, payment({ status: 'requires_customer_action', amount_captured: 0, next_action: { type: 'display_instructions', redirect_url: 'http://x/i', instructions: { reference: 'R1', amount: 100 } } }), 'requires_authentication'],
+    [
+      200,
+      payment({
+        status: 'requires_customer_action',
+        amount_captured: 0,
+        next_action: { type: 'display_instructions', redirect_url: 'http://x/i', instructions: { reference: 'R1', amount: 100 } },
+      }),
+      'requires_authentication',
+    ],
     [200, payment({ status: 'succeeded', amount_captured: 40 }), 'partially_captured'],
     [200, payment({ status: 'requires_capture', amount_capturable: 100, amount_captured: 0 }), 'authorized'],
     [402, payment({ status: 'failed', amount_captured: 0, error: { code: 'card_declined', message: 'declined', retryable: false } }), 'failed'],
-    [200, payment({ status: 'failed', amount_captured: 0, error: { code: 'authentication_failed', message: 'no', retryable: false } }), 'authentication_failed'],
+    [
+      200,
+      payment({ status: 'failed', amount_captured: 0, error: { code: 'authentication_failed', message: 'no', retryable: false } }),
+      'authentication_failed',
+    ],
     [200, payment({ status: 'canceled', amount_captured: 0 }), 'voided'],
   ])('HTTP %i with a payment object is an answer', async (status, body, expected) => {
     const { answer } = await outcome({ status, body });
@@ -87,7 +99,11 @@ describe('refusals that prove nothing happened', () => {
   });
 
   it('a refused connection (nothing was sent)', async () => {
-    const refused = new SandboxConnector(CONNECTOR_PERSONALITY, { apiKey: 'sk_sandbox_test1234' }, { baseUrl: `http://127.0.0.1:${await closedPort()}`, timeoutMs: 300 });
+    const refused = new SandboxConnector(
+      CONNECTOR_PERSONALITY,
+      { apiKey: 'sk_sandbox_test1234' },
+      { baseUrl: `http://127.0.0.1:${await closedPort()}`, timeoutMs: 300 },
+    );
     await expect(refused.sync('sbx_pay_1')).rejects.toMatchObject({ kind: 'unreachable', outcomeUnknown: false });
   });
 });

@@ -28,7 +28,18 @@ describe('bench/sql/create-payment.pgbench', () => {
       request_hash: 'f'.repeat(64),
       response_body: 'v1.x',
     };
-    const args = ['-n', '-M', 'extended', '-c', '1', '-t', '1', '-f', SCRIPT, ...Object.entries(variables).flatMap(([name, value]) => ['-D', `${name}=${value}`])];
+    const args = [
+      '-n',
+      '-M',
+      'extended',
+      '-c',
+      '1',
+      '-t',
+      '1',
+      '-f',
+      SCRIPT,
+      ...Object.entries(variables).flatMap(([name, value]) => ['-D', `${name}=${value}`]),
+    ];
     // pgbench exits non-zero, naming the statement, when one fails (a column the schema no longer has).
     await promisify(execFile)('pgbench', [...args, inject('databaseUrl')]);
     const { rows: payments } = await api.sql.query(`SELECT status FROM payment_intents WHERE merchant_id = $1 AND id LIKE 'pay_pgb%'`, [merchant.merchantId]);
@@ -37,16 +48,22 @@ describe('bench/sql/create-payment.pgbench', () => {
 });
 
 describe('the bench’s drift check', () => {
-  const profileRead = (column: string) => `SELECT "public"."t"."id", "public"."t"."${column}" FROM "public"."t" WHERE ("public"."t"."id" = $1) LIMIT $2 OFFSET $3`;
+  const profileRead = (column: string) =>
+    `SELECT "public"."t"."id", "public"."t"."${column}" FROM "public"."t" WHERE ("public"."t"."id" = $1) LIMIT $2 OFFSET $3`;
 
   it('tells a statement that names another column from the service’s', () => {
     const drift = scriptDrift([statementShape(profileRead('test_routing'))], [statementShape(profileRead('routing').replace('$1', ':id'))]);
     expect(drift).toBe('statement 1 (SELECT t): columns the script lacks [test_routing], columns only the script names [routing]');
     const insert = (columns: string, values: string) => statementShape(`WITH x AS (INSERT INTO t (${columns}) VALUES (${values})) SELECT 1`);
-    expect(scriptDrift([insert('id,amount,country', '$1,$2,$3')], [insert('id, amount', ":id, 1050")])).toContain('columns the script lacks [country]');
+    expect(scriptDrift([insert('id,amount,country', '$1,$2,$3')], [insert('id, amount', ':id, 1050')])).toContain('columns the script lacks [country]');
   });
 
   it('finds none when only the values differ', () => {
-    expect(scriptDrift([statementShape(profileRead('test_routing'))], [statementShape(profileRead('test_routing').replace('$1', ':id').replace('$2', '1').replace('$3', '0'))])).toBeNull();
+    expect(
+      scriptDrift(
+        [statementShape(profileRead('test_routing'))],
+        [statementShape(profileRead('test_routing').replace('$1', ':id').replace('$2', '1').replace('$3', '0'))],
+      ),
+    ).toBeNull();
   });
 });

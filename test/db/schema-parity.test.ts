@@ -20,7 +20,10 @@ interface FieldModel {
   relationFromFields?: string[];
 }
 
-const models = getDatamodel().datamodel.models as unknown as Record<string, { fields: FieldModel[]; primaryKey: { name: string | null; fields: string[] } | null }>;
+const models = getDatamodel().datamodel.models as unknown as Record<
+  string,
+  { fields: FieldModel[]; primaryKey: { name: string | null; fields: string[] } | null }
+>;
 let db: Database;
 let sql: pg.Client;
 let sequence = 0;
@@ -36,9 +39,12 @@ afterAll(async () => {
 });
 
 function delegate(model: string) {
-  return (db as unknown as Record<string, { create: (args: unknown) => Promise<Record<string, unknown>>; findUniqueOrThrow: (args: unknown) => Promise<Record<string, unknown>> }>)[
-    model[0]!.toLowerCase() + model.slice(1)
-  ]!;
+  return (
+    db as unknown as Record<
+      string,
+      { create: (args: unknown) => Promise<Record<string, unknown>>; findUniqueOrThrow: (args: unknown) => Promise<Record<string, unknown>> }
+    >
+  )[model[0]!.toLowerCase() + model.slice(1)]!;
 }
 
 /** A value of `field`'s type that differs from any default, so a silently dropped column is noticed. */
@@ -116,7 +122,10 @@ describe('migrations match schema.prisma', () => {
     ['PaymentIntent', 'payment_intents'],
     ['PaymentAttempt', 'payment_attempts'],
   ])('%s: every field is the column columnOf names', async (model, table) => {
-    const { rows } = await sql.query<{ column_name: string }>(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1`, [table]);
+    const { rows } = await sql.query<{ column_name: string }>(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1`,
+      [table],
+    );
     const fields = models[model]!.fields.filter((field) => field.kind !== 'object').map((field) => columnOf(field.name));
     expect(fields.sort()).toEqual(rows.map((row) => row.column_name).sort());
   });

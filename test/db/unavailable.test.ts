@@ -9,7 +9,11 @@ import { closedPort } from '../support/stack.ts';
 const nowhere = createDatabase(`postgresql://postgres@127.0.0.1:${await closedPort()}/nowhere`, 1);
 afterAll(() => nowhere.$disconnect());
 
-const failureOf = (promise: Promise<unknown>) => promise.then(() => expect.fail('it should have failed'), (error: unknown) => error);
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.fail('it should have failed'),
+    (error: unknown) => error,
+  );
 
 describe('isDatabaseUnavailable', () => {
   it('recognises an unreachable server through the ORM, raw queries and transactions', async () => {
@@ -18,7 +22,7 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(await failureOf(nowhere.$transaction(async (tx) => tx.apiKey.count())))).toBe(true);
   });
 
-  it('recognises a saturated pool: no connection free within the transaction\'s maxWait', async () => {
+  it("recognises a saturated pool: no connection free within the transaction's maxWait", async () => {
     const busy = createDatabase(inject('databaseUrl'), 1);
     try {
       // The pool's one connection is held by a transaction that has started (its callback runs only once it

@@ -9,7 +9,11 @@ import { newId } from '../../src/kernel/ids.ts';
 const db = createDatabase(inject('databaseUrl'), 1);
 afterAll(() => db.$disconnect());
 
-const failureOf = (promise: Promise<unknown>) => promise.then(() => expect.fail('it should have failed'), (error: unknown) => error);
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.fail('it should have failed'),
+    (error: unknown) => error,
+  );
 
 describe('isUniqueViolation', () => {
   it('recognises a taken key through the ORM and through a raw statement, and nothing else', async () => {
@@ -22,7 +26,9 @@ describe('isUniqueViolation', () => {
       expect(isUniqueViolation(error, 'merchant_accounts_pkey')).toBe(true);
       expect(isUniqueViolation(error, 'payment_intents_subscription_period_key')).toBe(false);
     }
-    expect(isUniqueViolation(await failureOf(db.$executeRaw`INSERT INTO merchant_accounts (id, name, updated_at) VALUES (${newId('merchant')}, NULL, now())`))).toBe(false);
+    expect(
+      isUniqueViolation(await failureOf(db.$executeRaw`INSERT INTO merchant_accounts (id, name, updated_at) VALUES (${newId('merchant')}, NULL, now())`)),
+    ).toBe(false);
     expect(isUniqueViolation(await failureOf(db.$queryRaw`SELECT 1/0`))).toBe(false);
     expect(isUniqueViolation(new Error('duplicate'))).toBe(false);
     expect(isUniqueViolation(null)).toBe(false);

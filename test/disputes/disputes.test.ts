@@ -4,7 +4,15 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { AcceptDisputeDocument, ChallengeDisputeDocument, ConfirmPaymentDocument, CreatePaymentDocument, CreateRefundDocument, DisputeDocument, DisputesDocument } from '../gql/graphql.ts';
+import {
+  AcceptDisputeDocument,
+  ChallengeDisputeDocument,
+  ConfirmPaymentDocument,
+  CreatePaymentDocument,
+  CreateRefundDocument,
+  DisputeDocument,
+  DisputesDocument,
+} from '../gql/graphql.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 import { eventReaching, eventsOf, shopWithReceiver, type Shop } from '../support/webhooks.ts';
@@ -18,7 +26,10 @@ beforeAll(async () => {
   sql = new pg.Client({ connectionString: inject('databaseUrl') });
   await sql.connect();
   shop = await shopWithReceiver(stack);
-  const registered = await fetch(`${stack.api.url}/account/${shop.merchantId}/webhooks/${shop.connectorAccountId}`, { method: 'POST', headers: { 'api-key': shop.secretKey } });
+  const registered = await fetch(`${stack.api.url}/account/${shop.merchantId}/webhooks/${shop.connectorAccountId}`, {
+    method: 'POST',
+    headers: { 'api-key': shop.secretKey },
+  });
   expect(registered.status).toBe(200);
 });
 afterAll(async () => {
@@ -30,7 +41,8 @@ const card = (number = '4242424242424242') => ({ card: { number, expiryMonth: 12
 
 async function paid(number = '4242424242424242') {
   const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 5000, currency: 'EUR' } })).createPayment;
-  return dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(number) } })).confirmPayment;
+  return dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(number) } }))
+    .confirmPayment;
 }
 
 /** POSTs one of the sandbox's test helpers (the network deciding) as the shop's processor account. */
@@ -67,13 +79,29 @@ const statusOf = async (id: string) => dataOf(await shop.secret(DisputeDocument,
 describe('disputes', () => {
   it('are opened by the processor’s callback with amount, reason and deadline, and sent as dispute_opened', async () => {
     const { payment, dispute } = await opened(1200);
-    expect(dispute).toMatchObject({ paymentId: payment.id, status: 'OPENED', amount: 1200, currency: 'EUR', reason: 'product_not_received', connector: 'sandbox', evidence: null });
+    expect(dispute).toMatchObject({
+      paymentId: payment.id,
+      status: 'OPENED',
+      amount: 1200,
+      currency: 'EUR',
+      reason: 'product_not_received',
+      connector: 'sandbox',
+      evidence: null,
+    });
     expect(new Date(dispute.evidenceDueBy!).getTime()).toBeGreaterThan(Date.now() + 6 * 86_400_000);
     const event = await eventReaching(shop, dispute.id, 'DISPUTE_OPENED', 'DELIVERED');
     const body = shop.receiver.bodies().find((candidate) => candidate.event_id === event.id)!;
     expect(body.content).toMatchObject({
       type: 'dispute_details',
-      object: { dispute_id: dispute.id, payment_id: payment.id, amount: 1200, currency: 'EUR', dispute_status: 'dispute_opened', connector_reason: 'product_not_received', evidence_submitted: false },
+      object: {
+        dispute_id: dispute.id,
+        payment_id: payment.id,
+        amount: 1200,
+        currency: 'EUR',
+        dispute_status: 'dispute_opened',
+        connector_reason: 'product_not_received',
+        evidence_submitted: false,
+      },
     });
   });
 
@@ -97,7 +125,9 @@ describe('disputes', () => {
     const accepted = dataOf(await shop.secret(AcceptDisputeDocument, { input: { disputeId: dispute.id } })).acceptDispute;
     expect(accepted).toMatchObject({ status: 'ACCEPTED', version: 1 });
     await eventReaching(shop, dispute.id, 'DISPUTE_ACCEPTED', 'DELIVERED');
-    expect(errorOf(await shop.secret(AcceptDisputeDocument, { input: { disputeId: dispute.id } }), 'INVALID_STATE').extensions).toMatchObject({ status: 'ACCEPTED' });
+    expect(errorOf(await shop.secret(AcceptDisputeDocument, { input: { disputeId: dispute.id } }), 'INVALID_STATE').extensions).toMatchObject({
+      status: 'ACCEPTED',
+    });
     errorOf(await shop.secret(ChallengeDisputeDocument, { input: { disputeId: dispute.id, evidence: { receipt: 'r' } } }), 'INVALID_STATE');
   });
 
@@ -170,8 +200,17 @@ describe('dispute callbacks crafted as a processor would send them', () => {
   });
 
   const send = async (dispute: Record<string, unknown>) => {
-    const body = JSON.stringify({ id: `evt_${randomBytes(6).toString('hex')}`, type: `dispute.${dispute['status']}`, created: 0, data: { object: { object: 'dispute', currency: 'eur', reason: 'fraudulent', evidence: null, created: 0, updated_ms: 0, ...dispute } } });
-    const response = await fetch(`${stack.api.url}/webhooks/${own.merchantId}/${own.connectorAccountId}`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'sandbox-signature': sandboxSignature(body, secret) } });
+    const body = JSON.stringify({
+      id: `evt_${randomBytes(6).toString('hex')}`,
+      type: `dispute.${dispute['status']}`,
+      created: 0,
+      data: { object: { object: 'dispute', currency: 'eur', reason: 'fraudulent', evidence: null, created: 0, updated_ms: 0, ...dispute } },
+    });
+    const response = await fetch(`${stack.api.url}/webhooks/${own.merchantId}/${own.connectorAccountId}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'sandbox-signature': sandboxSignature(body, secret) },
+    });
     return { status: response.status, body: (await response.json()) as { outcome?: string; error?: { code: string; message: string } } };
   };
 
@@ -182,7 +221,13 @@ describe('dispute callbacks crafted as a processor would send them', () => {
 
   it('opens one dispute however many times (and however concurrently) it is reported', async () => {
     const payment = await ownPayment();
-    const dispute = { id: `sbx_dp_${randomBytes(8).toString('hex')}`, payment: payment.activeAttempt.connectorTransactionId, amount: 900, status: 'needs_response', evidence_due_by: Math.floor(Date.now() / 1000) + 86_400 };
+    const dispute = {
+      id: `sbx_dp_${randomBytes(8).toString('hex')}`,
+      payment: payment.activeAttempt.connectorTransactionId,
+      amount: 900,
+      status: 'needs_response',
+      evidence_due_by: Math.floor(Date.now() / 1000) + 86_400,
+    };
     const answers = await Promise.all(Array.from({ length: 5 }, () => send(dispute)));
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
     const disputes = dataOf(await own.secret(DisputesDocument, { paymentId: payment.id })).disputes;
@@ -192,7 +237,12 @@ describe('dispute callbacks crafted as a processor would send them', () => {
 
   it('never moves a decided dispute back, and opens then moves one whose first report is already decided', async () => {
     const payment = await ownPayment();
-    const dispute = { id: `sbx_dp_${randomBytes(8).toString('hex')}`, payment: payment.activeAttempt.connectorTransactionId, amount: 900, evidence_due_by: null };
+    const dispute = {
+      id: `sbx_dp_${randomBytes(8).toString('hex')}`,
+      payment: payment.activeAttempt.connectorTransactionId,
+      amount: 900,
+      evidence_due_by: null,
+    };
     expect((await send({ ...dispute, status: 'expired' })).body.outcome).toBe('applied');
     const [stored] = dataOf(await own.secret(DisputesDocument, { paymentId: payment.id })).disputes;
     expect(stored).toMatchObject({ status: 'EXPIRED', version: 1 });
@@ -203,7 +253,12 @@ describe('dispute callbacks crafted as a processor would send them', () => {
 
   it('takes a decision reported before its challenge through CHALLENGED, sending both events', async () => {
     const payment = await ownPayment();
-    const dispute = { id: `sbx_dp_${randomBytes(8).toString('hex')}`, payment: payment.activeAttempt.connectorTransactionId, amount: 900, evidence_due_by: null };
+    const dispute = {
+      id: `sbx_dp_${randomBytes(8).toString('hex')}`,
+      payment: payment.activeAttempt.connectorTransactionId,
+      amount: 900,
+      evidence_due_by: null,
+    };
     await send({ ...dispute, status: 'needs_response' });
     expect((await send({ ...dispute, status: 'lost' })).body.outcome).toBe('applied');
     const [stored] = dataOf(await own.secret(DisputesDocument, { paymentId: payment.id })).disputes;
@@ -214,7 +269,13 @@ describe('dispute callbacks crafted as a processor would send them', () => {
 
   it('refuses a challenge after the deadline without asking the processor', async () => {
     const payment = await ownPayment();
-    const dispute = { id: `sbx_dp_${randomBytes(8).toString('hex')}`, payment: payment.activeAttempt.connectorTransactionId, amount: 900, status: 'needs_response', evidence_due_by: Math.floor(Date.now() / 1000) - 60 };
+    const dispute = {
+      id: `sbx_dp_${randomBytes(8).toString('hex')}`,
+      payment: payment.activeAttempt.connectorTransactionId,
+      amount: 900,
+      status: 'needs_response',
+      evidence_due_by: Math.floor(Date.now() / 1000) - 60,
+    };
     await send(dispute);
     const [stored] = dataOf(await own.secret(DisputesDocument, { paymentId: payment.id })).disputes;
     const error = errorOf(await own.secret(ChallengeDisputeDocument, { input: { disputeId: stored!.id, evidence: { receipt: 'r' } } }), 'INVALID_STATE');
@@ -234,7 +295,8 @@ describe('dispute callbacks crafted as a processor would send them', () => {
 
   it('refuses a first report in another currency than its payment’s, or of more than it captured: nothing opened, no event', async () => {
     const payment = await ownPayment();
-    const disputeEvents = async () => (await sql.query("SELECT count(*)::int AS n FROM events WHERE merchant_id = $1 AND event_type ILIKE 'dispute%'", [own.merchantId])).rows[0].n as number;
+    const disputeEvents = async () =>
+      (await sql.query("SELECT count(*)::int AS n FROM events WHERE merchant_id = $1 AND event_type ILIKE 'dispute%'", [own.merchantId])).rows[0].n as number;
     const paymentVersion = async () => (await sql.query('SELECT version FROM payment_intents WHERE id = $1', [payment.id])).rows[0].version as number;
     const [eventsBefore, versionBefore] = [await disputeEvents(), await paymentVersion()];
     expect(await send(report(payment, { currency: 'usd' }))).toEqual(refused);
@@ -243,7 +305,11 @@ describe('dispute callbacks crafted as a processor would send them', () => {
     expect(dataOf(await own.secret(DisputesDocument, { paymentId: payment.id })).disputes).toEqual([]);
     expect([await disputeEvents(), await paymentVersion()]).toEqual([eventsBefore, versionBefore]);
     const stored = await sql.query('SELECT verification, outcome FROM connector_callbacks WHERE payment_id = $1 ORDER BY received_at', [payment.id]);
-    expect(stored.rows.map((row) => `${row.verification} ${row.outcome}`)).toEqual(['VERIFIED dispute_currency_mismatch', 'VERIFIED dispute_amount_over_captured', 'VERIFIED dispute_amount_over_captured']);
+    expect(stored.rows.map((row) => `${row.verification} ${row.outcome}`)).toEqual([
+      'VERIFIED dispute_currency_mismatch',
+      'VERIFIED dispute_amount_over_captured',
+      'VERIFIED dispute_amount_over_captured',
+    ]);
     // The whole captured amount, in its currency, is disputable.
     expect((await send(report(payment))).body.outcome).toBe('applied');
   });
@@ -251,13 +317,20 @@ describe('dispute callbacks crafted as a processor would send them', () => {
   it('has the processor send again a dispute of a capture not recorded yet, opens it once the capture is, and then refuses a refund', async () => {
     const payment = await ownPayment();
     const setCapture = async (intentStatus: string, attemptStatus: string, captured: number) => {
-      await sql.query('UPDATE payment_intents SET status = $2, amount_received = $3, version = version + 1 WHERE id = $1', [payment.id, intentStatus, captured]);
+      await sql.query('UPDATE payment_intents SET status = $2, amount_received = $3, version = version + 1 WHERE id = $1', [
+        payment.id,
+        intentStatus,
+        captured,
+      ]);
       await sql.query('UPDATE payment_attempts SET status = $2, amount_captured = $3 WHERE payment_id = $1', [payment.id, attemptStatus, captured]);
     };
     // Our record lags the processor's: the capture is still PROCESSING here (its sync ran out), nothing received.
     await setCapture('PROCESSING', 'CAPTURE_INITIATED', 0);
     const dispute = report(payment);
-    expect(await send(dispute)).toEqual({ status: 503, body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'The disputed payment has not recorded its capture yet; send the callback again.' } } });
+    expect(await send(dispute)).toEqual({
+      status: 503,
+      body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'The disputed payment has not recorded its capture yet; send the callback again.' } },
+    });
     expect(dataOf(await own.secret(DisputesDocument, { paymentId: payment.id })).disputes).toEqual([]);
     // What no capture can make right is refused for good meanwhile: more than the payment's 900, another currency.
     expect(await send(report(payment, { amount: 901 }))).toEqual(refused);

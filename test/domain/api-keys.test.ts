@@ -1,14 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  generateApiKey,
-  hashApiKey,
-  parseApiKey,
-  redactApiKey,
-  secretsEqual,
-  type KeyType,
-  type Mode,
-} from '../../src/kernel/api-keys.ts';
+import { generateApiKey, hashApiKey, parseApiKey, redactApiKey, secretsEqual, type KeyType, type Mode } from '../../src/kernel/api-keys.ts';
 
 const pairs: { type: KeyType; mode: Mode; prefix: string }[] = [
   { type: 'SECRET', mode: 'TEST', prefix: 'sk_test_' },

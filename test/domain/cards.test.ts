@@ -17,7 +17,6 @@ import {
 import { cardFingerprint } from '../../src/kernel/card-fingerprint.ts';
 import { prng } from '../support/prng.ts';
 
-
 // An independent Luhn check digit (table lookup for the doubled digits), to build valid numbers for the properties.
 const DOUBLED = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9];
 function withCheckDigit(body: string): string {
@@ -396,7 +395,9 @@ describe('cardFingerprint', () => {
   });
 
   it('differs by number, including numbers with the same last four digits', () => {
-    const fingerprints = new Set(['4242424242424242', '4000056655665556', '5555555555554444', '4012888888884242'].map((number) => cardFingerprint(number, key)));
+    const fingerprints = new Set(
+      ['4242424242424242', '4000056655665556', '5555555555554444', '4012888888884242'].map((number) => cardFingerprint(number, key)),
+    );
     expect(fingerprints.size).toBe(4);
   });
 

@@ -74,7 +74,7 @@ describe('evidenceProblem', () => {
     [['a'], { field: 'evidence', rule: 'must be an object of named text fields' }],
     [{}, { field: 'evidence', rule: 'must have 1 to 20 fields' }],
     [Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`doc_${index}`, 'x'])), { field: 'evidence', rule: 'must have 1 to 20 fields' }],
-    [{ 'Receipt': 'x' }, { field: 'evidence', rule: 'field names must be 1 to 40 lowercase letters, digits or _' }],
+    [{ Receipt: 'x' }, { field: 'evidence', rule: 'field names must be 1 to 40 lowercase letters, digits or _' }],
     [{ ['a'.repeat(41)]: 'x' }, { field: 'evidence', rule: 'field names must be 1 to 40 lowercase letters, digits or _' }],
     [{ receipt: '' }, { field: 'evidence.receipt', rule: 'must be text of 1 to 5000 characters' }],
     [{ receipt: 'x'.repeat(5001) }, { field: 'evidence.receipt', rule: 'must be text of 1 to 5000 characters' }],
@@ -90,9 +90,14 @@ describe('evidenceProblem', () => {
     for (let run = 0; run < 2000; run += 1) {
       const evidence: Record<string, unknown> = {};
       const size = Math.floor(random() * 4);
-      for (let index = 0; index < size; index += 1) evidence[String.fromCharCode(97 + Math.floor(random() * 30)) + index] = values[Math.floor(random() * values.length)];
+      for (let index = 0; index < size; index += 1)
+        evidence[String.fromCharCode(97 + Math.floor(random() * 30)) + index] = values[Math.floor(random() * values.length)];
       const problem = evidenceProblem(evidence);
-      const valid = size > 0 && Object.entries(evidence).every(([key, value]) => /^[a-z0-9_]+$/.test(key) && typeof value === 'string' && value.length >= 1 && value.length <= 5000 && !value.includes('\u0000'));
+      const valid =
+        size > 0 &&
+        Object.entries(evidence).every(
+          ([key, value]) => /^[a-z0-9_]+$/.test(key) && typeof value === 'string' && value.length >= 1 && value.length <= 5000 && !value.includes('\u0000'),
+        );
       expect(problem === null).toBe(valid);
     }
   });

@@ -80,9 +80,12 @@ describe('the event catalog', () => {
     CANCELLED_POST_CAPTURE: 'payment_cancelled_post_capture',
   } as const;
 
-  it.each(INTENT_STATUSES.map((status) => ({ status, event: EXPECTED_PAYMENT_EVENTS[status] })))('a payment reaching $status emits $event', ({ status, event }) => {
-    expect(PAYMENT_STATUS_EVENTS[status]).toBe(event);
-  });
+  it.each(INTENT_STATUSES.map((status) => ({ status, event: EXPECTED_PAYMENT_EVENTS[status] })))(
+    'a payment reaching $status emits $event',
+    ({ status, event }) => {
+      expect(PAYMENT_STATUS_EVENTS[status]).toBe(event);
+    },
+  );
 
   it('maps every payment status (no status forgotten)', () => {
     expect(Object.keys(PAYMENT_STATUS_EVENTS).sort()).toEqual([...INTENT_STATUSES].sort());
@@ -142,7 +145,10 @@ describe('the seed’s signature, X-Webhook-Signature-512', () => {
   it('round-trips through the receiver helper, which rejects every altered body, signature or key', () => {
     const random = prng(5);
     for (let run = 0; run < 200; run += 1) {
-      const body = serializeWebhook({ ...webhook, object: { amount: Math.floor(random() * 1e9), text: String.fromCharCode(...Array.from({ length: 20 }, () => 32 + Math.floor(random() * 5000))) } });
+      const body = serializeWebhook({
+        ...webhook,
+        object: { amount: Math.floor(random() * 1e9), text: String.fromCharCode(...Array.from({ length: 20 }, () => 32 + Math.floor(random() * 5000))) },
+      });
       const signature = webhookSignature(body, key);
       expect(verifyWebhook(body, signature, key)).toBe(true);
       expect(verifyWebhook(Buffer.from(body), signature, key)).toBe(true);
@@ -166,7 +172,9 @@ describe('the Standard Webhooks headers', () => {
     const body = serializeWebhook(webhook);
     const sentAt = new Date('2026-11-23T10:11:13.999Z');
     const headers = standardWebhookHeaders('evt_Stable1', sentAt, body, 'the key');
-    const expected = createHmac('sha256', Buffer.from('the key', 'utf8')).update(`evt_Stable1.${Math.floor(sentAt.getTime() / 1000)}.${body}`).digest('base64');
+    const expected = createHmac('sha256', Buffer.from('the key', 'utf8'))
+      .update(`evt_Stable1.${Math.floor(sentAt.getTime() / 1000)}.${body}`)
+      .digest('base64');
     expect(headers).toEqual({ 'webhook-id': 'evt_Stable1', 'webhook-timestamp': '1795428673', 'webhook-signature': `v1,${expected}` });
   });
 });

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CURRENCY_EXPONENTS,
-  MAX_AMOUNT_MINOR,
-  amountProblem,
-  formatMinor,
-  isCurrency,
-  minorUnitExponent,
-  parseMajor,
-} from '../../src/kernel/money.ts';
+import { CURRENCY_EXPONENTS, MAX_AMOUNT_MINOR, amountProblem, formatMinor, isCurrency, minorUnitExponent, parseMajor } from '../../src/kernel/money.ts';
 import { prng } from '../support/prng.ts';
-
 
 // Amounts of every magnitude from 0 to 15 digits, so short ones (fewer digits than the exponent) are covered too.
 function randomAmount(random: () => number): number {
@@ -38,11 +29,34 @@ describe('CURRENCY_EXPONENTS', () => {
   });
 
   it.each([
-    ['USD', 2], ['EUR', 2], ['GBP', 2],
-    ['JPY', 0], ['KRW', 0], ['VND', 0], ['CLP', 0], ['ISK', 0], ['XAF', 0], ['XOF', 0], ['XPF', 0], ['UGX', 0],
-    ['PYG', 0], ['RWF', 0], ['KMF', 0], ['GNF', 0], ['DJF', 0], ['BIF', 0], ['VUV', 0],
-    ['KWD', 3], ['BHD', 3], ['OMR', 3], ['JOD', 3], ['IQD', 3], ['LYD', 3], ['TND', 3],
-    ['CLF', 4], ['UYW', 4],
+    ['USD', 2],
+    ['EUR', 2],
+    ['GBP', 2],
+    ['JPY', 0],
+    ['KRW', 0],
+    ['VND', 0],
+    ['CLP', 0],
+    ['ISK', 0],
+    ['XAF', 0],
+    ['XOF', 0],
+    ['XPF', 0],
+    ['UGX', 0],
+    ['PYG', 0],
+    ['RWF', 0],
+    ['KMF', 0],
+    ['GNF', 0],
+    ['DJF', 0],
+    ['BIF', 0],
+    ['VUV', 0],
+    ['KWD', 3],
+    ['BHD', 3],
+    ['OMR', 3],
+    ['JOD', 3],
+    ['IQD', 3],
+    ['LYD', 3],
+    ['TND', 3],
+    ['CLF', 4],
+    ['UYW', 4],
   ])('%s has exponent %i, as ISO 4217 lists it', (code, exponent) => {
     expect(CURRENCY_EXPONENTS[code]).toBe(exponent);
     expect(minorUnitExponent(code)).toBe(exponent);
@@ -50,34 +64,57 @@ describe('CURRENCY_EXPONENTS', () => {
   });
 
   it('lists every other active currency with exponent 2', () => {
-    const notTwo = Object.entries(CURRENCY_EXPONENTS).filter(([, exponent]) => exponent !== 2).map(([code]) => code);
+    const notTwo = Object.entries(CURRENCY_EXPONENTS)
+      .filter(([, exponent]) => exponent !== 2)
+      .map(([code]) => code);
     expect(notTwo.sort()).toEqual(
       [
-        'BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'UYI', 'VND', 'VUV', 'XAF', 'XOF', 'XPF',
-        'BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND',
-        'CLF', 'UYW',
+        'BIF',
+        'CLP',
+        'DJF',
+        'GNF',
+        'ISK',
+        'JPY',
+        'KMF',
+        'KRW',
+        'PYG',
+        'RWF',
+        'UGX',
+        'UYI',
+        'VND',
+        'VUV',
+        'XAF',
+        'XOF',
+        'XPF',
+        'BHD',
+        'IQD',
+        'JOD',
+        'KWD',
+        'LYD',
+        'OMR',
+        'TND',
+        'CLF',
+        'UYW',
       ].sort(),
     );
   });
 
-  it.each(['CAD', 'AUD', 'CHF', 'CNY', 'INR', 'MXN', 'BRL', 'ZAR', 'SEK', 'NOK', 'HUF', 'XCG', 'SLE', 'ZWG', 'VES'])(
-    'includes %s',
-    (code) => expect(isCurrency(code)).toBe(true),
+  it.each(['CAD', 'AUD', 'CHF', 'CNY', 'INR', 'MXN', 'BRL', 'ZAR', 'SEK', 'NOK', 'HUF', 'XCG', 'SLE', 'ZWG', 'VES'])('includes %s', (code) =>
+    expect(isCurrency(code)).toBe(true),
   );
 
-  it.each([
-    'XAU', 'XAG', 'XPT', 'XPD', 'XTS', 'XXX', 'XDR', 'XSU', 'XUA', 'XAD', 'XBA', 'XBB', 'XBC', 'XBD',
-    'HRK', 'SLL', 'VEF', 'ANG',
-  ])('excludes %s (not money, or withdrawn)', (code) => {
-    expect(isCurrency(code)).toBe(false);
-    expect(code in CURRENCY_EXPONENTS).toBe(false);
-  });
+  it.each(['XAU', 'XAG', 'XPT', 'XPD', 'XTS', 'XXX', 'XDR', 'XSU', 'XUA', 'XAD', 'XBA', 'XBB', 'XBC', 'XBD', 'HRK', 'SLL', 'VEF', 'ANG'])(
+    'excludes %s (not money, or withdrawn)',
+    (code) => {
+      expect(isCurrency(code)).toBe(false);
+      expect(code in CURRENCY_EXPONENTS).toBe(false);
+    },
+  );
 });
 
 describe('isCurrency', () => {
-  it.each(['usd', 'Usd', 'US', 'USDD', '', ' USD', 'toString', 'constructor', '__proto__', 'hasOwnProperty'])(
-    'is false for %j',
-    (code) => expect(isCurrency(code)).toBe(false),
+  it.each(['usd', 'Usd', 'US', 'USDD', '', ' USD', 'toString', 'constructor', '__proto__', 'hasOwnProperty'])('is false for %j', (code) =>
+    expect(isCurrency(code)).toBe(false),
   );
 });
 

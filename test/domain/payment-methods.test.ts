@@ -17,11 +17,14 @@ describe('PAYMENT_METHOD_GROUPS', () => {
     expect(PAYMENT_METHOD_GROUPS.map((row) => [row.group, row.customerAction, row.finalization])).toEqual(SEED_TABLE);
   });
 
-  it.each(PAYMENT_METHOD_TYPES.flatMap((type) => [false, true].map((threeDs) => ({ type, threeDs }))))('$type (3DS $threeDs) follows exactly one row', ({ type, threeDs }) => {
-    const rows = PAYMENT_METHOD_GROUPS.filter((row) => row.types.includes(type) && (row.threeDs === undefined || row.threeDs === threeDs));
-    expect(rows).toHaveLength(1);
-    expect(paymentMethodGroup(type, threeDs)).toBe(rows[0]);
-  });
+  it.each(PAYMENT_METHOD_TYPES.flatMap((type) => [false, true].map((threeDs) => ({ type, threeDs }))))(
+    '$type (3DS $threeDs) follows exactly one row',
+    ({ type, threeDs }) => {
+      const rows = PAYMENT_METHOD_GROUPS.filter((row) => row.types.includes(type) && (row.threeDs === undefined || row.threeDs === threeDs));
+      expect(rows).toHaveLength(1);
+      expect(paymentMethodGroup(type, threeDs)).toBe(rows[0]);
+    },
+  );
 
   it('cards follow the 3DS row only with 3DS', () => {
     expect(paymentMethodGroup('card', true).group).toBe('cards with 3DS');

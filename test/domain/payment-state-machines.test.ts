@@ -58,8 +58,7 @@ const PROCESSOR_STATUSES = Object.keys(ATTEMPT_TARGETS) as ProcessorPaymentStatu
 // ---------------------------------------------------------------------------------------------------------
 // Helpers.
 
-const describeRow = (row: AttemptTransition): string =>
-  `${row.from} --${row.trigger}${row.when ? ` ${JSON.stringify(row.when)}` : ''}--> ${row.to}`;
+const describeRow = (row: AttemptTransition): string => `${row.from} --${row.trigger}${row.when ? ` ${JSON.stringify(row.when)}` : ''}--> ${row.to}`;
 
 const rowsOf = (from: AttemptStatus, trigger: AttemptTrigger): AttemptTransition[] =>
   ATTEMPT_TRANSITIONS.filter((row) => row.from === from && row.trigger === trigger);
@@ -93,7 +92,6 @@ function replay(from: AttemptStatus, path: readonly AttemptTransition[]): Attemp
   }
   return visited;
 }
-
 
 function pick<T>(random: () => number, items: readonly T[]): T {
   const item = items[Math.floor(random() * items.length)];
@@ -132,7 +130,7 @@ describe('the seed (section 3) is in the code', () => {
     'VOIDED',
   ];
 
-  it('lists the seed\'s 7 intent states and 13 attempt states first, in the seed\'s order', () => {
+  it("lists the seed's 7 intent states and 13 attempt states first, in the seed's order", () => {
     expect(INTENT_STATUSES.slice(0, SEED_INTENT_STATES.length)).toEqual(SEED_INTENT_STATES);
     expect(ATTEMPT_STATUSES.slice(0, SEED_ATTEMPT_STATES.length)).toEqual(SEED_ATTEMPT_STATES);
     expect(new Set(INTENT_STATUSES).size).toBe(INTENT_STATUSES.length);
@@ -187,9 +185,7 @@ describe('the seed (section 3) is in the code', () => {
 
     it.each(SEED_ATTEMPT_ROWS)('%s --%s %j--> %s is a seed row of ATTEMPT_TRANSITIONS', (from, trigger, condition, to) => {
       const expected = codeConditionFor(from, trigger, condition, to);
-      const matching = ATTEMPT_TRANSITIONS.filter(
-        (row) => row.from === from && row.trigger === trigger && row.to === to && row.source === 'seed',
-      );
+      const matching = ATTEMPT_TRANSITIONS.filter((row) => row.from === from && row.trigger === trigger && row.to === to && row.source === 'seed');
       expect(matching.map((row) => row.when ?? {})).toEqual([expected]);
       // And the machine takes it.
       expect(transitionAttempt(from, trigger, expected).to).toBe(to);
@@ -237,15 +233,13 @@ describe('the seed (section 3) is in the code', () => {
       ['REQUIRES_CAPTURE', 'capture', undefined, 'SUCCEEDED'],
     ];
 
-    it('has the seed\'s 9 rows (one split in two) marked seed, and no others', () => {
+    it("has the seed's 9 rows (one split in two) marked seed, and no others", () => {
       expect(SEED_INTENT_ROWS).toHaveLength(SEED_INTENT_TABLE_ROW_COUNT + 1);
       expect(INTENT_TRANSITIONS.filter((row) => row.source === 'seed')).toHaveLength(SEED_INTENT_ROWS.length);
     });
 
     it.each(SEED_INTENT_ROWS)('%s --%s [%s]--> %s is a seed row of INTENT_TRANSITIONS', (from, trigger, condition, to) => {
-      const matching = INTENT_TRANSITIONS.filter(
-        (row) => row.from === from && row.trigger === trigger && row.condition === condition && row.to === to,
-      );
+      const matching = INTENT_TRANSITIONS.filter((row) => row.from === from && row.trigger === trigger && row.condition === condition && row.to === to);
       expect(matching).toHaveLength(1);
       expect(matching[0]?.source).toBe('seed');
       if (from !== null) expect(isIntentMoveAllowed(from, to)).toBe(true);
@@ -366,15 +360,12 @@ describe('effects', () => {
     expect(transitionAttempt('CONFIRMATION_AWAITED', 'confirm')).toMatchObject({ to: 'PENDING', effect: 'authorize_at_processor' });
   });
 
-  it.each(['DEVICE_DATA_COLLECTION_PENDING', 'AUTHENTICATION_PENDING'] as const)(
-    '%s --void--> VOIDED is not voided at the processor (no effect)',
-    (from) => {
-      const moved = transitionAttempt(from, 'void');
-      expect(moved.to).toBe('VOIDED');
-      expect(moved.effect).toBeUndefined();
-      expect('effect' in moved).toBe(false);
-    },
-  );
+  it.each(['DEVICE_DATA_COLLECTION_PENDING', 'AUTHENTICATION_PENDING'] as const)('%s --void--> VOIDED is not voided at the processor (no effect)', (from) => {
+    const moved = transitionAttempt(from, 'void');
+    expect(moved.to).toBe('VOIDED');
+    expect(moved.effect).toBeUndefined();
+    expect('effect' in moved).toBe(false);
+  });
 
   it('no row fired by a processor answer has an effect', () => {
     for (const row of ATTEMPT_TRANSITIONS.filter((r) => PROCESSOR_TRIGGERS.has(r.trigger))) {
@@ -435,12 +426,9 @@ describe('intentStatusOf', () => {
 // =========================================================================================================
 
 describe('the attempt machine only makes intent moves the intent machine allows', () => {
-  it.each(ATTEMPT_TRANSITIONS.map((row, index) => ({ index, row, label: describeRow(row) })))(
-    'row $index: $label',
-    ({ row }) => {
-      expect(isIntentMoveAllowed(intentStatusOf(row.from), intentStatusOf(row.to))).toBe(true);
-    },
-  );
+  it.each(ATTEMPT_TRANSITIONS.map((row, index) => ({ index, row, label: describeRow(row) })))('row $index: $label', ({ row }) => {
+    expect(isIntentMoveAllowed(intentStatusOf(row.from), intentStatusOf(row.to))).toBe(true);
+  });
 
   it('isIntentMoveAllowed is exactly the non-creation attempt-move rows of INTENT_TRANSITIONS, plus staying put', () => {
     for (const from of INTENT_STATUSES) {
@@ -494,9 +482,9 @@ describe('the attempt machine only makes intent moves the intent machine allows'
     return null;
   }
 
-  const seedIntentRows = INTENT_TRANSITIONS.filter(
-    (row): row is typeof row & { from: IntentStatus } => row.source === 'seed' && row.from !== null,
-  ).map((row) => ({ ...row, label: `${row.from} --${row.trigger}${row.condition ? ` [${row.condition}]` : ''}--> ${row.to}` }));
+  const seedIntentRows = INTENT_TRANSITIONS.filter((row): row is typeof row & { from: IntentStatus } => row.source === 'seed' && row.from !== null).map(
+    (row) => ({ ...row, label: `${row.from} --${row.trigger}${row.condition ? ` [${row.condition}]` : ''}--> ${row.to}` }),
+  );
 
   it('there are seed intent rows to realise', () => {
     expect(seedIntentRows.length).toBeGreaterThan(0);
@@ -535,10 +523,8 @@ describe('terminal states never regress', () => {
     expect(TERMINAL_INTENT_STATUSES.has('FAILED')).toBe(true);
   });
 
-  it('the terminal attempt statuses include the seed\'s failed, charged and voided states', () => {
-    expect(TERMINAL_ATTEMPT_STATUSES).toEqual(
-      expect.arrayContaining(['CHARGED', 'AUTHORIZATION_FAILED', 'AUTHENTICATION_FAILED', 'CAPTURE_FAILED', 'VOIDED']),
-    );
+  it("the terminal attempt statuses include the seed's failed, charged and voided states", () => {
+    expect(TERMINAL_ATTEMPT_STATUSES).toEqual(expect.arrayContaining(['CHARGED', 'AUTHORIZATION_FAILED', 'AUTHENTICATION_FAILED', 'CAPTURE_FAILED', 'VOIDED']));
   });
 
   it.each([...TERMINAL_INTENT_STATUSES])('intent %s may not move to any other intent status (but SUCCEEDED to a void after capture)', (from) => {
@@ -743,7 +729,10 @@ describe('planProcessorUpdate', () => {
         }
         const visited = replay(from, plan);
         expect(targets.has(visited[visited.length - 1]!), answer).toBe(true);
-        expect(visited.slice(0, -1).filter((status) => targets.has(status)), answer).toEqual([]);
+        expect(
+          visited.slice(0, -1).filter((status) => targets.has(status)),
+          answer,
+        ).toEqual([]);
         expect(new Set([from, ...visited]).size, `${answer}: no status visited twice`).toBe(visited.length + 1);
       }
     });

@@ -33,7 +33,7 @@ describe('the refund transition table', () => {
 
   it('reaches every status from PENDING', () => {
     const reached = new Set<RefundStatus>(['PENDING']);
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       for (const row of REFUND_TRANSITIONS) {
         if (row.from !== null && reached.has(row.from) && !reached.has(row.to)) {

@@ -48,10 +48,17 @@ beforeAll(async () => {
   surcharged = await shopWithReceiver(stack);
   partial = await shopWithReceiver(stack);
   for (const merchant of [shop, surcharged]) {
-    const registered = await fetch(`${stack.api.url}/account/${merchant.merchantId}/webhooks/${merchant.connectorAccountId}`, { method: 'POST', headers: { 'api-key': merchant.secretKey } });
+    const registered = await fetch(`${stack.api.url}/account/${merchant.merchantId}/webhooks/${merchant.connectorAccountId}`, {
+      method: 'POST',
+      headers: { 'api-key': merchant.secretKey },
+    });
     expect(registered.status).toBe(200);
   }
-  dataOf(await surcharged.secret(UpdateBusinessProfileDocument, { input: { profileId: surcharged.profileId, surcharges: [{ paymentMethodType: 'CARD', fixedAmount: 25 }] } }));
+  dataOf(
+    await surcharged.secret(UpdateBusinessProfileDocument, {
+      input: { profileId: surcharged.profileId, surcharges: [{ paymentMethodType: 'CARD', fixedAmount: 25 }] },
+    }),
+  );
   dataOf(await partial.secret(UpdateBusinessProfileDocument, { input: { profileId: partial.profileId, allowPartialAuthorization: true } }));
 });
 afterAll(async () => {
@@ -67,7 +74,8 @@ async function payment(number = '4242424242424242', extra: Partial<CreatePayment
   return { id: created.id, confirmed: result.data?.confirmPayment ?? null };
 }
 
-const refund = async (paymentId: string, merchant: Shop = shop) => dataOf(await merchant.secret(CreateRefundDocument, { input: { paymentId } })).createRefund.id;
+const refund = async (paymentId: string, merchant: Shop = shop) =>
+  dataOf(await merchant.secret(CreateRefundDocument, { input: { paymentId } })).createRefund.id;
 
 /** The sandbox's test helpers stand for the network, the bank and the customer's bank. */
 async function sandboxHelper(path: string) {
@@ -80,9 +88,16 @@ async function sandboxHelper(path: string) {
 }
 
 async function processorPayment(paymentId: string) {
-  const transactionId = (await sql.query<{ connector_transaction_id: string }>(`SELECT a.connector_transaction_id FROM payment_intents p JOIN payment_attempts a ON a.id = p.active_attempt_id WHERE p.id = $1`, [paymentId])).rows[0]!
-    .connector_transaction_id;
-  return (await (await fetch(`${stack.sandboxUrl}/v1/payments/${transactionId}`, { headers: { authorization: `Bearer ${shop.sandboxKey}` } })).json()) as { id: string; payment_method_token: string | null };
+  const transactionId = (
+    await sql.query<{ connector_transaction_id: string }>(
+      `SELECT a.connector_transaction_id FROM payment_intents p JOIN payment_attempts a ON a.id = p.active_attempt_id WHERE p.id = $1`,
+      [paymentId],
+    )
+  ).rows[0]!.connector_transaction_id;
+  return (await (await fetch(`${stack.sandboxUrl}/v1/payments/${transactionId}`, { headers: { authorization: `Bearer ${shop.sandboxKey}` } })).json()) as {
+    id: string;
+    payment_method_token: string | null;
+  };
 }
 
 async function openDispute() {
@@ -120,7 +135,11 @@ const toCard = (number = '4242424242424242') => ({ card: { number, expiryMonth: 
 const CAUSES: Record<EventType, () => Promise<{ objectId: string; merchant?: Shop }>> = {
   payment_processing: async () => {
     const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 4000, currency: 'EUR' } })).createPayment;
-    dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: { bankDebit: { accountHolderName: 'Ada', iban: 'DE89370400440532013000' } } } }));
+    dataOf(
+      await shop.publishable(ConfirmPaymentDocument, {
+        input: { clientSecret: created.clientSecret, paymentMethodData: { bankDebit: { accountHolderName: 'Ada', iban: 'DE89370400440532013000' } } },
+      }),
+    );
     return { objectId: created.id };
   },
   payment_succeeded: async () => ({ objectId: (await payment()).id }),
@@ -196,7 +215,10 @@ const CAUSES: Record<EventType, () => Promise<{ objectId: string; merchant?: Sho
   },
   payout_reversed: async () => {
     const sent = await payout(toCard());
-    await vi.waitFor(async () => expect((await sql.query(`SELECT status FROM payouts WHERE id = $1`, [sent.id])).rows[0].status).toBe('SUCCEEDED'), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect((await sql.query(`SELECT status FROM payouts WHERE id = $1`, [sent.id])).rows[0].status).toBe('SUCCEEDED'), {
+      timeout: 10_000,
+      interval: 50,
+    });
     await sandboxHelper(`payouts/${sent.connectorPayoutId}/return`);
     return { objectId: sent.id };
   },
@@ -206,7 +228,9 @@ const CAUSES: Record<EventType, () => Promise<{ objectId: string; merchant?: Sho
   },
   invoice_paid: async () => {
     const { customerId, mandateId } = await mandate();
-    const subscription = dataOf(await shop.secret(CreateSubscriptionDocument, { input: { customerId, mandateId, amount: 990, currency: 'EUR', interval: 'MONTH' } })).createSubscription;
+    const subscription = dataOf(
+      await shop.secret(CreateSubscriptionDocument, { input: { customerId, mandateId, amount: 990, currency: 'EUR', interval: 'MONTH' } }),
+    ).createSubscription;
     return { objectId: subscription.id };
   },
   surcharge_payment_succeeded: async () => ({ objectId: (await payment('4242424242424242', {}, surcharged)).id, merchant: surcharged }),

@@ -25,9 +25,33 @@ afterAll(async () => {
 
 /** The three outcomes a processor can have decided when the API dies: charged, authorized for capture, declined. */
 const CASES = [
-  { name: 'charged', number: '4242424242424242', captureMethod: 'AUTOMATIC', processor: 'succeeded', status: 'SUCCEEDED', attempt: 'CHARGED', event: 'PAYMENT_SUCCEEDED' },
-  { name: 'authorized', number: '4242424242424242', captureMethod: 'MANUAL', processor: 'requires_capture', status: 'REQUIRES_CAPTURE', attempt: 'AUTHORIZED', event: 'PAYMENT_AUTHORIZED' },
-  { name: 'declined', number: '4000000000000002', captureMethod: 'AUTOMATIC', processor: 'failed', status: 'FAILED', attempt: 'AUTHORIZATION_FAILED', event: 'PAYMENT_FAILED' },
+  {
+    name: 'charged',
+    number: '4242424242424242',
+    captureMethod: 'AUTOMATIC',
+    processor: 'succeeded',
+    status: 'SUCCEEDED',
+    attempt: 'CHARGED',
+    event: 'PAYMENT_SUCCEEDED',
+  },
+  {
+    name: 'authorized',
+    number: '4242424242424242',
+    captureMethod: 'MANUAL',
+    processor: 'requires_capture',
+    status: 'REQUIRES_CAPTURE',
+    attempt: 'AUTHORIZED',
+    event: 'PAYMENT_AUTHORIZED',
+  },
+  {
+    name: 'declined',
+    number: '4000000000000002',
+    captureMethod: 'AUTOMATIC',
+    processor: 'failed',
+    status: 'FAILED',
+    attempt: 'AUTHORIZATION_FAILED',
+    event: 'PAYMENT_FAILED',
+  },
 ] as const;
 
 describe('an API process killed between the processor call and the commit', () => {
@@ -35,7 +59,8 @@ describe('an API process killed between the processor call and the commit', () =
     const payments = await Promise.all(
       CASES.map(async (example) => ({
         example,
-        created: dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1500, currency: 'USD', captureMethod: example.captureMethod } })).createPayment,
+        created: dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1500, currency: 'USD', captureMethod: example.captureMethod } }))
+          .createPayment,
       })),
     );
     // A second API process, which dies once the processor has answered every authorization and before any
@@ -80,7 +105,10 @@ describe('an API process killed between the processor call and the commit', () =
       expect(authorizations, example.name).toHaveLength(1);
       // One event, delivered: the final one, from the sync (the pending state before the call emitted none).
       await eventReaching(shop, created.id, example.event, 'DELIVERED', 30_000);
-      expect((await eventsOf(shop, created.id)).map((event) => event.eventType), example.name).toEqual([example.event]);
+      expect(
+        (await eventsOf(shop, created.id)).map((event) => event.eventType),
+        example.name,
+      ).toEqual([example.event]);
     }
     expect(stack.tap!.authorizations(shop.sandboxKey)).toHaveLength(CASES.length);
 

@@ -158,12 +158,16 @@ function checkGraphQL(answer: Answer, sentNumbers: string[] = []): GraphQLBody {
       const code = error?.extensions?.code;
       if (typeof code !== 'string' || !Object.hasOwn(ERROR_CODES, code)) fail(`an error without a catalog code: ${short(JSON.stringify(error))}`);
       if (code === 'INTERNAL') fail(`INTERNAL: ${short(answer.text)}`);
-      if (typeof error.message !== 'string' || /\n\s+at /.test(error.message)) fail(`a message that is not one, or a stack trace: ${short(JSON.stringify(error))}`);
-      if (code === 'INVALID_STATE' && typeof error.extensions?.status !== 'string') fail(`INVALID_STATE without extensions.status: ${short(JSON.stringify(error))}`);
-      if (code === 'PAYMENT_DECLINED' && typeof error.extensions?.declineCode !== 'string') fail(`PAYMENT_DECLINED without declineCode: ${short(JSON.stringify(error))}`);
+      if (typeof error.message !== 'string' || /\n\s+at /.test(error.message))
+        fail(`a message that is not one, or a stack trace: ${short(JSON.stringify(error))}`);
+      if (code === 'INVALID_STATE' && typeof error.extensions?.status !== 'string')
+        fail(`INVALID_STATE without extensions.status: ${short(JSON.stringify(error))}`);
+      if (code === 'PAYMENT_DECLINED' && typeof error.extensions?.declineCode !== 'string')
+        fail(`PAYMENT_DECLINED without declineCode: ${short(JSON.stringify(error))}`);
       // A variable that could not be coerced names its field (docs/api.md, "Errors": INVALID_INPUT with
       // extensions.field).
-      if (code === 'INVALID_INPUT' && /^Variable "\$/.test(error.message) && typeof error.extensions?.field !== 'string') fail(`INVALID_INPUT on a variable without extensions.field: ${short(JSON.stringify(error))}`);
+      if (code === 'INVALID_INPUT' && /^Variable "\$/.test(error.message) && typeof error.extensions?.field !== 'string')
+        fail(`INVALID_INPUT on a variable without extensions.field: ${short(JSON.stringify(error))}`);
     }
   }
   if (answer.status >= 400 && !body.errors) fail(`HTTP ${answer.status} without errors: ${short(answer.text)}`);
@@ -232,7 +236,8 @@ function compareCreated(input: Record<string, unknown>, payment: Record<string, 
     });
   }
   for (const [field, value] of Object.entries(expected)) {
-    if (!sameJson(payment[field], value)) fail(`created payment's ${field} is ${short(JSON.stringify(payment[field]), 200)}, the input asked for ${short(JSON.stringify(value), 200)}`);
+    if (!sameJson(payment[field], value))
+      fail(`created payment's ${field} is ${short(JSON.stringify(payment[field]), 200)}, the input asked for ${short(JSON.stringify(value), 200)}`);
   }
   const attempt = payment.activeAttempt as { amount: number };
   if (attempt.amount !== input.amount) fail(`the attempt is for ${attempt.amount}`);
@@ -271,7 +276,8 @@ async function runCreate(testCase: CreateCase): Promise<void> {
   count(`create ${testCase.expect}${literal ? ' (literal)' : ''}: ${payment ? 'accepted' : codes.join(',')}`);
 
   if (badIdempotencyKey(testCase.idempotencyKey) && testCase.key === 'secret') {
-    if (codes.join() !== 'INVALID_INPUT' || body.errors![0]!.extensions?.field !== 'Idempotency-Key') fail(`Idempotency-Key ${JSON.stringify(testCase.idempotencyKey)} was not refused: ${short(answer.text)}`);
+    if (codes.join() !== 'INVALID_INPUT' || body.errors![0]!.extensions?.field !== 'Idempotency-Key')
+      fail(`Idempotency-Key ${JSON.stringify(testCase.idempotencyKey)} was not refused: ${short(answer.text)}`);
     return;
   }
   switch (testCase.expect) {
@@ -327,7 +333,7 @@ async function runOperation(testCase: OperationCase): Promise<void> {
   }
   const answer = await graphql(DOCUMENTS[testCase.kind], { input }, key, 'idempotencyKey' in testCase ? testCase.idempotencyKey : undefined);
   const body = checkGraphQL(answer, cardNumbersIn(input));
-  const data = body.data ? Object.values(body.data)[0] as Record<string, unknown> | null : null;
+  const data = body.data ? (Object.values(body.data)[0] as Record<string, unknown> | null) : null;
   count(`${testCase.kind} ${testCase.target.pool}: ${data ? 'accepted' : codesOf(body).join(',')}`);
   if (data) {
     // Nothing of another merchant is ever reachable with this merchant's keys (nor the other way round).
@@ -345,7 +351,8 @@ async function runOperation(testCase: OperationCase): Promise<void> {
   }
   // A cancel never takes money back (that is the void after capture's), and the void after capture nothing else.
   if (testCase.kind === 'cancel' && data && !['CANCELLED', 'PROCESSING'].includes(data.status as string)) fail(`cancelPayment left ${String(data.status)}`);
-  if (testCase.kind === 'cancelPostCapture' && data && !['CANCELLED_POST_CAPTURE', 'PROCESSING'].includes(data.status as string)) fail(`cancelPaymentPostCapture left ${String(data.status)}`);
+  if (testCase.kind === 'cancelPostCapture' && data && !['CANCELLED_POST_CAPTURE', 'PROCESSING'].includes(data.status as string))
+    fail(`cancelPaymentPostCapture left ${String(data.status)}`);
   if (testCase.kind === 'capture' && data) {
     const asked = testCase.extra.amountToCapture;
     const received = data.amountReceived as number;
@@ -373,7 +380,8 @@ function checkRejection(answer: Answer, what: string): string {
   }
   const codes = body.errors ? body.errors.map((error) => error.extensions?.code) : [body.error?.code];
   for (const code of codes) {
-    if (typeof code !== 'string' || !Object.hasOwn(ERROR_CODES, code) || code === 'INTERNAL') fail(`${what}: HTTP ${answer.status} without a catalog code: ${short(answer.text)}`);
+    if (typeof code !== 'string' || !Object.hasOwn(ERROR_CODES, code) || code === 'INTERNAL')
+      fail(`${what}: HTTP ${answer.status} without a catalog code: ${short(answer.text)}`);
   }
   return codes.join(',');
 }
@@ -396,14 +404,14 @@ async function runRaw(testCase: RawCase): Promise<void> {
   // Known, not fixed here: a request line over Node's 16 KB header limit is refused by Node's HTTP parser
   // (431) before the server's handler runs, with no body. The fix belongs in src/api/http-server.ts (a
   // 'clientError' handler answering JSON with a code); counted so the report shows it.
-  if (answer.status === 431 && answer.text === '' && (testCase.search ?? '').length > 8 * 1024) return void count(`raw ${testCase.method} with a query string: 431 from Node's parser, no body`);
+  if (answer.status === 431 && answer.text === '' && (testCase.search ?? '').length > 8 * 1024)
+    return void count(`raw ${testCase.method} with a query string: 431 from Node's parser, no body`);
   const outcome = testCase.method === 'HEAD' || testCase.method === 'OPTIONS' ? String(answer.status) : checkRejection(answer, testCase.what);
   if (answer.status < 400 && testCase.method === 'POST') checkGraphQL(answer);
   const size = typeof body === 'string' ? Buffer.byteLength(body) : (body?.length ?? 0);
   if (size > 1024 * 1024 && answer.status !== 413) fail(`${testCase.what}: ${size} bytes answered ${answer.status}, not 413`);
   count(`raw ${testCase.what.replace(/\d+/g, 'N')}: ${outcome}`);
 }
-
 
 /** The body of a callback case, with the event pointed at a real payment (or refund) where it asks. */
 function callbackBody(testCase: CallbackCase): Buffer {
@@ -485,7 +493,10 @@ async function runCallback(testCase: CallbackCase): Promise<void> {
   else if (!signed) expected = [401];
   // 503 only to ask the processor to send again a callback that kept losing to concurrent changes.
   else expected = testCase.body.type === 'event' && testCase.body.about ? [200, 503] : [200];
-  if (!expected.includes(answer.status)) fail(`callback ${testCase.path}/${testCase.signature}/${testCase.body.type}: HTTP ${answer.status}, expected ${expected.join(' or ')}: ${short(answer.text)}`);
+  if (!expected.includes(answer.status))
+    fail(
+      `callback ${testCase.path}/${testCase.signature}/${testCase.body.type}: HTTP ${answer.status}, expected ${expected.join(' or ')}: ${short(answer.text)}`,
+    );
   if (answer.status === 503 && !answer.text.includes('SERVICE_UNAVAILABLE')) fail(`callback 503 without SERVICE_UNAVAILABLE: ${answer.text}`);
   if (testCase.path === 'valid' && !tooLarge) {
     if (signed) ledger.callbacks.verified += 1;
@@ -519,7 +530,13 @@ async function runCase(testCase: FuzzCase): Promise<void> {
 
 const card = (number: string) => ({ card: { number, expiryMonth: 12, expiryYear: NOW_YEAR + 2, cvc: '123' } });
 
-async function poolPayment(merchant: Shop, owner: 'shop' | 'other', amount: number, createExtra: Record<string, unknown>, confirmWith?: Record<string, unknown>): Promise<PoolPayment> {
+async function poolPayment(
+  merchant: Shop,
+  owner: 'shop' | 'other',
+  amount: number,
+  createExtra: Record<string, unknown>,
+  confirmWith?: Record<string, unknown>,
+): Promise<PoolPayment> {
   const as = (key: string) => ({ 'content-type': 'application/json', 'api-key': key });
   const post = async (key: string, query: string, input: Record<string, unknown>) => {
     const body = checkGraphQL(await send('/graphql', { method: 'POST', headers: as(key), body: JSON.stringify({ query, variables: { input } }) }));
@@ -527,7 +544,9 @@ async function poolPayment(merchant: Shop, owner: 'shop' | 'other', amount: numb
   };
   type Created = { id: string; clientSecret: string; activeAttempt: { connectorTransactionId: string | null } };
   let payment = (await post(merchant.secretKey, DOCUMENTS.create, { amount, currency: 'USD', ...createExtra })).createPayment as Created;
-  if (confirmWith) payment = (await post(merchant.publishableKey, DOCUMENTS.confirm, { clientSecret: payment.clientSecret, paymentMethodData: confirmWith })).confirmPayment as Created;
+  if (confirmWith)
+    payment = (await post(merchant.publishableKey, DOCUMENTS.confirm, { clientSecret: payment.clientSecret, paymentMethodData: confirmWith }))
+      .confirmPayment as Created;
   return { id: payment.id, clientSecret: payment.clientSecret, amount, transactionId: payment.activeAttempt.connectorTransactionId, merchant: owner };
 }
 
@@ -548,14 +567,21 @@ async function inParallel<T>(count: number, make: (index: number) => Promise<T>,
 beforeAll(async () => {
   // Bank debits stay processing for the whole run (callbacks move them, not the clock); refunds settle fast.
   stack = await startStack({ sandboxBankDebitSettleMs: 600_000, sandboxRefundSettleMs: 100 });
-  [shop, other] = await Promise.all([merchantWithSandbox(stack, 'sandbox', { webhookSecret: shopSecret }), merchantWithSandbox(stack, 'sandbox', { webhookSecret: otherSecret })]);
+  [shop, other] = await Promise.all([
+    merchantWithSandbox(stack, 'sandbox', { webhookSecret: shopSecret }),
+    merchantWithSandbox(stack, 'sandbox', { webhookSecret: otherSecret }),
+  ]);
   sql = new pg.Client({ connectionString: inject('databaseUrl') });
   await sql.connect();
   const amount = (index: number) => 500 + ((index * 7919) % 9500);
   pools.fresh = await inParallel(30, (index) => poolPayment(shop, 'shop', amount(index), {}));
   pools.authorized = await inParallel(24, (index) => poolPayment(shop, 'shop', amount(index), { captureMethod: 'MANUAL' }, card('4242424242424242')));
-  pools.succeeded = await inParallel(24, (index) => poolPayment(shop, 'shop', amount(index), {}, card(index % 3 === 0 ? '4000000000006975' : '4242424242424242')));
-  pools.debit = await inParallel(16, (index) => poolPayment(shop, 'shop', amount(index), {}, { bankDebit: { accountHolderName: 'Ada Lovelace', iban: 'DE89370400440532013000' } }));
+  pools.succeeded = await inParallel(24, (index) =>
+    poolPayment(shop, 'shop', amount(index), {}, card(index % 3 === 0 ? '4000000000006975' : '4242424242424242')),
+  );
+  pools.debit = await inParallel(16, (index) =>
+    poolPayment(shop, 'shop', amount(index), {}, { bankDebit: { accountHolderName: 'Ada Lovelace', iban: 'DE89370400440532013000' } }),
+  );
   pools.other = [
     ...(await inParallel(5, (index) => poolPayment(other, 'other', amount(index), {}))),
     ...(await inParallel(5, (index) => poolPayment(other, 'other', amount(index), {}, card('4242424242424242')))),
@@ -596,7 +622,11 @@ function printCase(testCase: unknown): string {
 }
 
 const snapshotOf = async (merchantId: string) =>
-  (await sql.query('SELECT id, status, version, amount_received, amount_refunded, updated_at FROM payment_intents WHERE merchant_id = $1 ORDER BY id', [merchantId])).rows;
+  (
+    await sql.query('SELECT id, status, version, amount_received, amount_refunded, updated_at FROM payment_intents WHERE merchant_id = $1 ORDER BY id', [
+      merchantId,
+    ])
+  ).rows;
 
 describe(`fuzzing (seed ${SEED}, ${CASES} cases in ${LANES} lanes)`, () => {
   it('answers every generated input below 500 with coded refusals, and keeps the database consistent', async () => {
@@ -625,14 +655,22 @@ describe(`fuzzing (seed ${SEED}, ${CASES} cases in ${LANES} lanes)`, () => {
               timings.set(family, { n: time.n + 1, ms: time.ms + ms, max: Math.max(time.max, ms) });
             }
           }),
-          { seed: SEED + lane, numRuns: perLane, endOnFailure: process.env.FUZZ_SHRINK !== '1', interruptAfterTimeLimit: TIME_BUDGET_MS, markInterruptAsFailure: false },
+          {
+            seed: SEED + lane,
+            numRuns: perLane,
+            endOnFailure: process.env.FUZZ_SHRINK !== '1',
+            interruptAfterTimeLimit: TIME_BUDGET_MS,
+            markInterruptAsFailure: false,
+          },
         ),
       ),
     );
     await Promise.allSettled([...inFlight]);
     const elapsed = Date.now() - started;
     const summary = [
-      ...[...timings.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([what, time]) => `${String(time.n).padStart(5)}  ${what} (mean ${Math.round(time.ms / time.n)} ms, max ${Math.round(time.max)} ms)`),
+      ...[...timings.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([what, time]) => `${String(time.n).padStart(5)}  ${what} (mean ${Math.round(time.ms / time.n)} ms, max ${Math.round(time.max)} ms)`),
       '',
       ...[...counts.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([what, n]) => `${String(n).padStart(5)}  ${what}`),
     ];
@@ -641,11 +679,15 @@ describe(`fuzzing (seed ${SEED}, ${CASES} cases in ${LANES} lanes)`, () => {
     console.log(`fuzz seed ${SEED}: ${ran} of ${CASES} cases in ${elapsed} ms${interrupted}\n${summary.join('\n')}`);
     const failures = lanes.flatMap((details) =>
       details.failed
-        ? [`seed ${details.seed}, path "${details.counterexamplePath}" (case ${details.numRuns}): ${(details.errorInstance as Error)?.message ?? String(details.errorInstance)}\n  case: ${printCase(details.counterexample?.[0])}`]
+        ? [
+            `seed ${details.seed}, path "${details.counterexamplePath}" (case ${details.numRuns}): ${(details.errorInstance as Error)?.message ?? String(details.errorInstance)}\n  case: ${printCase(details.counterexample?.[0])}`,
+          ]
         : [],
     );
     // A case that failed after the budget interrupted its lane: fast-check did not see it.
-    if (failures.length === 0) for (const { testCase, error } of caseFailures) failures.push(`a case interrupted by the time budget: ${(error as Error)?.message ?? String(error)}\n  case: ${printCase(testCase)}`);
+    if (failures.length === 0)
+      for (const { testCase, error } of caseFailures)
+        failures.push(`a case interrupted by the time budget: ${(error as Error)?.message ?? String(error)}\n  case: ${printCase(testCase)}`);
     expect(failures, `replay: FUZZ_SEED=${SEED} (lane n runs seed ${SEED}+n; FUZZ_SHRINK=1 to shrink)`).toEqual([]);
 
     // ------------------------------------------------------------------ the database afterwards
@@ -665,7 +707,9 @@ describe(`fuzzing (seed ${SEED}, ${CASES} cases in ${LANES} lanes)`, () => {
         WHERE p.merchant_id = ANY($1)`,
       [merchants, [...RESERVING_REFUND_STATUSES]],
     );
-    const expectedShop = new Set([...pools.fresh, ...pools.authorized, ...pools.succeeded, ...pools.debit].map((payment) => payment.id).concat([...ledger.payments.keys()]));
+    const expectedShop = new Set(
+      [...pools.fresh, ...pools.authorized, ...pools.succeeded, ...pools.debit].map((payment) => payment.id).concat([...ledger.payments.keys()]),
+    );
     const actualShop = new Set(payments.filter((row) => row.merchant_id === shop.merchantId).map((row) => row.id));
     for (const id of actualShop) if (!expectedShop.has(id)) violations.push(`payment ${id} exists but no answer created it`);
     for (const id of expectedShop) if (!actualShop.has(id)) violations.push(`payment ${id} was answered but is not in the database`);
@@ -681,7 +725,8 @@ describe(`fuzzing (seed ${SEED}, ${CASES} cases in ${LANES} lanes)`, () => {
         profile_id: shop.profileId,
       };
       for (const [column, value] of Object.entries(expected)) {
-        if (!sameJson(row[column], value)) violations.push(`payment ${id}: ${column} is ${short(JSON.stringify(row[column]), 100)}, the input asked for ${short(JSON.stringify(value), 100)}`);
+        if (!sameJson(row[column], value))
+          violations.push(`payment ${id}: ${column} is ${short(JSON.stringify(row[column]), 100)}, the input asked for ${short(JSON.stringify(value), 100)}`);
       }
     }
 
@@ -693,31 +738,55 @@ describe(`fuzzing (seed ${SEED}, ${CASES} cases in ${LANES} lanes)`, () => {
       if (row.amount < 1 || row.amount > 99_999_999) problem('amount out of range');
       if (row.amount_received < 0 || row.amount_received > charged) problem(`amount_received ${row.amount_received}`);
       if (row.amount_capturable < 0 || row.amount_capturable > charged) problem(`amount_capturable ${row.amount_capturable}`);
-      if (row.amount_refunded < 0 || row.amount_refunded > row.amount_received) problem(`amount_refunded ${row.amount_refunded} of ${row.amount_received} received`);
+      if (row.amount_refunded < 0 || row.amount_refunded > row.amount_received)
+        problem(`amount_refunded ${row.amount_refunded} of ${row.amount_received} received`);
       if (row.amount_refunded !== payment.reserved) problem(`amount_refunded ${row.amount_refunded}, refunds hold ${String(payment.reserved)}`);
       if (payment.attempt_payment_id !== row.id) problem(`active attempt ${String(row.active_attempt_id)} is not one of its attempts`);
       else {
         if (row.status !== intentStatusOf(payment.attempt_status as AttemptStatus)) problem(`status, with an active attempt ${String(payment.attempt_status)}`);
         if (payment.attempt_currency !== row.currency) problem(`attempt currency ${String(payment.attempt_currency)}`);
-        if (payment.attempt_captured !== row.amount_received) problem(`attempt captured ${String(payment.attempt_captured)}, intent received ${row.amount_received}`);
-        if (payment.attempt_capturable !== row.amount_capturable) problem(`attempt capturable ${String(payment.attempt_capturable)}, intent ${row.amount_capturable}`);
+        if (payment.attempt_captured !== row.amount_received)
+          problem(`attempt captured ${String(payment.attempt_captured)}, intent received ${row.amount_received}`);
+        if (payment.attempt_capturable !== row.amount_capturable)
+          problem(`attempt capturable ${String(payment.attempt_capturable)}, intent ${row.amount_capturable}`);
       }
-      if (row.attempt_count !== payment.attempts || payment.last_attempt_number !== payment.attempts) problem(`attempt_count ${row.attempt_count}, ${String(payment.attempts)} attempts numbered to ${String(payment.last_attempt_number)}`);
-      const noMoney = ['REQUIRES_PAYMENT_METHOD', 'REQUIRES_CONFIRMATION', 'REQUIRES_CUSTOMER_ACTION', 'REQUIRES_CAPTURE', 'PARTIALLY_AUTHORIZED', 'CANCELLED', 'CANCELLED_POST_CAPTURE', 'EXPIRED', 'FAILED'];
+      if (row.attempt_count !== payment.attempts || payment.last_attempt_number !== payment.attempts)
+        problem(`attempt_count ${row.attempt_count}, ${String(payment.attempts)} attempts numbered to ${String(payment.last_attempt_number)}`);
+      const noMoney = [
+        'REQUIRES_PAYMENT_METHOD',
+        'REQUIRES_CONFIRMATION',
+        'REQUIRES_CUSTOMER_ACTION',
+        'REQUIRES_CAPTURE',
+        'PARTIALLY_AUTHORIZED',
+        'CANCELLED',
+        'CANCELLED_POST_CAPTURE',
+        'EXPIRED',
+        'FAILED',
+      ];
       if (noMoney.includes(row.status) && row.amount_received !== 0) problem(`received ${row.amount_received}`);
       if (row.status === 'SUCCEEDED' && row.amount_received !== charged) problem(`received ${row.amount_received} of ${charged}`);
-      if (row.status === 'PARTIALLY_CAPTURED' && !(row.amount_received > 0 && row.amount_received < charged)) problem(`received ${row.amount_received} of ${charged}`);
+      if (row.status === 'PARTIALLY_CAPTURED' && !(row.amount_received > 0 && row.amount_received < charged))
+        problem(`received ${row.amount_received} of ${charged}`);
       if (row.status === 'REQUIRES_CAPTURE' && row.amount_capturable !== charged) problem(`capturable ${row.amount_capturable} of ${charged}`);
-      if (row.status === 'PARTIALLY_AUTHORIZED' && !(row.amount_capturable > 0 && row.amount_capturable < charged)) problem(`capturable ${row.amount_capturable} of ${charged}`);
+      if (row.status === 'PARTIALLY_AUTHORIZED' && !(row.amount_capturable > 0 && row.amount_capturable < charged))
+        problem(`capturable ${row.amount_capturable} of ${charged}`);
     }
 
     // History: each subject's rows chain from creation to its current status along the tables' rows.
     const attemptMoves = new Set(ATTEMPT_TRANSITIONS.map((row) => `${row.from}>${row.to}`));
-    const { rows: history } = await sql.query<{ payment_id: string; attempt_id: string | null; subject: string; from_status: string | null; to_status: string }>(
-      'SELECT payment_id, attempt_id, subject, from_status, to_status FROM payment_status_history WHERE payment_id = ANY($1) ORDER BY id',
+    const { rows: history } = await sql.query<{
+      payment_id: string;
+      attempt_id: string | null;
+      subject: string;
+      from_status: string | null;
+      to_status: string;
+    }>('SELECT payment_id, attempt_id, subject, from_status, to_status FROM payment_status_history WHERE payment_id = ANY($1) ORDER BY id', [
+      payments.map((row) => row.id),
+    ]);
+    const { rows: attempts } = await sql.query<{ id: string; payment_id: string; status: string }>(
+      'SELECT id, payment_id, status FROM payment_attempts WHERE payment_id = ANY($1)',
       [payments.map((row) => row.id)],
     );
-    const { rows: attempts } = await sql.query<{ id: string; payment_id: string; status: string }>('SELECT id, payment_id, status FROM payment_attempts WHERE payment_id = ANY($1)', [payments.map((row) => row.id)]);
     const last = new Map<string, string>();
     for (const row of history) {
       const subject = row.subject === 'intent' ? `intent ${row.payment_id}` : `attempt ${row.attempt_id}`;
@@ -726,28 +795,42 @@ describe(`fuzzing (seed ${SEED}, ${CASES} cases in ${LANES} lanes)`, () => {
       if (row.from_status !== null) {
         const allowed =
           row.subject === 'intent'
-            ? isIntentMoveAllowed(row.from_status as IntentStatus, row.to_status as IntentStatus) || isNewAttemptMoveAllowed(row.from_status as IntentStatus, row.to_status as IntentStatus)
+            ? isIntentMoveAllowed(row.from_status as IntentStatus, row.to_status as IntentStatus) ||
+              isNewAttemptMoveAllowed(row.from_status as IntentStatus, row.to_status as IntentStatus)
             : attemptMoves.has(`${row.from_status}>${row.to_status}`);
         if (!allowed) violations.push(`${subject}: ${row.from_status} → ${row.to_status} is not in the table`);
       }
       last.set(subject, row.to_status);
     }
-    for (const row of payments) if (last.get(`intent ${row.id}`) !== row.status) violations.push(`intent ${row.id}: history ends at ${last.get(`intent ${row.id}`)}, status ${row.status}`);
-    for (const row of attempts) if (last.get(`attempt ${row.id}`) !== row.status) violations.push(`attempt ${row.id}: history ends at ${last.get(`attempt ${row.id}`)}, status ${row.status}`);
+    for (const row of payments)
+      if (last.get(`intent ${row.id}`) !== row.status)
+        violations.push(`intent ${row.id}: history ends at ${last.get(`intent ${row.id}`)}, status ${row.status}`);
+    for (const row of attempts)
+      if (last.get(`attempt ${row.id}`) !== row.status)
+        violations.push(`attempt ${row.id}: history ends at ${last.get(`attempt ${row.id}`)}, status ${row.status}`);
 
     // Refunds: exactly those answered, each within its payment.
-    const { rows: refunds } = await sql.query<{ id: string; payment_id: string; merchant_id: string; amount: number; currency: string; payment_currency: string | null }>(
+    const { rows: refunds } = await sql.query<{
+      id: string;
+      payment_id: string;
+      merchant_id: string;
+      amount: number;
+      currency: string;
+      payment_currency: string | null;
+    }>(
       'SELECT r.id, r.payment_id, r.merchant_id, r.amount, r.currency, p.currency AS payment_currency FROM refunds r LEFT JOIN payment_intents p ON p.id = r.payment_id WHERE r.merchant_id = ANY($1)',
       [merchants],
     );
     for (const refund of refunds) {
       const answered = ledger.refunds.get(refund.id);
       if (!answered) violations.push(`refund ${refund.id} exists but no answer created it`);
-      else if (answered.amount !== refund.amount || answered.paymentId !== refund.payment_id) violations.push(`refund ${refund.id} is ${refund.amount} of ${refund.payment_id}, answered ${answered.amount} of ${answered.paymentId}`);
+      else if (answered.amount !== refund.amount || answered.paymentId !== refund.payment_id)
+        violations.push(`refund ${refund.id} is ${refund.amount} of ${refund.payment_id}, answered ${answered.amount} of ${answered.paymentId}`);
       if (refund.payment_currency !== refund.currency) violations.push(`refund ${refund.id} in ${refund.currency} of a payment in ${refund.payment_currency}`);
       if (refund.amount < 1) violations.push(`refund ${refund.id} of ${refund.amount}`);
     }
-    for (const id of ledger.refunds.keys()) if (!refunds.some((refund) => refund.id === id)) violations.push(`refund ${id} was answered but is not in the database`);
+    for (const id of ledger.refunds.keys())
+      if (!refunds.some((refund) => refund.id === id)) violations.push(`refund ${id} was answered but is not in the database`);
 
     // No attempt without its payment, no event without its object, no callback pointing at nothing.
     const orphans = await sql.query(
@@ -779,7 +862,9 @@ describe(`fuzzing (seed ${SEED}, ${CASES} cases in ${LANES} lanes)`, () => {
     }
     const failedWithBody = callbackRows.find((row) => row.verification === 'FAILED')?.with_body ?? 0;
     if (failedWithBody > 0) violations.push(`${failedWithBody} unverified callbacks stored with their body`);
-    const { rows: otherCallbacks } = await sql.query('SELECT count(*)::int AS n FROM connector_callbacks WHERE connector_account_id = $1', [other.connectorAccountId]);
+    const { rows: otherCallbacks } = await sql.query('SELECT count(*)::int AS n FROM connector_callbacks WHERE connector_account_id = $1', [
+      other.connectorAccountId,
+    ]);
     if (otherCallbacks[0].n !== 0) violations.push(`${otherCallbacks[0].n} callbacks stored for the other merchant's account, which was never addressed`);
 
     await sql.query('COMMIT');
@@ -798,9 +883,14 @@ describe('regressions found by fuzzing', () => {
   });
 
   const post = (body: string, headers: Record<string, string> = {}) =>
-    send('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'api-key': reg.secretKey, ...headers }, body });
+    send('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'api-key': reg.secretKey, ...headers },
+      body,
+    });
   const create = (input: unknown, headers: Record<string, string> = {}) => post(JSON.stringify({ query: DOCUMENTS.create, variables: { input } }), headers);
-  const paymentCount = async () => (await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_intents WHERE merchant_id = $1', [reg.merchantId])).rows[0]!.n;
+  const paymentCount = async () =>
+    (await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_intents WHERE merchant_id = $1', [reg.merchantId])).rows[0]!.n;
   const onlyError = (answer: Answer) => {
     const body = checkGraphQL(answer);
     expect(body.errors, answer.text).toHaveLength(1);
@@ -813,7 +903,10 @@ describe('regressions found by fuzzing', () => {
     [{ description: 'tea\ud83d' }, 'description'],
     [{ customerId: 'cus_\udfff' }, 'customerId'],
     [{ paymentMethodData: { bankDebit: { accountHolderName: '\ud800', iban: 'DE89370400440532013000' } } }, 'paymentMethodData.bankDebit.accountHolderName'],
-    [{ paymentMethodData: { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: NOW_YEAR + 2, cvc: '123', holderName: 'Ada\udfff' } } }, 'paymentMethodData.card.holderName'],
+    [
+      { paymentMethodData: { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: NOW_YEAR + 2, cvc: '123', holderName: 'Ada\udfff' } } },
+      'paymentMethodData.card.holderName',
+    ],
   ])('a lone surrogate in %j is INVALID_INPUT naming %s (was INTERNAL from PostgreSQL, or stored as U+FFFD)', async (fields, field) => {
     const before = await paymentCount();
     const answer = await create({ amount: 100, currency: 'USD', ...fields });
@@ -838,7 +931,10 @@ describe('regressions found by fuzzing', () => {
     expect(answer.status).toBe(200);
     expect(checkGraphQL(answer).data).toEqual({ merchant: { id: reg.merchantId } });
     // With an Idempotency-Key on a mutation the request is kept as JSON, which cannot be that deep: refused, coded.
-    const keyed = await post(`{"query":"mutation { syncPayment(input: { paymentId: \\"pay_000000000000000000000000\\" }) { id } }","variables":{"x":${deep}}}`, { 'idempotency-key': 'deep-1' });
+    const keyed = await post(
+      `{"query":"mutation { syncPayment(input: { paymentId: \\"pay_000000000000000000000000\\" }) { id } }","variables":{"x":${deep}}}`,
+      { 'idempotency-key': 'deep-1' },
+    );
     expect(keyed.status).toBe(400);
     expect(onlyError(keyed).extensions).toMatchObject({ code: 'INVALID_INPUT', field: 'Idempotency-Key' });
   });
@@ -859,7 +955,13 @@ describe('regressions found by fuzzing', () => {
     async function processingDebit(amount: number) {
       const { secretKey, publishableKey } = reg;
       const json = async (key: string, query: string, input: unknown) =>
-        checkGraphQL(await send('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'api-key': key }, body: JSON.stringify({ query, variables: { input } }) })).data!;
+        checkGraphQL(
+          await send('/graphql', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'api-key': key },
+            body: JSON.stringify({ query, variables: { input } }),
+          }),
+        ).data!;
       const created = (await json(secretKey, DOCUMENTS.create, { amount, currency: 'EUR' })).createPayment as { clientSecret: string };
       const debit = { bankDebit: { accountHolderName: 'Ada Lovelace', iban: 'DE89370400440532013000' } };
       return (await json(publishableKey, DOCUMENTS.confirm, { clientSecret: created.clientSecret, paymentMethodData: debit })).confirmPayment as {
@@ -877,12 +979,21 @@ describe('regressions found by fuzzing', () => {
           data: { object: { id: transactionId, amount_capturable: 0, next_action: null, error: null, ...object } },
         }),
       );
-      const answer = await send(`/webhooks/${reg.merchantId}/${reg.connectorAccountId}`, { method: 'POST', headers: { 'content-type': 'application/json', 'sandbox-signature': sandboxSignature(body, regSecret) }, body: new Uint8Array(body) });
+      const answer = await send(`/webhooks/${reg.merchantId}/${reg.connectorAccountId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'sandbox-signature': sandboxSignature(body, regSecret) },
+        body: new Uint8Array(body),
+      });
       expect(answer.status).toBe(200);
       return (JSON.parse(answer.text) as { outcome: string }).outcome;
     };
     const row = async (id: string) =>
-      (await sql.query<{ status: string; version: number; amount_received: number; amount_capturable: number }>('SELECT status, version, amount_received, amount_capturable FROM payment_intents WHERE id = $1', [id])).rows[0]!;
+      (
+        await sql.query<{ status: string; version: number; amount_received: number; amount_capturable: number }>(
+          'SELECT status, version, amount_received, amount_capturable FROM payment_intents WHERE id = $1',
+          [id],
+        )
+      ).rows[0]!;
 
     it.each([
       ['succeeded for 25 (its own amount) of 2123', { status: 'succeeded', amount: 25, amount_captured: 25 }],
@@ -898,8 +1009,19 @@ describe('regressions found by fuzzing', () => {
     });
 
     it.each([
-      ['a redirect URL', { status: 'requires_customer_action', amount: 2123, amount_captured: 0, next_action: { type: 'redirect', redirect_url: 'https://x.example/\ud800' } }],
-      ['instructions', { status: 'requires_customer_action', amount: 2123, amount_captured: 0, next_action: { type: 'display_instructions', redirect_url: 'https://x.example/', instructions: { 'iban\udc00': 'x' } } }],
+      [
+        'a redirect URL',
+        { status: 'requires_customer_action', amount: 2123, amount_captured: 0, next_action: { type: 'redirect', redirect_url: 'https://x.example/\ud800' } },
+      ],
+      [
+        'instructions',
+        {
+          status: 'requires_customer_action',
+          amount: 2123,
+          amount_captured: 0,
+          next_action: { type: 'display_instructions', redirect_url: 'https://x.example/', instructions: { 'iban\udc00': 'x' } },
+        },
+      ],
       ['an error message', { status: 'failed', amount: 2123, amount_captured: 0, error: { code: 'declined', message: 'no \udfff', retryable: false } }],
     ])('a lone surrogate in %s is not a callback the connector reads (was INTERNAL from PostgreSQL’s JSON, or stored as U+FFFD)', async (_where, object) => {
       const payment = await processingDebit(2123);

@@ -132,7 +132,10 @@ describe('a receiver that answers 410 Gone', () => {
     const { shop, receiver, payment } = await hostileShop((_request, reply) => reply.writeHead(410).end('gone'));
     // NOT_SENT, and no claim still on its way to the receiver (an attempt is counted when claimed, recorded when answered).
     await expect
-      .poll(async () => (await eventsOf(shop, payment.id)).map((event) => [event.deliveryStatus, event.attemptCount - event.attempts.length]), { timeout: 30_000, interval: 100 })
+      .poll(async () => (await eventsOf(shop, payment.id)).map((event) => [event.deliveryStatus, event.attemptCount - event.attempts.length]), {
+        timeout: 30_000,
+        interval: 100,
+      })
       .toEqual([
         ['NOT_SENT', 0],
         ['NOT_SENT', 0],
@@ -141,7 +144,9 @@ describe('a receiver that answers 410 Gone', () => {
     const gone = events.flatMap((event) => event.attempts);
     expect(gone.length).toBeGreaterThanOrEqual(1);
     for (const attempt of gone) expect(attempt).toMatchObject({ responseStatus: 410, responseBody: 'gone' });
-    await expect.poll(() => stack.workers[0]!.output.stdout, { timeout: 5_000 }).toMatch(/"eventId":"evt_[^"]+".*"msg":"webhook endpoint answered 410 Gone and was disabled"/);
+    await expect
+      .poll(() => stack.workers[0]!.output.stdout, { timeout: 5_000 })
+      .toMatch(/"eventId":"evt_[^"]+".*"msg":"webhook endpoint answered 410 Gone and was disabled"/);
     const profile = dataOf(await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId } })).updateBusinessProfile.businessProfile;
     expect(profile.testWebhookDisabledAt).not.toBeNull();
 
@@ -176,8 +181,14 @@ describe('a receiver that redirects to a private address', () => {
       }),
     );
     const [processing, succeeded] = await deliveredEvents(shop, payment.id);
-    expect(processing!.attempts.map((attempt) => [attempt.responseStatus, attempt.error])).toEqual([[302, null], [200, null]]);
-    expect(succeeded!.attempts.map((attempt) => [attempt.responseStatus, attempt.error])).toEqual([[307, null], [200, null]]);
+    expect(processing!.attempts.map((attempt) => [attempt.responseStatus, attempt.error])).toEqual([
+      [302, null],
+      [200, null],
+    ]);
+    expect(succeeded!.attempts.map((attempt) => [attempt.responseStatus, attempt.error])).toEqual([
+      [307, null],
+      [200, null],
+    ]);
     for (const event of [processing!, succeeded!]) expect(arrivalsOf(event.id)).toHaveLength(2);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(inside.received).toHaveLength(0);

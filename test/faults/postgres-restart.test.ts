@@ -78,7 +78,12 @@ describe('a PostgreSQL crash and restart under load', () => {
         while (loading) {
           const created = await call('createPayment', () => shop.secret(CreatePaymentDocument, { input: { amount: 990, currency: 'USD' } }));
           const payment = created?.data?.createPayment;
-          if (payment) await call('confirmPayment', () => shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card } }), payment.id);
+          if (payment)
+            await call(
+              'confirmPayment',
+              () => shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card } }),
+              payment.id,
+            );
           else await new Promise((resolve) => setTimeout(resolve, 50));
         }
       }),
@@ -95,7 +100,9 @@ describe('a PostgreSQL crash and restart under load', () => {
     phase = 'down';
     const stopped = Date.now();
     stack.tap!.releaseHeld();
-    await expect.poll(() => calls.filter((entry) => entry.sent === 'down' && entry.result !== undefined).length, { timeout: 30_000, interval: 50 }).toBeGreaterThanOrEqual(20);
+    await expect
+      .poll(() => calls.filter((entry) => entry.sent === 'down' && entry.result !== undefined).length, { timeout: 30_000, interval: 50 })
+      .toBeGreaterThanOrEqual(20);
     const readyWhileDown = await fetch(`${stack.api.url}/ready`);
     expect(readyWhileDown.status).toBe(503);
 
@@ -127,7 +134,8 @@ describe('a PostgreSQL crash and restart under load', () => {
       expect(error.message).toMatch(/retry later/);
     }
     // Requests sent while the database was down were all refused.
-    const serverLog = async () => `stop asked at ${stopAsked}, done at ${stopped}; the server's log:\n${(await readFile(postgres.logFile, 'utf8')).slice(-4_000)}`;
+    const serverLog = async () =>
+      `stop asked at ${stopAsked}, done at ${stopped}; the server's log:\n${(await readFile(postgres.logFile, 'utf8')).slice(-4_000)}`;
     const servedWhileDown = calls.filter((entry) => entry.sent === 'down' && entry.answered === 'down' && entry.result?.data);
     expect(servedWhileDown, servedWhileDown.length > 0 ? await serverLog() : undefined).toEqual([]);
 
@@ -135,12 +143,24 @@ describe('a PostgreSQL crash and restart under load', () => {
     const sql = new pg.Client({ connectionString: stack.databaseUrl });
     await sql.connect();
     try {
-      const { rows: payments } = await sql.query<{ id: string; status: string; version: number; attempt_id: string | null; attempt_status: AttemptStatus | null; attempt_payment: string | null }>(
+      const { rows: payments } = await sql.query<{
+        id: string;
+        status: string;
+        version: number;
+        attempt_id: string | null;
+        attempt_status: AttemptStatus | null;
+        attempt_payment: string | null;
+      }>(
         `SELECT p.id, p.status::text, p.version, a.id AS attempt_id, a.status::text AS attempt_status, a.payment_id AS attempt_payment
          FROM payment_intents p LEFT JOIN payment_attempts a ON a.id = p.active_attempt_id WHERE p.merchant_id = $1`,
         [shop.merchantId],
       );
-      const created = new Set(calls.filter((entry) => entry.result?.data).map((entry) => (entry.result!.data as { createPayment?: { id: string } }).createPayment?.id).filter(Boolean));
+      const created = new Set(
+        calls
+          .filter((entry) => entry.result?.data)
+          .map((entry) => (entry.result!.data as { createPayment?: { id: string } }).createPayment?.id)
+          .filter(Boolean),
+      );
       expect(payments.length).toBeGreaterThanOrEqual(created.size);
       for (const payment of payments) {
         expect(payment.attempt_id, payment.id).not.toBeNull();

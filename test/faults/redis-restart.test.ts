@@ -100,7 +100,10 @@ describe('a Redis restart', () => {
     expect(events.filter((event) => event.deliveryStatus !== 'DELIVERED')).toEqual([]);
     // Exactly one 200 per event, and the receiver got exactly the attempts the worker recorded (none unrecorded).
     for (const event of events) {
-      expect(answered.get(event.id)!.filter((status) => status === 200), event.id).toEqual([200]);
+      expect(
+        answered.get(event.id)!.filter((status) => status === 200),
+        event.id,
+      ).toEqual([200]);
       expect(audit.arrivals.get(event.id), event.id).toBe(event.attemptCount);
     }
   });

@@ -63,8 +63,12 @@ describe('two API processes and two worker processes on one database and one Red
         while (next < payments) {
           const index = next++;
           const [creator, confirmer] = index % 2 === 0 ? [first!, second!] : [second!, first!];
-          const created = dataOf(await creator.as(merchant.secretKey)(CreatePaymentDocument, { input: { amount: 1000 + index, currency: 'USD' } })).createPayment;
-          const confirmed = dataOf(await confirmer.as(merchant.publishableKey)(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card } })).confirmPayment;
+          const created = dataOf(
+            await creator.as(merchant.secretKey)(CreatePaymentDocument, { input: { amount: 1000 + index, currency: 'USD' } }),
+          ).createPayment;
+          const confirmed = dataOf(
+            await confirmer.as(merchant.publishableKey)(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card } }),
+          ).confirmPayment;
           expect(confirmed.status).toBe('SUCCEEDED');
         }
       }),
@@ -134,7 +138,9 @@ describe('two API processes and two worker processes on one database and one Red
     // (SERVICE_UNAVAILABLE, retry later).
     for (const error of refused) expect(['CONFLICT', 'INVALID_STATE', 'SERVICE_UNAVAILABLE']).toContain(error.extensions?.code);
     const codes = refused.map((error) => error.extensions?.code);
-    console.info(`100 confirms: ${codes.filter((code) => code === 'CONFLICT').length} CONFLICT, ${codes.filter((code) => code === 'INVALID_STATE').length} INVALID_STATE`);
+    console.info(
+      `100 confirms: ${codes.filter((code) => code === 'CONFLICT').length} CONFLICT, ${codes.filter((code) => code === 'INVALID_STATE').length} INVALID_STATE`,
+    );
 
     // The processor's side: exactly one authorization request for this merchant, and it was not a replay.
     expect(stack.tap!.exchanges.filter((exchange) => exchange.method === 'POST' && exchange.apiKey === merchant.sandboxKey)).toHaveLength(1);

@@ -26,10 +26,13 @@ describe('a webhook worker killed with SIGKILL mid-delivery, repeatedly, under l
     const receiver = await startReceiver((request, reply) => {
       const eventId = (JSON.parse(request.body.toString('utf8')) as { event_id: string }).event_id;
       inFlight.add(eventId);
-      setTimeout(() => {
-        inFlight.delete(eventId);
-        if (!reply.socket?.destroyed) reply.writeHead(200).end();
-      }, 50 + Math.random() * 200);
+      setTimeout(
+        () => {
+          inFlight.delete(eventId);
+          if (!reply.socket?.destroyed) reply.writeHead(200).end();
+        },
+        50 + Math.random() * 200,
+      );
     });
     defer(receiver.close);
     const shop = await shopWithReceiver(stack, receiver);

@@ -32,7 +32,12 @@ describe('a body over the limit', () => {
     for (let attempt = 0; attempt < 10; attempt += 1) {
       const streamed = attempt % 2 === 1;
       try {
-        const response = await fetch(`${api.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: streamed ? new Blob([FIVE_MB]).stream() : FIVE_MB, duplex: 'half' } as RequestInit);
+        const response = await fetch(`${api.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: streamed ? new Blob([FIVE_MB]).stream() : FIVE_MB,
+          duplex: 'half',
+        } as RequestInit);
         outcomes.push(`${response.status} ${codeOf(await response.json())}`);
       } catch (error) {
         outcomes.push(String((error as { cause?: { code?: string } }).cause?.code ?? error));
@@ -86,7 +91,10 @@ describe('a client that hangs up mid-body', () => {
     socket.destroy();
     await closed;
     await api.process.waitFor(new RegExp(requestId));
-    const lines = api.process.output.stdout.split('\n').filter((line) => line.includes(requestId)).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = api.process.output.stdout
+      .split('\n')
+      .filter((line) => line.includes(requestId))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toEqual([expect.objectContaining({ level: 30, msg: 'the client closed the connection before sending the whole body', path: '/graphql' })]);
     expect(JSON.stringify(lines)).not.toContain('stack');
   });

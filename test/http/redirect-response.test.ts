@@ -18,8 +18,12 @@ const card = { card: { number: '4000002500003155', expiryMonth: 12, expiryYear: 
 
 /** A 3DS payment whose customer completed the challenge; the processor is about to send the browser back. */
 async function completedChallenge(returnUrl: string | null) {
-  const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1200, currency: 'EUR', ...(returnUrl ? { returnUrl } : {}) } })).createPayment;
-  const pending = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card } })).confirmPayment;
+  const created = dataOf(
+    await shop.secret(CreatePaymentDocument, { input: { amount: 1200, currency: 'EUR', ...(returnUrl ? { returnUrl } : {}) } }),
+  ).createPayment;
+  const pending = dataOf(
+    await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card } }),
+  ).confirmPayment;
   await fetch(pending.nextAction!.redirectToUrl);
   const submitted = await fetch(`${pending.nextAction!.redirectToUrl}/complete`, { method: 'POST', redirect: 'manual' });
   return { id: created.id, back: new URL(submitted.headers.get('location')!) };
@@ -35,7 +39,12 @@ describe('the redirect-response route', () => {
     const unknown = await fetch(`${back.origin}/payments/pay_000000000000000000000000/redirect/response/sandbox?token=x`, { redirect: 'manual' });
     const unknownPage = await unknown.text();
     expect(unknown.status).toBe(404);
-    const forged = [route, `${route}?token=`, `${route}?token=${back.searchParams.get('token')!.slice(1)}`, `${route}?token=${other.back.searchParams.get('token')}`];
+    const forged = [
+      route,
+      `${route}?token=`,
+      `${route}?token=${back.searchParams.get('token')!.slice(1)}`,
+      `${route}?token=${other.back.searchParams.get('token')}`,
+    ];
     for (const url of forged) {
       const refused = await fetch(url, { redirect: 'manual' });
       expect(refused.status).toBe(404);

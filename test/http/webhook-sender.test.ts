@@ -139,7 +139,10 @@ describe('createWebhookSender', () => {
     const target = await receiver();
     const loopbackForms = ['127.0.0.1', '2130706433', '0177.0.0.1', '0x7f.1', '[::ffff:127.0.0.1]'];
     for (const host of loopbackForms) {
-      expect(await sender.send(request(`http://${host}:${target.port}/`, { privateNetworks: 'loopback' })), host).toMatchObject({ kind: 'response', status: 204 });
+      expect(await sender.send(request(`http://${host}:${target.port}/`, { privateNetworks: 'loopback' })), host).toMatchObject({
+        kind: 'response',
+        status: 204,
+      });
     }
     expect(target.received).toHaveLength(loopbackForms.length);
     // Decimal, octal and IPv4-mapped forms of private addresses: refused before any connection is tried.

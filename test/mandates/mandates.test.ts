@@ -3,7 +3,15 @@
 // by the processor's signed callback) it is never charged again, even by charges racing the revocation.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { ConfirmPaymentDocument, CreatePaymentDocument, MandateDocument, MandatesDocument, PaymentMandateDocument, RevokeMandateDocument, SyncPaymentDocument } from '../gql/graphql.ts';
+import {
+  ConfirmPaymentDocument,
+  CreatePaymentDocument,
+  MandateDocument,
+  MandatesDocument,
+  PaymentMandateDocument,
+  RevokeMandateDocument,
+  SyncPaymentDocument,
+} from '../gql/graphql.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 import { eventReaching, shopWithReceiver, type Shop } from '../support/webhooks.ts';
@@ -13,7 +21,10 @@ let shop: Shop;
 beforeAll(async () => {
   stack = await startStack();
   shop = await shopWithReceiver(stack);
-  const registered = await fetch(`${stack.api.url}/account/${shop.merchantId}/webhooks/${shop.connectorAccountId}`, { method: 'POST', headers: { 'api-key': shop.secretKey } });
+  const registered = await fetch(`${stack.api.url}/account/${shop.merchantId}/webhooks/${shop.connectorAccountId}`, {
+    method: 'POST',
+    headers: { 'api-key': shop.secretKey },
+  });
   expect(registered.status).toBe(200);
 });
 afterAll(async () => {
@@ -26,8 +37,12 @@ let customerCounter = 0;
 /** A customer's setup payment, paid by card: returns the payment and the mandate it created. */
 async function setUp(merchant: Pick<Shop, 'secret' | 'publishable'> = shop, number = '4242424242424242') {
   const customerId = `cus_mandate_${Date.now()}_${++customerCounter}`;
-  const created = dataOf(await merchant.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', customerId, setupFutureUsage: 'OFF_SESSION' } })).createPayment;
-  const paid = dataOf(await merchant.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(number) } })).confirmPayment;
+  const created = dataOf(
+    await merchant.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', customerId, setupFutureUsage: 'OFF_SESSION' } }),
+  ).createPayment;
+  const paid = dataOf(
+    await merchant.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(number) } }),
+  ).confirmPayment;
   expect(paid.status).toBe('SUCCEEDED');
   const { payment } = dataOf(await merchant.secret(PaymentMandateDocument, { id: created.id }));
   return { customerId, payment: paid, mandate: payment!.createdMandate! };
@@ -41,13 +56,29 @@ const mandateStatus = async (id: string) => dataOf(await shop.secret(MandateDocu
 describe('mandates', () => {
   it('are created ACTIVE by a paid setup payment, with mandate_active, and list under the customer', async () => {
     const { customerId, payment, mandate } = await setUp();
-    expect(mandate).toMatchObject({ status: 'ACTIVE', customerId, paymentId: payment.id, paymentMethod: { last4: '4242', connector: 'sandbox' }, revokedAt: null });
+    expect(mandate).toMatchObject({
+      status: 'ACTIVE',
+      customerId,
+      paymentId: payment.id,
+      paymentMethod: { last4: '4242', connector: 'sandbox' },
+      revokedAt: null,
+    });
     expect(dataOf(await shop.secret(MandatesDocument, { customerId })).mandates.map(({ id }) => id)).toEqual([mandate.id]);
     const event = await eventReaching(shop, mandate.id, 'MANDATE_ACTIVE', 'DELIVERED');
     const body = shop.receiver.bodies().find((candidate) => candidate.event_id === event.id)!;
     expect(body.content.type).toBe('mandate_details');
-    expect(body.content.object).toMatchObject({ mandate_id: mandate.id, status: 'active', customer_id: customerId, payment_id: payment.id, card: { last4: '4242' } });
-    const processorPayment = await (await fetch(`${stack.sandboxUrl}/v1/payments/${payment.activeAttempt.connectorTransactionId}`, { headers: { authorization: `Bearer ${shop.sandboxKey}` } })).json();
+    expect(body.content.object).toMatchObject({
+      mandate_id: mandate.id,
+      status: 'active',
+      customer_id: customerId,
+      payment_id: payment.id,
+      card: { last4: '4242' },
+    });
+    const processorPayment = await (
+      await fetch(`${stack.sandboxUrl}/v1/payments/${payment.activeAttempt.connectorTransactionId}`, {
+        headers: { authorization: `Bearer ${shop.sandboxKey}` },
+      })
+    ).json();
     expect(processorPayment.payment_method_token).toMatch(/^pm_/);
     expect(JSON.stringify(body)).not.toContain(processorPayment.payment_method_token); // never the processor's token
   });
@@ -57,10 +88,14 @@ describe('mandates', () => {
     const sql = new pg.Client({ connectionString: inject('databaseUrl') });
     await sql.connect();
     // A fault in the mandate's write, for this customer only.
-    await sql.query(`CREATE OR REPLACE FUNCTION refuse_mandate() RETURNS trigger AS $$ BEGIN IF NEW.customer_id = '${customerId}' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+    await sql.query(
+      `CREATE OR REPLACE FUNCTION refuse_mandate() RETURNS trigger AS $$ BEGIN IF NEW.customer_id = '${customerId}' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+    );
     await sql.query(`CREATE TRIGGER refuse_mandate BEFORE INSERT ON mandates FOR EACH ROW EXECUTE FUNCTION refuse_mandate()`);
     try {
-      const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', customerId, setupFutureUsage: 'OFF_SESSION' } })).createPayment;
+      const created = dataOf(
+        await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', customerId, setupFutureUsage: 'OFF_SESSION' } }),
+      ).createPayment;
       errorOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card() } }), 'INTERNAL');
       const half = dataOf(await shop.secret(PaymentMandateDocument, { id: created.id })).payment!;
       expect(half).toMatchObject({ status: 'PROCESSING', createdMandate: null });
@@ -77,15 +112,25 @@ describe('mandates', () => {
 
   it('are not created by a declined setup payment', async () => {
     const customerId = `cus_declined_${Date.now()}`;
-    const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', customerId, setupFutureUsage: 'OFF_SESSION' } })).createPayment;
-    errorOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4000000000000002') } }), 'PAYMENT_DECLINED');
+    const created = dataOf(
+      await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', customerId, setupFutureUsage: 'OFF_SESSION' } }),
+    ).createPayment;
+    errorOf(
+      await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4000000000000002') } }),
+      'PAYMENT_DECLINED',
+    );
     expect(dataOf(await shop.secret(MandatesDocument, { customerId })).mandates).toEqual([]);
   });
 
   it('charge the customer off session: no CVC, no customer action, the mandate’s customer and card', async () => {
     const { customerId, mandate } = await setUp();
     const paid = dataOf(await charge(mandate.id, 4200)).createPayment;
-    expect(paid).toMatchObject({ status: 'SUCCEEDED', amountReceived: 4200, nextAction: null, activeAttempt: { card: { last4: '4242' }, connector: 'sandbox' } });
+    expect(paid).toMatchObject({
+      status: 'SUCCEEDED',
+      amountReceived: 4200,
+      nextAction: null,
+      activeAttempt: { card: { last4: '4242' }, connector: 'sandbox' },
+    });
     const { payment } = dataOf(await shop.secret(PaymentMandateDocument, { id: paid.id }));
     expect(payment).toMatchObject({ customerId, mandateId: mandate.id, createdMandate: null });
   });
@@ -102,7 +147,11 @@ describe('mandates', () => {
 
   it('are revoked by the processor’s signed callback when the customer revokes at their bank', async () => {
     const { payment, mandate } = await setUp();
-    const processorPayment = await (await fetch(`${stack.sandboxUrl}/v1/payments/${payment.activeAttempt.connectorTransactionId}`, { headers: { authorization: `Bearer ${shop.sandboxKey}` } })).json();
+    const processorPayment = await (
+      await fetch(`${stack.sandboxUrl}/v1/payments/${payment.activeAttempt.connectorTransactionId}`, {
+        headers: { authorization: `Bearer ${shop.sandboxKey}` },
+      })
+    ).json();
     const response = await fetch(`${stack.sandboxUrl}/v1/test_helpers/payment_methods/${processorPayment.payment_method_token}/revoke`, {
       method: 'POST',
       headers: { authorization: `Bearer ${shop.sandboxKey}`, 'content-type': 'application/json' },
@@ -117,7 +166,11 @@ describe('mandates', () => {
 
   it('keep the token they were set up with: re-saving the card neither moves them nor hides their revocation', async () => {
     const { customerId, payment, mandate } = await setUp();
-    const original = await (await fetch(`${stack.sandboxUrl}/v1/payments/${payment.activeAttempt.connectorTransactionId}`, { headers: { authorization: `Bearer ${shop.sandboxKey}` } })).json();
+    const original = await (
+      await fetch(`${stack.sandboxUrl}/v1/payments/${payment.activeAttempt.connectorTransactionId}`, {
+        headers: { authorization: `Bearer ${shop.sandboxKey}` },
+      })
+    ).json();
     // The same customer pays with the same card again and saves it: the saved card now holds a newer token.
     const again = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', customerId } })).createPayment;
     dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: again.clientSecret, paymentMethodData: card(), savePaymentMethod: true } }));
@@ -153,15 +206,26 @@ describe('mandates', () => {
     [{ setupFutureUsage: 'OFF_SESSION' as const }, 'setupFutureUsage'],
   ])('refuse a mandate payment with %j, naming %s', async (extra, field) => {
     const { mandate } = await setUp();
-    const error = errorOf(await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', mandateId: mandate.id, confirm: true, ...extra } }), 'INVALID_INPUT');
+    const error = errorOf(
+      await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', mandateId: mandate.id, confirm: true, ...extra } }),
+      'INVALID_INPUT',
+    );
     expect(error.extensions).toMatchObject({ field });
   });
 
   it('need a customer to be set up, and belong to one merchant and one customer', async () => {
-    const error = errorOf(await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', setupFutureUsage: 'OFF_SESSION' } }), 'INVALID_INPUT');
+    const error = errorOf(
+      await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', setupFutureUsage: 'OFF_SESSION' } }),
+      'INVALID_INPUT',
+    );
     expect(error.extensions).toMatchObject({ field: 'customerId' });
     const { mandate } = await setUp();
-    errorOf(await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', mandateId: mandate.id, confirm: true, customerId: 'cus_someone_else' } }), 'NOT_FOUND');
+    errorOf(
+      await shop.secret(CreatePaymentDocument, {
+        input: { amount: 100, currency: 'EUR', mandateId: mandate.id, confirm: true, customerId: 'cus_someone_else' },
+      }),
+      'NOT_FOUND',
+    );
     const other = await merchantWithSandbox(stack);
     errorOf(await charge(mandate.id, 100, other), 'NOT_FOUND');
     errorOf(await other.secret(MandateDocument, { id: mandate.id }), 'NOT_FOUND');

@@ -3,7 +3,15 @@
 // revoked mandate (PAST_DUE) or a cancellation.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { CancelSubscriptionDocument, ConfirmPaymentDocument, CreatePaymentDocument, CreateSubscriptionDocument, PaymentMandateDocument, RecurringSubscriptionDocument, RevokeMandateDocument } from '../gql/graphql.ts';
+import {
+  CancelSubscriptionDocument,
+  ConfirmPaymentDocument,
+  CreatePaymentDocument,
+  CreateSubscriptionDocument,
+  PaymentMandateDocument,
+  RecurringSubscriptionDocument,
+  RevokeMandateDocument,
+} from '../gql/graphql.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 import { eventReaching, eventsOf, shopWithReceiver, type Shop } from '../support/webhooks.ts';
@@ -25,7 +33,9 @@ afterAll(async () => {
 let customers = 0;
 async function mandate() {
   const customerId = `cus_recurring_${Date.now()}_${++customers}`;
-  const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', customerId, setupFutureUsage: 'OFF_SESSION' } })).createPayment;
+  const created = dataOf(
+    await shop.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'EUR', customerId, setupFutureUsage: 'OFF_SESSION' } }),
+  ).createPayment;
   const card = { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } };
   dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card } }));
   const { payment } = dataOf(await shop.secret(PaymentMandateDocument, { id: created.id }));
@@ -33,7 +43,8 @@ async function mandate() {
 }
 
 const subscribe = async (customerId: string, mandateId: string) =>
-  dataOf(await shop.secret(CreateSubscriptionDocument, { input: { customerId, mandateId, amount: 1999, currency: 'EUR', interval: 'MONTH' } })).createSubscription;
+  dataOf(await shop.secret(CreateSubscriptionDocument, { input: { customerId, mandateId, amount: 1999, currency: 'EUR', interval: 'MONTH' } }))
+    .createSubscription;
 const read = async (id: string) => dataOf(await shop.secret(RecurringSubscriptionDocument, { id })).subscription!;
 /** Brings the next period forward, as if a month had passed. */
 const monthPasses = (id: string) => sql.query(`UPDATE subscriptions SET next_charge_at = now() - interval '1 second' WHERE id = $1`, [id]);
@@ -51,11 +62,21 @@ describe('subscriptions', () => {
     const body = shop.receiver.bodies().find((candidate) => candidate.event_id === event.id)!;
     expect(body.content).toMatchObject({
       type: 'subscription_details',
-      object: { subscription_id: subscription.id, status: 'active', customer_id: customerId, mandate_id: mandateId, paid_periods: 1, invoice: { period: 1, payment_id: first.lastPaymentId, amount_paid: 1999, currency: 'EUR' } },
+      object: {
+        subscription_id: subscription.id,
+        status: 'active',
+        customer_id: customerId,
+        mandate_id: mandateId,
+        paid_periods: 1,
+        invoice: { period: 1, payment_id: first.lastPaymentId, amount_paid: 1999, currency: 'EUR' },
+      },
     });
     await monthPasses(subscription.id);
     await vi.waitFor(async () => expect((await read(subscription.id)).paidPeriods).toBe(2), { timeout: 5000, interval: 50 });
-    await vi.waitFor(async () => expect((await eventsOf(shop, subscription.id)).filter((candidate) => candidate.eventType === 'INVOICE_PAID')).toHaveLength(2), { timeout: 5000, interval: 50 });
+    await vi.waitFor(
+      async () => expect((await eventsOf(shop, subscription.id)).filter((candidate) => candidate.eventType === 'INVOICE_PAID')).toHaveLength(2),
+      { timeout: 5000, interval: 50 },
+    );
     const charges = await sql.query(`SELECT status FROM payment_intents WHERE mandate_id = $1`, [mandateId]);
     expect(charges.rows).toEqual([{ status: 'SUCCEEDED' }, { status: 'SUCCEEDED' }]);
   });
@@ -72,7 +93,9 @@ describe('subscriptions', () => {
     expect((await read(subscription.id)).lastPaymentId).toBe(charged.id);
     const charges = await sql.query(`SELECT count(*)::int AS n FROM payment_intents WHERE mandate_id = $1`, [mandateId]);
     expect(charges.rows[0].n).toBe(2);
-    await expect(sql.query(`UPDATE payment_intents SET subscription_period = $1 WHERE id <> $2 AND mandate_id = $3`, [`${subscription.id}:2`, charged.id, mandateId])).rejects.toThrow(/unique/);
+    await expect(
+      sql.query(`UPDATE payment_intents SET subscription_period = $1 WHERE id <> $2 AND mandate_id = $3`, [`${subscription.id}:2`, charged.id, mandateId]),
+    ).rejects.toThrow(/unique/);
   });
 
   it('go PAST_DUE at a revoked mandate, charging nothing', async () => {
@@ -90,7 +113,9 @@ describe('subscriptions', () => {
   it('stop when cancelled, and refuse a revoked mandate from the start', async () => {
     const { customerId, mandateId } = await mandate();
     const later = dataOf(
-      await shop.secret(CreateSubscriptionDocument, { input: { customerId, mandateId, amount: 500, currency: 'EUR', interval: 'WEEK', startAt: new Date(Date.now() + 3_600_000).toISOString() } }),
+      await shop.secret(CreateSubscriptionDocument, {
+        input: { customerId, mandateId, amount: 500, currency: 'EUR', interval: 'WEEK', startAt: new Date(Date.now() + 3_600_000).toISOString() },
+      }),
     ).createSubscription;
     expect(dataOf(await shop.secret(CancelSubscriptionDocument, { input: { subscriptionId: later.id } })).cancelSubscription.status).toBe('CANCELLED');
     await monthPasses(later.id);
@@ -98,8 +123,14 @@ describe('subscriptions', () => {
     expect(await read(later.id)).toMatchObject({ status: 'CANCELLED', paidPeriods: 0 });
     errorOf(await shop.secret(CancelSubscriptionDocument, { input: { subscriptionId: later.id } }), 'INVALID_STATE');
     dataOf(await shop.secret(RevokeMandateDocument, { input: { mandateId } }));
-    errorOf(await shop.secret(CreateSubscriptionDocument, { input: { customerId, mandateId, amount: 500, currency: 'EUR', interval: 'WEEK' } }), 'INVALID_STATE');
-    const invalid = errorOf(await shop.secret(CreateSubscriptionDocument, { input: { customerId, mandateId, amount: 0, currency: 'EUR', interval: 'WEEK' } }), 'INVALID_INPUT');
+    errorOf(
+      await shop.secret(CreateSubscriptionDocument, { input: { customerId, mandateId, amount: 500, currency: 'EUR', interval: 'WEEK' } }),
+      'INVALID_STATE',
+    );
+    const invalid = errorOf(
+      await shop.secret(CreateSubscriptionDocument, { input: { customerId, mandateId, amount: 0, currency: 'EUR', interval: 'WEEK' } }),
+      'INVALID_INPUT',
+    );
     expect(invalid.extensions).toMatchObject({ field: 'amount' });
   });
 });

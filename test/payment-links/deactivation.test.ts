@@ -13,12 +13,15 @@ afterAll(async () => {
   await stack.close();
 });
 
-const use = (id: string) => fetch(`${stack.api.url}/payment-links/${id}/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+const use = (id: string) =>
+  fetch(`${stack.api.url}/payment-links/${id}/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
 
 describe('a deactivated payment link', () => {
   it('says it is no longer active and refuses every use, keeping the payments made through it', async () => {
     const shop = await merchantWithSandbox(stack);
-    const link = dataOf(await shop.secret(CreatePaymentLinkDocument, { input: { amount: 2500, currency: 'EUR', description: 'Concert ticket' } })).createPaymentLink;
+    const link = dataOf(
+      await shop.secret(CreatePaymentLinkDocument, { input: { amount: 2500, currency: 'EUR', description: 'Concert ticket' } }),
+    ).createPaymentLink;
     const before = await (await use(link.id)).json();
     const deactivated = dataOf(await shop.secret(DeactivatePaymentLinkDocument, { input: { paymentLinkId: link.id } })).deactivatePaymentLink;
     expect(deactivated).toMatchObject({ id: link.id, active: false, deactivatedAt: expect.any(String) });
@@ -29,7 +32,9 @@ describe('a deactivated payment link', () => {
     const payments = dataOf(await shop.secret(PaymentLinkDocument, { id: link.id })).paymentLink!.payments;
     expect(payments.map((payment) => payment.id)).toEqual([before.payment_id]);
     // Deactivating again changes nothing; another merchant cannot see the link at all.
-    expect(dataOf(await shop.secret(DeactivatePaymentLinkDocument, { input: { paymentLinkId: link.id } })).deactivatePaymentLink.deactivatedAt).toBe(deactivated.deactivatedAt);
+    expect(dataOf(await shop.secret(DeactivatePaymentLinkDocument, { input: { paymentLinkId: link.id } })).deactivatePaymentLink.deactivatedAt).toBe(
+      deactivated.deactivatedAt,
+    );
     const stranger = await merchantWithSandbox(stack);
     errorOf(await stranger.secret(DeactivatePaymentLinkDocument, { input: { paymentLinkId: link.id } }), 'NOT_FOUND');
     errorOf(await shop.publishable(DeactivatePaymentLinkDocument, { input: { paymentLinkId: link.id } }), 'FORBIDDEN');

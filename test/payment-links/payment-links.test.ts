@@ -2,7 +2,14 @@
 // creates its own payment (confirmed with its client secret like any SDK payment); bounds and expiry hold.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ConfirmPaymentDocument, CreateApiKeyDocument, CreatePaymentLinkDocument, MerchantDocument, PaymentLinkDocument, RevokeApiKeyDocument } from '../gql/graphql.ts';
+import {
+  ConfirmPaymentDocument,
+  CreateApiKeyDocument,
+  CreatePaymentLinkDocument,
+  MerchantDocument,
+  PaymentLinkDocument,
+  RevokeApiKeyDocument,
+} from '../gql/graphql.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 
@@ -20,23 +27,32 @@ afterAll(async () => {
   await stack.close();
 });
 
-const use = (id: string, body: unknown = {}) => fetch(`${stack.api.url}/payment-links/${id}/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const use = (id: string, body: unknown = {}) =>
+  fetch(`${stack.api.url}/payment-links/${id}/payments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 const card = { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } };
 
 describe('payment links', () => {
   it('are reusable: each use creates its own payment, confirmed with its client secret', async () => {
-    const link = dataOf(await shop.secret(CreatePaymentLinkDocument, { input: { amount: 2500, currency: 'EUR', description: 'Concert ticket' } })).createPaymentLink;
+    const link = dataOf(
+      await shop.secret(CreatePaymentLinkDocument, { input: { amount: 2500, currency: 'EUR', description: 'Concert ticket' } }),
+    ).createPaymentLink;
     expect(link.url).toMatch(new RegExp(`^https?://[^/]+/payment-links/${link.id}$`));
     expect(link.id).toMatch(/^plink_/);
     const page = await fetch(`${stack.api.url}/payment-links/${link.id}`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Concert ticket');
-    expect(await (await fetch(`${stack.api.url}/payment-links/${link.id}`, { headers: { accept: 'application/json' } })).json()).toMatchObject({ id: link.id, amount: 2500, currency: 'EUR' });
+    expect(await (await fetch(`${stack.api.url}/payment-links/${link.id}`, { headers: { accept: 'application/json' } })).json()).toMatchObject({
+      id: link.id,
+      amount: 2500,
+      currency: 'EUR',
+    });
     const first = await (await use(link.id)).json();
     const second = await (await use(link.id)).json();
     expect(first).toMatchObject({ amount: 2500, currency: 'EUR', payment_id: expect.stringMatching(/^pay_/) });
     expect(second.payment_id).not.toBe(first.payment_id);
-    const paid = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: first.client_secret, paymentMethodData: card } })).confirmPayment;
+    const paid = dataOf(
+      await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: first.client_secret, paymentMethodData: card } }),
+    ).confirmPayment;
     expect(paid.status).toBe('SUCCEEDED');
     const payments = dataOf(await shop.secret(PaymentLinkDocument, { id: link.id })).paymentLink!.payments;
     expect(payments.map((payment) => payment.id).sort()).toEqual([first.payment_id, second.payment_id].sort());
@@ -59,7 +75,9 @@ describe('payment links', () => {
   });
 
   it('are pages served like the checkout: a policy refusing inline script and framing, nosniff, never cached, no Referer', async () => {
-    const link = dataOf(await shop.secret(CreatePaymentLinkDocument, { input: { minAmount: 100, maxAmount: 900, currency: 'EUR', description: 'Donation' } })).createPaymentLink;
+    const link = dataOf(
+      await shop.secret(CreatePaymentLinkDocument, { input: { minAmount: 100, maxAmount: 900, currency: 'EUR', description: 'Donation' } }),
+    ).createPaymentLink;
     const page = await fetch(`${stack.api.url}/payment-links/${link.id}`);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const policy = page.headers.get('content-security-policy')!;

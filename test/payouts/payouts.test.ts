@@ -14,14 +14,19 @@ beforeAll(async () => {
   // the worker's first scheduled sync comes after 1.5 s.
   stack = await startStack({ sandboxPayoutSettleMs: 1000, env: { PAYMENT_SYNC_DELAY_SCALE: '0.1' } });
   shop = await shopWithReceiver(stack);
-  const registered = await fetch(`${stack.api.url}/account/${shop.merchantId}/webhooks/${shop.connectorAccountId}`, { method: 'POST', headers: { 'api-key': shop.secretKey } });
+  const registered = await fetch(`${stack.api.url}/account/${shop.merchantId}/webhooks/${shop.connectorAccountId}`, {
+    method: 'POST',
+    headers: { 'api-key': shop.secretKey },
+  });
   expect(registered.status).toBe(200);
 });
 afterAll(async () => {
   await stack.close();
 });
 
-const toCard = (number = '4242424242424242') => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, holderName: 'Ada Lovelace' } });
+const toCard = (number = '4242424242424242') => ({
+  card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, holderName: 'Ada Lovelace' },
+});
 const toBank = (iban: string) => ({ bankAccount: { accountHolderName: 'Ada Lovelace', iban } });
 const payout = async (merchant: Pick<Shop, 'secret'>, destination: CreatePayoutInput['destination'], extra: Partial<CreatePayoutInput> = {}) =>
   dataOf(await merchant.secret(CreatePayoutDocument, { input: { amount: 5000, currency: 'EUR', destination, ...extra } })).createPayout;
@@ -37,7 +42,10 @@ describe('payouts', () => {
     await reaches(shop, sent.id, 'SUCCEEDED');
     for (const type of ['PAYOUT_INITIATED', 'PAYOUT_PROCESSING', 'PAYOUT_SUCCESS'] as const) await eventReaching(shop, sent.id, type, 'DELIVERED');
     const body = shop.receiver.bodies().find((candidate) => candidate.event_type === 'payout_success' && candidate.content.object['payout_id'] === sent.id)!;
-    expect(body.content).toMatchObject({ type: 'payout_details', object: { status: 'succeeded', amount: 5000, currency: 'EUR', payout_type: 'card', destination: { type: 'card', last4: '4242' } } });
+    expect(body.content).toMatchObject({
+      type: 'payout_details',
+      object: { status: 'succeeded', amount: 5000, currency: 'EUR', payout_type: 'card', destination: { type: 'card', last4: '4242' } },
+    });
     expect(JSON.stringify(body)).not.toContain('4242424242424242');
   });
 

@@ -5,7 +5,16 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { verifyWebhook } from '../../examples/webhook-receiver/verify-webhook.ts';
-import { CapturePaymentDocument, ConfirmPaymentDocument, CreatePaymentDocument, CreateRefundDocument, PaymentRefundsDocument, RefundDocument, RefundsDocument, SyncRefundDocument } from '../gql/graphql.ts';
+import {
+  CapturePaymentDocument,
+  ConfirmPaymentDocument,
+  CreatePaymentDocument,
+  CreateRefundDocument,
+  PaymentRefundsDocument,
+  RefundDocument,
+  RefundsDocument,
+  SyncRefundDocument,
+} from '../gql/graphql.ts';
 import { newId } from '../../src/kernel/ids.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
@@ -33,18 +42,25 @@ type AnyShop = Pick<Shop, 'secret' | 'publishable'>;
 
 /** A payment of `amount` paid with `number` (captured at once unless `manual`). */
 async function paid(shop: AnyShop, number = '4242424242424242', amount = 1250, manual = false) {
-  const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount, currency: 'USD', ...(manual ? { captureMethod: 'MANUAL' as const } : {}) } })).createPayment;
-  return dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(number) } })).confirmPayment;
+  const created = dataOf(
+    await shop.secret(CreatePaymentDocument, { input: { amount, currency: 'USD', ...(manual ? { captureMethod: 'MANUAL' as const } : {}) } }),
+  ).createPayment;
+  return dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(number) } }))
+    .confirmPayment;
 }
 
-const refund = async (shop: AnyShop, paymentId: string, amount?: number) => (await shop.secret(CreateRefundDocument, { input: { paymentId, ...(amount === undefined ? {} : { amount }) } }));
+const refund = async (shop: AnyShop, paymentId: string, amount?: number) =>
+  await shop.secret(CreateRefundDocument, { input: { paymentId, ...(amount === undefined ? {} : { amount }) } });
 const readRefund = async (shop: AnyShop, id: string) => dataOf(await shop.secret(RefundDocument, { id })).refund;
 const paymentRefunds = async (shop: AnyShop, id: string) => dataOf(await shop.secret(PaymentRefundsDocument, { id })).payment!;
 
 /** A shop whose sandbox account sends its callbacks to the API (registered) and whose webhooks go to a receiver. */
 async function shopWithCallbacks(): Promise<Shop> {
   const shop = await shopWithReceiver(stack);
-  const response = await fetch(`${stack.api.url}/account/${shop.merchantId}/webhooks/${shop.connectorAccountId}`, { method: 'POST', headers: { 'api-key': shop.secretKey } });
+  const response = await fetch(`${stack.api.url}/account/${shop.merchantId}/webhooks/${shop.connectorAccountId}`, {
+    method: 'POST',
+    headers: { 'api-key': shop.secretKey },
+  });
   expect(response.status).toBe(200);
   return shop;
 }
@@ -63,9 +79,21 @@ describe('refunds of a captured payment', () => {
   it('refunds in full when no amount is given, and nothing more after', async () => {
     const payment = await paid(shop);
     const full = dataOf(await refund(shop, payment.id)).createRefund;
-    expect(full).toMatchObject({ paymentId: payment.id, status: 'SUCCEEDED', amount: 1250, currency: 'USD', connector: 'sandbox', errorCode: null, version: 1 });
+    expect(full).toMatchObject({
+      paymentId: payment.id,
+      status: 'SUCCEEDED',
+      amount: 1250,
+      currency: 'USD',
+      connector: 'sandbox',
+      errorCode: null,
+      version: 1,
+    });
     expect(full.connectorRefundId).toMatch(/^sbx_re_/);
-    expect(await paymentRefunds(shop, payment.id)).toMatchObject({ amountReceived: 1250, amountRefunded: 1250, refunds: [{ id: full.id, status: 'SUCCEEDED', amount: 1250 }] });
+    expect(await paymentRefunds(shop, payment.id)).toMatchObject({
+      amountReceived: 1250,
+      amountRefunded: 1250,
+      refunds: [{ id: full.id, status: 'SUCCEEDED', amount: 1250 }],
+    });
     const none = errorOf(await refund(shop, payment.id), 'INVALID_INPUT');
     expect(none.extensions).toMatchObject({ field: 'amount' });
     expect(none.message).toMatch(/nothing is left to refund/);
@@ -79,7 +107,11 @@ describe('refunds of a captured payment', () => {
     expect(over.message).toBe('amount: must be at most 250, the captured amount not yet refunded or held by pending refunds');
     expect(dataOf(await refund(shop, payment.id, 250)).createRefund.amount).toBe(250);
     const list = dataOf(await shop.secret(RefundsDocument, { paymentId: payment.id })).refunds;
-    expect(list.map(({ amount, status }) => [amount, status])).toEqual([[500, 'SUCCEEDED'], [500, 'SUCCEEDED'], [250, 'SUCCEEDED']]);
+    expect(list.map(({ amount, status }) => [amount, status])).toEqual([
+      [500, 'SUCCEEDED'],
+      [500, 'SUCCEEDED'],
+      [250, 'SUCCEEDED'],
+    ]);
     expect(await amountRefundedColumn(payment.id)).toBe(1250);
   });
 
@@ -129,7 +161,11 @@ describe('refunds of a captured payment', () => {
     const rows = await refundRows(payment.id);
     expect(rows.reduce((sum, row) => sum + row.amount, 0)).toBe(1200);
     // The processor agrees: it refunded exactly what the service says.
-    const processor = await (await fetch(`${stack.sandboxUrl}/v1/payments/${payment.activeAttempt.connectorTransactionId}`, { headers: { authorization: `Bearer ${shop.sandboxKey}` } })).json();
+    const processor = await (
+      await fetch(`${stack.sandboxUrl}/v1/payments/${payment.activeAttempt.connectorTransactionId}`, {
+        headers: { authorization: `Bearer ${shop.sandboxKey}` },
+      })
+    ).json();
     expect(processor.amount_captured).toBe(1250);
   });
 
@@ -162,16 +198,20 @@ describe('refunds of a captured payment', () => {
 
   it('refuses a refund that waited on the payment while a dispute of it was committed, and reserves nothing', async () => {
     const payment = await paid(shop);
-    const refunding = whileRowHeld(payment.id, () => refund(shop, payment.id, 100), async (holder) => {
-      // The dispute is opened as the dispute service opens one: its row and the payment's version, committed together.
-      await holder.query(
-        `INSERT INTO disputes (id, payment_id, merchant_id, profile_id, mode, attempt_id, connector_account_id, connector_name, connector_dispute_id, status, amount, currency)
+    const refunding = whileRowHeld(
+      payment.id,
+      () => refund(shop, payment.id, 100),
+      async (holder) => {
+        // The dispute is opened as the dispute service opens one: its row and the payment's version, committed together.
+        await holder.query(
+          `INSERT INTO disputes (id, payment_id, merchant_id, profile_id, mode, attempt_id, connector_account_id, connector_name, connector_dispute_id, status, amount, currency)
          SELECT $2, p.id, p.merchant_id, p.profile_id, p.mode, a.id, a.connector_account_id, a.connector_name, $3, 'OPENED', p.amount_received, p.currency
          FROM payment_intents p JOIN payment_attempts a ON a.id = p.active_attempt_id WHERE p.id = $1`,
-        [payment.id, newId('dispute'), `sbx_dp_${randomBytes(8).toString('hex')}`],
-      );
-      await holder.query('UPDATE payment_intents SET version = version + 1 WHERE id = $1', [payment.id]);
-    });
+          [payment.id, newId('dispute'), `sbx_dp_${randomBytes(8).toString('hex')}`],
+        );
+        await holder.query('UPDATE payment_intents SET version = version + 1 WHERE id = $1', [payment.id]);
+      },
+    );
     expect(errorOf(await refunding, 'INVALID_STATE').message).toMatch(/a refund would return the money twice/);
     expect(await amountRefundedColumn(payment.id)).toBe(0);
     expect(await refundRows(payment.id)).toEqual([]);
@@ -179,10 +219,14 @@ describe('refunds of a captured payment', () => {
 
   it('refunds what is left once it has the payment, when a full refund waited while another refund reserved part of it', async () => {
     const payment = await paid(shop);
-    const full = await whileRowHeld(payment.id, () => refund(shop, payment.id), async (holder) => {
-      // Another refund's reservation of 400 commits meanwhile, as the refund service reserves one.
-      await holder.query('UPDATE payment_intents SET amount_refunded = amount_refunded + 400, version = version + 1 WHERE id = $1', [payment.id]);
-    });
+    const full = await whileRowHeld(
+      payment.id,
+      () => refund(shop, payment.id),
+      async (holder) => {
+        // Another refund's reservation of 400 commits meanwhile, as the refund service reserves one.
+        await holder.query('UPDATE payment_intents SET amount_refunded = amount_refunded + 400, version = version + 1 WHERE id = $1', [payment.id]);
+      },
+    );
     expect(dataOf(full).createRefund).toMatchObject({ status: 'SUCCEEDED', amount: 850 });
     expect(await amountRefundedColumn(payment.id)).toBe(1250);
   });
@@ -206,9 +250,15 @@ describe('refunds the processor decides later', () => {
     const body = JSON.parse(delivered.body.toString());
     expect(body).toMatchObject({
       event_type: 'refund_succeeded',
-      content: { type: 'refund_details', object: { refund_id: pending.id, payment_id: payment.id, status: 'succeeded', amount: 700, currency: 'USD', connector: 'sandbox', version: 1 } },
+      content: {
+        type: 'refund_details',
+        object: { refund_id: pending.id, payment_id: payment.id, status: 'succeeded', amount: 700, currency: 'USD', connector: 'sandbox', version: 1 },
+      },
     });
-    const callbacks = await sql.query<{ outcome: string }>(`SELECT outcome FROM connector_callbacks WHERE processor_event_type = 'refund.succeeded' AND connector_account_id = $1`, [shop.connectorAccountId]);
+    const callbacks = await sql.query<{ outcome: string }>(
+      `SELECT outcome FROM connector_callbacks WHERE processor_event_type = 'refund.succeeded' AND connector_account_id = $1`,
+      [shop.connectorAccountId],
+    );
     expect(callbacks.rows.map((row) => row.outcome)).toContain('applied');
   });
 
@@ -250,9 +300,27 @@ describe('refunds the processor decides later', () => {
         id: `evt_${randomBytes(6).toString('hex')}`,
         type: `refund.${status}`,
         created: Math.floor(Date.now() / 1000),
-        data: { object: { id: done.connectorRefundId, object: 'refund', payment: payment.activeAttempt.connectorTransactionId, amount: 300, currency: 'usd', status, reason: null, reference: done.id, error: null, created: 0, updated_ms: 0 } },
+        data: {
+          object: {
+            id: done.connectorRefundId,
+            object: 'refund',
+            payment: payment.activeAttempt.connectorTransactionId,
+            amount: 300,
+            currency: 'usd',
+            status,
+            reason: null,
+            reference: done.id,
+            error: null,
+            created: 0,
+            updated_ms: 0,
+          },
+        },
       });
-      const response = await fetch(`${stack.api.url}/webhooks/${own.merchantId}/${own.connectorAccountId}`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'sandbox-signature': sandboxSignature(body, secret) } });
+      const response = await fetch(`${stack.api.url}/webhooks/${own.merchantId}/${own.connectorAccountId}`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', 'sandbox-signature': sandboxSignature(body, secret) },
+      });
       return { status: response.status, body: await response.json() };
     };
     expect(await send('pending')).toEqual({ status: 200, body: { received: true, outcome: 'duplicate_or_stale' } });
@@ -308,7 +376,25 @@ describe('refund webhooks reach the merchant', () => {
     const body = receiver.bodies().find((candidate) => candidate.event_id === event.id)!;
     expect(body.content.type).toBe('refund_details');
     expect(Object.keys(body.content.object).sort()).toEqual(
-      ['amount', 'attempt_id', 'connector', 'connector_refund_id', 'created', 'currency', 'error_code', 'error_message', 'livemode', 'merchant_id', 'payment_id', 'profile_id', 'reason', 'refund_id', 'status', 'updated', 'version'].sort(),
+      [
+        'amount',
+        'attempt_id',
+        'connector',
+        'connector_refund_id',
+        'created',
+        'currency',
+        'error_code',
+        'error_message',
+        'livemode',
+        'merchant_id',
+        'payment_id',
+        'profile_id',
+        'reason',
+        'refund_id',
+        'status',
+        'updated',
+        'version',
+      ].sort(),
     );
   });
 });

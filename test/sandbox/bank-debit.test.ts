@@ -54,12 +54,15 @@ describe('test bank accounts', () => {
     expect(settled.body.updated_ms).toBeGreaterThan(created.body.updated_ms);
   });
 
-  it.each(['GB33BUKB20201555555555', 'FR1420041010050500013M02606', 'NL91ABNA0417164300'])('settles a debit from any other valid IBAN (%s) as succeeded', async (iban) => {
-    const key = newKey();
-    const created = await createWith(key, debit(iban), {}, SETTLE_NOW);
-    expect(created.body.status).toBe('processing');
-    expect((await get(key, created.body.id)).body).toMatchObject({ status: 'succeeded', amount_captured: 1234 });
-  });
+  it.each(['GB33BUKB20201555555555', 'FR1420041010050500013M02606', 'NL91ABNA0417164300'])(
+    'settles a debit from any other valid IBAN (%s) as succeeded',
+    async (iban) => {
+      const key = newKey();
+      const created = await createWith(key, debit(iban), {}, SETTLE_NOW);
+      expect(created.body.status).toBe('processing');
+      expect((await get(key, created.body.id)).body).toMatchObject({ status: 'succeeded', amount_captured: 1234 });
+    },
+  );
 });
 
 describe('settlement', () => {
@@ -101,7 +104,10 @@ describe('settlement', () => {
   it.each<[string, (key: string, created: Body) => Promise<{ body: Body }>]>([
     ['a GET by id', (key, created) => get(key, created.id)],
     ['a GET by reference', (key, created) => call('GET', `/v1/payments?reference=${created.reference}`, { key })],
-    ['an idempotent replay of the create', (key) => createWith(key, debit('DE35370400440532013002'), { reference: 'att_replayed' }, { 'idempotency-key': 'debit_1' })],
+    [
+      'an idempotent replay of the create',
+      (key) => createWith(key, debit('DE35370400440532013002'), { reference: 'att_replayed' }, { 'idempotency-key': 'debit_1' }),
+    ],
   ])('is applied by %s, whichever read comes first', async (_label, read) => {
     const key = newKey();
     const created = await createWith(key, debit('DE35370400440532013002'), { reference: 'att_replayed' }, { 'idempotency-key': 'debit_1', ...SETTLE_NOW });

@@ -22,7 +22,14 @@ const EXPECTED_BUTTONS: Record<string, Partial<Body>> = {
 describe('bank redirect', () => {
   it('answers requires_authentication with a redirect to the bank page, which shows the payment and two buttons', async () => {
     const created = await redirected(newKey(), { currency: 'EUR', amount: 2500 });
-    expect(created).toMatchObject({ payment_method_type: 'bank_redirect', card: null, bank_debit: null, amount_capturable: 0, amount_captured: 0, error: null });
+    expect(created).toMatchObject({
+      payment_method_type: 'bank_redirect',
+      card: null,
+      bank_debit: null,
+      amount_capturable: 0,
+      amount_captured: 0,
+      error: null,
+    });
     expect(created.next_action).toEqual({ type: 'redirect', redirect_url: `${url()}/bank/${created.id}` });
 
     const page = await browser('GET', `/bank/${created.id}`);
@@ -71,7 +78,7 @@ describe('bank redirect', () => {
     expect((await get(key, created.id)).body.status).toBe('canceled');
   });
 
-  it("keeps each page to its own payments: no bank page for a card payment, no challenge for a bank redirect", async () => {
+  it('keeps each page to its own payments: no bank page for a card payment, no challenge for a bank redirect', async () => {
     const key = newKey();
     const bankPayment = await redirected(key);
     const cardPayment = await challenged(key);

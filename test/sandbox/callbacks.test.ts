@@ -227,7 +227,16 @@ describe('callbacks', () => {
     expect(callback.data.object.id).toBe(created.id);
     await matchesGet(key, callback);
     const [delivery] = await deliveries(key);
-    expect(delivery).toEqual({ event_id: callback.id, type, object_id: created.id, payment_id: created.id, url: receiver.url, attempts: 1, last_status: 200, delivered: true });
+    expect(delivery).toEqual({
+      event_id: callback.id,
+      type,
+      object_id: created.id,
+      payment_id: created.id,
+      url: receiver.url,
+      attempts: 1,
+      last_status: 200,
+      delivered: true,
+    });
   });
 
   it('sends the same payment bytes GET answers, inside the event', async () => {
@@ -365,11 +374,15 @@ describe('retries', () => {
 
   it.each<[string, () => Promise<{ url: string; received: Received[] }>, number | null]>([
     ['an endpoint that always answers 500', () => startReceiver([500, 500, 500, 500]), 500],
-    ['an endpoint that refuses connections', async () => {
-      const closed = await startReceiver();
-      await closed.close();
-      return closed;
-    }, null],
+    [
+      'an endpoint that refuses connections',
+      async () => {
+        const closed = await startReceiver();
+        await closed.close();
+        return closed;
+      },
+      null,
+    ],
   ])('gives up on %s after one attempt per delay and one more, with a log line', async (_label, endpoint, lastStatus) => {
     const errors = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {

@@ -173,21 +173,22 @@ describe('the dispute test card', () => {
   });
 
   /** The dispute test card's payment brought to succeeded in each way but automatic capture, and what it then captured. */
-  const SUCCEEDING_LATER: Record<string, { start: (key: string) => Promise<Body>; succeed: (key: string, id: string) => Promise<unknown>; captured: number }> = {
-    'a partial manual capture': {
-      start: async (key) => (await create(key, { capture_method: 'manual' }, { number: DISPUTE_CARD })).body,
-      succeed: (key, id) => capture(key, id, { amount_to_capture: 600 }),
-      captured: 600,
-    },
-    'a completed 3D Secure challenge': {
-      start: (key) => challenged(key, { three_ds: 'required' }, { number: DISPUTE_CARD }),
-      succeed: async (_key, id) => {
-        await browser('GET', `/challenge/${id}`);
-        return browser('POST', `/challenge/${id}/complete`);
+  const SUCCEEDING_LATER: Record<string, { start: (key: string) => Promise<Body>; succeed: (key: string, id: string) => Promise<unknown>; captured: number }> =
+    {
+      'a partial manual capture': {
+        start: async (key) => (await create(key, { capture_method: 'manual' }, { number: DISPUTE_CARD })).body,
+        succeed: (key, id) => capture(key, id, { amount_to_capture: 600 }),
+        captured: 600,
       },
-      captured: AMOUNT,
-    },
-  };
+      'a completed 3D Secure challenge': {
+        start: (key) => challenged(key, { three_ds: 'required' }, { number: DISPUTE_CARD }),
+        succeed: async (_key, id) => {
+          await browser('GET', `/challenge/${id}`);
+          return browser('POST', `/challenge/${id}/complete`);
+        },
+        captured: AMOUNT,
+      },
+    };
 
   it.each(Object.keys(SUCCEEDING_LATER))('opens only after %s, for what was captured', async (way) => {
     const { start, succeed, captured } = SUCCEEDING_LATER[way]!;
@@ -211,7 +212,6 @@ describe('the dispute test card', () => {
     expect(await disputesOf(key, canceled.id)).toEqual([]);
     expect(await disputesOf(key, other.id)).toEqual([]);
   });
-
 });
 
 describe('the dispute test card, read after the delay', () => {
@@ -268,7 +268,11 @@ describe('the dispute delay', () => {
           expect(payment.body.status).toBe('succeeded');
           return async () => (JSON.parse((await call('GET', `/v1/disputes?payment=${payment.body.id}`, { key, base })).text) as { data: Body[] }).data.length;
         };
-        const count = { byDefault: await disputedPayment(byDefault.url), byOption: await disputedPayment(byOption.url), byConfig: await disputedPayment(byConfig.url) };
+        const count = {
+          byDefault: await disputedPayment(byDefault.url),
+          byOption: await disputedPayment(byOption.url),
+          byConfig: await disputedPayment(byConfig.url),
+        };
         const counts = async () => Object.fromEntries(await Promise.all(Object.entries(count).map(async ([name, read]) => [name, await read()])));
         at(2999);
         expect(await counts()).toEqual({ byDefault: 0, byOption: 0, byConfig: 0 });
@@ -305,7 +309,15 @@ describe('opening a dispute with the test helper', () => {
     const opened = await openDispute(key, payment.id);
     expect(opened.status).toBe(200);
     expect(Object.keys(JSON.parse(opened.text))).toEqual(DISPUTE_KEYS);
-    expect(opened.body).toMatchObject({ object: 'dispute', payment: payment.id, amount: AMOUNT, currency: 'usd', status: 'needs_response', reason: 'general', evidence: null });
+    expect(opened.body).toMatchObject({
+      object: 'dispute',
+      payment: payment.id,
+      amount: AMOUNT,
+      currency: 'usd',
+      status: 'needs_response',
+      reason: 'general',
+      evidence: null,
+    });
     expect(Math.abs(opened.body.created - Date.now() / 1000)).toBeLessThan(5);
     expect(opened.body.evidence_due_by).toBe(opened.body.created + EVIDENCE_WINDOW_S);
     expect((await getDispute(key, opened.body.id)).text).toBe(opened.text);
@@ -318,8 +330,16 @@ describe('opening a dispute with the test helper', () => {
     const payment = await paid(key);
     const reason = 'r'.repeat(100);
     expect((await openDispute(key, payment.id, { amount: 1, reason })).body).toMatchObject({ amount: 1, reason });
-    expect((await openDispute(key, payment.id, { amount: AMOUNT, reason: 'product_not_received' })).body).toMatchObject({ amount: AMOUNT, reason: 'product_not_received' });
-    expectRefused(await openDispute(key, payment.id, { amount: AMOUNT + 1 }), 400, 'invalid_request', `amount must be at most ${AMOUNT} (the amount captured).`);
+    expect((await openDispute(key, payment.id, { amount: AMOUNT, reason: 'product_not_received' })).body).toMatchObject({
+      amount: AMOUNT,
+      reason: 'product_not_received',
+    });
+    expectRefused(
+      await openDispute(key, payment.id, { amount: AMOUNT + 1 }),
+      400,
+      'invalid_request',
+      `amount must be at most ${AMOUNT} (the amount captured).`,
+    );
   });
 
   it('disputes at most what a partial capture took', async () => {
@@ -400,7 +420,9 @@ describe('the merchant: accept and evidence', () => {
   ])('takes 20 keys of 40 characters and values of 5000 characters, %s, in a body over the 64 KiB of other requests', async (_label, character) => {
     const key = newKey();
     const dispute = (await openDispute(key, (await paid(key)).id)).body;
-    const evidence = Object.fromEntries(Array.from({ length: 20 }, (_, index) => [`${String(index).padStart(2, '0')}${'k'.repeat(38)}`, character.repeat(5000)]));
+    const evidence = Object.fromEntries(
+      Array.from({ length: 20 }, (_, index) => [`${String(index).padStart(2, '0')}${'k'.repeat(38)}`, character.repeat(5000)]),
+    );
     expect(JSON.stringify({ evidence }).length).toBeGreaterThan(MAX_BODY_BYTES);
     const answer = await act(key, dispute.id, 'evidence', { evidence });
     expect(answer.status, answer.text.slice(0, 200)).toBe(200);
@@ -414,19 +436,36 @@ describe('the merchant: accept and evidence', () => {
     const answer = await call('POST', `/v1/disputes/${dispute.id}/evidence`, { key, rawBody: tooLarge });
     expectRefused(answer, 413, 'payload_too_large', `The request body is larger than ${MAX_EVIDENCE_BODY_BYTES} bytes.`);
     const padded = JSON.stringify({ padding: 'p'.repeat(MAX_BODY_BYTES) });
-    expectRefused(await call('POST', `/v1/disputes/${dispute.id}/accept`, { key, rawBody: padded }), 413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+    expectRefused(
+      await call('POST', `/v1/disputes/${dispute.id}/accept`, { key, rawBody: padded }),
+      413,
+      'payload_too_large',
+      `The request body is larger than ${MAX_BODY_BYTES} bytes.`,
+    );
     expect((await getDispute(key, dispute.id)).body.status).toBe('needs_response');
   });
 
   it.each<[string, unknown, string]>([
     ['no evidence', {}, 'evidence is required.'],
     ['evidence without keys', { evidence: {} }, 'evidence must have 1 to 20 keys.'],
-    ['evidence of 21 keys', { evidence: Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`key_${index}`, 'x'])) }, 'evidence must have 1 to 20 keys.'],
+    [
+      'evidence of 21 keys',
+      { evidence: Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`key_${index}`, 'x'])) },
+      'evidence must have 1 to 20 keys.',
+    ],
     ['evidence that is an array', { evidence: ['x'] }, 'evidence must be a JSON object of strings.'],
     ['evidence that is a string', { evidence: 'x' }, 'evidence must be a JSON object of strings.'],
-    ['a key of 41 characters', { evidence: { ['k'.repeat(41)]: 'x' } }, `evidence.${'k'.repeat(41)} is not a valid evidence key: a key is 1 to 40 characters of a-z, 0-9 and _.`],
+    [
+      'a key of 41 characters',
+      { evidence: { ['k'.repeat(41)]: 'x' } },
+      `evidence.${'k'.repeat(41)} is not a valid evidence key: a key is 1 to 40 characters of a-z, 0-9 and _.`,
+    ],
     ['a key with capitals', { evidence: { Receipt: 'x' } }, 'evidence.Receipt is not a valid evidence key: a key is 1 to 40 characters of a-z, 0-9 and _.'],
-    ['a key with a dash', { evidence: { 'shipping-date': 'x' } }, 'evidence.shipping-date is not a valid evidence key: a key is 1 to 40 characters of a-z, 0-9 and _.'],
+    [
+      'a key with a dash',
+      { evidence: { 'shipping-date': 'x' } },
+      'evidence.shipping-date is not a valid evidence key: a key is 1 to 40 characters of a-z, 0-9 and _.',
+    ],
     ['a value of 5001 characters', { evidence: { receipt: 'v'.repeat(5001) } }, 'evidence.receipt must be at most 5000 characters.'],
     ['a value that is no string', { evidence: { receipt: 42 } }, 'evidence.receipt must be a string.'],
     ['another field', { evidence: EVIDENCE, note: 'x' }, 'note is not a known field.'],
@@ -509,7 +548,12 @@ describe('idempotency', () => {
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.text).toBe(first.text);
     // Without the key, the action is a new request, refused for the status it left.
-    expectRefused(await act(key, dispute.id, action), 409, 'invalid_state', `This dispute cannot be ${DISPUTE_ACTIONS[action].done}: its status is ${first.body.status}.`);
+    expectRefused(
+      await act(key, dispute.id, action),
+      409,
+      'invalid_state',
+      `This dispute cannot be ${DISPUTE_ACTIONS[action].done}: its status is ${first.body.status}.`,
+    );
   });
 
   it('refuses the evidence key with other evidence, and does not record a refused request', async () => {

@@ -36,7 +36,7 @@ describe('fauxpay cards', () => {
   });
 
   it.each([...new Set([...TEST_CARDS.map((card) => card.number), ...Object.keys(FAUXPAY_CARDS)])])(
-    'card %s gives fauxpay\'s answer (the sandbox\'s unless fauxpay overrides it)',
+    "card %s gives fauxpay's answer (the sandbox's unless fauxpay overrides it)",
     async (number) => {
       const expected = FAUXPAY_CARDS[number] ?? EXPECTED_CARDS[number]!;
       const key = newFauxpayKey();
@@ -84,7 +84,8 @@ describe('fauxpay payment methods', () => {
   it.each(PAYMENT_METHOD_TYPES.filter((type) => !FAUXPAY_METHODS.includes(type)))(
     'refuses %s with 400 payment_method_not_supported naming payment_method_type',
     async (type) => {
-      const detail = type === 'wallet' || type === 'pay_later' ? { [type]: { type: type === 'wallet' ? 'sandbox_pay' : 'sandbox_later', payment_token: 'wtok_x' } } : {};
+      const detail =
+        type === 'wallet' || type === 'pay_later' ? { [type]: { type: type === 'wallet' ? 'sandbox_pay' : 'sandbox_later', payment_token: 'wtok_x' } } : {};
       const method = { ...(METHOD_DETAILS as Record<string, Record<string, unknown>>)[type], payment_method_type: type, ...detail };
       const answer = await createWith(newFauxpayKey(), method, {}, {}, FAUXPAY);
       expect(answer.status).toBe(400);
@@ -95,7 +96,13 @@ describe('fauxpay payment methods', () => {
 
   it('settles a bank debit as the sandbox does', async () => {
     const key = newFauxpayKey();
-    const created = await createWith(key, { ...METHOD_DETAILS.bank_debit, bank_debit: { account_holder_name: 'E', iban: 'DE62370400440532013001' } }, {}, { 'x-sandbox-settle-ms': '0' }, FAUXPAY);
+    const created = await createWith(
+      key,
+      { ...METHOD_DETAILS.bank_debit, bank_debit: { account_holder_name: 'E', iban: 'DE62370400440532013001' } },
+      {},
+      { 'x-sandbox-settle-ms': '0' },
+      FAUXPAY,
+    );
     expect(created.body.status).toBe('processing');
     expect((await get(key, created.body.id, FAUXPAY)).body.error?.code).toBe('insufficient_funds');
   });

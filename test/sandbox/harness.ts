@@ -154,7 +154,17 @@ function secretsOf(body: unknown): string[] {
   if (body === null || typeof body !== 'object') return [];
   const { card, card_cvc, bank_debit, wallet, pay_later, secret, destination } = body as Record<string, Record<string, unknown> | undefined>;
   const payoutCard = destination?.card as Record<string, unknown> | undefined;
-  const candidates = [card?.number, card?.cvc, card_cvc, bank_debit?.iban, wallet?.payment_token, pay_later?.payment_token, secret, payoutCard?.number, destination?.iban];
+  const candidates = [
+    card?.number,
+    card?.cvc,
+    card_cvc,
+    bank_debit?.iban,
+    wallet?.payment_token,
+    pay_later?.payment_token,
+    secret,
+    payoutCard?.number,
+    destination?.iban,
+  ];
   // Only values that could be real secrets: a 2-digit "CVC" sent to test a refusal would match everywhere.
   return candidates.filter((value): value is string => typeof value === 'string' && (/^\d{3,4}$/.test(value) || value.length >= 10));
 }
@@ -218,7 +228,13 @@ export function useSandbox(options: Omit<SandboxOptions, 'port'> = {}) {
     const answer = { status: response.status, headers: response.headers, text, body: isJson ? (JSON.parse(text) as Body) : ({} as Body), ms };
     // The wallet's sheet gives the payment token to the SDK (again, for a repeated answer); no other answer may show it.
     const given = path.startsWith('/sessions/') ? answer.body.payment_token : undefined;
-    expect(leaks(answer, [...secrets].filter((secret) => secret !== given)), `${method} ${path} answered a secret`).toEqual([]);
+    expect(
+      leaks(
+        answer,
+        [...secrets].filter((secret) => secret !== given),
+      ),
+      `${method} ${path} answered a secret`,
+    ).toEqual([]);
     if (typeof given === 'string') secrets.add(given);
     return answer;
   }
@@ -227,8 +243,13 @@ export function useSandbox(options: Omit<SandboxOptions, 'port'> = {}) {
     call('POST', '/v1/payments', { key, body: paymentInput(overrides, card), headers });
 
   /** A payment of any group (see methodInput), on the sandbox personality unless `prefix` says otherwise. */
-  const createWith = (key: string, method: Record<string, unknown>, overrides: Record<string, unknown> = {}, headers: Record<string, string> = {}, prefix = '/v1') =>
-    call('POST', `${prefix}/payments`, { key, body: methodInput(method, overrides), headers });
+  const createWith = (
+    key: string,
+    method: Record<string, unknown>,
+    overrides: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+    prefix = '/v1',
+  ) => call('POST', `${prefix}/payments`, { key, body: methodInput(method, overrides), headers });
 
   const get = (key: string, id: string, prefix = '/v1') => call('GET', `${prefix}/payments/${id}`, { key });
   const capture = (key: string, id: string, body: unknown = {}, headers: Record<string, string> = {}) =>

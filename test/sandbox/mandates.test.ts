@@ -178,7 +178,15 @@ describe('off_session refusals', () => {
   ])('refuses off_session %s with 400 naming off_session', async (_label, method) => {
     const answer = await call('POST', '/v1/payments', {
       key: newKey(),
-      body: { amount: AMOUNT, currency: 'USD', capture_method: 'automatic', three_ds: 'automatic', return_url: 'https://shop.example/r', off_session: true, ...method },
+      body: {
+        amount: AMOUNT,
+        currency: 'USD',
+        capture_method: 'automatic',
+        three_ds: 'automatic',
+        return_url: 'https://shop.example/r',
+        off_session: true,
+        ...method,
+      },
     });
     expectRefused(answer, 400, 'invalid_request', 'off_session is only for payment_method_token (a saved card).');
   });
@@ -290,7 +298,7 @@ describe('revocation', () => {
     expect(await deliveries(key)).toEqual([]);
   });
 
-  it('by the customer\'s bank: the answer, and a signed payment_method.revoked callback carrying what GET answers', async () => {
+  it("by the customer's bank: the answer, and a signed payment_method.revoked callback carrying what GET answers", async () => {
     const { key, receiver } = await registered();
     const token = await saved(key, '5555555555554444');
     const revoked = await bankRevoke(key, token);

@@ -59,7 +59,11 @@ const expectDeclinedForFunds = (answer: Answer, amount: number) => {
 
 describe('partial authorization', () => {
   it('the expectations cover exactly the rows of the card table with a funds share', () => {
-    expect(TEST_CARDS.filter((card) => card.funds !== undefined).map((card) => card.number).sort()).toEqual(Object.keys(EXPECTED_PARTIAL).sort());
+    expect(
+      TEST_CARDS.filter((card) => card.funds !== undefined)
+        .map((card) => card.number)
+        .sort(),
+    ).toEqual(Object.keys(EXPECTED_PARTIAL).sort());
   });
 
   const CASES = Object.keys(EXPECTED_PARTIAL).flatMap((number) =>
@@ -68,25 +72,33 @@ describe('partial authorization', () => {
     ),
   );
 
-  it.each(CASES)('card $number at $prefix, $captureMethod, amount $amount: authorised for its share with the field, declined without', async ({ number, prefix, newKeyFor, captureMethod, amount }) => {
-    const key = newKeyFor();
-    const overrides = { capture_method: captureMethod, amount };
-    const card = { number, cvc: cvcFor(number) };
-    const partial = await createAt(prefix, key, { ...overrides, ...ALLOWED }, card);
-    expect(partial.status, partial.text).toBe(200);
-    expect(partial.body).toMatchObject({ ...authorizedFields(captureMethod, amount, EXPECTED_PARTIAL[number]!(amount)), error: null, next_action: null });
-    expect((await get(key, partial.body.id, prefix)).body).toEqual(partial.body);
+  it.each(CASES)(
+    'card $number at $prefix, $captureMethod, amount $amount: authorised for its share with the field, declined without',
+    async ({ number, prefix, newKeyFor, captureMethod, amount }) => {
+      const key = newKeyFor();
+      const overrides = { capture_method: captureMethod, amount };
+      const card = { number, cvc: cvcFor(number) };
+      const partial = await createAt(prefix, key, { ...overrides, ...ALLOWED }, card);
+      expect(partial.status, partial.text).toBe(200);
+      expect(partial.body).toMatchObject({ ...authorizedFields(captureMethod, amount, EXPECTED_PARTIAL[number]!(amount)), error: null, next_action: null });
+      expect((await get(key, partial.body.id, prefix)).body).toEqual(partial.body);
 
-    const declined = await createAt(prefix, key, overrides, card);
-    expectDeclinedForFunds(declined, amount);
-    expect((await get(key, declined.body.id, prefix)).body).toEqual(declined.body);
-  });
+      const declined = await createAt(prefix, key, overrides, card);
+      expectDeclinedForFunds(declined, amount);
+      expect((await get(key, declined.body.id, prefix)).body).toEqual(declined.body);
+    },
+  );
 
   it.each(Object.keys(EXPECTED_PARTIAL))('card %s: the partial hold captures as any other, up to amount_capturable', async (number) => {
     const key = newKey();
     const share = EXPECTED_PARTIAL[number]!(AMOUNT);
     const held = (await create(key, { ...ALLOWED, capture_method: 'manual' }, { number })).body;
-    expectRefused(await capture(key, held.id, { amount_to_capture: share + 1 }), 400, 'invalid_request', `amount_to_capture must be at most ${share} (the amount capturable).`);
+    expectRefused(
+      await capture(key, held.id, { amount_to_capture: share + 1 }),
+      400,
+      'invalid_request',
+      `amount_to_capture must be at most ${share} (the amount capturable).`,
+    );
     const captured = await capture(key, held.id);
     expect(captured.status, captured.text).toBe(200);
     expect(captured.body).toMatchObject({ status: 'succeeded', amount: AMOUNT, amount_captured: share, amount_capturable: 0 });
@@ -128,15 +140,18 @@ describe('partial authorization', () => {
     expectDeclinedForFunds(await chargeOffSession(key, token), AMOUNT);
   });
 
-  it.each(TEST_CARDS.filter((card) => card.funds === undefined).map((card) => card.number))('card %s ignores the field: answered as without it', async (number) => {
-    const expected = EXPECTED_CARDS[number]!;
-    const created = await create(newKey(), { ...ALLOWED, capture_method: 'manual' }, { number, cvc: cvcFor(number) });
-    expect(created.status).toBe(expected.http);
-    expect(created.body.error).toEqual(expected.error);
-    expect(created.body.card).toEqual({ brand: expected.brand, last4: number.slice(-4), exp_month: 12, exp_year: FUTURE_YEAR });
-    const held = expected.status === 'succeeded';
-    expect(created.body).toMatchObject({ status: held ? 'requires_capture' : expected.status, amount_capturable: held ? AMOUNT : 0, amount_captured: 0 });
-  });
+  it.each(TEST_CARDS.filter((card) => card.funds === undefined).map((card) => card.number))(
+    'card %s ignores the field: answered as without it',
+    async (number) => {
+      const expected = EXPECTED_CARDS[number]!;
+      const created = await create(newKey(), { ...ALLOWED, capture_method: 'manual' }, { number, cvc: cvcFor(number) });
+      expect(created.status).toBe(expected.http);
+      expect(created.body.error).toEqual(expected.error);
+      expect(created.body.card).toEqual({ brand: expected.brand, last4: number.slice(-4), exp_month: 12, exp_year: FUTURE_YEAR });
+      const held = expected.status === 'succeeded';
+      expect(created.body).toMatchObject({ status: held ? 'requires_capture' : expected.status, amount_capturable: held ? AMOUNT : 0, amount_captured: 0 });
+    },
+  );
 
   // Every group but cards, with a detail object it would otherwise take (the wallets' tokens are never looked at).
   const NON_CARD: Record<string, Record<string, unknown>> = {
@@ -220,7 +235,13 @@ describe('void after capture', () => {
     const key = newKey();
     const held = (await create(key, { capture_method: 'manual' })).body;
     expect(held.canceled_after_capture).toBe(false);
-    expect((await cancel(key, held.id)).body).toMatchObject({ status: 'canceled', amount: AMOUNT, amount_captured: 0, amount_capturable: 0, canceled_after_capture: false });
+    expect((await cancel(key, held.id)).body).toMatchObject({
+      status: 'canceled',
+      amount: AMOUNT,
+      amount_captured: 0,
+      amount_capturable: 0,
+      canceled_after_capture: false,
+    });
     expect((await create(key, {}, { number: '4000000000000002' })).body.canceled_after_capture).toBe(false);
     expect((await createWith(key, METHOD_DETAILS.bank_transfer)).body.canceled_after_capture).toBe(false);
   });

@@ -27,7 +27,6 @@ const FIELDS: Record<string, Record<string, unknown>> = {
   crypto: { crypto: { network: 'sandbox_chain' } },
 };
 
-
 describe('payment_method_type', () => {
   it('the tables below cover exactly the groups of the sandbox', () => {
     expect([...PAYMENT_METHOD_TYPES].sort()).toEqual(Object.keys(VALID).sort());

@@ -85,12 +85,14 @@ const payoutInput = (value = '4242424242424242', overrides: Record<string, unkno
   ...overrides,
 });
 
-const createPayout = (key: string, body: unknown, headers: Headers = {}, prefix = '/v1', base?: string) => call('POST', `${prefix}/payouts`, { key, body, headers, base });
+const createPayout = (key: string, body: unknown, headers: Headers = {}, prefix = '/v1', base?: string) =>
+  call('POST', `${prefix}/payouts`, { key, body, headers, base });
 const getPayout = (key: string, id: string, prefix = '/v1', base?: string) => call('GET', `${prefix}/payouts/${id}`, { key, base });
 const byReference = (key: string, reference: string, prefix = '/v1') => call('GET', `${prefix}/payouts?reference=${encodeURIComponent(reference)}`, { key });
 /** Where a move is: the merchant's under `payouts`, the bank's (the test helper) under `test_helpers/payouts`. */
 const movePath = (id: string, move: PayoutMove, prefix = '/v1') => `${prefix}/${PAYOUT_MOVES[move].by === 'bank' ? 'test_helpers/' : ''}payouts/${id}/${move}`;
-const act = (key: string, id: string, move: PayoutMove, headers: Headers = {}, prefix = '/v1') => call('POST', movePath(id, move, prefix), { key, body: {}, headers });
+const act = (key: string, id: string, move: PayoutMove, headers: Headers = {}, prefix = '/v1') =>
+  call('POST', movePath(id, move, prefix), { key, body: {}, headers });
 
 /** The moves with a route: the merchant's and the bank's (the processor's happen by themselves). */
 const ACTIONS = (Object.keys(PAYOUT_MOVES) as PayoutMove[]).filter((move) => PAYOUT_MOVES[move].by !== 'processor');
@@ -126,7 +128,15 @@ describe('creating a payout', () => {
     const answer = await createPayout(key, payoutInput(value, { reference: `po_${destination.type}` }), SLOW_HEADERS);
     expect(answer.status).toBe(200);
     expect(Object.keys(JSON.parse(answer.text))).toEqual(PAYOUT_KEYS);
-    expect(answer.body).toMatchObject({ object: 'payout', amount: AMOUNT, currency: 'eur', status: 'pending', destination, reference: `po_${destination.type}`, error: null });
+    expect(answer.body).toMatchObject({
+      object: 'payout',
+      amount: AMOUNT,
+      currency: 'eur',
+      status: 'pending',
+      destination,
+      reference: `po_${destination.type}`,
+      error: null,
+    });
     expect(answer.body.destination).toEqual(destination);
     expect(answer.body.id).toMatch(/^sbx_po_[A-Za-z0-9]{24}$/);
     expect(Math.abs(answer.body.created - Date.now() / 1000)).toBeLessThan(5);
@@ -152,7 +162,10 @@ describe('creating a payout', () => {
 
 describe('payout test values', () => {
   it('the expectations cover exactly the rows of the card and bank account tables with a payout behaviour', () => {
-    const rows = [...TEST_CARDS.filter((card) => card.payout !== undefined).map((card) => card.number), ...TEST_BANK_ACCOUNTS.filter((account) => account.payout !== undefined).map((account) => account.iban)];
+    const rows = [
+      ...TEST_CARDS.filter((card) => card.payout !== undefined).map((card) => card.number),
+      ...TEST_BANK_ACCOUNTS.filter((account) => account.payout !== undefined).map((account) => account.iban),
+    ];
     expect(rows.sort()).toEqual(Object.keys(EXPECTED_PAYOUTS).sort());
   });
 
@@ -197,7 +210,12 @@ describe('payout test values', () => {
         const read = await byReference(key, 'po_frozen');
         expect(read.body).toMatchObject({ id: created.body.id, ...step, updated_ms: Date.now() });
         // The change was recorded as it happened: the read itself applied it.
-        expect((await deliveries(key)).map(({ type }) => type)).toEqual(steps.slice(0, index + 1).map(({ status }) => `payout.${status}`).reverse());
+        expect((await deliveries(key)).map(({ type }) => type)).toEqual(
+          steps
+            .slice(0, index + 1)
+            .map(({ status }) => `payout.${status}`)
+            .reverse(),
+        );
       }
       // Nothing more, however long after.
       at(100 * SLOW);
@@ -258,7 +276,9 @@ describe('the transition table', () => {
     // Every step of a test value is a processor's move from where the step before left the payout.
     for (const steps of [...Object.values(EXPECTED_PAYOUTS), PAID, EXPIRED_CARD_STEPS]) {
       steps.reduce((from, { status }) => {
-        expect(Object.values(PAYOUT_MOVES).some((move) => move.by === 'processor' && move.to === status && (move.from as readonly string[]).includes(from))).toBe(true);
+        expect(
+          Object.values(PAYOUT_MOVES).some((move) => move.by === 'processor' && move.to === status && (move.from as readonly string[]).includes(from)),
+        ).toBe(true);
         return status;
       }, 'pending');
     }
@@ -375,7 +395,12 @@ describe('idempotency', () => {
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.text).toBe(first.text);
     expect((await byReference(key, 'po_once')).body.id).toBe(first.body.id);
-    expectRefused(await createPayout(key, payoutInput(TEST_IBAN, { reference: 'po_once', description: 'December' }), headers), 409, 'idempotency_mismatch', /Idempotency-Key/);
+    expectRefused(
+      await createPayout(key, payoutInput(TEST_IBAN, { reference: 'po_once', description: 'December' }), headers),
+      409,
+      'idempotency_mismatch',
+      /Idempotency-Key/,
+    );
     // The key on another route is another request.
     expectRefused(await act(key, first.body.id, 'cancel', headers), 409, 'idempotency_mismatch', /Idempotency-Key/);
     expect((await byReference(key, 'po_once')).body.id).toBe(first.body.id);
@@ -444,7 +469,11 @@ describe('what a payout refuses', () => {
     ['destination.card.cvc', { destination: { type: 'card', card: { ...card, cvc: '123' } } }, 'destination.card.cvc is not a known field.'],
     ['destination.iban', { destination: { type: 'card', card, iban: TEST_IBAN } }, 'destination.iban is not a known field.'],
     ['destination.card', { destination: { ...account, card } }, 'destination.card is not a known field.'],
-    ['destination.iban', { destination: { ...account, iban: 'de89370400440532013000' } }, 'destination.iban must be an IBAN: 15 to 34 capital letters and digits, without spaces.'],
+    [
+      'destination.iban',
+      { destination: { ...account, iban: 'de89370400440532013000' } },
+      'destination.iban must be an IBAN: 15 to 34 capital letters and digits, without spaces.',
+    ],
     ['destination.iban', { destination: { ...account, iban: undefined } }, 'destination.iban is required.'],
     ['destination.account_holder_name', { destination: { ...account, account_holder_name: '' } }, 'destination.account_holder_name must not be empty.'],
     ['reference', { reference: 'r'.repeat(101) }, 'reference must be at most 100 characters.'],
@@ -497,7 +526,10 @@ describe('isolation and routes', () => {
     const { id } = (await createPayout(key, payoutInput(), SLOW_HEADERS)).body;
     for (const move of Object.keys(PAYOUT_MOVES) as PayoutMove[]) {
       const { by } = PAYOUT_MOVES[move];
-      const elsewhere = by === 'processor' ? [`/v1/payouts/${id}/${move}`, `/v1/test_helpers/payouts/${id}/${move}`] : [by === 'bank' ? `/v1/payouts/${id}/${move}` : `/v1/test_helpers/payouts/${id}/${move}`];
+      const elsewhere =
+        by === 'processor'
+          ? [`/v1/payouts/${id}/${move}`, `/v1/test_helpers/payouts/${id}/${move}`]
+          : [by === 'bank' ? `/v1/payouts/${id}/${move}` : `/v1/test_helpers/payouts/${id}/${move}`];
       for (const path of elsewhere) expectRefused(await call('POST', path, { key, body: {} }), 404, 'not_found', `There is no route POST ${path}.`);
       if (by !== 'processor') expectRefused(await call('GET', movePath(id, move), { key }), 404, 'not_found', /^There is no route GET /);
     }

@@ -161,8 +161,16 @@ describe('what a refund refuses', () => {
     ['requires_capture', async (key) => (await create(key, { capture_method: 'manual' })).body, 'requires_capture'],
     ['failed', async (key) => (await create(key, {}, { number: '4000000000000002' })).body, 'failed'],
     ['requires_device_data', (key) => challenged(key), 'requires_device_data'],
-    ['processing (a bank debit)', async (key) => (await createWith(key, METHOD_DETAILS.bank_debit, {}, { 'x-sandbox-settle-ms': '600000' })).body, 'processing'],
-    ['canceled', async (key) => (await call('POST', `/v1/payments/${(await create(key, { capture_method: 'manual' })).body.id}/cancel`, { key, body: {} })).body, 'canceled'],
+    [
+      'processing (a bank debit)',
+      async (key) => (await createWith(key, METHOD_DETAILS.bank_debit, {}, { 'x-sandbox-settle-ms': '600000' })).body,
+      'processing',
+    ],
+    [
+      'canceled',
+      async (key) => (await call('POST', `/v1/payments/${(await create(key, { capture_method: 'manual' })).body.id}/cancel`, { key, body: {} })).body,
+      'canceled',
+    ],
   ])('refuses to refund a payment that is %s with 409 invalid_state', async (_label, payment, status) => {
     const key = newKey();
     const { id } = await payment(key);
@@ -264,7 +272,11 @@ describe('GET by reference', () => {
 
 describe('refund test cards', () => {
   it('the expectations cover exactly the rows of the card table with a refund behaviour', () => {
-    expect(TEST_CARDS.filter((card) => card.refund !== undefined).map((card) => card.number).sort()).toEqual(Object.keys(EXPECTED_REFUNDS).sort());
+    expect(
+      TEST_CARDS.filter((card) => card.refund !== undefined)
+        .map((card) => card.number)
+        .sort(),
+    ).toEqual(Object.keys(EXPECTED_REFUNDS).sort());
   });
 
   const approvedWithoutRefundRow = TEST_CARDS.filter((card) => card.refund === undefined && EXPECTED_CARDS[card.number]?.status === 'succeeded');
@@ -277,20 +289,35 @@ describe('refund test cards', () => {
   });
 
   const settling = Object.entries(EXPECTED_REFUNDS).flatMap(([number, { answered, settles }]) => (settles === null ? [] : [{ number, answered, settles }]));
-  it.each(settling)('card $number: a refund is $answered, then $settles.status after the settle delay, by timer and callback', async ({ number, answered, settles }) => {
-    const { key, receiver } = await registered();
-    const payment = await paid(key, number);
-    const created = await refund(key, { payment: payment.id, amount: 1000, reference: `ref_${number.slice(-4)}` });
-    expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({ status: answered, amount: 1000, error: null });
-    // No read at all: the timer settles it and the callback tells.
-    const event = await onlyCallback(key, receiver, `refund.${settles.status}`);
-    expect(event.data.object).toMatchObject({ id: created.body.id, payment: payment.id, status: settles.status, error: settles.error, reference: `ref_${number.slice(-4)}` });
-    expect(event.data.object.updated_ms).toBeGreaterThanOrEqual(created.body.created * 1000 + SETTLE_MS);
-    expect(event.data.object.updated_ms).toBeGreaterThan(created.body.updated_ms);
-    const [delivery] = await deliveries(key);
-    expect(delivery).toMatchObject({ event_id: event.id, type: `refund.${settles.status}`, object_id: created.body.id, payment_id: payment.id, delivered: true });
-  });
+  it.each(settling)(
+    'card $number: a refund is $answered, then $settles.status after the settle delay, by timer and callback',
+    async ({ number, answered, settles }) => {
+      const { key, receiver } = await registered();
+      const payment = await paid(key, number);
+      const created = await refund(key, { payment: payment.id, amount: 1000, reference: `ref_${number.slice(-4)}` });
+      expect(created.status).toBe(200);
+      expect(created.body).toMatchObject({ status: answered, amount: 1000, error: null });
+      // No read at all: the timer settles it and the callback tells.
+      const event = await onlyCallback(key, receiver, `refund.${settles.status}`);
+      expect(event.data.object).toMatchObject({
+        id: created.body.id,
+        payment: payment.id,
+        status: settles.status,
+        error: settles.error,
+        reference: `ref_${number.slice(-4)}`,
+      });
+      expect(event.data.object.updated_ms).toBeGreaterThanOrEqual(created.body.created * 1000 + SETTLE_MS);
+      expect(event.data.object.updated_ms).toBeGreaterThan(created.body.updated_ms);
+      const [delivery] = await deliveries(key);
+      expect(delivery).toMatchObject({
+        event_id: event.id,
+        type: `refund.${settles.status}`,
+        object_id: created.body.id,
+        payment_id: payment.id,
+        delivered: true,
+      });
+    },
+  );
 
   it.each(settling)('card $number: a read after the delay settles the refund before its timer, once', async ({ number, settles }) => {
     const { key, receiver } = await registered();
@@ -310,10 +337,15 @@ describe('refund test cards', () => {
   });
 
   const reviewed = Object.keys(EXPECTED_REFUNDS).filter((number) => EXPECTED_REFUNDS[number]!.settles === null);
-  it.each(reviewed.flatMap((number) => [
-    [number, 'approve', 'succeeded', null],
-    [number, 'reject', 'failed', REFUND_REJECTED],
-  ] as const))('card %s: a refund waits in requires_review until the test helper says %s, then is %s, with a callback', async (number, decision, status, error) => {
+  it.each(
+    reviewed.flatMap(
+      (number) =>
+        [
+          [number, 'approve', 'succeeded', null],
+          [number, 'reject', 'failed', REFUND_REJECTED],
+        ] as const,
+    ),
+  )('card %s: a refund waits in requires_review until the test helper says %s, then is %s, with a callback', async (number, decision, status, error) => {
     const { key, receiver } = await registered();
     const payment = await paid(key, number);
     const created = await refund(key, { payment: payment.id });
@@ -333,7 +365,10 @@ describe('refund test cards', () => {
     const event = await onlyCallback(key, receiver, `refund.${status}`);
     expect(event.data.object).toMatchObject({ id: created.body.id, status, error });
     // Decided once: neither helper works again.
-    for (const [again, done] of [['approve', 'approved'], ['reject', 'rejected']]) {
+    for (const [again, done] of [
+      ['approve', 'approved'],
+      ['reject', 'rejected'],
+    ]) {
       expectRefused(await review(key, created.body.id, again!), 409, 'invalid_state', `This refund cannot be ${done}: its status is ${status}.`);
     }
   });

@@ -7,30 +7,27 @@ import { EXPECTED_CARDS, FUTURE_YEAR, METHOD_DETAILS, RETURN_URL, SAVE, cvcFor, 
 const { call, create, get, capture, browser, saved, payWithToken } = useSandbox();
 
 describe('saving a card', () => {
-  it.each(TEST_CARDS.map((card) => card.number))(
-    'card %s is saved only if accepted, and its token then pays exactly as the card does',
-    async (number) => {
-      const expected = EXPECTED_CARDS[number]!;
-      const key = newKey();
-      const saving = await create(key, SAVE, { number, cvc: cvcFor(number) });
-      expect(saving.status).toBe(expected.http);
-      expect(saving.body.status).toBe(expected.status);
-      if (expected.status === 'failed') {
-        // A declined card is not kept.
-        expect(saving.body.payment_method_token).toBeNull();
-        return;
-      }
-      const token = saving.body.payment_method_token!;
-      expect(token).toMatch(/^pm_[A-Za-z0-9]{24}$/);
-      expect((await get(key, saving.body.id)).body.payment_method_token).toBe(token);
+  it.each(TEST_CARDS.map((card) => card.number))('card %s is saved only if accepted, and its token then pays exactly as the card does', async (number) => {
+    const expected = EXPECTED_CARDS[number]!;
+    const key = newKey();
+    const saving = await create(key, SAVE, { number, cvc: cvcFor(number) });
+    expect(saving.status).toBe(expected.http);
+    expect(saving.body.status).toBe(expected.status);
+    if (expected.status === 'failed') {
+      // A declined card is not kept.
+      expect(saving.body.payment_method_token).toBeNull();
+      return;
+    }
+    const token = saving.body.payment_method_token!;
+    expect(token).toMatch(/^pm_[A-Za-z0-9]{24}$/);
+    expect((await get(key, saving.body.id)).body.payment_method_token).toBe(token);
 
-      const paid = await payWithToken(key, token);
-      expect(paid.status).toBe(expected.http);
-      expect(paid.body).toMatchObject({ status: expected.status, error: expected.error, payment_method_type: 'card', payment_method_token: null });
-      expect(paid.body.card).toEqual({ brand: expected.brand, last4: number.slice(-4), exp_month: 12, exp_year: FUTURE_YEAR });
-      expect(paid.body.id).not.toBe(saving.body.id);
-    },
-  );
+    const paid = await payWithToken(key, token);
+    expect(paid.status).toBe(expected.http);
+    expect(paid.body).toMatchObject({ status: expected.status, error: expected.error, payment_method_type: 'card', payment_method_token: null });
+    expect(paid.body.card).toEqual({ brand: expected.brand, last4: number.slice(-4), exp_month: 12, exp_year: FUTURE_YEAR });
+    expect(paid.body.id).not.toBe(saving.body.id);
+  });
 
   it('gives a token for an authorised manual-capture payment and for a challenged one, and each token is new', async () => {
     const key = newKey();

@@ -149,7 +149,11 @@ describe.each(PUSHED)('%s', (type) => {
 
 describe('test helpers', () => {
   it.each<[string, Record<string, unknown>, Record<string, string>]>([
-    ['a card payment', { payment_method_type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' }, three_ds: 'required' }, {}],
+    [
+      'a card payment',
+      { payment_method_type: 'card', card: { number: '4242424242424242', exp_month: 12, exp_year: 2099, cvc: '123' }, three_ds: 'required' },
+      {},
+    ],
     ['a bank debit', METHOD_DETAILS.bank_debit, { 'x-sandbox-settle-ms': '600000' }],
     ['a bank redirect', METHOD_DETAILS.bank_redirect, {}],
   ])('refuse %s with 409 invalid_state, leaving it as it was', async (_label, method, headers) => {

@@ -17,8 +17,15 @@ beforeAll(async () => {
 afterAll(() => stack?.close());
 
 async function sdkFor(input: { authenticationType?: 'THREE_DS' } = {}) {
-  const payment = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1999, currency: 'EUR', returnUrl: 'https://shop.example/return', ...input } })).createPayment;
-  const sdk = createPaymentsClient({ publishableKey: shop.publishableKey, clientSecret: payment.clientSecret, baseUrl: stack.api.url, webSocketImpl: WebSocket });
+  const payment = dataOf(
+    await shop.secret(CreatePaymentDocument, { input: { amount: 1999, currency: 'EUR', returnUrl: 'https://shop.example/return', ...input } }),
+  ).createPayment;
+  const sdk = createPaymentsClient({
+    publishableKey: shop.publishableKey,
+    clientSecret: payment.clientSecret,
+    baseUrl: stack.api.url,
+    webSocketImpl: WebSocket,
+  });
   return { payment, sdk };
 }
 
@@ -59,7 +66,9 @@ describe('the payments SDK', () => {
 
   it('names the field of refused input, and is refused with a wrong client secret', async () => {
     const { payment, sdk } = await sdkFor();
-    const refused = await sdk.confirm({ paymentMethodData: { card: { number: '4242', expiryMonth: 12, expiryYear: 2040, cvc: '123' } } }).catch((error: unknown) => error);
+    const refused = await sdk
+      .confirm({ paymentMethodData: { card: { number: '4242', expiryMonth: 12, expiryYear: 2040, cvc: '123' } } })
+      .catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'INVALID_INPUT', field: expect.stringContaining('card.number') });
     const forged = createPaymentsClient({ publishableKey: shop.publishableKey, clientSecret: `${payment.id}_secret_forged`, baseUrl: stack.api.url });
     await expect(forged.payment()).rejects.toMatchObject({ code: expect.stringMatching(/NOT_FOUND|FORBIDDEN|UNAUTHENTICATED/) });

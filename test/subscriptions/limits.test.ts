@@ -22,7 +22,12 @@ let api: TestApi;
 const clients: Client[] = [];
 beforeAll(async () => {
   stack = await startStack();
-  api = await startTestApi({ ...stack.env, SUBSCRIPTIONS_PER_KEY: String(PER_KEY), SUBSCRIPTIONS_PER_CLIENT_SECRET: String(PER_CLIENT_SECRET), SUBSCRIPTIONS_PER_CLIENT_IP: String(PER_CLIENT_IP) });
+  api = await startTestApi({
+    ...stack.env,
+    SUBSCRIPTIONS_PER_KEY: String(PER_KEY),
+    SUBSCRIPTIONS_PER_CLIENT_SECRET: String(PER_CLIENT_SECRET),
+    SUBSCRIPTIONS_PER_CLIENT_IP: String(PER_CLIENT_IP),
+  });
 });
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.dispose()));
@@ -79,11 +84,15 @@ describe('a checkout’s subscriptions (publishable key)', () => {
       return subscriptions.flatMap((subscription) => subscription.errors.map((error) => error.message));
     };
     // One payment: at most PER_CLIENT_SECRET.
-    expect(await refusedOf(watch(payer, first, PER_CLIENT_SECRET + 1), 1)).toEqual([`At most ${PER_CLIENT_SECRET} subscriptions per client secret on one server.`]);
+    expect(await refusedOf(watch(payer, first, PER_CLIENT_SECRET + 1), 1)).toEqual([
+      `At most ${PER_CLIENT_SECRET} subscriptions per client secret on one server.`,
+    ]);
     // Another payment of the same key is not refused, though the key now holds more than PER_KEY.
     expect(await refusedOf(watch(payer, second, PER_CLIENT_SECRET), 0)).toEqual([]);
     // One address: at most PER_CLIENT_IP (4 held, so 1 more); another address is not affected.
-    expect(await refusedOf(watch(payer, third, 2), 1)).toEqual([`At most ${PER_CLIENT_IP} subscriptions with a publishable key per client address on one server.`]);
+    expect(await refusedOf(watch(payer, third, 2), 1)).toEqual([
+      `At most ${PER_CLIENT_IP} subscriptions with a publishable key per client address on one server.`,
+    ]);
     expect(await refusedOf(watch(otherPayer, third, 1), 0)).toEqual([]);
   });
 });

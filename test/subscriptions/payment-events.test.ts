@@ -2,7 +2,15 @@
 // no repeat at the seam), filters, who may subscribe, and a revoked key ending its subscriptions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from 'graphql-ws';
-import { CapturePaymentDocument, ConfirmPaymentDocument, CreateApiKeyDocument, CreatePaymentDocument, EventsDocument, PaymentEventsDocument, RevokeApiKeyDocument } from '../gql/graphql.ts';
+import {
+  CapturePaymentDocument,
+  ConfirmPaymentDocument,
+  CreateApiKeyDocument,
+  CreatePaymentDocument,
+  EventsDocument,
+  PaymentEventsDocument,
+  RevokeApiKeyDocument,
+} from '../gql/graphql.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 import { subscribeWs, wsClient } from '../support/subscriptions.ts';
@@ -105,7 +113,10 @@ describe('paymentEvents', () => {
     for (const { key, variables, code } of cases) {
       const refused = subscribeWs(client(key), PaymentEventsDocument, variables);
       const errors = await refused.waitForError();
-      expect(errors.map((error) => error.extensions?.code), JSON.stringify(errors)).toEqual([code]);
+      expect(
+        errors.map((error) => error.extensions?.code),
+        JSON.stringify(errors),
+      ).toEqual([code]);
     }
   });
 

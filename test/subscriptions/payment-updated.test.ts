@@ -44,9 +44,14 @@ describe('paymentUpdated over graphql-ws', () => {
   it('shows every transition of a 3DS payment, in order, with rising versions', async () => {
     const shop = await merchantWithSandbox(stack);
     const payment = await createdPayment(shop);
-    const watched = subscribeWs(client(stack.api.url, shop.publishableKey), PaymentUpdatedDocument, { paymentId: payment.id, clientSecret: payment.clientSecret });
+    const watched = subscribeWs(client(stack.api.url, shop.publishableKey), PaymentUpdatedDocument, {
+      paymentId: payment.id,
+      clientSecret: payment.clientSecret,
+    });
     await settle();
-    const confirmed = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4000002500003155') } })).confirmPayment;
+    const confirmed = dataOf(
+      await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4000002500003155') } }),
+    ).confirmPayment;
     expect(confirmed.status).toBe('REQUIRES_CUSTOMER_ACTION');
     const challenge = confirmed.nextAction!.redirectToUrl!;
     await fetch(challenge);
@@ -113,7 +118,10 @@ describe('paymentUpdated over graphql-ws', () => {
     for (const { key, variables, code } of cases) {
       const refused = subscribeWs(client(stack.api.url, key), PaymentUpdatedDocument, variables);
       const errors = await refused.waitForError();
-      expect(errors.map((error) => error.extensions?.code), JSON.stringify(errors)).toEqual([code]);
+      expect(
+        errors.map((error) => error.extensions?.code),
+        JSON.stringify(errors),
+      ).toEqual([code]);
       expect(refused.results).toEqual([]);
     }
   });

@@ -23,7 +23,10 @@ describe('losing Redis', () => {
     try {
       const shop = await merchantWithSandbox(stack);
       const keyed = wsClient(stack.api.url, shop.secretKey);
-      const eventIds = async () => dataOf(await shop.secret(EventsDocument, { first: 20 })).events.edges.map((edge) => edge.node.id).reverse();
+      const eventIds = async () =>
+        dataOf(await shop.secret(EventsDocument, { first: 20 }))
+          .events.edges.map((edge) => edge.node.id)
+          .reverse();
       const watched = subscribeWs(keyed, PaymentEventsDocument, { profileId: shop.profileId });
       // The stream is live once it has carried a payment's events (a fixed sleep was not enough on a busy machine).
       await pay(shop);

@@ -13,11 +13,22 @@ const SCREENSHOTS = new URL('../../artifacts/screenshots/', import.meta.url);
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`No Chromium at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (npm test's pretest does, as root), or set CHROMIUM_PATH.`);
+    throw new Error(
+      `No Chromium at ${CHROMIUM_PATH}: install it with \`apt-get install -y chromium\` (npm test's pretest does, as root), or set CHROMIUM_PATH.`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -44,7 +55,9 @@ export async function startShopSite(): Promise<{ url: string; close: () => Promi
   const server: Server = createServer((request, reply) => {
     const query = new URL(request.url ?? '/', 'http://shop.invalid').searchParams;
     reply.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    reply.end(`<!doctype html><title>Shop</title><h1>Back at the shop</h1><p id="result">${query.get('status') === 'succeeded' ? 'Thank you for your order.' : 'The payment did not go through.'}</p>`);
+    reply.end(
+      `<!doctype html><title>Shop</title><h1>Back at the shop</h1><p id="result">${query.get('status') === 'succeeded' ? 'Thank you for your order.' : 'The payment did not go through.'}</p>`,
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/return`, close: () => new Promise((resolve) => server.close(() => resolve())) };

@@ -12,9 +12,42 @@ const NOW_YEAR = new Date().getUTCFullYear();
 
 /** One or more UTF-16 code units a string may hold that PostgreSQL or a parser may choke on. */
 const NASTY = [
-  '\u0000', '\ud800', '\udfff', '\ud83d', '\u202e', '\ufeff', '\u2028', '\u0085', '\u00a0', '\t', '\n', '\r\n', '\u001b[31m',
-  '"', '\\', "'", '`', '\\u0000', '\\ud800', '%00', '%s%n', '{{7*7}}', '${x}', '<script>', "'; DROP TABLE payment_intents; --",
-  '💳', '👩‍👩‍👧', 'é', 'ﬀ', 'ſ', 'ı', 'İ', 'Ａ', '𝒜', '\u0301', '\u200b',
+  '\u0000',
+  '\ud800',
+  '\udfff',
+  '\ud83d',
+  '\u202e',
+  '\ufeff',
+  '\u2028',
+  '\u0085',
+  '\u00a0',
+  '\t',
+  '\n',
+  '\r\n',
+  '\u001b[31m',
+  '"',
+  '\\',
+  "'",
+  '`',
+  '\\u0000',
+  '\\ud800',
+  '%00',
+  '%s%n',
+  '{{7*7}}',
+  '${x}',
+  '<script>',
+  "'; DROP TABLE payment_intents; --",
+  '💳',
+  '👩‍👩‍👧',
+  'é',
+  'ﬀ',
+  'ſ',
+  'ı',
+  'İ',
+  'Ａ',
+  '𝒜',
+  '\u0301',
+  '\u200b',
 ];
 
 const hasLoneSurrogate = (value: string) => /\p{Cs}/u.test(value);
@@ -40,7 +73,9 @@ export const storableString = (minLength: number, maxLength: number): fc.Arbitra
 
 /** A long string: `length` UTF-16 code units of a repeated piece (cheap to generate at a megabyte). */
 export const longString = (minLength: number, maxLength: number, pieces: string[] = ['a', 'é', '💳', 'x\u0000', '\ud800', 'ſ']): fc.Arbitrary<string> =>
-  fc.tuple(fc.constantFrom(...pieces), fc.integer({ min: minLength, max: maxLength })).map(([piece, length]) => piece.repeat(Math.ceil(length / piece.length)).slice(0, length));
+  fc
+    .tuple(fc.constantFrom(...pieces), fc.integer({ min: minLength, max: maxLength }))
+    .map(([piece, length]) => piece.repeat(Math.ceil(length / piece.length)).slice(0, length));
 
 /** A value of any JSON type, with nasty strings in it. */
 export const anyJson: fc.Arbitrary<unknown> = fc.oneof(
@@ -65,7 +100,11 @@ export const badAmount: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** Any amount at all, for operations where a valid one may also be refused (capture, refund). */
-export const anyAmount: fc.Arbitrary<unknown> = fc.oneof({ arbitrary: validAmount, weight: 3 }, { arbitrary: badAmount, weight: 2 }, { arbitrary: fc.integer(), weight: 1 });
+export const anyAmount: fc.Arbitrary<unknown> = fc.oneof(
+  { arbitrary: validAmount, weight: 3 },
+  { arbitrary: badAmount, weight: 2 },
+  { arbitrary: fc.integer(), weight: 1 },
+);
 
 /** Valid codes as merchants send them: upper case, lower case (accepted, stored upper case), mixed. */
 export const validCurrency = fc
@@ -75,7 +114,28 @@ export const validCurrency = fc
 /** Codes that are not ISO 4217, including Unicode that upper-cases to a real code (ſ → S, ı → I). */
 export const badCurrency: fc.Arbitrary<unknown> = fc.oneof(
   fc.stringMatching(/^[A-Z]{3}$/).filter((code) => !CURRENCIES.includes(code)),
-  fc.constantFrom('uſd', 'ınr', 'ıdr', 'chſ', 'ＵＳＤ', 'US', 'USDD', ' USD', 'USD ', 'U\u200bSD', 'XTS', 'XXX', 'XAU', 'EU€', '€', '$', '', '\u0000SD', 'US\ud800', '🇺🇸'),
+  fc.constantFrom(
+    'uſd',
+    'ınr',
+    'ıdr',
+    'chſ',
+    'ＵＳＤ',
+    'US',
+    'USDD',
+    ' USD',
+    'USD ',
+    'U\u200bSD',
+    'XTS',
+    'XXX',
+    'XAU',
+    'EU€',
+    '€',
+    '$',
+    '',
+    '\u0000SD',
+    'US\ud800',
+    '🇺🇸',
+  ),
   anyString(8).filter((code) => !/^[A-Za-z]{3}$/.test(code) || !CURRENCIES.includes(code.toUpperCase())),
   fc.constantFrom(840, null, true, ['USD'], { code: 'USD' }),
 );
@@ -123,24 +183,37 @@ export const anyPaymentMethodData: fc.Arbitrary<unknown> = fc.oneof(
   { arbitrary: validPaymentMethodData, weight: 3 },
   {
     arbitrary: fc
-      .record({ number: fc.constantFrom(...Object.values(SANDBOX_CARDS)), expiryMonth: fc.constant(12), expiryYear: fc.constant(NOW_YEAR + 2), cvc: fc.constant('123') })
+      .record({
+        number: fc.constantFrom(...Object.values(SANDBOX_CARDS)),
+        expiryMonth: fc.constant(12),
+        expiryYear: fc.constant(NOW_YEAR + 2),
+        cvc: fc.constant('123'),
+      })
       .map((card) => ({ card })),
     weight: 4,
   },
   {
     arbitrary: fc
-      .record({
-        number: fc.oneof(anyString(24), fc.stringMatching(/^\d{0,25}$/), fc.constant('4242424242424241')),
-        expiryMonth: fc.oneof(fc.integer({ min: -5, max: 20 }), anyJson),
-        expiryYear: fc.oneof(fc.integer({ min: 0, max: 10_000 }), anyJson),
-        cvc: fc.oneof(fc.stringMatching(/^\d{0,9}$/), anyJson),
-        holderName: fc.oneof(anyString(120), longString(90, 200)),
-      }, { requiredKeys: [] })
+      .record(
+        {
+          number: fc.oneof(anyString(24), fc.stringMatching(/^\d{0,25}$/), fc.constant('4242424242424241')),
+          expiryMonth: fc.oneof(fc.integer({ min: -5, max: 20 }), anyJson),
+          expiryYear: fc.oneof(fc.integer({ min: 0, max: 10_000 }), anyJson),
+          cvc: fc.oneof(fc.stringMatching(/^\d{0,9}$/), anyJson),
+          holderName: fc.oneof(anyString(120), longString(90, 200)),
+        },
+        { requiredKeys: [] },
+      )
       .map((card) => ({ card })),
     weight: 2,
   },
   { arbitrary: fc.tuple(validPaymentMethodData, validPaymentMethodData).map(([one, two]) => ({ ...one, ...two })), weight: 1 },
-  { arbitrary: fc.dictionary(fc.constantFrom('card', 'bankDebit', 'wallet', 'payLater', 'bankRedirect', 'bankTransfer', 'crypto', 'paypal', ''), anyJson, { maxKeys: 3 }), weight: 2 },
+  {
+    arbitrary: fc.dictionary(fc.constantFrom('card', 'bankDebit', 'wallet', 'payLater', 'bankRedirect', 'bankTransfer', 'crypto', 'paypal', ''), anyJson, {
+      maxKeys: 3,
+    }),
+    weight: 2,
+  },
   { arbitrary: anyJson, weight: 1 },
 );
 
@@ -218,35 +291,121 @@ const set = (key: string, value: unknown) => (input: Record<string, unknown>) =>
 
 /** One defect each: the input it makes is refused as INVALID_INPUT naming `field`. */
 const createDefect: fc.Arbitrary<Defect> = fc.oneof(
-  badAmount.map((amount): Defect => ({ name: `amount ${JSON.stringify(amount)}`, field: 'amount', ruleLevel: Number.isInteger(amount) && Math.abs(amount as number) < 2 ** 31, apply: set('amount', amount) })),
+  badAmount.map((amount): Defect => ({
+    name: `amount ${JSON.stringify(amount)}`,
+    field: 'amount',
+    ruleLevel: Number.isInteger(amount) && Math.abs(amount as number) < 2 ** 31,
+    apply: set('amount', amount),
+  })),
   fc.constant<Defect>({ name: 'no amount', apply: ({ amount: _amount, ...rest }) => rest }),
   fc.constant<Defect>({ name: 'amount null', field: 'amount', apply: set('amount', null) }),
-  badCurrency.map((currency): Defect => ({ name: `currency ${JSON.stringify(currency)}`, field: 'currency', ruleLevel: typeof currency === 'string', apply: set('currency', currency) })),
+  badCurrency.map((currency): Defect => ({
+    name: `currency ${JSON.stringify(currency)}`,
+    field: 'currency',
+    ruleLevel: typeof currency === 'string',
+    apply: set('currency', currency),
+  })),
   fc.constant<Defect>({ name: 'no currency', apply: ({ currency: _currency, ...rest }) => rest }),
-  fc.oneof(storableString(1001, 1400), longString(1001, 100_000, ['a', 'é', '💳'])).map((description): Defect => ({ name: `description of ${description.length}`, field: 'description', ruleLevel: true, apply: set('description', description) })),
-  fc.tuple(storableString(0, 20), fc.constantFrom('\u0000', '\ud800', '\udc00', '\ud83d')).map(([text, bad]): Defect => ({ name: `description with ${JSON.stringify(bad)}`, field: 'description', apply: set('description', `${text}${bad}${text}`) })),
-  fc.constantFrom<unknown>(['a'], 'text', 5, true).map((metadata): Defect => ({ name: `metadata ${JSON.stringify(metadata)}`, field: 'metadata', ruleLevel: true, apply: set('metadata', metadata) })),
-  fc.dictionary(metadataKey, storableString(0, 5), { minKeys: 51, maxKeys: 60 }).filter((metadata) => Object.keys(metadata).length > 50).map((metadata): Defect => ({ name: 'metadata with 51+ keys', field: 'metadata', ruleLevel: true, apply: set('metadata', metadata) })),
-  fc.tuple(metadataKey, fc.oneof(storableString(501, 700), fc.integer(), fc.constant(null), fc.constant({ nested: 'x' }), fc.constant(['x']))).map(([key, value]): Defect => ({ name: `metadata.${key} = ${typeof value}`, field: `metadata.${key}`, ruleLevel: true, apply: set('metadata', { [key]: value }) })),
-  fc.constantFrom('k'.repeat(41), 'a[b]', '[', ']', '__proto__').map((key): Defect => ({ name: `metadata key ${key}`, field: `metadata.${key}`, ruleLevel: true, apply: set('metadata', { [key]: 'v' }) })),
-  fc.tuple(metadataKey, fc.constantFrom('\u0000', '\ud800', '\udfff')).map(([key, bad]): Defect => ({ name: `metadata.${key} holds ${JSON.stringify(bad)}`, field: `metadata.${key}`, apply: set('metadata', { [key]: `v${bad}` }) })),
-  fc.tuple(metadataKey, fc.constantFrom('\u0000', '\ud800', '\udfff')).map(([key, bad]): Defect => ({ name: `metadata key with ${JSON.stringify(bad)}`, field: 'metadata', apply: set('metadata', { [`${key}${bad}`]: 'v' }) })),
-  anyString(70).filter((id) => !/^cus_[A-Za-z0-9_-]{1,60}$/.test(id)).map((customerId): Defect => ({ name: `customerId ${JSON.stringify(customerId)}`, field: 'customerId', ruleLevel: isStorableText(customerId), apply: set('customerId', customerId) })),
-  fc.oneof(anyString(30), fc.constantFrom('ftp://x.example', 'javascript:alert(1)', '//example.com', 'https://', 'example.com', `https://e.example/${'a'.repeat(2048)}`)).filter((url) => !(/^https?:\/\//i.test(url) && URL.canParse(url) && url.length <= 2048)).map((returnUrl): Defect => ({ name: `returnUrl ${JSON.stringify(returnUrl.slice(0, 40))}`, field: 'returnUrl', ruleLevel: isStorableText(returnUrl), apply: set('returnUrl', returnUrl) })),
-  fc.constantFrom('us', 'USA', 'ZZ', 'XX', 'U', '', 'ＵＳ', 'u\u0000').map((country): Defect => ({ name: `country ${JSON.stringify(country)}`, field: 'country', ruleLevel: isStorableText(country), apply: set('country', country) })),
-  fc.constantFrom('manual', 'Manual', 'NONE', '', 'AUTOMATIC ', 1, true).map((captureMethod): Defect => ({ name: `captureMethod ${JSON.stringify(captureMethod)}`, field: 'captureMethod', apply: set('captureMethod', captureMethod) })),
-  fc.constantFrom('three_ds', '3DS', 0).map((authenticationType): Defect => ({ name: `authenticationType ${JSON.stringify(authenticationType)}`, field: 'authenticationType', apply: set('authenticationType', authenticationType) })),
-  fc.constantFrom('true', 1, 'yes', [true]).map((confirm): Defect => ({ name: `confirm ${JSON.stringify(confirm)}`, field: 'confirm', apply: set('confirm', confirm) })),
-  fc.constantFrom<[unknown, string]>([['paypal'], 'connectors.0'], [['SANDBOX'], 'connectors.0'], [Array(11).fill('sandbox'), 'connectors']).map(([connectors, field]): Defect => ({ name: `connectors ${JSON.stringify(connectors)}`, field, ruleLevel: true, apply: set('connectors', connectors) })),
-  fc.constant<Defect>({ name: 'confirm without a payment method', field: 'paymentMethodData', ruleLevel: true, apply: ({ paymentMethodData: _pmd, ...rest }) => ({ ...rest, confirm: true }) }),
-  fc.constant<Defect>({ name: 'OFF_SESSION without a customer', field: 'customerId', ruleLevel: true, apply: ({ customerId: _customer, ...rest }) => ({ ...rest, setupFutureUsage: 'OFF_SESSION' }) }),
+  fc.oneof(storableString(1001, 1400), longString(1001, 100_000, ['a', 'é', '💳'])).map((description): Defect => ({
+    name: `description of ${description.length}`,
+    field: 'description',
+    ruleLevel: true,
+    apply: set('description', description),
+  })),
+  fc.tuple(storableString(0, 20), fc.constantFrom('\u0000', '\ud800', '\udc00', '\ud83d')).map(([text, bad]): Defect => ({
+    name: `description with ${JSON.stringify(bad)}`,
+    field: 'description',
+    apply: set('description', `${text}${bad}${text}`),
+  })),
+  fc
+    .constantFrom<unknown>(['a'], 'text', 5, true)
+    .map((metadata): Defect => ({ name: `metadata ${JSON.stringify(metadata)}`, field: 'metadata', ruleLevel: true, apply: set('metadata', metadata) })),
+  fc
+    .dictionary(metadataKey, storableString(0, 5), { minKeys: 51, maxKeys: 60 })
+    .filter((metadata) => Object.keys(metadata).length > 50)
+    .map((metadata): Defect => ({ name: 'metadata with 51+ keys', field: 'metadata', ruleLevel: true, apply: set('metadata', metadata) })),
+  fc
+    .tuple(metadataKey, fc.oneof(storableString(501, 700), fc.integer(), fc.constant(null), fc.constant({ nested: 'x' }), fc.constant(['x'])))
+    .map(([key, value]): Defect => ({
+      name: `metadata.${key} = ${typeof value}`,
+      field: `metadata.${key}`,
+      ruleLevel: true,
+      apply: set('metadata', { [key]: value }),
+    })),
+  fc
+    .constantFrom('k'.repeat(41), 'a[b]', '[', ']', '__proto__')
+    .map((key): Defect => ({ name: `metadata key ${key}`, field: `metadata.${key}`, ruleLevel: true, apply: set('metadata', { [key]: 'v' }) })),
+  fc.tuple(metadataKey, fc.constantFrom('\u0000', '\ud800', '\udfff')).map(([key, bad]): Defect => ({
+    name: `metadata.${key} holds ${JSON.stringify(bad)}`,
+    field: `metadata.${key}`,
+    apply: set('metadata', { [key]: `v${bad}` }),
+  })),
+  fc
+    .tuple(metadataKey, fc.constantFrom('\u0000', '\ud800', '\udfff'))
+    .map(([key, bad]): Defect => ({ name: `metadata key with ${JSON.stringify(bad)}`, field: 'metadata', apply: set('metadata', { [`${key}${bad}`]: 'v' }) })),
+  anyString(70)
+    .filter((id) => !/^cus_[A-Za-z0-9_-]{1,60}$/.test(id))
+    .map((customerId): Defect => ({
+      name: `customerId ${JSON.stringify(customerId)}`,
+      field: 'customerId',
+      ruleLevel: isStorableText(customerId),
+      apply: set('customerId', customerId),
+    })),
+  fc
+    .oneof(
+      anyString(30),
+      fc.constantFrom('ftp://x.example', 'javascript:alert(1)', '//example.com', 'https://', 'example.com', `https://e.example/${'a'.repeat(2048)}`),
+    )
+    .filter((url) => !(/^https?:\/\//i.test(url) && URL.canParse(url) && url.length <= 2048))
+    .map((returnUrl): Defect => ({
+      name: `returnUrl ${JSON.stringify(returnUrl.slice(0, 40))}`,
+      field: 'returnUrl',
+      ruleLevel: isStorableText(returnUrl),
+      apply: set('returnUrl', returnUrl),
+    })),
+  fc.constantFrom('us', 'USA', 'ZZ', 'XX', 'U', '', 'ＵＳ', 'u\u0000').map((country): Defect => ({
+    name: `country ${JSON.stringify(country)}`,
+    field: 'country',
+    ruleLevel: isStorableText(country),
+    apply: set('country', country),
+  })),
+  fc.constantFrom('manual', 'Manual', 'NONE', '', 'AUTOMATIC ', 1, true).map((captureMethod): Defect => ({
+    name: `captureMethod ${JSON.stringify(captureMethod)}`,
+    field: 'captureMethod',
+    apply: set('captureMethod', captureMethod),
+  })),
+  fc.constantFrom('three_ds', '3DS', 0).map((authenticationType): Defect => ({
+    name: `authenticationType ${JSON.stringify(authenticationType)}`,
+    field: 'authenticationType',
+    apply: set('authenticationType', authenticationType),
+  })),
+  fc
+    .constantFrom('true', 1, 'yes', [true])
+    .map((confirm): Defect => ({ name: `confirm ${JSON.stringify(confirm)}`, field: 'confirm', apply: set('confirm', confirm) })),
+  fc
+    .constantFrom<[unknown, string]>([['paypal'], 'connectors.0'], [['SANDBOX'], 'connectors.0'], [Array(11).fill('sandbox'), 'connectors'])
+    .map(([connectors, field]): Defect => ({ name: `connectors ${JSON.stringify(connectors)}`, field, ruleLevel: true, apply: set('connectors', connectors) })),
+  fc.constant<Defect>({
+    name: 'confirm without a payment method',
+    field: 'paymentMethodData',
+    ruleLevel: true,
+    apply: ({ paymentMethodData: _pmd, ...rest }) => ({ ...rest, confirm: true }),
+  }),
+  fc.constant<Defect>({
+    name: 'OFF_SESSION without a customer',
+    field: 'customerId',
+    ruleLevel: true,
+    apply: ({ customerId: _customer, ...rest }) => ({ ...rest, setupFutureUsage: 'OFF_SESSION' }),
+  }),
   fc.constant<Defect>({
     name: 'MANUAL capture of a bank debit',
     field: 'captureMethod',
     ruleLevel: true,
     apply: (input) => ({ ...input, captureMethod: 'MANUAL', paymentMethodData: { bankDebit: { accountHolderName: 'Ada', iban: 'DE89370400440532013000' } } }),
   }),
-  fc.constantFrom('pro_DoesNotExist000000000000', 'pro_\u00e9', 'x').map((profileId): Defect => ({ name: `profileId ${profileId}`, field: 'profileId', ruleLevel: true, apply: set('profileId', profileId) })),
+  fc
+    .constantFrom('pro_DoesNotExist000000000000', 'pro_\u00e9', 'x')
+    .map((profileId): Defect => ({ name: `profileId ${profileId}`, field: 'profileId', ruleLevel: true, apply: set('profileId', profileId) })),
   fc
     .constantFrom<[Record<string, unknown>, string]>(
       [{ card: { number: '4242424242424241', expiryMonth: 12, expiryYear: NOW_YEAR + 2, cvc: '123' } }, 'paymentMethodData.card.number'],
@@ -254,14 +413,22 @@ const createDefect: fc.Arbitrary<Defect> = fc.oneof(
       [{ card: { number: '4242424242424242', expiryMonth: 13, expiryYear: NOW_YEAR + 2, cvc: '123' } }, 'paymentMethodData.card.expiryMonth'],
       [{ card: { number: '4242424242424242', expiryMonth: 1, expiryYear: NOW_YEAR - 1, cvc: '123' } }, 'paymentMethodData.card.expiryYear'],
       [{ card: { number: '4242424242424242', expiryMonth: 12, expiryYear: NOW_YEAR + 2, cvc: '12' } }, 'paymentMethodData.card.cvc'],
-      [{ card: { number: '4242424242424242', expiryMonth: 12, expiryYear: NOW_YEAR + 2, cvc: '123', holderName: 'h'.repeat(101) } }, 'paymentMethodData.card.holderName'],
+      [
+        { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: NOW_YEAR + 2, cvc: '123', holderName: 'h'.repeat(101) } },
+        'paymentMethodData.card.holderName',
+      ],
       [{ bankDebit: { accountHolderName: 'Ada', iban: 'DE00370400440532013000' } }, 'paymentMethodData.bankDebit.iban'],
       [{ bankDebit: { accountHolderName: '   ', iban: 'DE89370400440532013000' } }, 'paymentMethodData.bankDebit.accountHolderName'],
       [{ wallet: { type: 'Apple Pay', paymentToken: 't' } }, 'paymentMethodData.wallet.type'],
       [{ crypto: { network: '' } }, 'paymentMethodData.crypto.network'],
       [{ bankTransfer: { type: 'ach' } }, 'paymentMethodData.bankTransfer.type'],
     )
-    .map(([paymentMethodData, field]): Defect => ({ name: `paymentMethodData ${field}`, field, ruleLevel: true, apply: (input) => ({ ...input, paymentMethodData, captureMethod: null }) })),
+    .map(([paymentMethodData, field]): Defect => ({
+      name: `paymentMethodData ${field}`,
+      field,
+      ruleLevel: true,
+      apply: (input) => ({ ...input, paymentMethodData, captureMethod: null }),
+    })),
   fc
     .constantFrom<[unknown, string]>(
       [{ card: { number: '4242424242424242', expiryMonth: 12, expiryYear: NOW_YEAR + 2, cvc: '123' }, bankTransfer: { type: 'sepa' } }, 'paymentMethodData'],
@@ -273,15 +440,41 @@ const createDefect: fc.Arbitrary<Defect> = fc.oneof(
       [{ paypal: { email: 'a@b.c' } }, 'paymentMethodData'],
       ['card', 'paymentMethodData'],
     )
-    .map(([paymentMethodData, field]): Defect => ({ name: `paymentMethodData shape ${field}`, field, apply: (input) => ({ ...input, paymentMethodData, captureMethod: null }) })),
+    .map(([paymentMethodData, field]): Defect => ({
+      name: `paymentMethodData shape ${field}`,
+      field,
+      apply: (input) => ({ ...input, paymentMethodData, captureMethod: null }),
+    })),
   fc
-    .tuple(fc.string({ minLength: 1, maxLength: 12 }).filter((name) => GRAPHQL_NAME.test(name) && !VALID_CREATE_FIELDS.has(name)), anyJson)
+    .tuple(
+      fc.string({ minLength: 1, maxLength: 12 }).filter((name) => GRAPHQL_NAME.test(name) && !VALID_CREATE_FIELDS.has(name)),
+      anyJson,
+    )
     .map(([name, value]): Defect => ({ name: `unknown field ${name}`, field: name, apply: set(name, value) })),
 );
 
-const VALID_CREATE_FIELDS = new Set(['amount', 'currency', 'captureMethod', 'authenticationType', 'confirm', 'connectors', 'country', 'customerId', 'description', 'mandateId', 'metadata', 'paymentMethodData', 'profileId', 'returnUrl', 'setupFutureUsage']);
+const VALID_CREATE_FIELDS = new Set([
+  'amount',
+  'currency',
+  'captureMethod',
+  'authenticationType',
+  'confirm',
+  'connectors',
+  'country',
+  'customerId',
+  'description',
+  'mandateId',
+  'metadata',
+  'paymentMethodData',
+  'profileId',
+  'returnUrl',
+  'setupFutureUsage',
+]);
 
-const createKey = fc.oneof({ arbitrary: fc.constant('secret' as const), weight: 12 }, { arbitrary: fc.constantFrom('publishable' as const, 'none' as const, 'bogus' as const), weight: 1 });
+const createKey = fc.oneof(
+  { arbitrary: fc.constant('secret' as const), weight: 12 },
+  { arbitrary: fc.constantFrom('publishable' as const, 'none' as const, 'bogus' as const), weight: 1 },
+);
 
 /** A small set of keys, so some requests replay or mismatch an earlier one; mostly none. */
 export const idempotencyKey: fc.Arbitrary<string | undefined> = fc.oneof(
@@ -290,7 +483,10 @@ export const idempotencyKey: fc.Arbitrary<string | undefined> = fc.oneof(
     arbitrary: fc.oneof(
       fc.constantFrom('fuzz-key-1', 'fuzz-key-2', 'fuzz-key-3', ''),
       fc.stringMatching(/^[\x21-\x7e]{1,300}$/),
-      fc.string({ minLength: 1, maxLength: 40 }).map((key) => `fuzz-${key}`).filter((key) => /^[\x20-\x7e]+$/.test(key.trim()) && key === key.trim()),
+      fc
+        .string({ minLength: 1, maxLength: 40 })
+        .map((key) => `fuzz-${key}`)
+        .filter((key) => /^[\x20-\x7e]+$/.test(key.trim()) && key === key.trim()),
     ),
     weight: 1,
   },
@@ -308,7 +504,12 @@ export const createCase: fc.Arbitrary<CreateCase> = fc.oneof(
   {
     weight: 4,
     arbitrary: fc.record({ input: validCreateInput, literal: fc.boolean(), idempotencyKey }).map(({ input, literal, idempotencyKey }): CreateCase => ({
-      kind: 'create', expect: 'ok', variables: { input }, literal, key: 'secret', idempotencyKey,
+      kind: 'create',
+      expect: 'ok',
+      variables: { input },
+      literal,
+      key: 'secret',
+      idempotencyKey,
     })),
   },
   {
@@ -319,7 +520,16 @@ export const createCase: fc.Arbitrary<CreateCase> = fc.oneof(
       // Keep confirm only where the defect is about it: elsewhere it could add a second problem.
       if (defect.field !== 'confirm' && defect.field !== 'paymentMethodData') delete broken.confirm;
       if (defect.name.startsWith('paymentMethodData')) delete broken.confirm;
-      return { kind: 'create', expect: 'defect', defect: defect.name, field: defect.field, ruleLevel: defect.ruleLevel, variables: { input: broken }, literal, key: 'secret' };
+      return {
+        kind: 'create',
+        expect: 'defect',
+        defect: defect.name,
+        field: defect.field,
+        ruleLevel: defect.ruleLevel,
+        variables: { input: broken },
+        literal,
+        key: 'secret',
+      };
     }),
   },
   {
@@ -327,7 +537,11 @@ export const createCase: fc.Arbitrary<CreateCase> = fc.oneof(
     arbitrary: fc
       .record({
         base: fc.oneof(validCreateInput, fc.constant({})),
-        junk: fc.dictionary(fc.oneof(fc.constantFrom(...VALID_CREATE_FIELDS), anyString(12)), fc.oneof(anyJson, anyAmount, anyPaymentMethodData, badCurrency, longString(0, 3000)), { maxKeys: 4 }),
+        junk: fc.dictionary(
+          fc.oneof(fc.constantFrom(...VALID_CREATE_FIELDS), anyString(12)),
+          fc.oneof(anyJson, anyAmount, anyPaymentMethodData, badCurrency, longString(0, 3000)),
+          { maxKeys: 4 },
+        ),
         literal: fc.boolean(),
         key: createKey,
         wrap: fc.constantFrom('input', 'input', 'input', 'null', 'string', 'array', 'none', 'extra'),
@@ -336,7 +550,17 @@ export const createCase: fc.Arbitrary<CreateCase> = fc.oneof(
       .map(({ base, junk, literal, key, wrap, idempotencyKey }): CreateCase => {
         const input = { ...base, ...junk };
         const variables: Record<string, unknown> =
-          wrap === 'input' ? { input } : wrap === 'null' ? { input: null } : wrap === 'string' ? { input: JSON.stringify(input) } : wrap === 'array' ? { input: [input] } : wrap === 'none' ? {} : { input, extra: junk };
+          wrap === 'input'
+            ? { input }
+            : wrap === 'null'
+              ? { input: null }
+              : wrap === 'string'
+                ? { input: JSON.stringify(input) }
+                : wrap === 'array'
+                  ? { input: [input] }
+                  : wrap === 'none'
+                    ? {}
+                    : { input, extra: junk };
         return { kind: 'create', expect: 'chaos', variables, literal: literal && wrap === 'input', key, idempotencyKey };
       }),
   },
@@ -363,7 +587,12 @@ export const targetIn = (...preferred: Pool[]): fc.Arbitrary<Target> =>
       arbitrary: fc.record({
         pool: fc.constant('garbage' as const),
         index: fc.constant(0),
-        id: fc.oneof(anyString(40), fc.constantFrom('pay_000000000000000000000000', 'pay_', 'ref_000000000000000000000000', `pay_${'A'.repeat(10_000)}`), longString(1, 200_000), anyJson),
+        id: fc.oneof(
+          anyString(40),
+          fc.constantFrom('pay_000000000000000000000000', 'pay_', 'ref_000000000000000000000000', `pay_${'A'.repeat(10_000)}`),
+          longString(1, 200_000),
+          anyJson,
+        ),
       }),
       weight: 2,
     },
@@ -381,7 +610,15 @@ const cleanConfirm = fc.record({
 const cancellation = fc.record({ cancellationReason: fc.oneof(anyString(40), longString(250, 300)) }, { requiredKeys: [] });
 
 export type OperationCase =
-  | { kind: 'confirm'; target: Target; secret: 'valid' | 'tampered' | 'garbage'; garbage?: unknown; key: 'publishable' | 'secret' | 'otherPublishable' | 'none'; extra: Record<string, unknown>; idempotencyKey?: string }
+  | {
+      kind: 'confirm';
+      target: Target;
+      secret: 'valid' | 'tampered' | 'garbage';
+      garbage?: unknown;
+      key: 'publishable' | 'secret' | 'otherPublishable' | 'none';
+      extra: Record<string, unknown>;
+      idempotencyKey?: string;
+    }
   | { kind: 'capture'; target: Target; extra: Record<string, unknown>; idempotencyKey?: string }
   | { kind: 'refund'; target: Target; extra: Record<string, unknown>; idempotencyKey?: string }
   | { kind: 'cancel'; target: Target; extra: Record<string, unknown>; idempotencyKey?: string }
@@ -396,32 +633,59 @@ export const operationCase: fc.Arbitrary<OperationCase> = fc.oneof(
       target: targetIn('fresh', 'created'),
       secret: fc.constantFrom('valid', 'valid', 'valid', 'tampered', 'garbage') as fc.Arbitrary<'valid' | 'tampered' | 'garbage'>,
       garbage: anyJson,
-      key: fc.constantFrom('publishable', 'publishable', 'publishable', 'secret', 'otherPublishable', 'none') as fc.Arbitrary<'publishable' | 'secret' | 'otherPublishable' | 'none'>,
-      extra: fc.oneof(cleanConfirm, fc.record(
-        {
-          paymentMethodData: anyPaymentMethodData,
-          returnUrl: fc.oneof(validReturnUrl, anyString(30)),
-          savePaymentMethod: fc.oneof(fc.boolean(), anyJson),
-          paymentMethodId: fc.oneof(anyString(20), fc.constant('spm_000000000000000000000000')),
-          cardCvc: fc.oneof(fc.stringMatching(/^\d{3,4}$/), anyString(6)),
-        },
-        { requiredKeys: [] },
-      )),
+      key: fc.constantFrom('publishable', 'publishable', 'publishable', 'secret', 'otherPublishable', 'none') as fc.Arbitrary<
+        'publishable' | 'secret' | 'otherPublishable' | 'none'
+      >,
+      extra: fc.oneof(
+        cleanConfirm,
+        fc.record(
+          {
+            paymentMethodData: anyPaymentMethodData,
+            returnUrl: fc.oneof(validReturnUrl, anyString(30)),
+            savePaymentMethod: fc.oneof(fc.boolean(), anyJson),
+            paymentMethodId: fc.oneof(anyString(20), fc.constant('spm_000000000000000000000000')),
+            cardCvc: fc.oneof(fc.stringMatching(/^\d{3,4}$/), anyString(6)),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
       idempotencyKey,
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('capture' as const), target: targetIn('authorized'), extra: fc.record({ amountToCapture: anyAmount }, { requiredKeys: [] }), idempotencyKey }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('capture' as const),
+      target: targetIn('authorized'),
+      extra: fc.record({ amountToCapture: anyAmount }, { requiredKeys: [] }),
+      idempotencyKey,
+    }),
+  },
   {
     weight: 3,
     arbitrary: fc.record({
       kind: fc.constant('refund' as const),
       target: targetIn('succeeded'),
-      extra: fc.record({ amount: fc.oneof(fc.integer({ min: 1, max: 3000 }), anyAmount), reason: fc.oneof(anyString(40), longString(200, 300)) }, { requiredKeys: [] }),
+      extra: fc.record(
+        { amount: fc.oneof(fc.integer({ min: 1, max: 3000 }), anyAmount), reason: fc.oneof(anyString(40), longString(200, 300)) },
+        { requiredKeys: [] },
+      ),
       idempotencyKey,
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), target: targetIn('authorized', 'fresh', 'succeeded'), extra: cancellation, idempotencyKey }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancelPostCapture' as const), target: targetIn('succeeded', 'authorized', 'fresh'), extra: cancellation, idempotencyKey }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('cancel' as const), target: targetIn('authorized', 'fresh', 'succeeded'), extra: cancellation, idempotencyKey }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('cancelPostCapture' as const),
+      target: targetIn('succeeded', 'authorized', 'fresh'),
+      extra: cancellation,
+      idempotencyKey,
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('sync' as const), target: targetIn('debit', 'authorized'), extra: fc.constant({}) }) },
 );
 
@@ -435,23 +699,44 @@ export interface QueryCase {
 }
 
 export const queryCase: fc.Arbitrary<QueryCase> = fc.oneof(
-  fc.record({ target }).map(({ target }): QueryCase => ({ kind: 'query', query: 'query($id: String!) { payment(id: $id) { id status amount amountReceived refunds { id amount status } } }', variables: {}, target })),
+  fc.record({ target }).map(({ target }): QueryCase => ({
+    kind: 'query',
+    query: 'query($id: String!) { payment(id: $id) { id status amount amountReceived refunds { id amount status } } }',
+    variables: {},
+    target,
+  })),
   fc
     .record(
-      { first: fc.oneof(fc.integer({ min: -5, max: 150 }), anyJson), after: fc.oneof(anyString(40), fc.base64String({ maxLength: 80 })), status: fc.oneof(fc.constantFrom('SUCCEEDED', 'succeeded', 'NOPE'), anyJson), customerId: fc.oneof(validCustomerId, anyString()), createdAfter: fc.oneof(fc.date({ noInvalidDate: true }).map((date) => date.toISOString()), anyString(30)), createdBefore: anyJson },
+      {
+        first: fc.oneof(fc.integer({ min: -5, max: 150 }), anyJson),
+        after: fc.oneof(anyString(40), fc.base64String({ maxLength: 80 })),
+        status: fc.oneof(fc.constantFrom('SUCCEEDED', 'succeeded', 'NOPE'), anyJson),
+        customerId: fc.oneof(validCustomerId, anyString()),
+        createdAfter: fc.oneof(
+          fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
+          anyString(30),
+        ),
+        createdBefore: anyJson,
+      },
       { requiredKeys: [] },
     )
     .map((variables): QueryCase => ({
       kind: 'query',
-      query: 'query($first: Int, $after: String, $status: PaymentStatus, $customerId: String, $createdAfter: DateTime, $createdBefore: DateTime) { payments(first: $first, after: $after, status: $status, customerId: $customerId, createdAfter: $createdAfter, createdBefore: $createdBefore) { pageInfo { hasNextPage endCursor } edges { node { id amount } } } }',
+      query:
+        'query($first: Int, $after: String, $status: PaymentStatus, $customerId: String, $createdAfter: DateTime, $createdBefore: DateTime) { payments(first: $first, after: $after, status: $status, customerId: $customerId, createdAfter: $createdAfter, createdBefore: $createdBefore) { pageInfo { hasNextPage endCursor } edges { node { id amount } } } }',
       variables,
     })),
   fc.record({ objectId: fc.oneof(anyString(30), fc.constant(null)), first: anyJson, delivered: anyJson }, { requiredKeys: [] }).map((variables): QueryCase => ({
     kind: 'query',
-    query: 'query($objectId: String, $first: Int, $delivered: Boolean) { events(objectId: $objectId, first: $first, delivered: $delivered) { edges { node { id eventType } } } }',
+    query:
+      'query($objectId: String, $first: Int, $delivered: Boolean) { events(objectId: $objectId, first: $first, delivered: $delivered) { edges { node { id eventType } } } }',
     variables,
   })),
-  fc.record({ clientSecret: anyString(80) }).map((variables): QueryCase => ({ kind: 'query', query: 'query($clientSecret: String!) { paymentMethods(clientSecret: $clientSecret) { __typename } }', variables })),
+  fc.record({ clientSecret: anyString(80) }).map((variables): QueryCase => ({
+    kind: 'query',
+    query: 'query($clientSecret: String!) { paymentMethods(clientSecret: $clientSecret) { __typename } }',
+    variables,
+  })),
 );
 
 // ------------------------------------------------------------------------------ raw HTTP and documents
@@ -468,13 +753,60 @@ export interface RawCase {
   idempotencyKey?: string;
 }
 
-const TOKENS = ['{', '}', '(', ')', '[', ']', ':', '$', '!', '=', '@', '...', '|', '&', 'query', 'mutation', 'subscription', 'fragment', 'on', 'payment', 'createPayment', 'input', 'id', 'amount', '"x"', '"""b"""', '1', '-1.5e3', 'true', 'null', '__typename', '__schema', 'types', 'name', '#c\n', ',', ' ', '\n', '\u00a0', '\u0000', '"\\u0000"', '"\\ud800"', '"\\u{D800}"', '\ud800'];
+const TOKENS = [
+  '{',
+  '}',
+  '(',
+  ')',
+  '[',
+  ']',
+  ':',
+  '$',
+  '!',
+  '=',
+  '@',
+  '...',
+  '|',
+  '&',
+  'query',
+  'mutation',
+  'subscription',
+  'fragment',
+  'on',
+  'payment',
+  'createPayment',
+  'input',
+  'id',
+  'amount',
+  '"x"',
+  '"""b"""',
+  '1',
+  '-1.5e3',
+  'true',
+  'null',
+  '__typename',
+  '__schema',
+  'types',
+  'name',
+  '#c\n',
+  ',',
+  ' ',
+  '\n',
+  '\u00a0',
+  '\u0000',
+  '"\\u0000"',
+  '"\\ud800"',
+  '"\\u{D800}"',
+  '\ud800',
+];
 
 /** GraphQL documents that are broken, hostile or beyond the limits. */
 const badDocument: fc.Arbitrary<string> = fc.oneof(
   fc.array(fc.constantFrom(...TOKENS), { minLength: 1, maxLength: 40 }).map((tokens) => tokens.join(' ')),
   anyString(200),
-  fc.integer({ min: 1, max: 3000 }).map((depth) => `{ ${'payment(id: "x") { refunds { payment '.repeat(Math.min(depth, 200))}id${' } }'.repeat(Math.min(depth, 200))} }`),
+  fc
+    .integer({ min: 1, max: 3000 })
+    .map((depth) => `{ ${'payment(id: "x") { refunds { payment '.repeat(Math.min(depth, 200))}id${' } }'.repeat(Math.min(depth, 200))} }`),
   fc.integer({ min: 1, max: 5000 }).map((depth) => `${'{'.repeat(depth)}${'}'.repeat(depth)}`),
   fc.integer({ min: 10, max: 2000 }).map((count) => `{ ${Array.from({ length: count }, (_, index) => `a${index}: __typename`).join(' ')} }`),
   fc.integer({ min: 10, max: 6000 }).map((count) => `{ merchant { ${'id '.repeat(count)}} }`),
@@ -502,12 +834,64 @@ const badDocument: fc.Arbitrary<string> = fc.oneof(
 
 export const rawCase: fc.Arbitrary<RawCase> = fc.oneof(
   // Bodies that are not JSON, or not a GraphQL request.
-  fc.record({ body: fc.oneof(fc.uint8Array({ maxLength: 2000 }), anyString(200), fc.constantFrom('', 'null', '[]', '[{}]', '1', '"query"', 'true', '{', '{"query":', '{"query": "{ merchant { id } }"} trailing', '{"query": "{ merchant { id } }", "query": 5}', '\ufeff{"query":"{ merchant { id } }"}')), contentType: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/graphql', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', '') }).map(({ body, contentType }): RawCase => ({ kind: 'raw', what: 'not a GraphQL JSON body', method: 'POST', contentType, body })),
+  fc
+    .record({
+      body: fc.oneof(
+        fc.uint8Array({ maxLength: 2000 }),
+        anyString(200),
+        fc.constantFrom(
+          '',
+          'null',
+          '[]',
+          '[{}]',
+          '1',
+          '"query"',
+          'true',
+          '{',
+          '{"query":',
+          '{"query": "{ merchant { id } }"} trailing',
+          '{"query": "{ merchant { id } }", "query": 5}',
+          '\ufeff{"query":"{ merchant { id } }"}',
+        ),
+      ),
+      contentType: fc.constantFrom(
+        'application/json',
+        'application/json; charset=utf-8',
+        'application/graphql',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/json; charset=latin1',
+        '',
+      ),
+    })
+    .map(({ body, contentType }): RawCase => ({ kind: 'raw', what: 'not a GraphQL JSON body', method: 'POST', contentType, body })),
   // A JSON object with the GraphQL request's members of the wrong types, or unknown members.
-  fc.dictionary(fc.oneof(fc.constantFrom('query', 'variables', 'operationName', 'extensions', 'id', 'documentId'), anyString(10)), anyJson, { maxKeys: 5 }).map((object): RawCase => ({ kind: 'raw', what: 'wrong member types', method: 'POST', contentType: 'application/json', body: JSON.stringify(object) })),
-  fc.record({ query: badDocument, variables: fc.option(anyJson, { nil: undefined }), operationName: fc.option(fc.oneof(anyString(10), fc.constantFrom('A', 'B', 'Q')), { nil: undefined }) }).map((request): RawCase => ({ kind: 'raw', what: 'bad document', method: 'POST', contentType: 'application/json', accept: 'application/graphql-response+json', body: JSON.stringify(request) })),
+  fc
+    .dictionary(fc.oneof(fc.constantFrom('query', 'variables', 'operationName', 'extensions', 'id', 'documentId'), anyString(10)), anyJson, { maxKeys: 5 })
+    .map((object): RawCase => ({ kind: 'raw', what: 'wrong member types', method: 'POST', contentType: 'application/json', body: JSON.stringify(object) })),
+  fc
+    .record({
+      query: badDocument,
+      variables: fc.option(anyJson, { nil: undefined }),
+      operationName: fc.option(fc.oneof(anyString(10), fc.constantFrom('A', 'B', 'Q')), { nil: undefined }),
+    })
+    .map((request): RawCase => ({
+      kind: 'raw',
+      what: 'bad document',
+      method: 'POST',
+      contentType: 'application/json',
+      accept: 'application/graphql-response+json',
+      body: JSON.stringify(request),
+    })),
   // Deeply nested JSON (a parser that recurses could overflow its stack).
-  fc.integer({ min: 1000, max: 200_000 }).map((depth): RawCase => ({ kind: 'raw', what: `JSON nested ${depth} deep`, method: 'POST', contentType: 'application/json', body: `{"query":"{ merchant { id } }","variables":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}}` })),
+  fc.integer({ min: 1000, max: 200_000 }).map((depth): RawCase => ({
+    kind: 'raw',
+    what: `JSON nested ${depth} deep`,
+    method: 'POST',
+    contentType: 'application/json',
+    body: `{"query":"{ merchant { id } }","variables":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}}`,
+  })),
   // The same with an Idempotency-Key on a mutation: the key's request must be serialised, however deep.
   fc.integer({ min: 1000, max: 150_000 }).map((depth): RawCase => ({
     kind: 'raw',
@@ -518,11 +902,40 @@ export const rawCase: fc.Arbitrary<RawCase> = fc.oneof(
     body: `{"query":"mutation($input: SyncPaymentInput!) { syncPayment(input: $input) { id } }","variables":{"input":{"paymentId":"pay_000000000000000000000000"},"x":${'['.repeat(depth)}${']'.repeat(depth)}}}`,
   })),
   // Around the body limit (1 MiB): a megabyte string in a variable or the query, or just bytes.
-  fc.record({ fill: fc.oneof(fc.integer({ min: 900_000, max: 1_100_000 }), fc.constantFrom(1_048_576 - 200, 1_048_576 - 60, 1_048_577, 1_048_576 + 10, 3_000_000)), piece: fc.constantFrom('a', 'é', '💳', '\\u0000', '\\ud800'), wrap: fc.constantFrom('variable', 'query', 'plain') as fc.Arbitrary<'variable' | 'query' | 'plain'> }).map((body): RawCase => ({ kind: 'raw', what: `${body.fill} bytes (${body.wrap})`, method: 'POST', contentType: 'application/json', body })),
+  fc
+    .record({
+      fill: fc.oneof(fc.integer({ min: 900_000, max: 1_100_000 }), fc.constantFrom(1_048_576 - 200, 1_048_576 - 60, 1_048_577, 1_048_576 + 10, 3_000_000)),
+      piece: fc.constantFrom('a', 'é', '💳', '\\u0000', '\\ud800'),
+      wrap: fc.constantFrom('variable', 'query', 'plain') as fc.Arbitrary<'variable' | 'query' | 'plain'>,
+    })
+    .map((body): RawCase => ({ kind: 'raw', what: `${body.fill} bytes (${body.wrap})`, method: 'POST', contentType: 'application/json', body })),
   // Other methods and GET with a query string.
-  fc.record({ method: fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'), query: fc.oneof(badDocument, fc.constant('{ merchant { id } }'), fc.constant('mutation { syncPayment(input: { paymentId: "pay_x" }) { id } }')), variables: anyJson }).map(({ method, query, variables }): RawCase => ({ kind: 'raw', what: `${method} with a query string`, method, search: `?query=${encodeURIComponent(query.replace(/\p{Cs}/gu, ''))}&variables=${encodeURIComponent(JSON.stringify(variables) ?? '')}` })),
+  fc
+    .record({
+      method: fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'),
+      query: fc.oneof(badDocument, fc.constant('{ merchant { id } }'), fc.constant('mutation { syncPayment(input: { paymentId: "pay_x" }) { id } }')),
+      variables: anyJson,
+    })
+    .map(({ method, query, variables }): RawCase => ({
+      kind: 'raw',
+      what: `${method} with a query string`,
+      method,
+      search: `?query=${encodeURIComponent(query.replace(/\p{Cs}/gu, ''))}&variables=${encodeURIComponent(JSON.stringify(variables) ?? '')}`,
+    })),
   // An Idempotency-Key on what cannot be keyed.
-  fc.record({ body: fc.oneof(anyString(50), fc.constant('{"query":"mutation { syncPayment(input: { paymentId: \\"pay_x\\" }) { id } }"}')), idempotencyKey: fc.stringMatching(/^[\x21-\x7e]{0,300}$/) }).map(({ body, idempotencyKey }): RawCase => ({ kind: 'raw', what: 'keyed odd body', method: 'POST', contentType: 'application/json', body, idempotencyKey })),
+  fc
+    .record({
+      body: fc.oneof(anyString(50), fc.constant('{"query":"mutation { syncPayment(input: { paymentId: \\"pay_x\\" }) { id } }"}')),
+      idempotencyKey: fc.stringMatching(/^[\x21-\x7e]{0,300}$/),
+    })
+    .map(({ body, idempotencyKey }): RawCase => ({
+      kind: 'raw',
+      what: 'keyed odd body',
+      method: 'POST',
+      contentType: 'application/json',
+      body,
+      idempotencyKey,
+    })),
 );
 
 /** The raw body of a RawCase (fills are made here, not generated character by character). */
@@ -551,7 +964,16 @@ export interface CallbackCase {
   extraHeaders: Record<string, string>;
 }
 
-const SANDBOX_PAYMENT_STATUSES = ['requires_device_data', 'requires_authentication', 'requires_customer_action', 'requires_capture', 'processing', 'succeeded', 'failed', 'canceled'];
+const SANDBOX_PAYMENT_STATUSES = [
+  'requires_device_data',
+  'requires_authentication',
+  'requires_customer_action',
+  'requires_capture',
+  'processing',
+  'succeeded',
+  'failed',
+  'canceled',
+];
 
 /** A sandbox payment object with every field of the right type but arbitrary values, or of the wrong type. */
 const paymentObject = fc.record(
@@ -565,11 +987,19 @@ const paymentObject = fc.record(
     next_action: fc.oneof(
       fc.constant(null),
       fc.record({ type: fc.constant('redirect'), redirect_url: fc.oneof(fc.webUrl(), anyString(30)) }),
-      fc.record({ type: fc.constant('display_instructions'), redirect_url: fc.oneof(fc.webUrl(), anyString(30)), instructions: fc.dictionary(anyString(10), fc.oneof(anyString(20), fc.integer()), { maxKeys: 3 }) }),
+      fc.record({
+        type: fc.constant('display_instructions'),
+        redirect_url: fc.oneof(fc.webUrl(), anyString(30)),
+        instructions: fc.dictionary(anyString(10), fc.oneof(anyString(20), fc.integer()), { maxKeys: 3 }),
+      }),
       anyJson,
     ),
     payment_method_token: fc.oneof(fc.constant(null), anyString(30)),
-    error: fc.oneof(fc.constant(null), fc.record({ code: anyString(20), message: fc.oneof(anyString(60), longString(900, 1100)), retryable: fc.oneof(fc.boolean(), anyJson) }), anyJson),
+    error: fc.oneof(
+      fc.constant(null),
+      fc.record({ code: anyString(20), message: fc.oneof(anyString(60), longString(900, 1100)), retryable: fc.oneof(fc.boolean(), anyJson) }),
+      anyJson,
+    ),
     canceled_after_capture: fc.oneof(fc.boolean(), anyJson),
     reference: fc.oneof(fc.constant(null), anyString(30), fc.constant('att_000000000000000000000000')),
   },
@@ -587,7 +1017,11 @@ const wellFormedPaymentObject = fc.record(
     next_action: fc.oneof(
       fc.constant(null),
       fc.record({ type: fc.constant('redirect'), redirect_url: fc.oneof(fc.webUrl(), anyString(30)) }),
-      fc.record({ type: fc.constant('display_instructions'), redirect_url: fc.oneof(fc.webUrl(), anyString(30)), instructions: fc.dictionary(anyString(10), fc.oneof(anyString(20), fc.integer()), { maxKeys: 3 }) }),
+      fc.record({
+        type: fc.constant('display_instructions'),
+        redirect_url: fc.oneof(fc.webUrl(), anyString(30)),
+        instructions: fc.dictionary(anyString(10), fc.oneof(anyString(20), fc.integer()), { maxKeys: 3 }),
+      }),
     ),
     payment_method_token: fc.oneof(fc.constant(null), anyString(30)),
     error: fc.oneof(fc.constant(null), fc.record({ code: anyString(20), message: anyString(60), retryable: fc.boolean() })),
@@ -613,7 +1047,18 @@ const eventEnvelope = (object: fc.Arbitrary<unknown>, typePrefix: string) =>
   fc.record(
     {
       id: fc.oneof(fc.constantFrom('evt_sbx_fuzz'), fc.stringMatching(/^[\x21-\x7e]{1,100}$/), anyString(30), fc.stringMatching(/^[\x21-\x7e]{1,120}$/)),
-      type: fc.oneof(fc.constantFrom(...SANDBOX_PAYMENT_STATUSES.map((status) => `${typePrefix}.${status}`), `${typePrefix}.succeeded`, 'refund.succeeded', 'payment.succeeded', 'dispute.created', 'payout.paid', 'payment_method.revoked'), anyString(20)),
+      type: fc.oneof(
+        fc.constantFrom(
+          ...SANDBOX_PAYMENT_STATUSES.map((status) => `${typePrefix}.${status}`),
+          `${typePrefix}.succeeded`,
+          'refund.succeeded',
+          'payment.succeeded',
+          'dispute.created',
+          'payout.paid',
+          'payment_method.revoked',
+        ),
+        anyString(20),
+      ),
       created: fc.oneof(fc.integer({ min: 0, max: 2 ** 40 }), anyJson),
       data: fc.oneof({ arbitrary: fc.record({ object }), weight: 8 }, { arbitrary: anyJson, weight: 1 }),
     },
@@ -644,30 +1089,65 @@ const wellFormedRefundObject = fc.record(
 
 export const callbackCase: fc.Arbitrary<CallbackCase> = fc.record({
   kind: fc.constant('callback' as const),
-  path: fc.oneof({ arbitrary: fc.constant('valid' as const), weight: 10 }, { arbitrary: fc.constantFrom('unknownMerchant' as const, 'unknownAccount' as const, 'otherAccount' as const, 'garbage' as const), weight: 2 }),
+  path: fc.oneof(
+    { arbitrary: fc.constant('valid' as const), weight: 10 },
+    { arbitrary: fc.constantFrom('unknownMerchant' as const, 'unknownAccount' as const, 'otherAccount' as const, 'garbage' as const), weight: 2 },
+  ),
   garbagePath: fc.oneof(anyString(30), fc.constantFrom('mer_x/mca_y', '..', '%2e%2e', 'mer_%00', '%E0%A4%A', 'x'.repeat(5000))),
-  signature: fc.oneof({ arbitrary: fc.constant('valid' as const), weight: 6 }, { arbitrary: fc.constantFrom('none' as const, 'garbage' as const, 'wrongSecret' as const, 'stale' as const, 'otherBody' as const, 'future' as const), weight: 4 }),
-  garbageSignature: fc.oneof(fc.stringMatching(/^[\x20-\x7e]{0,200}$/), fc.constantFrom('t=1,v1=', 't=99999999999999,v1=00', `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`, 'v1=abc,t=1')),
+  signature: fc.oneof(
+    { arbitrary: fc.constant('valid' as const), weight: 6 },
+    {
+      arbitrary: fc.constantFrom('none' as const, 'garbage' as const, 'wrongSecret' as const, 'stale' as const, 'otherBody' as const, 'future' as const),
+      weight: 4,
+    },
+  ),
+  garbageSignature: fc.oneof(
+    fc.stringMatching(/^[\x20-\x7e]{0,200}$/),
+    fc.constantFrom('t=1,v1=', 't=99999999999999,v1=00', `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`, 'v1=abc,t=1'),
+  ),
   body: fc.oneof(
     { arbitrary: fc.uint8Array({ maxLength: 3000 }).map((bytes) => ({ type: 'bytes' as const, bytes })), weight: 2 },
     { arbitrary: anyJson.map((value) => ({ type: 'json' as const, value })), weight: 2 },
     { arbitrary: eventEnvelope(paymentObject, 'payment').map((event) => ({ type: 'event' as const, event })), weight: 3 },
     {
       arbitrary: fc
-        .record({ event: fc.oneof({ arbitrary: wellFormedEnvelope(wellFormedPaymentObject, 'payment'), weight: 3 }, { arbitrary: eventEnvelope(paymentObject, 'payment'), weight: 1 }), pool: fc.constantFrom<Pool>('debit', 'debit', 'authorized', 'succeeded', 'fresh', 'created', 'other'), index: fc.nat() })
+        .record({
+          event: fc.oneof(
+            { arbitrary: wellFormedEnvelope(wellFormedPaymentObject, 'payment'), weight: 3 },
+            { arbitrary: eventEnvelope(paymentObject, 'payment'), weight: 1 },
+          ),
+          pool: fc.constantFrom<Pool>('debit', 'debit', 'authorized', 'succeeded', 'fresh', 'created', 'other'),
+          index: fc.nat(),
+        })
         .map(({ event, pool, index }) => ({ type: 'event' as const, event, about: { pool, index, kind: 'payment' as const } })),
       weight: 5,
     },
     {
       arbitrary: fc
-        .record({ event: fc.oneof({ arbitrary: wellFormedEnvelope(wellFormedRefundObject, 'refund'), weight: 3 }, { arbitrary: eventEnvelope(refundObject, 'refund'), weight: 1 }), pool: fc.constantFrom<Pool>('succeeded'), index: fc.nat() })
+        .record({
+          event: fc.oneof(
+            { arbitrary: wellFormedEnvelope(wellFormedRefundObject, 'refund'), weight: 3 },
+            { arbitrary: eventEnvelope(refundObject, 'refund'), weight: 1 },
+          ),
+          pool: fc.constantFrom<Pool>('succeeded'),
+          index: fc.nat(),
+        })
         .map(({ event, pool, index }) => ({ type: 'event' as const, event, about: { pool, index, kind: 'refund' as const } })),
       weight: 2,
     },
-    { arbitrary: fc.oneof(fc.integer({ min: 200_000, max: 300_000 }), fc.constantFrom(256 * 1024, 256 * 1024 + 1, 2_000_000)).map((size) => ({ type: 'huge' as const, size })), weight: 1 },
+    {
+      arbitrary: fc
+        .oneof(fc.integer({ min: 200_000, max: 300_000 }), fc.constantFrom(256 * 1024, 256 * 1024 + 1, 2_000_000))
+        .map((size) => ({ type: 'huge' as const, size })),
+      weight: 1,
+    },
   ),
   contentType: fc.constantFrom('application/json', 'text/plain', 'application/octet-stream', ''),
-  extraHeaders: fc.dictionary(fc.stringMatching(/^x-[a-z0-9-]{1,20}$/), fc.stringMatching(/^[\x20-\x7e]{0,100}$/).map((value) => value.trim()), { maxKeys: 3 }),
+  extraHeaders: fc.dictionary(
+    fc.stringMatching(/^x-[a-z0-9-]{1,20}$/),
+    fc.stringMatching(/^[\x20-\x7e]{0,100}$/).map((value) => value.trim()),
+    { maxKeys: 3 },
+  ),
 });
 
 export type FuzzCase = CreateCase | OperationCase | QueryCase | RawCase | CallbackCase;
@@ -687,5 +1167,7 @@ export function toLiteral(value: unknown, enumKeys: ReadonlySet<string>, key?: s
   if (typeof value === 'string') return key !== undefined && enumKeys.has(key) && GRAPHQL_NAME.test(value) ? value : JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map((item) => toLiteral(item, enumKeys, key)).join(', ')}]`;
-  return `{ ${Object.entries(value as Record<string, unknown>).map(([name, child]) => `${name}: ${toLiteral(child, enumKeys, name)}`).join(', ')} }`;
+  return `{ ${Object.entries(value as Record<string, unknown>)
+    .map(([name, child]) => `${name}: ${toLiteral(child, enumKeys, name)}`)
+    .join(', ')} }`;
 }

@@ -45,6 +45,9 @@ export function dataOf<Data>(result: GraphQLResult<Data>): Data {
 
 /** The one error of a result that must have failed with `code`. */
 export function errorOf(result: GraphQLResult<unknown>, code: string): GraphQLErrorShape {
-  expect(result.errors?.map((error) => error.extensions?.code), JSON.stringify(result.errors)).toEqual([code]);
+  expect(
+    result.errors?.map((error) => error.extensions?.code),
+    JSON.stringify(result.errors),
+  ).toEqual([code]);
   return result.errors![0]!;
 }

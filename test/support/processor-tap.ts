@@ -106,7 +106,9 @@ export async function startProcessorTap(targetUrl: string): Promise<ProcessorTap
     authorizations: (apiKey) =>
       exchanges
         .filter(isAuthorizationBy(apiKey))
-        .filter((exchange) => (exchange.status === 402 || (exchange.status !== undefined && exchange.status >= 200 && exchange.status < 300)) && !exchange.replayed),
+        .filter(
+          (exchange) => (exchange.status === 402 || (exchange.status !== undefined && exchange.status >= 200 && exchange.status < 300)) && !exchange.replayed,
+        ),
     holdAnswers: (predicate) => {
       holding = predicate;
     },

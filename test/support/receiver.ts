@@ -17,7 +17,10 @@ export interface ReceivedRequest {
 
 export type ReceiverHandler = (request: ReceivedRequest, reply: ServerResponse, index: number) => void;
 
-export const answer = (status: number, body = ''): ReceiverHandler => (_request, reply) => reply.writeHead(status).end(body);
+export const answer =
+  (status: number, body = ''): ReceiverHandler =>
+  (_request, reply) =>
+    reply.writeHead(status).end(body);
 
 export interface Receiver {
   url: string;
@@ -39,7 +42,14 @@ export async function startReceiver(handler: ReceiverHandler = answer(204)): Pro
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const entry = { method: request.method!, url: request.url!, headers: request.headers, body: Buffer.concat(chunks), at: performance.now(), remotePort: request.socket.remotePort };
+      const entry = {
+        method: request.method!,
+        url: request.url!,
+        headers: request.headers,
+        body: Buffer.concat(chunks),
+        at: performance.now(),
+        remotePort: request.socket.remotePort,
+      };
       received.push(entry);
       receiver.handler(entry, reply, received.length - 1);
     });

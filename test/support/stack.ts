@@ -76,7 +76,9 @@ type AccountSettings = Omit<CreateConnectorAccountInput, 'connectorName' | 'cred
 /** Adds an account at one of the sandbox's processors (with its own new key) to `merchant`; returns the key. */
 export async function addConnectorAccount(stack: StackLike, merchant: Pick<Merchant, 'secret'>, connectorName: ConnectorName, settings: AccountSettings = {}) {
   const key = `sk_${connectorName}_${randomBytes(12).toString('hex')}`;
-  const account = dataOf(await merchant.secret(CreateConnectorAccountDocument, { input: { connectorName, credentials: { apiKey: key }, ...settings } })).createConnectorAccount;
+  const account = dataOf(
+    await merchant.secret(CreateConnectorAccountDocument, { input: { connectorName, credentials: { apiKey: key }, ...settings } }),
+  ).createConnectorAccount;
   return { key, account, url: `${stack.sandboxUrl}${PROCESSOR_PATHS[connectorName]}` };
 }
 

@@ -91,7 +91,12 @@ export function subscribeWs<Data, Variables>(client: Client, document: TypedDocu
 }
 
 /** Subscribes through Server-Sent Events (Yoga's default transport) with `key` in the api-key header. */
-export function subscribeSse<Data, Variables>(apiUrl: string, key: string, document: TypedDocumentString<Data, Variables>, variables: Variables): Collected<Data> {
+export function subscribeSse<Data, Variables>(
+  apiUrl: string,
+  key: string,
+  document: TypedDocumentString<Data, Variables>,
+  variables: Variables,
+): Collected<Data> {
   const abort = new AbortController();
   const collected = collector<Data>(() => abort.abort());
   void (async () => {

@@ -35,7 +35,10 @@ export async function settlingPayment(shop: Pick<Shop, 'secret' | 'publishable'>
 /** A payment the sandbox declines (confirm answers PAYMENT_DECLINED); returns its id. */
 export async function declinedPayment(shop: Pick<Shop, 'secret' | 'publishable'>): Promise<string> {
   const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1250, currency: 'USD' } })).createPayment;
-  errorOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4000000000000002') } }), 'PAYMENT_DECLINED');
+  errorOf(
+    await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4000000000000002') } }),
+    'PAYMENT_DECLINED',
+  );
   return created.id;
 }
 
@@ -53,4 +56,3 @@ export async function eventReaching(shop: Pick<Shop, 'secret'>, objectId: string
     { timeout, interval: 50 },
   );
 }
-

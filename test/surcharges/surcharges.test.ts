@@ -13,7 +13,9 @@ beforeAll(async () => {
   stack = await startStack();
   shop = await shopWithReceiver(stack);
   const updated = dataOf(
-    await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, surcharges: [{ paymentMethodType: 'CARD', fixedAmount: 30, percentBps: 250 }] } }),
+    await shop.secret(UpdateBusinessProfileDocument, {
+      input: { profileId: shop.profileId, surcharges: [{ paymentMethodType: 'CARD', fixedAmount: 30, percentBps: 250 }] },
+    }),
   );
   expect(updated.updateBusinessProfile.businessProfile.surcharges).toEqual([{ paymentMethodType: 'CARD', fixedAmount: 30, percentBps: 250 }]);
 });
@@ -25,7 +27,10 @@ const card = { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: 
 
 async function surchargedPayment() {
   const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 10_000, currency: 'USD' } })).createPayment;
-  return { created, paid: dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card } })).confirmPayment };
+  return {
+    created,
+    paid: dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card } })).confirmPayment,
+  };
 }
 
 describe('surcharges', () => {
@@ -39,12 +44,17 @@ describe('surcharges', () => {
   it('are added at confirm and charged by the processor, with surcharge_payment_succeeded beside payment_succeeded', async () => {
     const { paid } = await surchargedPayment();
     expect(paid).toMatchObject({ status: 'SUCCEEDED', amount: 10_000, surchargeAmount: 280, amountReceived: 10_280 });
-    const processor = await (await fetch(`${stack.sandboxUrl}/v1/payments/${paid.activeAttempt.connectorTransactionId}`, { headers: { authorization: `Bearer ${shop.sandboxKey}` } })).json();
+    const processor = await (
+      await fetch(`${stack.sandboxUrl}/v1/payments/${paid.activeAttempt.connectorTransactionId}`, { headers: { authorization: `Bearer ${shop.sandboxKey}` } })
+    ).json();
     expect(processor.amount_captured).toBe(10_280);
     const surcharge = await eventReaching(shop, paid.id, 'SURCHARGE_PAYMENT_SUCCEEDED', 'DELIVERED');
     await eventReaching(shop, paid.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
     const body = shop.receiver.bodies().find((candidate) => candidate.event_id === surcharge.id)!;
-    expect(body.content).toMatchObject({ type: 'payment_details', object: { payment_id: paid.id, status: 'succeeded', surcharge_amount: 280, amount_received: 10_280 } });
+    expect(body.content).toMatchObject({
+      type: 'payment_details',
+      object: { payment_id: paid.id, status: 'succeeded', surcharge_amount: 280, amount_received: 10_280 },
+    });
   });
 
   it('are returned last: only the refund that passes the amount sends surcharge_refund_succeeded', async () => {
@@ -59,7 +69,9 @@ describe('surcharges', () => {
 
   it('refuse rules that break a limit, naming the field, and change nothing', async () => {
     const error = errorOf(
-      await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, surcharges: [{ paymentMethodType: 'CARD', percentBps: 2_001 }] } }),
+      await shop.secret(UpdateBusinessProfileDocument, {
+        input: { profileId: shop.profileId, surcharges: [{ paymentMethodType: 'CARD', percentBps: 2_001 }] },
+      }),
       'INVALID_INPUT',
     );
     expect(error.extensions).toMatchObject({ field: 'surcharges.0.percentBps' });

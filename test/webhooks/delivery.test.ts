@@ -93,7 +93,12 @@ describe('a payment’s events reach the merchant', () => {
     expect(event.objectVersion).toBe(payment.version);
     // PROCESSING was committed before the processor was called (the history says so), without an event.
     const { history } = dataOf(await shop.secret(PaymentDocument, { id: payment.id })).payment!;
-    expect(history.filter((row) => row.subject === 'intent').map((row) => row.toStatus)).toEqual(['REQUIRES_PAYMENT_METHOD', 'REQUIRES_CONFIRMATION', 'PROCESSING', 'SUCCEEDED']);
+    expect(history.filter((row) => row.subject === 'intent').map((row) => row.toStatus)).toEqual([
+      'REQUIRES_PAYMENT_METHOD',
+      'REQUIRES_CONFIRMATION',
+      'PROCESSING',
+      'SUCCEEDED',
+    ]);
     // The worker would have sent anything else by now (it sends on commit); give it the time anyway.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await eventsOf(shop, payment.id)).map((row) => row.eventType)).toEqual(['PAYMENT_SUCCEEDED']);
@@ -115,7 +120,9 @@ describe('a payment’s events reach the merchant', () => {
     const shop = await shopWithReceiver(stack);
     const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 700, currency: 'EUR' } })).createPayment;
     const debit = { bankDebit: { accountHolderName: 'Ada Lovelace', iban: 'DE89370400440532013000' } };
-    const confirmed = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: debit } })).confirmPayment;
+    const confirmed = dataOf(
+      await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: debit } }),
+    ).confirmPayment;
     expect(confirmed.status).toBe('PROCESSING');
     const processing = await eventReaching(shop, created.id, 'PAYMENT_PROCESSING', 'DELIVERED');
     expect(processing.objectVersion).toBe(confirmed.version);
@@ -255,7 +262,9 @@ describe('a receiver that keeps failing', () => {
   });
 
   it('honours Retry-After within the schedule: later than the table, never more than double', async () => {
-    const receiver = await startReceiver((_request, reply, index) => reply.writeHead(index === 0 ? 429 : 200, index === 0 ? { 'retry-after': '3600' } : {}).end());
+    const receiver = await startReceiver((_request, reply, index) =>
+      reply.writeHead(index === 0 ? 429 : 200, index === 0 ? { 'retry-after': '3600' } : {}).end(),
+    );
     const shop = await shopWithReceiver(stack, receiver);
     const payment = await paidPayment(shop);
     const event = await eventReaching(shop, payment.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
@@ -283,7 +292,8 @@ describe('a receiver that keeps failing', () => {
     expect(receiver.received).toHaveLength(seen);
 
     receiver.handler = answer(200);
-    const restored = dataOf(await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, webhookUrl: receiver.url } })).updateBusinessProfile.businessProfile;
+    const restored = dataOf(await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, webhookUrl: receiver.url } }))
+      .updateBusinessProfile.businessProfile;
     expect(restored.testWebhookDisabledAt).toBeNull();
     const third = await paidPayment(shop);
     await eventReaching(shop, third.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
@@ -301,13 +311,16 @@ describe('a receiver that keeps failing', () => {
     const shop = await shopWithReceiver(stack, receiver);
     const payments = await Promise.all([paidPayment(shop), paidPayment(shop)]);
     await vi.waitFor(async () => expect(held).toHaveLength(2), { timeout: 10_000 });
-    await vi.waitFor(async () => {
-      const events = (await Promise.all(payments.map((payment) => eventsOf(shop, payment.id)))).flat();
-      expect(events.map((event) => [event.deliveryStatus, event.attemptCount, event.attempts.map((attempt) => attempt.responseStatus)])).toEqual([
-        ['NOT_SENT', 1, [410]],
-        ['NOT_SENT', 1, [410]],
-      ]);
-    }, { timeout: 10_000 });
+    await vi.waitFor(
+      async () => {
+        const events = (await Promise.all(payments.map((payment) => eventsOf(shop, payment.id)))).flat();
+        expect(events.map((event) => [event.deliveryStatus, event.attemptCount, event.attempts.map((attempt) => attempt.responseStatus)])).toEqual([
+          ['NOT_SENT', 1, [410]],
+          ['NOT_SENT', 1, [410]],
+        ]);
+      },
+      { timeout: 10_000 },
+    );
     await receiver.close();
   });
 });
@@ -322,10 +335,15 @@ describe('a processor call that times out', () => {
       const shop = await shopWithReceiver(slow);
       const typesOf = async (paymentId: string) => (await eventsOf(shop, paymentId)).map((row) => row.eventType);
       const syncUntil = async (paymentId: string, status: string) =>
-        vi.waitFor(async () => expect(dataOf(await patient.as(shop.secretKey)(SyncPaymentDocument, { input: { paymentId } })).syncPayment.status).toBe(status), { timeout: 15_000, interval: 200 });
+        vi.waitFor(
+          async () => expect(dataOf(await patient.as(shop.secretKey)(SyncPaymentDocument, { input: { paymentId } })).syncPayment.status).toBe(status),
+          { timeout: 15_000, interval: 200 },
+        );
 
       const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 700, currency: 'USD' } })).createPayment;
-      const confirmed = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card() } })).confirmPayment;
+      const confirmed = dataOf(
+        await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card() } }),
+      ).confirmPayment;
       expect(confirmed.status).toBe('PROCESSING');
       expect(await typesOf(created.id)).toEqual(['PAYMENT_PROCESSING']);
       await syncUntil(created.id, 'SUCCEEDED');

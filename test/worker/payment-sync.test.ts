@@ -26,7 +26,9 @@ afterAll(() => sql.end());
 async function confirmedPayment(stack: Stack, cardNumber: string) {
   const shop = await merchantWithSandbox(stack);
   const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 900, currency: 'USD' } })).createPayment;
-  const confirmed = dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(cardNumber) } })).confirmPayment;
+  const confirmed = dataOf(
+    await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card(cardNumber) } }),
+  ).confirmPayment;
   const read = async () => dataOf(await shop.secret(PaymentDocument, { id: created.id })).payment;
   return { confirmed, read };
 }

@@ -16,7 +16,6 @@ export const REGISTRATION_ROUTE = /^\/account\/([^/]+)\/webhooks\/([^/]+)$/;
 /** Processors' callbacks are small; a larger body is refused before it is read to the end. */
 export const MAX_CALLBACK_BYTES = 256 * 1024;
 
-
 export async function handleCallback(services: Services, match: RegExpExecArray, request: IncomingMessage, reply: ServerResponse): Promise<void> {
   const [, merchantId = '', connectorAccountId = ''] = match;
   let rawBody: Buffer;

@@ -33,7 +33,9 @@ function linkJson(link: PaymentLink) {
 
 function linkPage(link: PaymentLink): string {
   const price =
-    link.amount !== null ? formatMinor(link.amount, link.currency) : `${formatMinor(link.minAmount!, link.currency)} to ${formatMinor(link.maxAmount!, link.currency)}`;
+    link.amount !== null
+      ? formatMinor(link.amount, link.currency)
+      : `${formatMinor(link.minAmount!, link.currency)} to ${formatMinor(link.maxAmount!, link.currency)}`;
   const title = escapeHtml(link.description ?? 'Payment');
   const amountField =
     link.amount === null
@@ -78,7 +80,13 @@ export async function handlePaymentLink(
         throw new AppError('INVALID_INPUT', 'The body must be JSON.', { field: '(body)' });
       }
       const created = await services.paymentLinks.pay(linkId, input);
-      return sendJson(reply, 201, { payment_id: created.paymentId, client_secret: created.clientSecret, publishable_key: created.publishableKey, amount: created.amount, currency: created.currency });
+      return sendJson(reply, 201, {
+        payment_id: created.paymentId,
+        client_secret: created.clientSecret,
+        publishable_key: created.publishableKey,
+        amount: created.amount,
+        currency: created.currency,
+      });
     }
     if (!action && request.method === 'GET') {
       await limits.refuseIfReached('failedAuthentications', clientIp);
@@ -88,7 +96,8 @@ export async function handlePaymentLink(
     }
     sendJson(reply, 405, errorBody('METHOD_NOT_ALLOWED', `Use ${action ? 'POST' : 'GET'} here.`));
   } catch (error) {
-    if (error instanceof BodyTooLargeError) return sendJson(reply, 413, errorBody('PAYLOAD_TOO_LARGE', `The body must be at most ${MAX_PAY_BODY_BYTES} bytes.`));
+    if (error instanceof BodyTooLargeError)
+      return sendJson(reply, 413, errorBody('PAYLOAD_TOO_LARGE', `The body must be at most ${MAX_PAY_BODY_BYTES} bytes.`));
     if (!(error instanceof AppError)) throw error;
     // An expired or deactivated link (or its expired payment) is gone; any other refusal keeps its own status.
     const status = error.code === 'INVALID_STATE' && GONE.has(String(error.details['status'])) ? 410 : ERROR_CODES[error.code].httpStatus;

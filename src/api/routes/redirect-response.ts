@@ -26,11 +26,19 @@ export async function handleRedirectResponse(services: Services, match: RegExpEx
       return;
     }
     const status = escapeHtml(payment.status.toLowerCase());
-    sendPage(reply, 200, page(`Payment ${status}`, 'checkout', `<h1>Payment ${status}</h1><p>Payment ${escapeHtml(payment.id)} is ${status}. You can close this page.</p>`));
+    sendPage(
+      reply,
+      200,
+      page(`Payment ${status}`, 'checkout', `<h1>Payment ${status}</h1><p>Payment ${escapeHtml(payment.id)} is ${status}. You can close this page.</p>`),
+    );
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     if (error.code === 'NOT_FOUND') return sendPage(reply, 404, NOT_FOUND_PAGE);
     // The token was right: the customer may read why the payment could not be brought up to date.
-    sendPage(reply, ERROR_CODES[error.code].httpStatus, page('Payment not updated', 'checkout', `<h1>Payment not updated</h1><p>${escapeHtml(error.message)}</p>`));
+    sendPage(
+      reply,
+      ERROR_CODES[error.code].httpStatus,
+      page('Payment not updated', 'checkout', `<h1>Payment not updated</h1><p>${escapeHtml(error.message)}</p>`),
+    );
   }
 }

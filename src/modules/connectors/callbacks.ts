@@ -54,7 +54,13 @@ export class ConnectorCallbackService {
     private readonly context: ServiceContext,
     private readonly connectorAccounts: ConnectorAccountService,
     /** What callbacks move, each through its own state table. */
-    private readonly resources: { payments: PaymentService; refunds: RefundService; disputes: DisputeService; mandates: MandateService; payouts: PayoutService },
+    private readonly resources: {
+      payments: PaymentService;
+      refunds: RefundService;
+      disputes: DisputeService;
+      mandates: MandateService;
+      payouts: PayoutService;
+    },
   ) {}
 
   async receive(callback: IncomingCallback): Promise<CallbackAnswer> {
@@ -82,20 +88,29 @@ export class ConnectorCallbackService {
     const result = await this.apply(account.id, parsed);
     if (result === null) {
       // Acknowledged all the same (as Hyperswitch does): a 4xx would make the processor retry it forever.
-      this.context.logger.warn({ connectorAccountId: account.id, processorEventId: parsed.eventId }, `callback for a ${parsed.kind} this account does not have`);
+      this.context.logger.warn(
+        { connectorAccountId: account.id, processorEventId: parsed.eventId },
+        `callback for a ${parsed.kind} this account does not have`,
+      );
       await record('VERIFIED', `${parsed.kind}_not_found`, { callback: parsed });
       return acknowledged(`${parsed.kind}_not_found`);
     }
     if (result.outcome === 'refused') {
       // Acknowledged (a 4xx would be sent again forever) but nothing opened: the report contradicts our records.
-      this.context.logger.warn({ connectorAccountId: account.id, processorEventId: parsed.eventId, paymentId: result.paymentId, refusal: result.refusal }, 'refused a dispute callback that contradicts its payment');
+      this.context.logger.warn(
+        { connectorAccountId: account.id, processorEventId: parsed.eventId, paymentId: result.paymentId, refusal: result.refusal },
+        'refused a dispute callback that contradicts its payment',
+      );
       await record('VERIFIED', result.refusal, { callback: parsed, paymentId: result.paymentId });
       return acknowledged('refused');
     }
     if (result.outcome === 'awaiting_capture') {
       // Nothing opened yet, as the payment has not recorded the capture disputed: refused now, the report would
       // be lost (a 2xx is never sent again) and a refund could later return the money a second time.
-      this.context.logger.warn({ connectorAccountId: account.id, processorEventId: parsed.eventId, paymentId: result.paymentId }, 'deferred a dispute callback until its payment records the capture');
+      this.context.logger.warn(
+        { connectorAccountId: account.id, processorEventId: parsed.eventId, paymentId: result.paymentId },
+        'deferred a dispute callback until its payment records the capture',
+      );
       await record('VERIFIED', 'dispute_awaiting_capture', { callback: parsed, paymentId: result.paymentId });
       return sendAgain('The disputed payment has not recorded its capture yet; send the callback again.');
     }
@@ -110,7 +125,10 @@ export class ConnectorCallbackService {
   }
 
   /** Applies a verified callback to its resource, through that resource's own state table. */
-  private apply(connectorAccountId: string, callback: ConnectorCallback): Promise<{ paymentId: string | null; outcome: ApplyOutcome } | DisputeCallbackResult | null> {
+  private apply(
+    connectorAccountId: string,
+    callback: ConnectorCallback,
+  ): Promise<{ paymentId: string | null; outcome: ApplyOutcome } | DisputeCallbackResult | null> {
     const { payments, refunds, disputes, mandates, payouts } = this.resources;
     switch (callback.kind) {
       case 'payment':
@@ -123,7 +141,9 @@ export class ConnectorCallbackService {
         return payouts.applyCallback(connectorAccountId, callback.payout, callback.reference);
       case 'payment_method':
         // Only a revocation changes anything: a token becomes active when its setup payment is paid.
-        return callback.status === 'revoked' ? mandates.applyRevocation(connectorAccountId, callback.token) : Promise.resolve({ paymentId: null, outcome: 'unchanged' });
+        return callback.status === 'revoked'
+          ? mandates.applyRevocation(connectorAccountId, callback.token)
+          : Promise.resolve({ paymentId: null, outcome: 'unchanged' });
     }
   }
 
@@ -136,7 +156,8 @@ export class ConnectorCallbackService {
     const account = await this.findAccount(principal.merchantId, connectorAccountId);
     if (account === null || account.mode !== principal.mode) throw notFound('connector account', connectorAccountId);
     const webhooks = this.connectorAccounts.connectorFor(account).webhooks;
-    if (webhooks === undefined) throw new AppError('WEBHOOKS_NOT_SUPPORTED', `${account.connectorName} sends no callbacks; its payments are kept up to date by sync.`);
+    if (webhooks === undefined)
+      throw new AppError('WEBHOOKS_NOT_SUPPORTED', `${account.connectorName} sends no callbacks; its payments are kept up to date by sync.`);
     const secret = this.context.secretBox.open(await this.ensureWebhookSecret(account));
     const url = `${this.context.publicUrl.replace(/\/$/, '')}/webhooks/${account.merchantId}/${account.id}`;
     let endpointId: string;
@@ -150,7 +171,13 @@ export class ConnectorCallbackService {
       where: { id: account.id },
       data: { webhookUrl: url, webhookEndpointId: endpointId, webhookRegisteredAt: new Date() },
     });
-    return { merchantConnectorId: registered.id, connectorName: registered.connectorName, webhookUrl: url, connectorWebhookId: endpointId, registeredAt: registered.webhookRegisteredAt! };
+    return {
+      merchantConnectorId: registered.id,
+      connectorName: registered.connectorName,
+      webhookUrl: url,
+      connectorWebhookId: endpointId,
+      registeredAt: registered.webhookRegisteredAt!,
+    };
   }
 
   /**
@@ -218,7 +245,9 @@ export class ConnectorCallbackService {
     };
     if (await sampleFull(this.context.db)) return false;
     return this.context.db.$transaction(async (tx) => {
-      const [lock] = await tx.$queryRaw<{ taken: boolean }[]>`SELECT pg_try_advisory_xact_lock(hashtext(${`connector_callbacks:${data.connectorAccountId}`})) AS taken`;
+      const [lock] = await tx.$queryRaw<
+        { taken: boolean }[]
+      >`SELECT pg_try_advisory_xact_lock(hashtext(${`connector_callbacks:${data.connectorAccountId}`})) AS taken`;
       if (!lock!.taken || (await sampleFull(tx))) return false;
       await tx.connectorCallback.create({ data });
       return true;

@@ -10,11 +10,11 @@ export const createConnectorAccountInput = z.object({
   connectorName: z.string().refine(isConnectorName, { message: `must be one of: ${Object.keys(CONNECTORS).join(', ')}` }),
   credentials: z.record(z.string(), z.unknown()),
   webhookSecret: z.string().min(16, 'must be at least 16 characters').max(256).nullish(),
-  paymentMethods: z.array(z.string().refine(isPaymentMethodType, `must be one of: ${PAYMENT_METHOD_TYPES.join(', ')}`)).max(20).nullish(),
-  currencies: z
-    .array(currencyCode.refine(isCurrency, 'must be an ISO 4217 currency code'))
-    .max(200)
+  paymentMethods: z
+    .array(z.string().refine(isPaymentMethodType, `must be one of: ${PAYMENT_METHOD_TYPES.join(', ')}`))
+    .max(20)
     .nullish(),
+  currencies: z.array(currencyCode.refine(isCurrency, 'must be an ISO 4217 currency code')).max(200).nullish(),
   countries: z.array(z.string().refine(isCountry, 'must be an ISO 3166-1 alpha-2 country code (upper case)')).max(250).nullish(),
   mode: z.enum(['TEST', 'LIVE']).nullish(),
 });

@@ -99,9 +99,7 @@ export interface ProcessorDispute {
 }
 
 /** Where a payout sends the money (secrets included: never stored or logged). */
-export type PayoutDestination =
-  | { type: 'card'; card: Omit<CardDetails, 'cvc'> }
-  | { type: 'bank_account'; accountHolderName: string; iban: string };
+export type PayoutDestination = { type: 'card'; card: Omit<CardDetails, 'cvc'> } | { type: 'bank_account'; accountHolderName: string; iban: string };
 
 export interface PayoutRequest {
   /** Our payout id: the processor's reference and the idempotency key of the call. */

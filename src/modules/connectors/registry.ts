@@ -28,7 +28,10 @@ export interface ConnectorDefinition<Credentials = unknown> {
   create(credentials: Credentials, settings: ConnectorSettings): Connector;
 }
 
-function sandboxProcessor(personality: SandboxPersonality, capabilities: Pick<ConnectorDefinition, 'paymentMethods' | 'wallets' | 'webhookFlowCategories' | 'payouts'>): ConnectorDefinition<SandboxCredentials> {
+function sandboxProcessor(
+  personality: SandboxPersonality,
+  capabilities: Pick<ConnectorDefinition, 'paymentMethods' | 'wallets' | 'webhookFlowCategories' | 'payouts'>,
+): ConnectorDefinition<SandboxCredentials> {
   return {
     credentialsSchema: credentialsSchemaFor(personality),
     ...capabilities,
@@ -49,7 +52,10 @@ export const CONNECTORS = {
       payouts: true,
     },
   ),
-  fauxpay: sandboxProcessor({ name: 'fauxpay', pathPrefix: '/fauxpay', keyPrefix: 'sk_fauxpay_', webhooks: false }, { paymentMethods: ['card', 'bank_debit'], wallets: [], webhookFlowCategories: [], payouts: true }),
+  fauxpay: sandboxProcessor(
+    { name: 'fauxpay', pathPrefix: '/fauxpay', keyPrefix: 'sk_fauxpay_', webhooks: false },
+    { paymentMethods: ['card', 'bank_debit'], wallets: [], webhookFlowCategories: [], payouts: true },
+  ),
 } as const satisfies Record<string, ConnectorDefinition<SandboxCredentials>>;
 
 export type ConnectorName = keyof typeof CONNECTORS;

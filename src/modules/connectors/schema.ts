@@ -15,11 +15,18 @@ export const ConnectorAccountRef = builder.prismaObject('ConnectorAccount', {
     currencies: t.exposeStringList('currencies', { description: 'Accepted currencies; empty accepts all.' }),
     countries: t.exposeStringList('countries', { description: 'Accepted customer countries; empty accepts all.' }),
     disabled: t.exposeBoolean('disabled'),
-    hasWebhookSecret: t.boolean({ description: 'Whether callbacks can be verified (a secret was given, or generated at registration).', resolve: (account) => account.webhookSecretEncrypted !== null }),
-    webhookUrl: t.exposeString('webhookUrl', { nullable: true, description: 'Where the processor was told to send callbacks (POST /account/{account_id}/webhooks/{id}).' }),
+    hasWebhookSecret: t.boolean({
+      description: 'Whether callbacks can be verified (a secret was given, or generated at registration).',
+      resolve: (account) => account.webhookSecretEncrypted !== null,
+    }),
+    webhookUrl: t.exposeString('webhookUrl', {
+      nullable: true,
+      description: 'Where the processor was told to send callbacks (POST /account/{account_id}/webhooks/{id}).',
+    }),
     webhookRegisteredAt: t.expose('webhookRegisteredAt', { type: 'DateTime', nullable: true }),
     webhookFlowCategories: t.stringList({
-      description: 'The flow categories the connector declares for its callbacks. Informational only: callbacks are processed whatever it says, even when empty.',
+      description:
+        'The flow categories the connector declares for its callbacks. Informational only: callbacks are processed whatever it says, even when empty.',
       resolve: (account) => (isConnectorName(account.connectorName) ? [...CONNECTORS[account.connectorName].webhookFlowCategories] : []),
     }),
     callbacks: t.relation('callbacks', {
@@ -37,13 +44,20 @@ builder.prismaObject('ConnectorCallback', {
     id: t.exposeID('id'),
     verification: t.exposeString('verification', { description: 'VERIFIED, FAILED or NOT_IMPLEMENTED.' }),
     outcome: t.exposeString('outcome', {
-      description: 'applied, duplicate_or_stale, payment_not_found, unrecognised_event, dispute_currency_mismatch, dispute_amount_over_captured, dispute_awaiting_capture, deferred, signature_mismatch, no_webhook_secret or webhooks_not_implemented.',
+      description:
+        'applied, duplicate_or_stale, payment_not_found, unrecognised_event, dispute_currency_mismatch, dispute_amount_over_captured, dispute_awaiting_capture, deferred, signature_mismatch, no_webhook_secret or webhooks_not_implemented.',
     }),
     processorEventId: t.exposeString('processorEventId', { nullable: true }),
     processorEventType: t.exposeString('processorEventType', { nullable: true }),
     paymentId: t.exposeString('paymentId', { nullable: true }),
-    headers: t.expose('headers', { type: 'JSON', description: 'Without credentials; of a callback that did not verify, only content-type, content-length and user-agent.' }),
-    bodyBase64: t.string({ description: 'The exact bytes received, base64; empty for a callback that did not verify (its body is not kept).', resolve: (callback) => Buffer.from(callback.body).toString('base64') }),
+    headers: t.expose('headers', {
+      type: 'JSON',
+      description: 'Without credentials; of a callback that did not verify, only content-type, content-length and user-agent.',
+    }),
+    bodyBase64: t.string({
+      description: 'The exact bytes received, base64; empty for a callback that did not verify (its body is not kept).',
+      resolve: (callback) => Buffer.from(callback.body).toString('base64'),
+    }),
     receivedAt: t.expose('receivedAt', { type: 'DateTime' }),
   }),
 });

@@ -38,7 +38,8 @@ export class ConnectorAccountService {
       throw invalidInput(['credentials', ...issue.path.map(String)].join('.'), issue.message);
     }
     const mode: Mode = input.mode ?? principal.mode;
-    if (mode !== principal.mode) throw new AppError('FORBIDDEN', `A ${principal.mode.toLowerCase()} key creates ${principal.mode.toLowerCase()} connector accounts only.`);
+    if (mode !== principal.mode)
+      throw new AppError('FORBIDDEN', `A ${principal.mode.toLowerCase()} key creates ${principal.mode.toLowerCase()} connector accounts only.`);
     const paymentMethods = (input.paymentMethods ?? [...definition.paymentMethods]) as PaymentMethodType[];
     const unsupported = paymentMethods.find((method) => !definition.paymentMethods.includes(method));
     if (unsupported) throw invalidInput('paymentMethods', `${name} does not support ${unsupported} (supported: ${definition.paymentMethods.join(', ')})`);

@@ -41,7 +41,10 @@ export class CustomerService {
   }
 
   async savedCards(merchantId: string, mode: Mode, customerId: string): Promise<SavedPaymentMethod[]> {
-    return this.context.db.savedPaymentMethod.findMany({ where: { merchantId, mode, customerId }, orderBy: [{ lastUsedAt: { sort: 'desc', nulls: 'last' } }, { createdAt: 'desc' }] });
+    return this.context.db.savedPaymentMethod.findMany({
+      where: { merchantId, mode, customerId },
+      orderBy: [{ lastUsedAt: { sort: 'desc', nulls: 'last' } }, { createdAt: 'desc' }],
+    });
   }
 
   /** A saved card of this customer, for a payment of the same merchant and mode; NOT_FOUND otherwise. */
@@ -57,7 +60,12 @@ export class CustomerService {
 
   /** Keeps the processor's token of the card `attempt` paid with; the same card saved again is refreshed, not duplicated. */
   /** `db`: the transaction of the change that paid with the card, when there is one. */
-  async saveCard(payment: { merchantId: string; mode: Mode; customerId: string }, attempt: PaymentAttempt, token: string, db: Prisma.TransactionClient = this.context.db): Promise<SavedPaymentMethod> {
+  async saveCard(
+    payment: { merchantId: string; mode: Mode; customerId: string },
+    attempt: PaymentAttempt,
+    token: string,
+    db: Prisma.TransactionClient = this.context.db,
+  ): Promise<SavedPaymentMethod> {
     const card = {
       cardBrand: attempt.cardBrand,
       cardLast4: attempt.cardLast4,

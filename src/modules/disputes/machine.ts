@@ -94,9 +94,11 @@ const EVIDENCE_KEY = /^[a-z0-9_]+$/;
 
 /** The first rule `evidence` breaks, with its path (`evidence.<key>`), or null when it is valid. */
 export function evidenceProblem(evidence: unknown): { field: string; rule: string } | null {
-  if (evidence === null || typeof evidence !== 'object' || Array.isArray(evidence)) return { field: 'evidence', rule: 'must be an object of named text fields' };
+  if (evidence === null || typeof evidence !== 'object' || Array.isArray(evidence))
+    return { field: 'evidence', rule: 'must be an object of named text fields' };
   const entries = Object.entries(evidence);
-  if (entries.length === 0 || entries.length > EVIDENCE_LIMITS.maxFields) return { field: 'evidence', rule: `must have 1 to ${EVIDENCE_LIMITS.maxFields} fields` };
+  if (entries.length === 0 || entries.length > EVIDENCE_LIMITS.maxFields)
+    return { field: 'evidence', rule: `must have 1 to ${EVIDENCE_LIMITS.maxFields} fields` };
   for (const [key, value] of entries) {
     if (!EVIDENCE_KEY.test(key) || key.length > EVIDENCE_LIMITS.maxKeyLength) {
       return { field: 'evidence', rule: `field names must be 1 to ${EVIDENCE_LIMITS.maxKeyLength} lowercase letters, digits or _` };

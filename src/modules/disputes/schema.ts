@@ -5,7 +5,8 @@ import { challengeDisputeInput, disputeIdInput } from './inputs.ts';
 
 export const DisputeStatusEnum = builder.enumType('DisputeStatus', {
   values: DISPUTE_STATUSES,
-  description: 'OPENED until the merchant answers (ACCEPTED, or CHALLENGED with evidence) or the deadline passes (EXPIRED); a challenge is WON or LOST; CANCELLED when withdrawn.',
+  description:
+    'OPENED until the merchant answers (ACCEPTED, or CHALLENGED with evidence) or the deadline passes (EXPIRED); a challenge is WON or LOST; CANCELLED when withdrawn.',
 });
 
 export const DisputeRef = builder.prismaObject('Dispute', {
@@ -72,7 +73,8 @@ const ChallengeDisputeInput = inputTypeFor('ChallengeDisputeInput', challengeDis
     evidence: t.field({
       type: 'JSON',
       required: true,
-      description: 'Named text fields (1 to 20; names of lowercase letters, digits and _, values up to 5000 characters), e.g. { "receipt": "…", "shipping_tracking_number": "…" }.',
+      description:
+        'Named text fields (1 to 20; names of lowercase letters, digits and _, values up to 5000 characters), e.g. { "receipt": "…", "shipping_tracking_number": "…" }.',
     }),
   }),
 });
@@ -80,7 +82,8 @@ const ChallengeDisputeInput = inputTypeFor('ChallengeDisputeInput', challengeDis
 builder.mutationField('challengeDispute', (t) =>
   t.withAuth({ secretKey: true }).field({
     type: DisputeRef,
-    description: 'Challenges an open dispute with evidence before `evidenceDueBy` (`dispute_challenged`); the network’s decision follows (`dispute_won` or `dispute_lost`).',
+    description:
+      'Challenges an open dispute with evidence before `evidenceDueBy` (`dispute_challenged`); the network’s decision follows (`dispute_won` or `dispute_lost`).',
     args: { input: t.arg({ type: ChallengeDisputeInput, required: true }) },
     resolve: (_root, { input }, { principal, services }) => services.disputes.challenge(principal, input),
   }),

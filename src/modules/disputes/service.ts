@@ -45,7 +45,12 @@ export class DisputeService {
   list(principal: SecretKeyPrincipal, rawInput: unknown): Promise<Dispute[]> {
     const input = parseInput(listDisputesInput, rawInput);
     return this.context.db.dispute.findMany({
-      where: { merchantId: principal.merchantId, mode: principal.mode, ...(input.paymentId ? { paymentId: input.paymentId } : {}), ...(input.status ? { status: input.status } : {}) },
+      where: {
+        merchantId: principal.merchantId,
+        mode: principal.mode,
+        ...(input.paymentId ? { paymentId: input.paymentId } : {}),
+        ...(input.status ? { status: input.status } : {}),
+      },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: input.first ?? 20,
     });
@@ -71,9 +76,13 @@ export class DisputeService {
     const evidence = input.evidence as Record<string, string>;
     const dispute = await this.openDispute(principal, input.disputeId, 'challenged');
     if (dispute.evidenceDueBy !== null && dispute.evidenceDueBy.getTime() <= Date.now()) {
-      throw new AppError('INVALID_STATE', `The evidence was due by ${dispute.evidenceDueBy.toISOString()}; the dispute can no longer be challenged.`, { status: dispute.status });
+      throw new AppError('INVALID_STATE', `The evidence was due by ${dispute.evidenceDueBy.toISOString()}; the dispute can no longer be challenged.`, {
+        status: dispute.status,
+      });
     }
-    const answer = await this.atProcessor(dispute, (connector) => connector.submitDisputeEvidence(dispute.connectorDisputeId, evidence, `${dispute.id}.challenge`));
+    const answer = await this.atProcessor(dispute, (connector) =>
+      connector.submitDisputeEvidence(dispute.connectorDisputeId, evidence, `${dispute.id}.challenge`),
+    );
     return (await this.apply(dispute.id, answer, principal.keyId, { evidence })).dispute;
   }
 
@@ -96,7 +105,9 @@ export class DisputeService {
     const opened = await this.open(attempt, answer);
     if (opened === null) return this.applyCallback(connectorAccountId, answer); // a concurrent callback opened it first
     if ('hold' in opened) {
-      return opened.hold === 'dispute_awaiting_capture' ? { paymentId: attempt.paymentId, outcome: 'awaiting_capture' } : { paymentId: attempt.paymentId, outcome: 'refused', refusal: opened.hold };
+      return opened.hold === 'dispute_awaiting_capture'
+        ? { paymentId: attempt.paymentId, outcome: 'awaiting_capture' }
+        : { paymentId: attempt.paymentId, outcome: 'refused', refusal: opened.hold };
     }
     // A first callback that already reports a later state (the "opened" one was lost) moves it on from OPENED.
     if (DISPUTE_TARGETS[answer.status] !== 'OPENED') await this.apply(opened.id, answer, 'callback');
@@ -106,7 +117,8 @@ export class DisputeService {
   /** The dispute, if it is still open for the merchant's response; INVALID_STATE naming its status otherwise. */
   private async openDispute(principal: SecretKeyPrincipal, disputeId: string, goal: 'accepted' | 'challenged'): Promise<Dispute> {
     const dispute = await this.get(principal, disputeId);
-    if (dispute.status !== 'OPENED') throw new AppError('INVALID_STATE', `Only an open dispute can be ${goal}; this one is ${dispute.status}.`, { status: dispute.status });
+    if (dispute.status !== 'OPENED')
+      throw new AppError('INVALID_STATE', `Only an open dispute can be ${goal}; this one is ${dispute.status}.`, { status: dispute.status });
     return dispute;
   }
 
@@ -125,7 +137,10 @@ export class DisputeService {
    * Creates the dispute at OPENED with its dispute_opened event; null if a concurrent callback created it, and
    * why not (nothing written) when it does not fit the payment now.
    */
-  private async open(attempt: Prisma.PaymentAttemptGetPayload<{ include: { payment: true } }>, answer: ProcessorDispute): Promise<Dispute | { hold: DisputeHold } | null> {
+  private async open(
+    attempt: Prisma.PaymentAttemptGetPayload<{ include: { payment: true } }>,
+    answer: ProcessorDispute,
+  ): Promise<Dispute | { hold: DisputeHold } | null> {
     const { payment } = attempt;
     const now = new Date();
     let event: CommittedEvent | null = null;
@@ -166,14 +181,21 @@ export class DisputeService {
    * Moves the dispute to what the processor reports, along the table's rows (through CHALLENGED when a
    * decision comes before the report of its challenge, each step's event written); anything else changes nothing.
    */
-  private async apply(disputeId: string, answer: ProcessorDispute, actor: string, extra: { evidence?: Record<string, string> } = {}): Promise<{ dispute: Dispute; outcome: ApplyOutcome }> {
+  private async apply(
+    disputeId: string,
+    answer: ProcessorDispute,
+    actor: string,
+    extra: { evidence?: Record<string, string> } = {},
+  ): Promise<{ dispute: Dispute; outcome: ApplyOutcome }> {
     const target = DISPUTE_TARGETS[answer.status];
     const { row, outcome } = await applyGuardedMove<Dispute>(this.context.db, this.outbox, {
       read: () => this.context.db.dispute.findUniqueOrThrow({ where: { id: disputeId } }),
       plan: (dispute) => {
         const path = disputePath(dispute.status, target);
-        if (path !== null && path.length > 0) return { status: target, ...(extra.evidence ? { evidence: extra.evidence } : {}), version: { increment: 1 }, updatedAt: new Date() };
-        if (path === null) this.context.logger.info({ disputeId, status: dispute.status, answer: answer.status, actor }, 'ignored a dispute answer no transition leads to');
+        if (path !== null && path.length > 0)
+          return { status: target, ...(extra.evidence ? { evidence: extra.evidence } : {}), version: { increment: 1 }, updatedAt: new Date() };
+        if (path === null)
+          this.context.logger.info({ disputeId, status: dispute.status, answer: answer.status, actor }, 'ignored a dispute answer no transition leads to');
         return null;
       },
       write: async (tx, dispute, data) => (await tx.dispute.updateManyAndReturn({ where: { id: dispute.id, version: dispute.version }, data }))[0],

@@ -124,7 +124,16 @@ export class WebhookDeliveryService {
     const response = await this.sender.send({ url: claim.url, body: claim.body, headers, privateNetworks });
     const attempt: AttemptRecord =
       response.kind === 'response'
-        ? { kind, url: claim.url, requestHeaders: headers, latencyMs: response.latencyMs, error: null, responseStatus: response.status, responseBody: response.body, responseBodyTruncated: response.truncated }
+        ? {
+            kind,
+            url: claim.url,
+            requestHeaders: headers,
+            latencyMs: response.latencyMs,
+            error: null,
+            responseStatus: response.status,
+            responseBody: response.body,
+            responseBodyTruncated: response.truncated,
+          }
         : { kind, url: claim.url, requestHeaders: headers, latencyMs: response.latencyMs, error: response.error, ...unanswered };
     return { response, attempt };
   }
@@ -140,7 +149,10 @@ export class WebhookDeliveryService {
       // event and waiting for the other's (a deadlock PostgreSQL would break by dropping one attempt record).
       await tx.businessProfile.update({ where: { id: claim.profileId }, data: { [live ? 'liveWebhookDisabledAt' : 'testWebhookDisabledAt']: new Date() } });
       await this.store.record(claim, attempt, { kind: 'not_sent' }, tx);
-      await tx.event.updateMany({ where: { profileId: claim.profileId, mode: claim.mode, deliveryStatus: 'PENDING' }, data: { deliveryStatus: 'NOT_SENT', nextAttemptAt: null } });
+      await tx.event.updateMany({
+        where: { profileId: claim.profileId, mode: claim.mode, deliveryStatus: 'PENDING' },
+        data: { deliveryStatus: 'NOT_SENT', nextAttemptAt: null },
+      });
     });
     this.context.logger.warn({ profileId: claim.profileId, mode: claim.mode, eventId: claim.eventId }, 'webhook endpoint answered 410 Gone and was disabled');
   }

@@ -23,7 +23,11 @@ export interface GuardedMove<Row extends { status: string }> {
   moved(tx: Transaction, before: Row, after: Row): Promise<(CommittedEvent | null)[]>;
 }
 
-export async function applyGuardedMove<Row extends { status: string }>(db: Database, outbox: EventOutbox, move: GuardedMove<Row>): Promise<{ row: Row; outcome: ApplyOutcome }> {
+export async function applyGuardedMove<Row extends { status: string }>(
+  db: Database,
+  outbox: EventOutbox,
+  move: GuardedMove<Row>,
+): Promise<{ row: Row; outcome: ApplyOutcome }> {
   for (let attempt = 1; ; attempt += 1) {
     const row = await move.read();
     const data = move.plan(row);

@@ -6,12 +6,7 @@ import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import {
-  MAX_STORED_RESPONSE_BYTES,
-  type WebhookRequest,
-  type WebhookResponse,
-  type WebhookSender,
-} from './sender.ts';
+import { MAX_STORED_RESPONSE_BYTES, type WebhookRequest, type WebhookResponse, type WebhookSender } from './sender.ts';
 import type { PrivateNetworkAccess } from '../../platform/config.ts';
 
 /** Loopback, private, carrier-grade NAT, link-local (cloud metadata), multicast and reserved ranges. */
@@ -72,16 +67,18 @@ class RefusedAddressError extends Error {
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /** dns.lookup, refusing the whole name if any address it resolves to is one `access` may not reach. */
-const guardedLookup = (access: PrivateNetworkAccess) => (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, []);
-    const refused = addresses.find((entry) => !mayReach(entry.address, access));
-    if (refused !== undefined) return callback(new RefusedAddressError(refused.address), []);
-    if (options.all) return callback(null, addresses);
-    const first = addresses[0]!;
-    callback(null, first.address, first.family);
-  });
-};
+const guardedLookup =
+  (access: PrivateNetworkAccess) =>
+  (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const refused = addresses.find((entry) => !mayReach(entry.address, access));
+      if (refused !== undefined) return callback(new RefusedAddressError(refused.address), []);
+      if (options.all) return callback(null, addresses);
+      const first = addresses[0]!;
+      callback(null, first.address, first.family);
+    });
+  };
 
 /** Retry-After as delta-seconds or an HTTP date, in ms from now; null when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | null {

@@ -118,7 +118,15 @@ export class EventOutbox {
         ) endpoint
         WHERE p.id = ${event.profileId} AND ${condition}
         RETURNING delivery_status::text AS delivery_status`,
-      committed: (deliveryStatus) => ({ id, merchantId: event.merchantId, profileId: event.profileId, mode: event.mode, eventType: event.eventType, objectId: event.objectId, deliveryStatus }),
+      committed: (deliveryStatus) => ({
+        id,
+        merchantId: event.merchantId,
+        profileId: event.profileId,
+        mode: event.mode,
+        eventType: event.eventType,
+        objectId: event.objectId,
+        deliveryStatus,
+      }),
     };
   }
 

@@ -31,7 +31,10 @@ export const WebhookDeliveryAttemptRef = builder.prismaObject('WebhookDeliveryAt
     responseBodyTruncated: t.exposeBoolean('responseBodyTruncated'),
     latencyMs: t.exposeInt('latencyMs'),
     error: t.exposeString('error', { nullable: true, description: 'Why there was no HTTP answer (timeout, refused address, ...).' }),
-    startedAt: t.expose('startedAt', { type: 'DateTime', description: 'When the attempt began; the next automatic attempt is due a scheduled delay after it.' }),
+    startedAt: t.expose('startedAt', {
+      type: 'DateTime',
+      description: 'When the attempt began; the next automatic attempt is due a scheduled delay after it.',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When the outcome was recorded.' }),
   }),
 });

@@ -17,8 +17,14 @@ import type { WebhookDeliveryService } from './delivery.ts';
 
 const watchEventsInput = z.object({
   profileId: z.string().refine((id) => isId('businessProfile', id), 'is not a business profile id'),
-  eventTypes: z.array(z.string().refine(isEventType, `must be one of the ${EVENT_TYPES.length} event types`)).max(EVENT_TYPES.length).nullish(),
-  after: z.string().refine((id) => isId('event', id), 'is not an event id').nullish(),
+  eventTypes: z
+    .array(z.string().refine(isEventType, `must be one of the ${EVENT_TYPES.length} event types`))
+    .max(EVENT_TYPES.length)
+    .nullish(),
+  after: z
+    .string()
+    .refine((id) => isId('event', id), 'is not an event id')
+    .nullish(),
 });
 
 /** How many missed events one catch-up query reads at a time, and at most in all. */
@@ -36,7 +42,10 @@ const listEventsInput = z.object({
   first: z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').nullish(),
   after: z.string().max(200).nullish(),
   objectId: z.string().max(64).nullish(),
-  eventTypes: z.array(z.string().refine(isEventType, `must be one of the ${EVENT_TYPES.length} event types`)).max(EVENT_TYPES.length).nullish(),
+  eventTypes: z
+    .array(z.string().refine(isEventType, `must be one of the ${EVENT_TYPES.length} event types`))
+    .max(EVENT_TYPES.length)
+    .nullish(),
   delivered: z.boolean().nullish(),
 });
 
@@ -96,14 +105,19 @@ export class EventService {
     const { db } = this.context;
     const profile = await db.businessProfile.findFirst({ where: { id: input.profileId, merchantId: principal.merchantId }, select: { id: true } });
     if (profile === null) throw notFound('business profile', input.profileId);
-    const from = input.after ? await db.event.findFirst({ where: { id: input.after, merchantId: principal.merchantId, mode: principal.mode }, select: { id: true, createdAt: true } }) : null;
+    const from = input.after
+      ? await db.event.findFirst({ where: { id: input.after, merchantId: principal.merchantId, mode: principal.mode }, select: { id: true, createdAt: true } })
+      : null;
     if (input.after && from === null) throw notFound('event', input.after);
     const types = input.eventTypes?.length ? new Set<string>(input.eventTypes) : null;
     const wanted = (event: Pick<Event, 'profileId' | 'eventType'>) => event.profileId === input.profileId && (types === null || types.has(event.eventType));
     const scope = { merchantId: principal.merchantId, mode: principal.mode, profileId: input.profileId, ...(types ? { eventType: { in: [...types] } } : {}) };
     if (from !== null) {
-      const missed = await db.event.count({ where: { ...scope, OR: [{ createdAt: { gt: from.createdAt } }, { createdAt: from.createdAt, id: { gt: from.id } }] } });
-      if (missed > MAX_CATCH_UP) throw invalidInput('after', `more than ${MAX_CATCH_UP} events came after it; read them with the events query, then subscribe from the newest`);
+      const missed = await db.event.count({
+        where: { ...scope, OR: [{ createdAt: { gt: from.createdAt } }, { createdAt: from.createdAt, id: { gt: from.id } }] },
+      });
+      if (missed > MAX_CATCH_UP)
+        throw invalidInput('after', `more than ${MAX_CATCH_UP} events came after it; read them with the events query, then subscribe from the newest`);
     }
     const snapshotOf = (eventId: string) => this.liveSnapshot(eventId);
     return new Repeater<EventWithAttempts>(async (push, stop) => {
@@ -112,7 +126,7 @@ export class EventService {
       const caughtUp = new Set<string>();
       try {
         await live.subscribed();
-        for (let cursor = from; cursor !== null; ) {
+        for (let cursor = from; cursor !== null;) {
           const page = await db.event.findMany({
             where: { ...scope, OR: [{ createdAt: { gt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { gt: cursor.id } }] },
             include: { attempts: { orderBy: { attemptNumber: 'asc' } } },
@@ -167,10 +181,16 @@ export class EventService {
     const live = event.mode === 'LIVE';
     const mode = event.mode.toLowerCase();
     if ((live ? profile.liveWebhookUrl : profile.testWebhookUrl) === null) {
-      throw new AppError('INVALID_STATE', `The profile has no ${mode}-mode webhook URL; set one with updateBusinessProfile first.`, { status: event.deliveryStatus });
+      throw new AppError('INVALID_STATE', `The profile has no ${mode}-mode webhook URL; set one with updateBusinessProfile first.`, {
+        status: event.deliveryStatus,
+      });
     }
     if ((live ? profile.liveWebhookDisabledAt : profile.testWebhookDisabledAt) !== null) {
-      throw new AppError('INVALID_STATE', `The profile's ${mode}-mode endpoint answered 410 Gone and was disabled; set its URL again with updateBusinessProfile to re-enable it.`, { status: event.deliveryStatus });
+      throw new AppError(
+        'INVALID_STATE',
+        `The profile's ${mode}-mode endpoint answered 410 Gone and was disabled; set its URL again with updateBusinessProfile to re-enable it.`,
+        { status: event.deliveryStatus },
+      );
     }
     await this.delivery.sendNow(event.id, 'MANUAL_RETRY');
     return this.get(principal, eventId);
@@ -216,10 +236,33 @@ export class EventService {
         createdAt: now,
         updatedAt: now,
       },
-      { id: newId('attempt'), attemptNumber: 1, status: 'CHARGED', connectorName: 'sandbox', connectorTransactionId: null, paymentMethodType: 'card', cardBrand: 'VISA', cardLast4: '4242', cardExpiryMonth: 12, cardExpiryYear: now.getUTCFullYear() + 1, paymentMethodDetails: null, errorCode: null, errorMessage: null },
+      {
+        id: newId('attempt'),
+        attemptNumber: 1,
+        status: 'CHARGED',
+        connectorName: 'sandbox',
+        connectorTransactionId: null,
+        paymentMethodType: 'card',
+        cardBrand: 'VISA',
+        cardLast4: '4242',
+        cardExpiryMonth: 12,
+        cardExpiryYear: now.getUTCFullYear() + 1,
+        paymentMethodDetails: null,
+        errorCode: null,
+        errorMessage: null,
+      },
     );
     const event = await this.context.db.$transaction((tx) =>
-      this.outbox.record(tx, { merchantId: principal.merchantId, profileId, mode: principal.mode, eventType: 'payment_succeeded', objectId: paymentId, objectVersion: 0, object: sample, isTest: true }),
+      this.outbox.record(tx, {
+        merchantId: principal.merchantId,
+        profileId,
+        mode: principal.mode,
+        eventType: 'payment_succeeded',
+        objectId: paymentId,
+        objectVersion: 0,
+        object: sample,
+        isTest: true,
+      }),
     );
     // Dashboards watching paymentEvents see it as they see every event.
     this.outbox.afterCommit(event);

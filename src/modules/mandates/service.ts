@@ -26,7 +26,9 @@ export class MandateService {
   ) {}
 
   async get(principal: MerchantPrincipal, mandateId: string): Promise<MandateWithCard> {
-    const mandate = isId('mandate', mandateId) ? await this.context.db.mandate.findUnique({ where: { id: mandateId }, include: { savedPaymentMethod: true } }) : null;
+    const mandate = isId('mandate', mandateId)
+      ? await this.context.db.mandate.findUnique({ where: { id: mandateId }, include: { savedPaymentMethod: true } })
+      : null;
     if (mandate === null || mandate.merchantId !== principal.merchantId || mandate.mode !== principal.mode) throw notFound('mandate', mandateId);
     return mandate;
   }
@@ -50,7 +52,12 @@ export class MandateService {
    * Inside the transaction that records a setup payment paid: its mandate on `token`, the processor token
    * that payment set up, and the mandate_active event; the same payment never makes two.
    */
-  async recordForPayment(tx: Prisma.TransactionClient, payment: PaymentIntent & { customerId: string }, saved: SavedPaymentMethod, token: string): Promise<CommittedEvent[]> {
+  async recordForPayment(
+    tx: Prisma.TransactionClient,
+    payment: PaymentIntent & { customerId: string },
+    saved: SavedPaymentMethod,
+    token: string,
+  ): Promise<CommittedEvent[]> {
     const now = new Date();
     const [created] = await tx.mandate.createManyAndReturn({
       data: {
@@ -122,7 +129,9 @@ export class MandateService {
 
   private refuseRevoked(mandate: Pick<Mandate, 'id' | 'status'>): void {
     if (mandate.status !== 'ACTIVE') {
-      throw new AppError('INVALID_STATE', `Mandate ${mandate.id} is revoked and can no longer be charged; the customer must set up a new one.`, { status: mandate.status });
+      throw new AppError('INVALID_STATE', `Mandate ${mandate.id} is revoked and can no longer be charged; the customer must set up a new one.`, {
+        status: mandate.status,
+      });
     }
   }
 

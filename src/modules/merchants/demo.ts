@@ -113,7 +113,16 @@ export async function ensureDemoMerchant(context: ServiceContext, demoKeys: Demo
     const expiresAt = new Date(Date.now() + DEMO_LINK_VALIDITY_MS);
     await tx.paymentLink.upsert({
       where: { id: DEMO_PAYMENT_LINK_ID },
-      create: { id: DEMO_PAYMENT_LINK_ID, merchantId: DEMO_MERCHANT_ID, profileId: DEMO_PROFILE_ID, mode: 'TEST', currency: 'EUR', amount: 2000, description: 'Demo: a coffee mug', expiresAt },
+      create: {
+        id: DEMO_PAYMENT_LINK_ID,
+        merchantId: DEMO_MERCHANT_ID,
+        profileId: DEMO_PROFILE_ID,
+        mode: 'TEST',
+        currency: 'EUR',
+        amount: 2000,
+        description: 'Demo: a coffee mug',
+        expiresAt,
+      },
       update: { expiresAt },
     });
   });

@@ -62,8 +62,14 @@ export const updateProfileInput = z
       .array(
         z.object({
           paymentMethodType: z.enum(PAYMENT_METHOD_TYPES, `must be one of ${PAYMENT_METHOD_TYPES.join(', ')}`),
-          fixedAmount: z.number().nullish().transform((value) => value ?? 0),
-          percentBps: z.number().nullish().transform((value) => value ?? 0),
+          fixedAmount: z
+            .number()
+            .nullish()
+            .transform((value) => value ?? 0),
+          percentBps: z
+            .number()
+            .nullish()
+            .transform((value) => value ?? 0),
         }),
       )
       .max(PAYMENT_METHOD_TYPES.length, `at most one rule per payment method type (${PAYMENT_METHOD_TYPES.length})`)

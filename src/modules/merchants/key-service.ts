@@ -20,7 +20,16 @@ export interface IssuedKey {
 export async function issueApiKey(tx: Transaction, merchantId: string, type: KeyType, mode: Mode, name: string): Promise<IssuedKey> {
   const key = generateApiKey(type, mode);
   const apiKey = await tx.apiKey.create({
-    data: { id: newId('apiKey'), merchantId, name, type, mode, keyHash: hashApiKey(key), redacted: redactApiKey(key), publishableKey: type === 'PUBLISHABLE' ? key : null },
+    data: {
+      id: newId('apiKey'),
+      merchantId,
+      name,
+      type,
+      mode,
+      keyHash: hashApiKey(key),
+      redacted: redactApiKey(key),
+      publishableKey: type === 'PUBLISHABLE' ? key : null,
+    },
   });
   return { apiKey, key };
 }
@@ -49,7 +58,7 @@ export class ApiKeyService {
     return new Set(keyIds.filter((id) => !active.has(id)));
   }
 
-    /** A secret key issues keys for its own merchant and mode; the admin key issues any, live ones included. */
+  /** A secret key issues keys for its own merchant and mode; the admin key issues any, live ones included. */
   async create(principal: Principal, rawInput: unknown): Promise<IssuedKey> {
     const input = parseInput(createApiKeyInput, rawInput);
     let merchantId: string;
@@ -75,8 +84,7 @@ export class ApiKeyService {
 
   async revoke(principal: Principal, keyId: string): Promise<ApiKey> {
     const row = await this.context.db.apiKey.findUnique({ where: { id: keyId } });
-    const visible =
-      row !== null && (principal.kind === 'admin' || (principal.kind === 'secretKey' && principal.merchantId === row.merchantId));
+    const visible = row !== null && (principal.kind === 'admin' || (principal.kind === 'secretKey' && principal.merchantId === row.merchantId));
     if (!visible) throw notFound('API key', keyId);
     if (principal.kind === 'secretKey' && row.mode !== principal.mode) {
       throw new AppError('NOT_FOUND', `No API key with id "${keyId}" exists in ${principal.mode.toLowerCase()} mode; it is a ${row.mode.toLowerCase()} key.`);

@@ -39,7 +39,11 @@ export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
     isDefault: t.exposeBoolean('isDefault'),
     testWebhookUrl: t.exposeString('testWebhookUrl', { nullable: true }),
     liveWebhookUrl: t.exposeString('liveWebhookUrl', { nullable: true }),
-    testWebhookDisabledAt: t.expose('testWebhookDisabledAt', { type: 'DateTime', nullable: true, description: 'Set when the endpoint answered 410 Gone; setting the URL again re-enables it.' }),
+    testWebhookDisabledAt: t.expose('testWebhookDisabledAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'Set when the endpoint answered 410 Gone; setting the URL again re-enables it.',
+    }),
     liveWebhookDisabledAt: t.expose('liveWebhookDisabledAt', { type: 'DateTime', nullable: true }),
     routing: t.stringList({
       description: settingDescription('Connector names in the order payments try them.'),
@@ -58,7 +62,10 @@ export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
       type: [SurchargeRuleRef],
       description: settingDescription('Surcharges added at confirm, by payment method type (shown to the SDK in paymentMethods).'),
       resolve: (profile, _args, { principal }) =>
-        settingsFor(profile, principal).surcharges.map((rule) => ({ ...rule, paymentMethodType: rule.paymentMethodType.toUpperCase() as Uppercase<typeof rule.paymentMethodType> })),
+        settingsFor(profile, principal).surcharges.map((rule) => ({
+          ...rule,
+          paymentMethodType: rule.paymentMethodType.toUpperCase() as Uppercase<typeof rule.paymentMethodType>,
+        })),
     }),
     sessionExpirySeconds: t.int({
       description: settingDescription('How long a payment may wait for its confirmation before it expires (900 by default).'),
@@ -93,7 +100,8 @@ const BusinessProfilePayload = builder.simpleObject('BusinessProfilePayload', {
     businessProfile: t.field({ type: BusinessProfileRef }),
     paymentResponseHashKey: t.string({
       nullable: true,
-      description: 'The webhook signing key of the calling key’s mode (a new profile has one per mode), present only when the service generated it in this call: store it now.',
+      description:
+        'The webhook signing key of the calling key’s mode (a new profile has one per mode), present only when the service generated it in this call: store it now.',
     }),
   }),
 });
@@ -110,7 +118,10 @@ const UpdateBusinessProfileInput = inputTypeFor('UpdateBusinessProfileInput', up
   fields: (t) => ({
     profileId: t.string({ required: true }),
     name: t.string(),
-    mode: t.field({ type: ModeEnum, description: "Which mode's webhook URL and settings to set (the other mode's are untouched); defaults to the key's mode. LIVE needs a live key." }),
+    mode: t.field({
+      type: ModeEnum,
+      description: "Which mode's webhook URL and settings to set (the other mode's are untouched); defaults to the key's mode. LIVE needs a live key.",
+    }),
     webhookUrl: t.string({ description: 'The URL for `mode`; null or empty clears it. Live URLs must be https and allowlisted.' }),
     paymentResponseHashKey: t.string({ description: 'Your own signing key (32 to 256 printable characters).' }),
     generatePaymentResponseHashKey: t.boolean({ description: 'Generate a new signing key and return it once.' }),
@@ -119,7 +130,9 @@ const UpdateBusinessProfileInput = inputTypeFor('UpdateBusinessProfileInput', up
     allowPartialAuthorization: t.boolean({ description: 'Let processors authorize less than the amount of a manually captured payment (false by default).' }),
     surcharges: t.field({ type: [SurchargeRuleInput], description: 'Replaces the surcharge rules: at most one per payment method type; [] removes them.' }),
     payoutLimit: t.int({ description: 'The largest payout allowed, in minor units of its currency (larger ones are NOT_PERMITTED); null removes the limit.' }),
-    sessionExpirySeconds: t.int({ description: '60 to 7776000 (90 days): payments not confirmed within it expire (payment_expired). Applies to payments created afterwards.' }),
+    sessionExpirySeconds: t.int({
+      description: '60 to 7776000 (90 days): payments not confirmed within it expire (payment_expired). Applies to payments created afterwards.',
+    }),
     retryableDeclineCodes: t.stringList({ description: 'Decline codes worth another connector, e.g. card_declined; hard declines are refused.' }),
   }),
 });

@@ -116,6 +116,7 @@ export async function profileFor(db: ServiceContext['db'], merchantId: string, p
   const profile = profileId
     ? await db.businessProfile.findFirst({ where: { id: profileId, merchantId } })
     : await db.businessProfile.findFirst({ where: { merchantId, isDefault: true } });
-  if (profile === null) throw invalidInput('profileId', profileId ? `no business profile ${profileId} for this merchant` : 'this merchant has no default business profile');
+  if (profile === null)
+    throw invalidInput('profileId', profileId ? `no business profile ${profileId} for this merchant` : 'this merchant has no default business profile');
   return profile;
 }

@@ -64,6 +64,9 @@ export function profileSettingsUpdate(mode: Mode, changes: Partial<ProfileSettin
  * A new profile's settings: the column defaults in both modes, and each mode's own signing key (sealed here), so
  * the key shown to a test key's caller never signs live webhooks.
  */
-export function newProfileSettings(secretBox: SecretBox, signingKeys: Record<Mode, string>): Pick<BusinessProfile, ColumnOf<Prefix, 'paymentResponseHashKeyEncrypted'>> {
+export function newProfileSettings(
+  secretBox: SecretBox,
+  signingKeys: Record<Mode, string>,
+): Pick<BusinessProfile, ColumnOf<Prefix, 'paymentResponseHashKeyEncrypted'>> {
   return { testPaymentResponseHashKeyEncrypted: secretBox.seal(signingKeys.TEST), livePaymentResponseHashKeyEncrypted: secretBox.seal(signingKeys.LIVE) };
 }

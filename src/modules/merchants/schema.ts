@@ -41,7 +41,10 @@ const CreateMerchantAccountPayload = builder.simpleObject('CreateMerchantAccount
     businessProfile: t.field({ type: BusinessProfileRef }),
     secretKey: t.string({ description: 'A test secret key (sk_test_…).' }),
     publishableKey: t.string({ description: 'A test publishable key (pk_test_…).' }),
-    paymentResponseHashKey: t.string({ description: 'The default profile’s test-mode webhook signing key. Its live one is never shown here: a live secret key sets or generates it with updateBusinessProfile.' }),
+    paymentResponseHashKey: t.string({
+      description:
+        'The default profile’s test-mode webhook signing key. Its live one is never shown here: a live secret key sets or generates it with updateBusinessProfile.',
+    }),
   }),
 });
 
@@ -64,7 +67,7 @@ const UpdateMerchantAccountInput = inputTypeFor('UpdateMerchantAccountInput', up
 builder.mutationField('updateMerchantAccount', (t) =>
   t.withAuth({ admin: true }).field({
     type: MerchantAccountRef,
-    description: "Operator settings of a merchant, such as the live webhook allowlist (admin key).",
+    description: 'Operator settings of a merchant, such as the live webhook allowlist (admin key).',
     args: { input: t.arg({ type: UpdateMerchantAccountInput, required: true }) },
     resolve: (_root, { input }, { services }) => services.merchantAccounts.update(input),
   }),

@@ -11,7 +11,12 @@ export const createPaymentLinkInput = z
     minAmount: z.number().nullish(),
     maxAmount: z.number().nullish(),
     description: z.string().max(500, 'must be at most 500 characters').nullish(),
-    expiresInSeconds: z.number().int('must be whole seconds').min(60, `must be 60 to ${MAX_EXPIRY_SECONDS} (30 days)`).max(MAX_EXPIRY_SECONDS, `must be 60 to ${MAX_EXPIRY_SECONDS} (30 days)`).nullish(),
+    expiresInSeconds: z
+      .number()
+      .int('must be whole seconds')
+      .min(60, `must be 60 to ${MAX_EXPIRY_SECONDS} (30 days)`)
+      .max(MAX_EXPIRY_SECONDS, `must be 60 to ${MAX_EXPIRY_SECONDS} (30 days)`)
+      .nullish(),
     profileId: z.string().nullish(),
   })
   .superRefine((input, context) => {
@@ -23,7 +28,11 @@ export const createPaymentLinkInput = z
     }
     if (!checkMoney(context, input.currency, { amount: input.amount, minAmount: input.minAmount, maxAmount: input.maxAmount })) return;
     if (chosen && (input.minAmount == null || input.maxAmount == null)) {
-      context.addIssue({ code: 'custom', path: [input.minAmount == null ? 'minAmount' : 'maxAmount'], message: 'is required with an amount the customer chooses' });
+      context.addIssue({
+        code: 'custom',
+        path: [input.minAmount == null ? 'minAmount' : 'maxAmount'],
+        message: 'is required with an amount the customer chooses',
+      });
     } else if (chosen && input.minAmount! > input.maxAmount!) {
       context.addIssue({ code: 'custom', path: ['maxAmount'], message: 'must not be less than minAmount' });
     }

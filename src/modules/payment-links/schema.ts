@@ -15,14 +15,23 @@ export const PaymentLinkRef = builder.prismaObject('PaymentLink', {
     description: t.exposeString('description', { nullable: true }),
     profileId: t.exposeString('profileId'),
     expiresAt: t.expose('expiresAt', { type: 'DateTime' }),
-    active: t.boolean({ description: 'False once deactivated (deactivatePaymentLink): the link takes no more uses.', resolve: (link) => link.deactivatedAt === null }),
+    active: t.boolean({
+      description: 'False once deactivated (deactivatePaymentLink): the link takes no more uses.',
+      resolve: (link) => link.deactivatedAt === null,
+    }),
     deactivatedAt: t.expose('deactivatedAt', { type: 'DateTime', nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    payments: t.field({ type: [PaymentRef], description: 'The payments made through the link, newest first (at most 100).', resolve: (link, _args, { services }) => services.paymentLinks.paymentsOf(link.id) }),
+    payments: t.field({
+      type: [PaymentRef],
+      description: 'The payments made through the link, newest first (at most 100).',
+      resolve: (link, _args, { services }) => services.paymentLinks.paymentsOf(link.id),
+    }),
   }),
 });
 
-builder.prismaObjectField('PaymentIntent', 'paymentLinkId', (t) => t.exposeString('paymentLinkId', { nullable: true, description: 'The payment link it was made through.' }));
+builder.prismaObjectField('PaymentIntent', 'paymentLinkId', (t) =>
+  t.exposeString('paymentLinkId', { nullable: true, description: 'The payment link it was made through.' }),
+);
 
 builder.queryField('paymentLink', (t) =>
   t.withAuth({ secretKey: true }).field({

@@ -86,8 +86,10 @@ export class PaymentLinkService {
   async open(linkId: string): Promise<PaymentLink> {
     const link = await this.find(linkId);
     if (link === null) throw notFound('payment link', linkId);
-    if (link.deactivatedAt !== null) throw new AppError('INVALID_STATE', 'This payment link is no longer active: the merchant deactivated it.', { status: 'INACTIVE' });
-    if (link.expiresAt.getTime() <= Date.now()) throw new AppError('INVALID_STATE', `This payment link expired at ${link.expiresAt.toISOString()}.`, { status: 'EXPIRED' });
+    if (link.deactivatedAt !== null)
+      throw new AppError('INVALID_STATE', 'This payment link is no longer active: the merchant deactivated it.', { status: 'INACTIVE' });
+    if (link.expiresAt.getTime() <= Date.now())
+      throw new AppError('INVALID_STATE', `This payment link expired at ${link.expiresAt.toISOString()}.`, { status: 'EXPIRED' });
     return link;
   }
 
@@ -98,7 +100,8 @@ export class PaymentLinkService {
     const publishableKey = await this.publishableKeyOf(link);
     const amount = link.amount ?? input.amount;
     if (link.amount === null) {
-      if (amount == null || amount < link.minAmount! || amount > link.maxAmount!) throw invalidInput('amount', `must be from ${link.minAmount} to ${link.maxAmount}`);
+      if (amount == null || amount < link.minAmount! || amount > link.maxAmount!)
+        throw invalidInput('amount', `must be from ${link.minAmount} to ${link.maxAmount}`);
     } else if (input.amount != null && input.amount !== link.amount) {
       throw invalidInput('amount', `this link is for ${link.amount}; leave amount out`);
     }
@@ -107,10 +110,22 @@ export class PaymentLinkService {
     // After 3D Secure the customer comes back to the link's page, which shows the payment's status.
     const payment = await this.payments.create(
       principal,
-      { amount, currency: link.currency, profileId: link.profileId, returnUrl: this.urlOf(link), ...(link.description ? { description: link.description } : {}) },
+      {
+        amount,
+        currency: link.currency,
+        profileId: link.profileId,
+        returnUrl: this.urlOf(link),
+        ...(link.description ? { description: link.description } : {}),
+      },
       { paymentLinkId: link.id },
     );
-    return { paymentId: payment.id, clientSecret: this.payments.clientSecretFor(payment.id), publishableKey, amount: payment.amount, currency: payment.currency };
+    return {
+      paymentId: payment.id,
+      clientSecret: this.payments.clientSecretFor(payment.id),
+      publishableKey,
+      amount: payment.amount,
+      currency: payment.currency,
+    };
   }
 
   /** The merchant's newest usable publishable key of the link's mode: the checkout needs one, checked before anything is written. */
@@ -121,7 +136,9 @@ export class PaymentLinkService {
       select: { publishableKey: true },
     });
     if (!key?.publishableKey) {
-      throw new AppError('INVALID_STATE', 'The merchant has no publishable key for the checkout; it must issue one (createApiKey, type PUBLISHABLE).', { status: 'NO_PUBLISHABLE_KEY' });
+      throw new AppError('INVALID_STATE', 'The merchant has no publishable key for the checkout; it must issue one (createApiKey, type PUBLISHABLE).', {
+        status: 'NO_PUBLISHABLE_KEY',
+      });
     }
     return key.publishableKey;
   }

@@ -68,7 +68,9 @@ export class EligibleMethodsService {
     }));
     const cardAccounts = new Set((routes.get('card') ?? []).map((account) => account.id));
     const savedCards =
-      payment.customerId === null ? [] : (await this.customers.savedCards(payment.merchantId, payment.mode, payment.customerId)).filter((saved) => cardAccounts.has(saved.connectorAccountId));
+      payment.customerId === null
+        ? []
+        : (await this.customers.savedCards(payment.merchantId, payment.mode, payment.customerId)).filter((saved) => cardAccounts.has(saved.connectorAccountId));
     return { payment, methods, savedCards };
   }
 
@@ -85,7 +87,11 @@ export class EligibleMethodsService {
     const sessions: SessionAnswer[] = [];
     for (const [index, provider] of requested.entries()) {
       const offer = offered.find((candidate) => candidate.provider === provider);
-      if (!offer) throw invalidInput(`wallets.${index}`, `${provider} is not offered for this payment (offered: ${[...new Set(offered.map((o) => o.provider))].join(', ') || 'none'})`);
+      if (!offer)
+        throw invalidInput(
+          `wallets.${index}`,
+          `${provider} is not offered for this payment (offered: ${[...new Set(offered.map((o) => o.provider))].join(', ') || 'none'})`,
+        );
       try {
         // The wallet approves what the customer will pay: the amount with this method's surcharge.
         const amount = payment.amount + surchargeFor(payment.amount, offer.type, settings.surcharges);

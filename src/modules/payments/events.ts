@@ -26,7 +26,10 @@ export class PaymentEvents implements PaymentPublisher {
   eventsOf(payment: Payment): PreparedEvent[] {
     const eventType = PAYMENT_STATUS_EVENTS[payment.status];
     if (eventType === null) return [];
-    const types: EventType[] = [eventType, ...(eventType === 'payment_succeeded' && payment.surchargeAmount > 0 ? (['surcharge_payment_succeeded'] as const) : [])];
+    const types: EventType[] = [
+      eventType,
+      ...(eventType === 'payment_succeeded' && payment.surchargeAmount > 0 ? (['surcharge_payment_succeeded'] as const) : []),
+    ];
     const object = paymentWireObject(payment, payment.activeAttempt);
     const { id: objectId, merchantId, profileId, mode, version: objectVersion } = payment;
     return types.map((type) => this.outbox.prepare({ merchantId, profileId, mode, eventType: type, objectId, objectVersion, object, isTest: false }));

@@ -11,7 +11,6 @@ import { supportsManualCapture } from './methods.ts';
 import { metadataProblem } from '../../kernel/metadata.ts';
 import { checkMoney, currencyCode } from '../../kernel/validation.ts';
 
-
 const returnUrl = z
   .string()
   .max(2048, 'must be at most 2048 characters')
@@ -46,7 +45,11 @@ const paymentMethodData = z
   .superRefine((value, context) => {
     const given = Object.entries(value).filter(([, detail]) => detail != null);
     if (given.length !== 1) {
-      context.addIssue({ code: 'custom', path: [], message: `must hold exactly one of card, bankDebit, wallet, payLater, bankRedirect, bankTransfer, crypto (got ${given.length})` });
+      context.addIssue({
+        code: 'custom',
+        path: [],
+        message: `must hold exactly one of card, bankDebit, wallet, payLater, bankRedirect, bankTransfer, crypto (got ${given.length})`,
+      });
       return;
     }
     if (value.card) {
@@ -72,8 +75,14 @@ export const createPaymentInput = z
   .object({
     amount: z.number(),
     currency: currencyCode,
-    captureMethod: z.enum(['AUTOMATIC', 'MANUAL']).nullish().transform((value) => value ?? 'AUTOMATIC'),
-    authenticationType: z.enum(['THREE_DS', 'NO_THREE_DS']).nullish().transform((value) => value ?? 'NO_THREE_DS'),
+    captureMethod: z
+      .enum(['AUTOMATIC', 'MANUAL'])
+      .nullish()
+      .transform((value) => value ?? 'AUTOMATIC'),
+    authenticationType: z
+      .enum(['THREE_DS', 'NO_THREE_DS'])
+      .nullish()
+      .transform((value) => value ?? 'NO_THREE_DS'),
     confirm: z.boolean().nullish(),
     customerId: customerId.nullish(),
     country: z.string().refine(isCountry, 'must be an ISO 3166-1 alpha-2 country code (upper case)').nullish(),
@@ -84,10 +93,7 @@ export const createPaymentInput = z
     setupFutureUsage: z.enum(['OFF_SESSION', 'ON_SESSION']).nullish(),
     mandateId: z.string().max(64).nullish(),
     profileId: z.string().nullish(),
-    connectors: z
-      .array(z.string().refine(isConnectorName, 'must be a known connector name'))
-      .max(10, 'at most 10 connectors')
-      .nullish(),
+    connectors: z.array(z.string().refine(isConnectorName, 'must be a known connector name')).max(10, 'at most 10 connectors').nullish(),
   })
   .superRefine((input, context) => {
     if (!checkMoney(context, input.currency, { amount: input.amount })) return;
@@ -97,9 +103,12 @@ export const createPaymentInput = z
     }
     if (input.mandateId) {
       // A merchant-initiated payment is confirmed at once with the mandate's card: nobody is there to confirm it later.
-      if (input.paymentMethodData) context.addIssue({ code: 'custom', path: ['paymentMethodData'], message: 'cannot be combined with mandateId (the mandate names the card)' });
-      if (!input.confirm) context.addIssue({ code: 'custom', path: ['confirm'], message: 'must be true with mandateId (a merchant-initiated payment is confirmed at once)' });
-      if (input.setupFutureUsage) context.addIssue({ code: 'custom', path: ['setupFutureUsage'], message: 'cannot be combined with mandateId (the mandate already exists)' });
+      if (input.paymentMethodData)
+        context.addIssue({ code: 'custom', path: ['paymentMethodData'], message: 'cannot be combined with mandateId (the mandate names the card)' });
+      if (!input.confirm)
+        context.addIssue({ code: 'custom', path: ['confirm'], message: 'must be true with mandateId (a merchant-initiated payment is confirmed at once)' });
+      if (input.setupFutureUsage)
+        context.addIssue({ code: 'custom', path: ['setupFutureUsage'], message: 'cannot be combined with mandateId (the mandate already exists)' });
     } else if (input.confirm && !input.paymentMethodData) {
       context.addIssue({ code: 'custom', path: ['paymentMethodData'], message: 'is required when confirm is true' });
     }
@@ -119,7 +128,10 @@ export const confirmPaymentInput = z
     returnUrl: returnUrl.nullish(),
     savePaymentMethod: z.boolean().nullish(),
     paymentMethodId: z.string().max(64).nullish(),
-    cardCvc: z.string().regex(/^\d{3,4}$/, 'must be 3 or 4 digits').nullish(),
+    cardCvc: z
+      .string()
+      .regex(/^\d{3,4}$/, 'must be 3 or 4 digits')
+      .nullish(),
   })
   .superRefine((input, context) => {
     if (input.paymentMethodId && input.paymentMethodData) {

@@ -25,7 +25,10 @@ const BankDebitInput = builder.inputType('BankDebitInput', {
 
 const WalletTokenInput = builder.inputType('WalletTokenInput', {
   description: 'The token a wallet or pay-later sheet gave the SDK, for a session from paymentSessions.',
-  fields: (t) => ({ type: t.string({ required: true, description: 'The provider, e.g. sandbox_pay or sandbox_later.' }), paymentToken: t.string({ required: true }) }),
+  fields: (t) => ({
+    type: t.string({ required: true, description: 'The provider, e.g. sandbox_pay or sandbox_later.' }),
+    paymentToken: t.string({ required: true }),
+  }),
 });
 
 const BankRedirectInput = builder.inputType('BankRedirectInput', {

@@ -14,7 +14,11 @@ export interface PaymentMethodGroup {
   types: readonly PaymentMethodType[];
   /** Only cards: the row applies when 3D Secure is (true) or is not (false) part of the flow. */
   threeDs?: boolean;
-  customerAction: 'before confirm, in the SDK' | 'before confirm, via a third-party redirect or SDK session token' | 'after confirm, via redirect' | 'after confirm, via redirect (show transfer instructions)';
+  customerAction:
+    | 'before confirm, in the SDK'
+    | 'before confirm, via a third-party redirect or SDK session token'
+    | 'after confirm, via redirect'
+    | 'after confirm, via redirect (show transfer instructions)';
   /** `later`: the payment stays PROCESSING after the customer's part until the processor reports the outcome. */
   finalization: 'immediate' | 'later';
 }
@@ -22,10 +26,20 @@ export interface PaymentMethodGroup {
 export const PAYMENT_METHOD_GROUPS: readonly PaymentMethodGroup[] = [
   { group: 'cards without 3DS', types: ['card'], threeDs: false, customerAction: 'before confirm, in the SDK', finalization: 'immediate' },
   { group: 'bank debits', types: ['bank_debit'], customerAction: 'before confirm, in the SDK', finalization: 'later' },
-  { group: 'wallets, buy-now-pay-later', types: ['wallet', 'pay_later'], customerAction: 'before confirm, via a third-party redirect or SDK session token', finalization: 'immediate' },
+  {
+    group: 'wallets, buy-now-pay-later',
+    types: ['wallet', 'pay_later'],
+    customerAction: 'before confirm, via a third-party redirect or SDK session token',
+    finalization: 'immediate',
+  },
   { group: 'cards with 3DS', types: ['card'], threeDs: true, customerAction: 'after confirm, via redirect', finalization: 'immediate' },
   { group: 'bank redirects', types: ['bank_redirect'], customerAction: 'after confirm, via redirect', finalization: 'immediate' },
-  { group: 'bank transfers, crypto wallets', types: ['bank_transfer', 'crypto'], customerAction: 'after confirm, via redirect (show transfer instructions)', finalization: 'later' },
+  {
+    group: 'bank transfers, crypto wallets',
+    types: ['bank_transfer', 'crypto'],
+    customerAction: 'after confirm, via redirect (show transfer instructions)',
+    finalization: 'later',
+  },
 ];
 
 /** The row of the table a payment's flow follows. */

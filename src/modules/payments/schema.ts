@@ -121,7 +121,9 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
     authenticationType: t.expose('authenticationType', { type: AuthenticationTypeEnum }),
     amountCapturable: t.exposeInt('amountCapturable'),
     amountReceived: t.exposeInt('amountReceived', { description: 'What the processor captured: the amount plus any surcharge.' }),
-    surchargeAmount: t.exposeInt('surchargeAmount', { description: 'What the profile’s surcharge rule added at confirm for the method paid with; the processor is asked for amount + surchargeAmount.' }),
+    surchargeAmount: t.exposeInt('surchargeAmount', {
+      description: 'What the profile’s surcharge rule added at confirm for the method paid with; the processor is asked for amount + surchargeAmount.',
+    }),
     country: t.exposeString('country', { nullable: true }),
     customerId: t.string({
       nullable: true,
@@ -136,14 +138,22 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
       resolve: (payment, _args, { principal }) => forSecretKey(principal, payment.metadata),
     }),
     returnUrl: t.exposeString('returnUrl', { nullable: true }),
-    setupFutureUsage: t.field({ type: SetupFutureUsageEnum, nullable: true, resolve: (payment) => payment.setupFutureUsage as 'OFF_SESSION' | 'ON_SESSION' | null }),
+    setupFutureUsage: t.field({
+      type: SetupFutureUsageEnum,
+      nullable: true,
+      resolve: (payment) => payment.setupFutureUsage as 'OFF_SESSION' | 'ON_SESSION' | null,
+    }),
     profileId: t.exposeString('profileId'),
     attemptCount: t.exposeInt('attemptCount'),
     cancellationReason: t.exposeString('cancellationReason', { nullable: true }),
     errorCode: t.exposeString('errorCode', { nullable: true }),
     errorMessage: t.exposeString('errorMessage', { nullable: true }),
     version: t.exposeInt('version', { description: 'Increases with every change; order updates by it.' }),
-    expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true, description: 'When the payment expires if it is not confirmed by then (the profile’s session expiry).' }),
+    expiresAt: t.expose('expiresAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the payment expires if it is not confirmed by then (the profile’s session expiry).',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updated: t.expose('updatedAt', { type: 'DateTime', description: 'When the payment last changed (webhook ordering uses it).' }),
     attempts: t.relation('attempts', { query: { orderBy: { attemptNumber: 'asc' } } }),
@@ -315,8 +325,7 @@ builder.mutationField('cancelPayment', (t) =>
 builder.mutationField('cancelPaymentPostCapture', (t) =>
   t.withAuth({ secretKey: true }).field({
     type: PaymentRef,
-    description:
-      'Voids a SUCCEEDED payment at the processor (where it supports that) with no refund and no dispute: CANCELLED_POST_CAPTURE, amountReceived 0.',
+    description: 'Voids a SUCCEEDED payment at the processor (where it supports that) with no refund and no dispute: CANCELLED_POST_CAPTURE, amountReceived 0.',
     args: { input: t.arg({ type: CancelPaymentInput, required: true }) },
     resolve: (_root, { input }, { principal, services }) => services.payments.cancelPostCapture(principal, input),
   }),

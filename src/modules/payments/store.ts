@@ -111,7 +111,10 @@ export interface NewAttempt {
   closeMove: AttemptTransition | null;
   closeFields?: Prisma.PaymentAttemptUncheckedUpdateInput;
   /** The new attempt's fields; it starts PENDING, about to be sent to its connector. */
-  attempt: Omit<Prisma.PaymentAttemptUncheckedCreateInput, 'id' | 'paymentId' | 'attemptNumber' | 'status' | 'amount' | 'currency' | 'captureMethod' | 'authenticationType'>;
+  attempt: Omit<
+    Prisma.PaymentAttemptUncheckedCreateInput,
+    'id' | 'paymentId' | 'attemptNumber' | 'status' | 'amount' | 'currency' | 'captureMethod' | 'authenticationType'
+  >;
   intent?: Prisma.PaymentIntentUncheckedUpdateInput;
   trigger: 'retry' | 'manual_retry';
   actor: string;
@@ -264,7 +267,8 @@ export class PaymentStore {
       const [result] = await executor.$queryRaw<{ changed: number; attempts: number; deliveries: (EventDeliveryStatus | null)[] }[]>(statement);
       if (result!.changed !== 1) throw staleVersion(payment.id);
       // Both hold under the guard (an attempt row is never deleted; the profile was there): a miss is a bug.
-      if (result!.attempts !== 1 || result!.deliveries.slice(0, events.length).includes(null)) throw new Error(`payment ${payment.id}: commit wrote ${result!.attempts} attempt rows, events ${result!.deliveries.join()}`);
+      if (result!.attempts !== 1 || result!.deliveries.slice(0, events.length).includes(null))
+        throw new Error(`payment ${payment.id}: commit wrote ${result!.attempts} attempt rows, events ${result!.deliveries.join()}`);
       return events.map((event, index) => event.committed(result!.deliveries[index]!));
     };
     // One statement is its own transaction; writes the change entails beside it need a transaction around both.
@@ -337,7 +341,8 @@ function insertRow(model: keyof typeof MODEL_FIELDS, row: Record<string, unknown
  * primitive as they are (the driver sends arrays as PostgreSQL arrays). JSON columns hold objects here
  * (metadata, next actions, method details), never bare arrays.
  */
-const parameter = (value: unknown): unknown => (value !== null && typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value) ? JSON.stringify(value) : value);
+const parameter = (value: unknown): unknown =>
+  value !== null && typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value) ? JSON.stringify(value) : value;
 
 /** The parts one after another (Prisma.join refuses an empty list). */
 const joined = (parts: Prisma.Sql[]): Prisma.Sql => (parts.length > 0 ? Prisma.join(parts, '') : Prisma.empty);

@@ -34,7 +34,8 @@ export function surchargeRulesProblem(rules: readonly SurchargeRule[]): { field:
     if (!Number.isSafeInteger(rule.percentBps) || rule.percentBps < 0 || rule.percentBps > SURCHARGE_LIMITS.maxPercentBps) {
       return { field: `surcharges.${index}.percentBps`, rule: `must be whole basis points from 0 to ${SURCHARGE_LIMITS.maxPercentBps} (20 %)` };
     }
-    if (rule.fixedAmount === 0 && rule.percentBps === 0) return { field: `surcharges.${index}`, rule: 'must charge something (a fixed amount, a percentage, or both)' };
+    if (rule.fixedAmount === 0 && rule.percentBps === 0)
+      return { field: `surcharges.${index}`, rule: 'must charge something (a fixed amount, a percentage, or both)' };
   }
   return null;
 }

@@ -50,7 +50,10 @@ export const createPayoutInput = z
     country: z.string().refine(isCountry, 'must be an ISO 3166-1 alpha-2 country code (upper case)').nullish(),
     description: z.string().max(500, 'must be at most 500 characters').nullish(),
     profileId: z.string().nullish(),
-    connector: z.string().refine(isConnectorName, `must be one of: ${Object.keys(CONNECTORS).join(', ')}`).nullish(),
+    connector: z
+      .string()
+      .refine(isConnectorName, `must be one of: ${Object.keys(CONNECTORS).join(', ')}`)
+      .nullish(),
   })
   .superRefine((input, context) => void checkMoney(context, input.currency, { amount: input.amount }));
 

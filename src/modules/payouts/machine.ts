@@ -69,7 +69,11 @@ export const OPEN_PAYOUT_STATUSES: ReadonlySet<PayoutStatus> = new Set(['CREATED
  * Why a payout may not be made, or null: over `limit` (the profile's largest payout, null for none), or to a
  * country no eligible connector serves (`countriesServed` null when one serves every country).
  */
-export function payoutRefusal(payout: { amount: number; country: string | null }, limit: number | null, countriesServed: readonly string[] | null): string | null {
+export function payoutRefusal(
+  payout: { amount: number; country: string | null },
+  limit: number | null,
+  countriesServed: readonly string[] | null,
+): string | null {
   if (limit !== null && payout.amount > limit) return `the amount ${payout.amount} is over this profile's payout limit of ${limit}`;
   if (payout.country !== null && countriesServed !== null && !countriesServed.includes(payout.country)) {
     return `no payout connector of this merchant serves ${payout.country}`;

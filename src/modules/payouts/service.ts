@@ -36,17 +36,27 @@ export class PayoutService {
     const input = parseInput(createPayoutInput, rawInput);
     const { db } = this.context;
     const profile = await profileFor(this.context.db, principal.merchantId, input.profileId);
-    const accounts = (await db.connectorAccount.findMany({ where: { merchantId: principal.merchantId, mode: principal.mode, disabled: false }, orderBy: { createdAt: 'asc' } })).filter(
+    const accounts = (
+      await db.connectorAccount.findMany({ where: { merchantId: principal.merchantId, mode: principal.mode, disabled: false }, orderBy: { createdAt: 'asc' } })
+    ).filter(
       (account) =>
         isConnectorName(account.connectorName) &&
         CONNECTORS[account.connectorName].payouts &&
         (input.connector == null || account.connectorName === input.connector) &&
         (account.currencies.length === 0 || account.currencies.includes(input.currency)),
     );
-    if (accounts.length === 0) throw invalidInput(input.connector ? 'connector' : 'currency', `no enabled connector account of this merchant sends payouts in ${input.currency}${input.connector ? ` with ${input.connector}` : ''}`);
+    if (accounts.length === 0)
+      throw invalidInput(
+        input.connector ? 'connector' : 'currency',
+        `no enabled connector account of this merchant sends payouts in ${input.currency}${input.connector ? ` with ${input.connector}` : ''}`,
+      );
     const country = input.country ?? null;
     const serving = accounts.filter((account) => country === null || account.countries.length === 0 || account.countries.includes(country));
-    const refusal = payoutRefusal({ amount: input.amount, country }, profileSettings(profile, principal.mode).payoutLimit, serving.length > 0 ? null : [...new Set(accounts.flatMap((account) => account.countries))]);
+    const refusal = payoutRefusal(
+      { amount: input.amount, country },
+      profileSettings(profile, principal.mode).payoutLimit,
+      serving.length > 0 ? null : [...new Set(accounts.flatMap((account) => account.countries))],
+    );
     const account: ConnectorAccount | null = refusal === null ? serving[0]! : null;
     const now = new Date();
     let event: CommittedEvent | null = null;
@@ -78,7 +88,13 @@ export class PayoutService {
     if (account === null) return payout;
     let answer: ProcessorPayout;
     try {
-      answer = await this.connectorAccounts.connectorFor(account).createPayout({ reference: payout.id, amount: payout.amount, currency: payout.currency, destination: input.destination, description: payout.description });
+      answer = await this.connectorAccounts.connectorFor(account).createPayout({
+        reference: payout.id,
+        amount: payout.amount,
+        currency: payout.currency,
+        destination: input.destination,
+        description: payout.description,
+      });
     } catch (error) {
       if (!(error instanceof ConnectorError)) throw error;
       this.context.logger.warn({ payoutId: payout.id, kind: error.kind, err: error.message }, 'payout call to the processor failed');
@@ -126,9 +142,16 @@ export class PayoutService {
   }
 
   /** A verified processor callback about a payout of this connector account; null when it has no such payout. */
-  async applyCallback(connectorAccountId: string, answer: ProcessorPayout, reference: string | null): Promise<{ paymentId: null; outcome: ApplyOutcome } | null> {
+  async applyCallback(
+    connectorAccountId: string,
+    answer: ProcessorPayout,
+    reference: string | null,
+  ): Promise<{ paymentId: null; outcome: ApplyOutcome } | null> {
     const found = await this.context.db.payout.findFirst({
-      where: { connectorAccountId, OR: [{ connectorPayoutId: answer.payoutId }, ...(reference !== null && isId('payout', reference) ? [{ id: reference }] : [])] },
+      where: {
+        connectorAccountId,
+        OR: [{ connectorPayoutId: answer.payoutId }, ...(reference !== null && isId('payout', reference) ? [{ id: reference }] : [])],
+      },
       select: { id: true },
     });
     if (found === null) return null;
@@ -153,7 +176,11 @@ export class PayoutService {
   private async sync(payout: Payout): Promise<Payout> {
     if (!OPEN_PAYOUT_STATUSES.has(payout.status) || payout.connectorAccountId === null) return payout;
     const connector = await this.connectorOf(payout);
-    const answer = await askProcessor(payout.connectorPayoutId, (id) => connector.syncPayout(id), () => connector.findPayoutByReference(payout.id));
+    const answer = await askProcessor(
+      payout.connectorPayoutId,
+      (id) => connector.syncPayout(id),
+      () => connector.findPayoutByReference(payout.id),
+    );
     return answer === null ? payout : (await this.apply(payout.id, answer, 'scheduled_sync')).payout;
   }
 
@@ -164,16 +191,24 @@ export class PayoutService {
       plan: (payout) => {
         const target = PAYOUT_TARGETS[answer.status];
         const moves = isPayoutMoveAllowed(payout.status, target);
-        if (!moves && target !== payout.status) this.context.logger.info({ payoutId, status: payout.status, answer: answer.status, actor }, 'ignored a payout answer no transition leads to');
+        if (!moves && target !== payout.status)
+          this.context.logger.info({ payoutId, status: payout.status, answer: answer.status, actor }, 'ignored a payout answer no transition leads to');
         const learnsId = payout.connectorPayoutId === null && answer.payoutId !== '';
         if (!moves && !learnsId) return null;
-        const move = { status: target, errorCode: answer.error?.code ?? null, errorMessage: answer.error?.message ?? null, version: { increment: 1 }, updatedAt: new Date() };
+        const move = {
+          status: target,
+          errorCode: answer.error?.code ?? null,
+          errorMessage: answer.error?.message ?? null,
+          version: { increment: 1 },
+          updatedAt: new Date(),
+        };
         return { ...(learnsId ? { connectorPayoutId: answer.payoutId } : {}), ...(moves ? move : {}) };
       },
       write: async (tx, payout, data) => (await tx.payout.updateManyAndReturn({ where: { id: payout.id, version: payout.version }, data }))[0],
       moved: async (tx, _before, after) => [await this.outbox.recordChange(tx, after, PAYOUT_STATUS_EVENTS[after.status], payoutWireObject(after))],
     });
-    if (outcome === 'deferred') this.context.logger.warn({ payoutId, answer: answer.status }, 'payout answer deferred to sync after repeated concurrent changes');
+    if (outcome === 'deferred')
+      this.context.logger.warn({ payoutId, answer: answer.status }, 'payout answer deferred to sync after repeated concurrent changes');
     return { payout: row, outcome };
   }
 

@@ -54,7 +54,11 @@ export async function watchOpen(job: Omit<ResourceSyncJob, 'step'>, scheduler: P
  * Asks the processor for a resource's current state: by its id there, or (a call that timed out left none)
  * by our reference; null when it has none. A processor that cannot be asked is CONNECTOR_ERROR.
  */
-export async function askProcessor<Answer>(processorId: string | null, byId: (id: string) => Promise<Answer>, byReference: () => Promise<Answer | null>): Promise<Answer | null> {
+export async function askProcessor<Answer>(
+  processorId: string | null,
+  byId: (id: string) => Promise<Answer>,
+  byReference: () => Promise<Answer | null>,
+): Promise<Answer | null> {
   try {
     return processorId !== null ? await byId(processorId) : await byReference();
   } catch (error) {

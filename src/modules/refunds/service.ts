@@ -8,14 +8,7 @@ import { ConnectorError, type Connector, type ProcessorRefund } from '../connect
 import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
 import { refundWireObject } from './wire.ts';
 import { isId, newId } from '../../kernel/ids.ts';
-import {
-  isRefundMoveAllowed,
-  OPEN_REFUND_STATUSES,
-  REFUNDABLE_PAYMENT_STATUSES,
-  REFUND_STATUS_EVENTS,
-  REFUND_TARGETS,
-  refundAmount,
-} from './machine.ts';
+import { isRefundMoveAllowed, OPEN_REFUND_STATUSES, REFUNDABLE_PAYMENT_STATUSES, REFUND_STATUS_EVENTS, REFUND_TARGETS, refundAmount } from './machine.ts';
 import { Prisma, type Refund } from '../../generated/prisma/client.ts';
 import { MONEY_DISPUTED_STATUSES } from '../disputes/machine.ts';
 import type { ConnectorAccountService } from '../connectors/index.ts';
@@ -70,13 +63,24 @@ export class RefundService {
     let answer: ProcessorRefund;
     try {
       const connector = await this.connectorOf(refund);
-      answer = await connector.refund({ transactionId: attempt.connectorTransactionId!, amount: refund.amount, currency: refund.currency, reason: refund.reason, reference: refund.id });
+      answer = await connector.refund({
+        transactionId: attempt.connectorTransactionId!,
+        amount: refund.amount,
+        currency: refund.currency,
+        reason: refund.reason,
+        reference: refund.id,
+      });
     } catch (error) {
       if (!(error instanceof ConnectorError)) throw error;
       this.context.logger.warn({ refundId, kind: error.kind, err: error.message }, 'refund call to the processor failed');
       // The processor may have acted (timeout, 5xx): the refund stays PENDING and the schedule syncs it.
       if (error.outcomeUnknown) return this.watched(refund);
-      const failure = { refundId: refund.id, status: 'failed' as const, amount: refund.amount, error: { code: error.processorCode ?? 'connector_error', message: error.message } };
+      const failure = {
+        refundId: refund.id,
+        status: 'failed' as const,
+        amount: refund.amount,
+        error: { code: error.processorCode ?? 'connector_error', message: error.message },
+      };
       return (await this.apply(refund.id, failure, 'processor')).refund;
     }
     return this.watched((await this.apply(refund.id, answer, 'processor')).refund);
@@ -107,9 +111,16 @@ export class RefundService {
    * A verified processor callback about a refund of this connector account: applied through the same table
    * as every answer. Null when the account has no such refund.
    */
-  async applyCallback(connectorAccountId: string, answer: ProcessorRefund, reference: string | null): Promise<{ paymentId: string; outcome: ApplyOutcome } | null> {
+  async applyCallback(
+    connectorAccountId: string,
+    answer: ProcessorRefund,
+    reference: string | null,
+  ): Promise<{ paymentId: string; outcome: ApplyOutcome } | null> {
     const found = await this.context.db.refund.findFirst({
-      where: { connectorAccountId, OR: [{ connectorRefundId: answer.refundId }, ...(reference !== null && isId('refund', reference) ? [{ id: reference }] : [])] },
+      where: {
+        connectorAccountId,
+        OR: [{ connectorRefundId: answer.refundId }, ...(reference !== null && isId('refund', reference) ? [{ id: reference }] : [])],
+      },
       select: { id: true, paymentId: true },
     });
     if (found === null) return null;
@@ -135,7 +146,11 @@ export class RefundService {
   private async syncRefund(refund: Refund, actor: string): Promise<Refund> {
     if (!OPEN_REFUND_STATUSES.has(refund.status)) return refund;
     const connector = await this.connectorOf(refund);
-    const answer = await askProcessor(refund.connectorRefundId, (id) => connector.syncRefund(id), () => connector.findRefundByReference(refund.id));
+    const answer = await askProcessor(
+      refund.connectorRefundId,
+      (id) => connector.syncRefund(id),
+      () => connector.findRefundByReference(refund.id),
+    );
     // No refund at the processor: the call may still be in flight, so nothing is concluded from absence.
     return answer === null ? refund : (await this.apply(refund.id, answer, actor)).refund;
   }
@@ -151,9 +166,16 @@ export class RefundService {
       plan: (refund) => {
         const target = REFUND_TARGETS[answer.status];
         const moves = isRefundMoveAllowed(refund.status, target);
-        if (!moves && target !== refund.status) this.context.logger.info({ refundId, status: refund.status, answer: answer.status, actor }, 'ignored a refund answer no transition leads to');
+        if (!moves && target !== refund.status)
+          this.context.logger.info({ refundId, status: refund.status, answer: answer.status, actor }, 'ignored a refund answer no transition leads to');
         if (!moves && refund.connectorRefundId !== null) return null;
-        const move = { status: target, errorCode: answer.error?.code ?? null, errorMessage: answer.error?.message ?? null, version: { increment: 1 }, updatedAt: new Date() };
+        const move = {
+          status: target,
+          errorCode: answer.error?.code ?? null,
+          errorMessage: answer.error?.message ?? null,
+          version: { increment: 1 },
+          updatedAt: new Date(),
+        };
         return { connectorRefundId: answer.refundId, ...(moves ? move : {}) };
       },
       write: async (tx, refund, data) => (await tx.refund.updateManyAndReturn({ where: { id: refund.id, version: refund.version }, data }))[0],
@@ -161,11 +183,13 @@ export class RefundService {
         if (after.status === 'FAILED') await releaseRefund(tx, before.paymentId, before.amount);
         const object = refundWireObject(after);
         const events = [await this.outbox.recordChange(tx, after, REFUND_STATUS_EVENTS[after.status], object)];
-        if (after.status === 'SUCCEEDED' && (await this.returnsSurcharge(tx, after))) events.push(await this.outbox.recordChange(tx, after, 'surcharge_refund_succeeded', object));
+        if (after.status === 'SUCCEEDED' && (await this.returnsSurcharge(tx, after)))
+          events.push(await this.outbox.recordChange(tx, after, 'surcharge_refund_succeeded', object));
         return events;
       },
     });
-    if (outcome === 'deferred') this.context.logger.warn({ refundId, answer: answer.status }, 'refund answer deferred to sync after repeated concurrent changes');
+    if (outcome === 'deferred')
+      this.context.logger.warn({ refundId, answer: answer.status }, 'refund answer deferred to sync after repeated concurrent changes');
     return { refund: row, outcome };
   }
 
@@ -180,7 +204,8 @@ export class RefundService {
   private async reserve(tx: Prisma.TransactionClient, paymentId: string, requested: number | undefined): Promise<number> {
     const current = await lockPayment(tx, paymentId);
     await this.refuseDisputed(tx, paymentId);
-    if (!REFUNDABLE_PAYMENT_STATUSES.has(current.status)) throw new AppError('INVALID_STATE', `Only a payment that captured money can be refunded; this one is ${current.status}.`, { status: current.status });
+    if (!REFUNDABLE_PAYMENT_STATUSES.has(current.status))
+      throw new AppError('INVALID_STATE', `Only a payment that captured money can be refunded; this one is ${current.status}.`, { status: current.status });
     const decided = refundAmount(requested, current.amountReceived - current.amountRefunded);
     if ('problem' in decided) throw invalidInput('amount', decided.problem);
     await reserveRefund(tx, paymentId, decided.amount);
@@ -194,7 +219,9 @@ export class RefundService {
   private async refuseDisputed(tx: Prisma.TransactionClient, paymentId: string): Promise<void> {
     const dispute = await tx.dispute.findFirst({ where: { paymentId, status: { in: [...MONEY_DISPUTED_STATUSES] } }, select: { id: true, status: true } });
     if (dispute !== null) {
-      throw new AppError('INVALID_STATE', `Payment ${paymentId} has dispute ${dispute.id} (${dispute.status}); a refund would return the money twice.`, { status: dispute.status });
+      throw new AppError('INVALID_STATE', `Payment ${paymentId} has dispute ${dispute.id} (${dispute.status}); a refund would return the money twice.`, {
+        status: dispute.status,
+      });
     }
   }
 

@@ -72,7 +72,9 @@ builder.mutationField('createSubscription', (t) =>
   }),
 );
 
-const CancelSubscriptionInput = inputTypeFor('CancelSubscriptionInput', subscriptionIdInput, { fields: (t) => ({ subscriptionId: t.string({ required: true }) }) });
+const CancelSubscriptionInput = inputTypeFor('CancelSubscriptionInput', subscriptionIdInput, {
+  fields: (t) => ({ subscriptionId: t.string({ required: true }) }),
+});
 
 builder.mutationField('cancelSubscription', (t) =>
   t.withAuth({ secretKey: true }).field({

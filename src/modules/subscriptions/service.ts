@@ -67,19 +67,27 @@ export class SubscriptionService {
 
   async get(principal: SecretKeyPrincipal, subscriptionId: string): Promise<Subscription> {
     const subscription = isId('subscription', subscriptionId) ? await this.context.db.subscription.findUnique({ where: { id: subscriptionId } }) : null;
-    if (subscription === null || subscription.merchantId !== principal.merchantId || subscription.mode !== principal.mode) throw notFound('subscription', subscriptionId);
+    if (subscription === null || subscription.merchantId !== principal.merchantId || subscription.mode !== principal.mode)
+      throw notFound('subscription', subscriptionId);
     return subscription;
   }
 
   list(principal: SecretKeyPrincipal, rawCustomerId: unknown): Promise<Subscription[]> {
     const customerId = parseInput(customerIdSchema, rawCustomerId);
-    return this.context.db.subscription.findMany({ where: { merchantId: principal.merchantId, mode: principal.mode, customerId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+    return this.context.db.subscription.findMany({
+      where: { merchantId: principal.merchantId, mode: principal.mode, customerId },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    });
   }
 
   /** Charges the due periods of at most `limit` subscriptions (the worker's sweep); returns how many it charged. */
   async chargeDue(limit: number, now = new Date()): Promise<number> {
     const free = { OR: [{ chargingUntil: null }, { chargingUntil: { lt: now } }] };
-    const due = await this.context.db.subscription.findMany({ where: { status: 'ACTIVE', nextChargeAt: { lte: now }, ...free }, orderBy: { nextChargeAt: 'asc' }, take: limit });
+    const due = await this.context.db.subscription.findMany({
+      where: { status: 'ACTIVE', nextChargeAt: { lte: now }, ...free },
+      orderBy: { nextChargeAt: 'asc' },
+      take: limit,
+    });
     let charged = 0;
     for (const subscription of due) {
       // The lease, from the time it is taken: long enough for a charge that waits out the processor's timeout.
@@ -99,25 +107,37 @@ export class SubscriptionService {
   private async chargePeriod(subscription: Subscription): Promise<boolean> {
     const period = subscription.paidPeriods + 1;
     const tag = `${subscription.id}:${period}`;
-    const principal: SecretKeyPrincipal = { kind: 'secretKey', merchantId: subscription.merchantId, mode: subscription.mode, keyId: `subscription:${subscription.id}` };
+    const principal: SecretKeyPrincipal = {
+      kind: 'secretKey',
+      merchantId: subscription.merchantId,
+      mode: subscription.mode,
+      keyId: `subscription:${subscription.id}`,
+    };
     let payment: PaymentIntent | null = await this.context.db.paymentIntent.findUnique({ where: { subscriptionPeriod: tag } });
     let failure: { errorCode: string; errorMessage: string } | null = null;
     if (payment === null) {
       try {
-        payment = await this.payments.create(principal, {
-          amount: subscription.amount,
-          currency: subscription.currency,
-          mandateId: subscription.mandateId,
-          profileId: subscription.profileId,
-          confirm: true,
-          description: `Subscription ${subscription.id}, period ${period}`,
-          metadata: { [PERIOD_TAG]: tag },
-        }, { subscriptionPeriod: tag });
+        payment = await this.payments.create(
+          principal,
+          {
+            amount: subscription.amount,
+            currency: subscription.currency,
+            mandateId: subscription.mandateId,
+            profileId: subscription.profileId,
+            confirm: true,
+            description: `Subscription ${subscription.id}, period ${period}`,
+            metadata: { [PERIOD_TAG]: tag },
+          },
+          { subscriptionPeriod: tag },
+        );
       } catch (error) {
         // Another worker created this period's charge first: it records the outcome.
         if (isUniqueViolation(error, 'payment_intents_subscription_period_key')) return false;
         if (!(error instanceof AppError)) throw error;
-        failure = { errorCode: error.code === 'PAYMENT_DECLINED' ? String(error.details['declineCode'] ?? 'payment_declined') : error.code.toLowerCase(), errorMessage: error.message };
+        failure = {
+          errorCode: error.code === 'PAYMENT_DECLINED' ? String(error.details['declineCode'] ?? 'payment_declined') : error.code.toLowerCase(),
+          errorMessage: error.message,
+        };
         payment = await this.context.db.paymentIntent.findUnique({ where: { subscriptionPeriod: tag } });
       }
     }
@@ -128,7 +148,10 @@ export class SubscriptionService {
       where: { id: subscription.id, status: 'ACTIVE' },
       data: { status: 'PAST_DUE', ...pastDue, lastPaymentId: payment?.id ?? null, chargingUntil: null, version: { increment: 1 }, updatedAt: new Date() },
     });
-    this.context.logger.warn({ subscriptionId: subscription.id, period, errorCode: pastDue.errorCode }, 'subscription charge failed; the subscription is past due');
+    this.context.logger.warn(
+      { subscriptionId: subscription.id, period, errorCode: pastDue.errorCode },
+      'subscription charge failed; the subscription is past due',
+    );
     return false;
   }
 
@@ -151,7 +174,14 @@ export class SubscriptionService {
         },
       });
       if (paid === undefined) return;
-      const invoice = { period, paymentId: payment.id, amount: payment.amountReceived, currency: payment.currency, periodStart: periodStart(subscription.anchorAt, subscription.intervalUnit, subscription.intervalCount, period - 1), paidAt };
+      const invoice = {
+        period,
+        paymentId: payment.id,
+        amount: payment.amountReceived,
+        currency: payment.currency,
+        periodStart: periodStart(subscription.anchorAt, subscription.intervalUnit, subscription.intervalCount, period - 1),
+        paidAt,
+      };
       event = await this.outbox.recordChange(tx, paid, PAID_PERIOD_EVENT, subscriptionWireObject(paid, invoice));
     });
     if (event !== null) this.outbox.afterCommit(event);

@@ -23,7 +23,10 @@ export class MigrationError extends StartupError {}
 
 export async function readMigrations(directory = MIGRATIONS_DIR): Promise<Migration[]> {
   const entries = await readdir(directory, { withFileTypes: true });
-  const names = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  const names = entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(join(directory, name, 'migration.sql'), 'utf8');
@@ -59,9 +62,7 @@ export async function migrate(databaseUrl: string, directory = MIGRATIONS_DIR): 
     for (const migration of migrations) {
       const checksum = applied.get(migration.name);
       if (checksum !== undefined && checksum !== migration.checksum) {
-        throw new MigrationError(
-          `migration ${migration.name} was changed after it was applied; add a new migration instead of editing an applied one`,
-        );
+        throw new MigrationError(`migration ${migration.name} was changed after it was applied; add a new migration instead of editing an applied one`);
       }
     }
     const pending = migrations.filter((migration) => !applied.has(migration.name));

@@ -30,7 +30,8 @@ interface ErrorLike extends PrismaErrorLike {
 
 function unavailable(error: ErrorLike): boolean {
   if (error.code === TRANSACTION_NOT_STARTED.code && typeof error.message === 'string' && TRANSACTION_NOT_STARTED.message.test(error.message)) return true;
-  if (typeof error.code === 'string' && (UNREACHABLE_CODES.has(error.code) || SOCKET_CODES.has(error.code) || UNAVAILABLE_SQLSTATE.test(error.code))) return true;
+  if (typeof error.code === 'string' && (UNREACHABLE_CODES.has(error.code) || SOCKET_CODES.has(error.code) || UNAVAILABLE_SQLSTATE.test(error.code)))
+    return true;
   const cause = error.meta?.driverAdapterError?.cause;
   if (cause !== undefined) {
     if (typeof cause.kind === 'string' && UNREACHABLE_KINDS.has(cause.kind)) return true;

@@ -8,7 +8,17 @@ import { builder } from './builder.ts';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
 
-type Kind<Value> = Value extends string ? string : Value extends number ? number : Value extends boolean ? boolean : Value extends Date ? Date : Value extends readonly unknown[] ? readonly unknown[] : unknown;
+type Kind<Value> = Value extends string
+  ? string
+  : Value extends number
+    ? number
+    : Value extends boolean
+      ? boolean
+      : Value extends Date
+        ? Date
+        : Value extends readonly unknown[]
+          ? readonly unknown[]
+          : unknown;
 /** What a GraphQL field may give for a schema key whose input type is Value. */
 type FieldValue<Value> = undefined extends Value ? Kind<NonNullable<Value>> | null | undefined : Kind<Value>;
 

@@ -17,11 +17,7 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
  */
 export const IDEMPOTENCY_LEASE_MS = 5 * 60 * 1000;
 
-export type IdempotencyStart =
-  | { kind: 'new' }
-  | { kind: 'replay'; statusCode: number; body: string }
-  | { kind: 'mismatch' }
-  | { kind: 'in_progress' };
+export type IdempotencyStart = { kind: 'new' } | { kind: 'replay'; statusCode: number; body: string } | { kind: 'mismatch' } | { kind: 'in_progress' };
 
 export class IdempotencyService {
   readonly #requestHashKey: Buffer;

@@ -72,7 +72,8 @@ export function registerProcessor<Jobs extends JobSchemas>(
   );
   // The job id names what the job is about (a payment's attempt and step, an event).
   worker.on('failed', (job, error) => {
-    if (!isRetry(error)) logger.error({ queue: queue.name, jobName: job?.name, jobId: job?.id, attemptsMade: job?.attemptsMade, err: error }, `${queue.name} job failed`);
+    if (!isRetry(error))
+      logger.error({ queue: queue.name, jobName: job?.name, jobId: job?.id, attemptsMade: job?.attemptsMade, err: error }, `${queue.name} job failed`);
   });
   worker.on('error', (error) => logger.warn({ err: error }, `${queue.name} worker: redis error`));
   return worker;
@@ -80,9 +81,15 @@ export function registerProcessor<Jobs extends JobSchemas>(
 
 const isKindOf = <Jobs extends JobSchemas>(jobs: Jobs, name: string): name is keyof Jobs & string => Object.hasOwn(jobs, name);
 
-function runKind<Jobs extends JobSchemas, Kind extends keyof Jobs & string>(queue: QueueDefinition<Jobs>, handlers: JobHandlers<Jobs>, kind: Kind, job: Job<unknown>) {
+function runKind<Jobs extends JobSchemas, Kind extends keyof Jobs & string>(
+  queue: QueueDefinition<Jobs>,
+  handlers: JobHandlers<Jobs>,
+  kind: Kind,
+  job: Job<unknown>,
+) {
   const schema: Jobs[Kind] = queue.jobs[kind];
   const parsed = z.safeParse(schema, job.data);
-  if (!parsed.success) throw new UnrecoverableError(`${queue.name} job ${kind} ${job.id}: its data does not match the schema: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success)
+    throw new UnrecoverableError(`${queue.name} job ${kind} ${job.id}: its data does not match the schema: ${z.prettifyError(parsed.error)}`);
   return handlers[kind](parsed.data);
 }

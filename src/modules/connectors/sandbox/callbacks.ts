@@ -37,10 +37,14 @@ export function parseSandboxCallback(rawBody: Buffer): ConnectorCallback | null 
   const { object } = data;
   // The event's name and its object must agree: a `refund.*` event carries a refund, a `payment.*` one a payment.
   if ('object' in object && object.object === 'payment_method') {
-    return eventType.startsWith('payment_method.') ? { kind: 'payment_method', eventId, eventType, token: object.id, status: object.status, reference: null } : null;
+    return eventType.startsWith('payment_method.')
+      ? { kind: 'payment_method', eventId, eventType, token: object.id, status: object.status, reference: null }
+      : null;
   }
   if ('object' in object && object.object === 'payout') {
-    return eventType.startsWith('payout.') ? { kind: 'payout', eventId, eventType, payout: toProcessorPayout(object), reference: object.reference ?? null } : null;
+    return eventType.startsWith('payout.')
+      ? { kind: 'payout', eventId, eventType, payout: toProcessorPayout(object), reference: object.reference ?? null }
+      : null;
   }
   if ('object' in object && object.object === 'dispute') {
     return eventType.startsWith('dispute.') ? { kind: 'dispute', eventId, eventType, dispute: toProcessorDispute(object), reference: null } : null;

@@ -49,7 +49,10 @@ export const credentialsSchemaFor = (personality: SandboxPersonality) =>
   z.object({
     apiKey: z
       .string()
-      .regex(new RegExp(`^${personality.keyPrefix}[A-Za-z0-9]{8,64}$`), `must be a ${personality.name} key: ${personality.keyPrefix} and 8 to 64 letters or digits`),
+      .regex(
+        new RegExp(`^${personality.keyPrefix}[A-Za-z0-9]{8,64}$`),
+        `must be a ${personality.name} key: ${personality.keyPrefix} and 8 to 64 letters or digits`,
+      ),
   });
 export type SandboxCredentials = z.infer<ReturnType<typeof credentialsSchemaFor>>;
 
@@ -95,7 +98,9 @@ export class SandboxConnector implements Connector {
   }
 
   async capture(transactionId: string, amount: number, idempotencyKey: string) {
-    return toProcessorPayment(await this.call('POST', `/v1/payments/${encodeURIComponent(transactionId)}/capture`, idempotencyKey, { amount_to_capture: amount }));
+    return toProcessorPayment(
+      await this.call('POST', `/v1/payments/${encodeURIComponent(transactionId)}/capture`, idempotencyKey, { amount_to_capture: amount }),
+    );
   }
 
   async void(transactionId: string, idempotencyKey: string) {
@@ -112,7 +117,12 @@ export class SandboxConnector implements Connector {
   }
 
   async refund(request: RefundRequest): Promise<ProcessorRefund> {
-    const body = { payment: request.transactionId, amount: request.amount, reference: request.reference, ...(request.reason ? { reason: request.reason } : {}) };
+    const body = {
+      payment: request.transactionId,
+      amount: request.amount,
+      reference: request.reference,
+      ...(request.reason ? { reason: request.reason } : {}),
+    };
     return toProcessorRefund(await this.callRefund('POST', '/v1/refunds', request.reference, body));
   }
 
@@ -145,7 +155,15 @@ export class SandboxConnector implements Connector {
   }
 
   async findPayoutByReference(reference: string): Promise<ProcessorPayout | null> {
-    const payout = await this.read(sandboxPayoutSchema, 'a payout', 'GET', `/v1/payouts?reference=${encodeURIComponent(reference)}`, undefined, undefined, true);
+    const payout = await this.read(
+      sandboxPayoutSchema,
+      'a payout',
+      'GET',
+      `/v1/payouts?reference=${encodeURIComponent(reference)}`,
+      undefined,
+      undefined,
+      true,
+    );
     return payout === null ? null : toProcessorPayout(payout);
   }
 
@@ -158,7 +176,11 @@ export class SandboxConnector implements Connector {
   }
 
   async createSession(request: { wallet: string; amount: number; currency: string }): Promise<WalletSession> {
-    const body = await this.request('POST', '/v1/sessions', undefined, { wallet: request.wallet, amount: request.amount, currency: request.currency.toLowerCase() });
+    const body = await this.request('POST', '/v1/sessions', undefined, {
+      wallet: request.wallet,
+      amount: request.amount,
+      currency: request.currency.toLowerCase(),
+    });
     const session = sandboxSessionSchema.safeParse(body.payload);
     if (!body.response.ok || !session.success) throw refusalOf(this.name, body.response.status, body.payload, 'a session');
     return { wallet: session.data.wallet, sessionToken: session.data.session_token, expiresAt: new Date(session.data.expires_at * 1000) };
@@ -185,7 +207,15 @@ export class SandboxConnector implements Connector {
   }
 
   /** One call answered with a `schema` object (or, with `notFoundIsNull`, the processor's own "no such one"). */
-  private async read<T>(schema: z.ZodType<T>, what: string, method: string, path: string, idempotencyKey: string | undefined, body: unknown, notFoundIsNull: boolean): Promise<T | null> {
+  private async read<T>(
+    schema: z.ZodType<T>,
+    what: string,
+    method: string,
+    path: string,
+    idempotencyKey: string | undefined,
+    body: unknown,
+    notFoundIsNull: boolean,
+  ): Promise<T | null> {
     const { response, payload } = await this.request(method, path, idempotencyKey, body);
     // A decline is a payment with status "failed" (HTTP 402): an answer, not an error.
     if (response.ok || response.status === 402) {
@@ -214,7 +244,8 @@ export class SandboxConnector implements Connector {
       });
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause;
-      if ((error as Error).name === 'TimeoutError') throw new ConnectorError(`${this.name} did not answer within ${this.options.timeoutMs} ms`, 'timeout', true);
+      if ((error as Error).name === 'TimeoutError')
+        throw new ConnectorError(`${this.name} did not answer within ${this.options.timeoutMs} ms`, 'timeout', true);
       if (cause?.code === 'ECONNREFUSED') throw new ConnectorError(`${this.name} refused the connection`, 'unreachable', false);
       throw new ConnectorError(`${this.name} request failed: ${(error as Error).message}`, 'unreachable', true);
     }

@@ -19,7 +19,16 @@ const processorAmount = z.number().int().nonnegative().max(2_147_483_647);
 /** The sandbox's payment object, as far as the service reads it; anything else is not an answer. */
 export const sandboxPaymentSchema = z.object({
   id: processorText(100).pipe(z.string().min(1)),
-  status: z.enum(['requires_device_data', 'requires_authentication', 'requires_customer_action', 'requires_capture', 'processing', 'succeeded', 'failed', 'canceled']),
+  status: z.enum([
+    'requires_device_data',
+    'requires_authentication',
+    'requires_customer_action',
+    'requires_capture',
+    'processing',
+    'succeeded',
+    'failed',
+    'canceled',
+  ]),
   amount: processorAmount,
   amount_capturable: processorAmount,
   amount_captured: processorAmount,
@@ -87,7 +96,13 @@ export const sandboxCallbackSchema = z.object({
   id: eventName,
   type: eventName,
   data: z.object({
-    object: z.union([sandboxRefundSchema, sandboxDisputeSchema, sandboxPayoutSchema, sandboxPaymentMethodSchema, sandboxPaymentSchema.extend({ reference: processorText(100).nullish() })]),
+    object: z.union([
+      sandboxRefundSchema,
+      sandboxDisputeSchema,
+      sandboxPayoutSchema,
+      sandboxPaymentMethodSchema,
+      sandboxPaymentSchema.extend({ reference: processorText(100).nullish() }),
+    ]),
   }),
 });
 

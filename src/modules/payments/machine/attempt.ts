@@ -89,7 +89,13 @@ export const ATTEMPT_TRANSITIONS: readonly AttemptTransition[] = [
   { from: 'CAPTURE_INITIATED', trigger: 'capture_at_processor', when: { stalled: true }, to: 'AUTHORIZED', source: 'anchor' },
   { from: 'VOID_INITIATED', trigger: 'void_at_processor', when: { stalled: true }, to: 'AUTHORIZED', source: 'anchor' },
   // Partial authorization (Hyperswitch's PartiallyAuthorized): less than the amount is held, to capture or void.
-  { from: 'PENDING', trigger: 'processor_call', when: { result: 'success', threeDs: false, captureMethod: 'MANUAL', partial: true }, to: 'PARTIALLY_AUTHORIZED', source: 'anchor' },
+  {
+    from: 'PENDING',
+    trigger: 'processor_call',
+    when: { result: 'success', threeDs: false, captureMethod: 'MANUAL', partial: true },
+    to: 'PARTIALLY_AUTHORIZED',
+    source: 'anchor',
+  },
   { from: 'PARTIALLY_AUTHORIZED', trigger: 'capture', to: 'CAPTURE_INITIATED', effect: 'capture_at_processor', source: 'anchor' },
   { from: 'PARTIALLY_AUTHORIZED', trigger: 'void', to: 'VOID_INITIATED', effect: 'void_at_processor', source: 'anchor' },
   // Recovery, as for AUTHORIZED: a capture or void of a partial authorization that never reached the processor.
@@ -137,11 +143,12 @@ export function transitionAttempt(from: AttemptStatus, trigger: AttemptTrigger, 
   const rows = ATTEMPT_TRANSITIONS.filter((row) => row.from === from && row.trigger === trigger);
   if (rows.length === 0) {
     const status = intentStatusOf(from);
-    throw new AppError('INVALID_STATE', `Cannot ${OPERATION_NAMES[trigger]} a payment in status ${status} (its attempt is ${from}).`, { status, attemptStatus: from });
+    throw new AppError('INVALID_STATE', `Cannot ${OPERATION_NAMES[trigger]} a payment in status ${status} (its attempt is ${from}).`, {
+      status,
+      attemptStatus: from,
+    });
   }
-  const row = rows
-    .filter((candidate) => matches(candidate, conditions))
-    .sort((a, b) => Object.keys(b.when ?? {}).length - Object.keys(a.when ?? {}).length)[0];
+  const row = rows.filter((candidate) => matches(candidate, conditions)).sort((a, b) => Object.keys(b.when ?? {}).length - Object.keys(a.when ?? {}).length)[0];
   // A pair in the table without a matching condition means the caller did not say enough: a bug, not bad input.
   if (!row) throw new Error(`attempt transition ${from} --${trigger}--> needs conditions ${JSON.stringify(rows.map((r) => r.when))}`);
   return row;
@@ -166,11 +173,7 @@ const FIXED_KEYS = ['captureMethod', 'stalled'] as const satisfies readonly (key
  * first; [] when it is already there; null when no such path exists (a stale or out-of-order answer, which
  * the caller ignores). A row conditioned on a fixed condition is taken only when `fixed` says the same.
  */
-export function planProcessorUpdate(
-  from: AttemptStatus,
-  targets: ReadonlySet<AttemptStatus>,
-  fixed: FixedConditions,
-): AttemptTransition[] | null {
+export function planProcessorUpdate(from: AttemptStatus, targets: ReadonlySet<AttemptStatus>, fixed: FixedConditions): AttemptTransition[] | null {
   if (targets.has(from)) return [];
   const queue: { status: AttemptStatus; path: AttemptTransition[] }[] = [{ status: from, path: [] }];
   const seen = new Set<AttemptStatus>([from]);
@@ -235,7 +238,8 @@ export const ATTEMPT_TARGETS: Record<ProcessorPaymentStatus, ReadonlySet<Attempt
  */
 export function processorAmountsProblem(status: ProcessorPaymentStatus, amountCaptured: number, amountCapturable: number, charged: number): string | null {
   const within = (amount: number) => Number.isSafeInteger(amount) && amount >= 0 && amount <= charged;
-  if (!within(amountCaptured) || !within(amountCapturable)) return `amounts ${amountCaptured} captured and ${amountCapturable} capturable do not fit ${charged}`;
+  if (!within(amountCaptured) || !within(amountCapturable))
+    return `amounts ${amountCaptured} captured and ${amountCapturable} capturable do not fit ${charged}`;
   switch (status) {
     case 'captured':
       return amountCaptured === charged ? null : `captured ${amountCaptured} of ${charged}, not all of it`;

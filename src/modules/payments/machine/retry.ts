@@ -42,8 +42,7 @@ export function retryDecision(failure: AttemptFailure, context: RetryContext): R
   // Whether the processor declined it or refused it before acting (an invalid number), another processor
   // would get the same card to the same end: never sent on.
   if (HARD_DECLINE_CODES.has(failure.code)) return { retry: false, reason: `${failure.code} is a hard decline` };
-  const worthRetrying =
-    failure.kind === 'not_processed' || failure.retryable || context.retryableDeclineCodes.includes(failure.code);
+  const worthRetrying = failure.kind === 'not_processed' || failure.retryable || context.retryableDeclineCodes.includes(failure.code);
   if (!worthRetrying) return { retry: false, reason: `${failure.code} is not retryable` };
   if (context.retriesUsed >= context.maxRetries) return { retry: false, reason: `the profile allows ${context.maxRetries} retries` };
   if (!context.nextConnectorAvailable) return { retry: false, reason: 'no other eligible connector' };

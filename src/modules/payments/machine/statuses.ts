@@ -81,13 +81,25 @@ export function intentStatusOf(attemptStatus: AttemptStatus): IntentStatus {
 }
 
 /** Intent states nothing moves out of: a late or duplicate processor answer cannot change them. */
-export const TERMINAL_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED', 'PARTIALLY_CAPTURED', 'EXPIRED', 'CANCELLED_POST_CAPTURE']);
+export const TERMINAL_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set([
+  'SUCCEEDED',
+  'FAILED',
+  'CANCELLED',
+  'PARTIALLY_CAPTURED',
+  'EXPIRED',
+  'CANCELLED_POST_CAPTURE',
+]);
 
 /** Intent states of a payment not yet confirmed: they expire after the profile's session expiry. */
 export const UNCONFIRMED_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['REQUIRES_PAYMENT_METHOD', 'REQUIRES_CONFIRMATION']);
 
 /** Intent states whose truth is at the processor: sync asks it (Hyperswitch's should_force_sync). */
-export const SYNCABLE_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['PROCESSING', 'REQUIRES_CUSTOMER_ACTION', 'REQUIRES_CAPTURE', 'PARTIALLY_AUTHORIZED']);
+export const SYNCABLE_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set([
+  'PROCESSING',
+  'REQUIRES_CUSTOMER_ACTION',
+  'REQUIRES_CAPTURE',
+  'PARTIALLY_AUTHORIZED',
+]);
 
 /** Intent states in which the payment waits on its processor, not the merchant: synced on a schedule. */
 export const AWAITING_PROCESSOR_INTENT_STATUSES: ReadonlySet<IntentStatus> = new Set(['PROCESSING', 'REQUIRES_CUSTOMER_ACTION']);

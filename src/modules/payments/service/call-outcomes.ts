@@ -28,8 +28,9 @@ export class ProcessorCallOutcomes {
    */
   private async announcedIfResting(sent: Payment, result: Payment): Promise<Payment> {
     let payment = result;
-    for (let conflicts = 0; ; ) {
-      const resting = payment.status === 'PROCESSING' && payment.activeAttempt.id === sent.activeAttempt.id && payment.activeAttempt.status !== 'VOID_POST_CHARGE_INITIATED';
+    for (let conflicts = 0; ;) {
+      const resting =
+        payment.status === 'PROCESSING' && payment.activeAttempt.id === sent.activeAttempt.id && payment.activeAttempt.status !== 'VOID_POST_CHARGE_INITIATED';
       if (!resting) return payment;
       try {
         return await this.deps.store.commit(payment, { moves: [], announce: true, actor: 'processor' });
@@ -78,9 +79,17 @@ export class ProcessorCallOutcomes {
     if (error.kind === 'rejected') {
       const processor = { processorCode: error.processorCode ?? null, processorMessage: error.message, paymentId: failed.id, status: failed.status };
       if (trigger === 'processor_call') {
-        throw new AppError('PAYMENT_DECLINED', `The payment was declined: ${error.message}.`, { declineCode: processor.processorCode ?? 'processor_refused', declineMessage: error.message, ...processor });
+        throw new AppError('PAYMENT_DECLINED', `The payment was declined: ${error.message}.`, {
+          declineCode: processor.processorCode ?? 'processor_refused',
+          declineMessage: error.message,
+          ...processor,
+        });
       }
-      throw new AppError('INVALID_STATE', `The processor refused the ${trigger === 'capture_at_processor' ? 'capture' : 'void'}: ${error.message}; the payment is ${failed.status}.`, processor);
+      throw new AppError(
+        'INVALID_STATE',
+        `The processor refused the ${trigger === 'capture_at_processor' ? 'capture' : 'void'}: ${error.message}; the payment is ${failed.status}.`,
+        processor,
+      );
     }
     throw new AppError('CONNECTOR_ERROR', `The processor failed: ${error.message}.`, { paymentId: failed.id, status: failed.status });
   }

@@ -71,8 +71,17 @@ export class PaymentCaptures {
   }
 
   /** Commits a cancel's `move` and, when it is a void at the processor, asks the processor for it. */
-  private async voided(principal: SecretKeyPrincipal, payment: Payment, move: AttemptTransition, cancellationReason: string | null | undefined): Promise<Payment> {
-    const cancelled = await this.deps.store.commit(payment, { moves: [move], intent: { cancellationReason: cancellationReason ?? null }, actor: principal.keyId });
+  private async voided(
+    principal: SecretKeyPrincipal,
+    payment: Payment,
+    move: AttemptTransition,
+    cancellationReason: string | null | undefined,
+  ): Promise<Payment> {
+    const cancelled = await this.deps.store.commit(payment, {
+      moves: [move],
+      intent: { cancellationReason: cancellationReason ?? null },
+      actor: principal.keyId,
+    });
     if (move.effect !== 'void_at_processor') return cancelled;
     const connector = await this.answers.connectorOf(cancelled);
     try {
@@ -90,7 +99,9 @@ export class PaymentCaptures {
    */
   private async refuseVoidAfterRefundOrDispute(payment: Payment): Promise<void> {
     if (payment.amountRefunded > 0) {
-      throw new AppError('INVALID_STATE', `A ${payment.status} payment with refunds cannot be voided after capture; refund the rest instead.`, { status: payment.status });
+      throw new AppError('INVALID_STATE', `A ${payment.status} payment with refunds cannot be voided after capture; refund the rest instead.`, {
+        status: payment.status,
+      });
     }
     if ((await this.deps.context.db.dispute.count({ where: { paymentId: payment.id } })) > 0) {
       throw new AppError('INVALID_STATE', `A disputed ${payment.status} payment cannot be voided after capture.`, { status: payment.status });

@@ -59,7 +59,9 @@ export class PaymentConfirmation {
     const paymentId = this.deps.keys.paymentIdOfClientSecret(input.clientSecret);
     const payment = await expiredOrAsIs(this.deps.store, await this.reads.getVisible(principal, paymentId, input.clientSecret));
     if (payment.status === 'EXPIRED') {
-      throw new AppError('INVALID_STATE', `This payment expired at ${payment.expiresAt!.toISOString()} without being confirmed; create a new one.`, { status: payment.status });
+      throw new AppError('INVALID_STATE', `This payment expired at ${payment.expiresAt!.toISOString()} without being confirmed; create a new one.`, {
+        status: payment.status,
+      });
     }
     const returnUrl = input.returnUrl ?? null;
     if (returnUrl && principal.kind === 'publishableKey') this.refuseBrowserReturnUrl(payment, returnUrl);
@@ -78,7 +80,10 @@ export class PaymentConfirmation {
       throw invalidInput('paymentMethodData', 'payment method details (or a saved paymentMethodId) are required to confirm; card numbers are never stored');
     }
     if (payment.captureMethod === 'MANUAL' && !supportsManualCapture(methodTypeOf(method))) {
-      throw invalidInput('paymentMethodData', `${methodTypeOf(method)} settles later and cannot be captured manually; create the payment with captureMethod AUTOMATIC`);
+      throw invalidInput(
+        'paymentMethodData',
+        `${methodTypeOf(method)} settles later and cannot be captured manually; create the payment with captureMethod AUTOMATIC`,
+      );
     }
     return this.confirmLoaded(principal as MerchantPrincipal, payment, method, { returnUrl, saveCard: input.savePaymentMethod ?? false, saved });
   }
@@ -113,13 +118,23 @@ export class PaymentConfirmation {
     let pending: Payment;
     if (payment.status === 'FAILED') {
       if (!MANUALLY_RETRYABLE.has(payment.activeAttempt.status)) {
-        throw new AppError('INVALID_STATE', `A FAILED payment whose attempt ended ${payment.activeAttempt.status} cannot be confirmed again.`, { status: payment.status });
+        throw new AppError('INVALID_STATE', `A FAILED payment whose attempt ended ${payment.activeAttempt.status} cannot be confirmed again.`, {
+          status: payment.status,
+        });
       }
       if (payment.attemptCount >= MAX_ATTEMPTS_PER_PAYMENT) {
-        throw new AppError('INVALID_STATE', `This FAILED payment has had ${payment.attemptCount} attempts, the most allowed; create a new payment.`, { status: payment.status });
+        throw new AppError('INVALID_STATE', `This FAILED payment has had ${payment.attemptCount} attempts, the most allowed; create a new payment.`, {
+          status: payment.status,
+        });
       }
       await this.refuseHardDeclinedCard(payment, kept.cardFingerprint);
-      pending = await this.deps.store.startAttempt(payment, { closeMove: null, attempt: routedTo(candidates[0]!), intent: { ...intent, errorCode: null, errorMessage: null }, trigger: 'manual_retry', actor: principal.keyId });
+      pending = await this.deps.store.startAttempt(payment, {
+        closeMove: null,
+        attempt: routedTo(candidates[0]!),
+        intent: { ...intent, errorCode: null, errorMessage: null },
+        trigger: 'manual_retry',
+        actor: principal.keyId,
+      });
     } else {
       const moves: AttemptTransition[] = [];
       let status = payment.activeAttempt.status;
@@ -138,7 +153,8 @@ export class PaymentConfirmation {
       const saveCard = options.saveCard || (pending.setupFutureUsage === 'OFF_SESSION' && method.type === 'card');
       // Partial authorization leaves an amount to capture: only for payments captured by the merchant.
       // Not with 3DS either: the table has no partial row after authentication.
-      const allowPartialAuthorization = settings.allowPartialAuthorization && pending.captureMethod === 'MANUAL' && pending.authenticationType === 'NO_THREE_DS';
+      const allowPartialAuthorization =
+        settings.allowPartialAuthorization && pending.captureMethod === 'MANUAL' && pending.authenticationType === 'NO_THREE_DS';
       const outcome = await this.authorizeAt(pending, account, method, { saveCard, allowPartialAuthorization });
       const failure = attemptFailureOf(outcome);
       if (failure !== null) {
@@ -170,7 +186,8 @@ export class PaymentConfirmation {
       }
       if ('error' in outcome) return this.outcomes.settled(pending, await this.outcomes.afterConnectorError(pending, outcome.error, 'processor_call'));
       const result = await this.answers.applyAnswer(pending, outcome.answer, 'processor');
-      if (options.saved && result.activeAttempt.id === pending.activeAttempt.id && PAID.has(result.status)) await this.deps.customers.markUsed(options.saved.id);
+      if (options.saved && result.activeAttempt.id === pending.activeAttempt.id && PAID.has(result.status))
+        await this.deps.customers.markUsed(options.saved.id);
       return this.outcomes.settled(pending, this.outcomes.declinedOrResult(result, outcome.answer));
     }
   }
@@ -239,7 +256,10 @@ export class PaymentConfirmation {
     if (candidates.length === 0) {
       const field = saved ? 'paymentMethodId' : 'paymentMethodData';
       const where = `${payment.currency}${payment.country ? ` from ${payment.country}` : ''} in ${payment.mode.toLowerCase()} mode`;
-      throw invalidInput(field, `no connector account of this merchant accepts ${paymentMethodType} payments in ${where}${saved ? ' at the account that saved this card' : ''}; see paymentMethods, or createConnectorAccount`);
+      throw invalidInput(
+        field,
+        `no connector account of this merchant accepts ${paymentMethodType} payments in ${where}${saved ? ' at the account that saved this card' : ''}; see paymentMethods, or createConnectorAccount`,
+      );
     }
     return candidates;
   }

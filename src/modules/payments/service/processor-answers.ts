@@ -38,7 +38,11 @@ export class ProcessorAnswers {
     const connector = await this.connectorOf(payment);
     const { connectorTransactionId, id: attemptId } = payment.activeAttempt;
     // A timed-out authorization left no transaction id: find it by our reference.
-    const answer = await askProcessor(connectorTransactionId, (id) => connector.sync(id), () => connector.findByReference(attemptId));
+    const answer = await askProcessor(
+      connectorTransactionId,
+      (id) => connector.sync(id),
+      () => connector.findByReference(attemptId),
+    );
     if (answer !== null) return this.applyAnswer(payment, answer, actor);
     // The processor has no payment for the attempt. Once its authorization request has certainly ended,
     // that is final: the request never reached the processor, and the attempt failed without a charge.
@@ -117,14 +121,18 @@ export class ProcessorAnswers {
     options: { attemptId?: string; recoveryRows?: boolean; held?: Payment } = {},
   ): Promise<{ payment: Payment; outcome: 'committed' | 'unchanged' | 'deferred' }> {
     let held = options.held;
-    for (let conflicts = 0; ; ) {
+    for (let conflicts = 0; ;) {
       const payment = held ?? (await this.deps.store.get(paymentId));
       const onHeld = held !== undefined;
       held = undefined;
       const plan = this.planAnswer(payment, answer, options);
       if ('unchanged' in plan) {
         if (onHeld) continue;
-        if (plan.unchanged) this.deps.context.logger[plan.unchanged.level]({ paymentId, status: payment.activeAttempt.status, answer: answer.status, actor }, plan.unchanged.message);
+        if (plan.unchanged)
+          this.deps.context.logger[plan.unchanged.level](
+            { paymentId, status: payment.activeAttempt.status, answer: answer.status, actor },
+            plan.unchanged.message,
+          );
         return { payment, outcome: 'unchanged' };
       }
       try {
@@ -151,8 +159,12 @@ export class ProcessorAnswers {
     options: { attemptId?: string; recoveryRows?: boolean },
   ): { commit: Omit<Commit, 'actor'> } | { unchanged: { level: 'info' | 'error'; message: string } | null } {
     if (options.attemptId !== undefined && payment.activeAttempt.id !== options.attemptId) return { unchanged: null };
-    const amountsProblem = answer.status === 'pending' ? null : processorAmountsProblem(answer.status, answer.amountCaptured, answer.amountCapturable, payment.amount + payment.surchargeAmount);
-    if (amountsProblem !== null) return { unchanged: { level: 'error', message: `ignored a processor answer whose amounts do not fit the payment: ${amountsProblem}` } };
+    const amountsProblem =
+      answer.status === 'pending'
+        ? null
+        : processorAmountsProblem(answer.status, answer.amountCaptured, answer.amountCapturable, payment.amount + payment.surchargeAmount);
+    if (amountsProblem !== null)
+      return { unchanged: { level: 'error', message: `ignored a processor answer whose amounts do not fit the payment: ${amountsProblem}` } };
     const path =
       answer.status === 'pending'
         ? []
@@ -163,7 +175,9 @@ export class ProcessorAnswers {
     if (path === null) return { unchanged: { level: 'info', message: 'ignored a processor answer no transition leads to' } };
     if (path.length === 0) {
       // Still learn the processor's id of a pending attempt (a timed-out call), without moving it.
-      return payment.activeAttempt.connectorTransactionId === null ? { commit: { moves: [], attempt: { connectorTransactionId: answer.transactionId } } } : { unchanged: null };
+      return payment.activeAttempt.connectorTransactionId === null
+        ? { commit: { moves: [], attempt: { connectorTransactionId: answer.transactionId } } }
+        : { unchanged: null };
     }
     return {
       commit: {

@@ -33,7 +33,10 @@ export class PaymentReads {
     const payment = await this.deps.store.find(paymentId);
     if (payment === null || payment.merchantId !== principal.merchantId) throw notFound('payment', paymentId);
     if (payment.mode !== principal.mode) {
-      throw new AppError('NOT_FOUND', `No payment with id "${paymentId}" exists in ${principal.mode.toLowerCase()} mode; it is a ${payment.mode.toLowerCase()} payment.`);
+      throw new AppError(
+        'NOT_FOUND',
+        `No payment with id "${paymentId}" exists in ${principal.mode.toLowerCase()} mode; it is a ${payment.mode.toLowerCase()} payment.`,
+      );
     }
     return payment;
   }
