@@ -54,6 +54,8 @@ const configSchema = z.object({
   GRAPHQL_INTROSPECTION: booleanFromString.optional(),
   /** Where the sandbox processor listens (the sandbox connector calls it there). */
   SANDBOX_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:4100'),
+  /** Where the Stripe connector calls Stripe's API (a proxy, or a local fake in tests, may stand in). */
+  STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).default('https://api.stripe.com'),
   /** How long a processor call may take before its outcome is treated as unknown (the payment stays PROCESSING). */
   CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   /** Scales every webhook retry delay (the seed's 24 h schedule): 0.001 runs it in 86 s, for tests and demos. */

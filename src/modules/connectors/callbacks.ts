@@ -161,15 +161,21 @@ export class ConnectorCallbackService {
     const secret = this.context.secretBox.open(await this.ensureWebhookSecret(account));
     const url = `${this.context.publicUrl.replace(/\/$/, '')}/webhooks/${account.merchantId}/${account.id}`;
     let endpointId: string;
+    let processorSecret: string | undefined;
     try {
-      ({ endpointId } = await webhooks.register(url, secret));
+      ({ endpointId, secret: processorSecret } = await webhooks.register(url, secret));
     } catch (error) {
       if (error instanceof ConnectorError) throw new AppError('CONNECTOR_ERROR', `The processor did not register the webhook: ${error.message}.`);
       throw error;
     }
     const registered = await this.context.db.connectorAccount.update({
       where: { id: account.id },
-      data: { webhookUrl: url, webhookEndpointId: endpointId, webhookRegisteredAt: new Date() },
+      data: {
+        webhookUrl: url,
+        webhookEndpointId: endpointId,
+        webhookRegisteredAt: new Date(),
+        ...(processorSecret === undefined ? {} : { webhookSecretEncrypted: this.context.secretBox.seal(processorSecret) }),
+      },
     });
     return {
       merchantConnectorId: registered.id,

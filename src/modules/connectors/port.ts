@@ -197,6 +197,9 @@ export interface ConnectorWebhooks {
   verify(rawBody: Buffer, headers: Readonly<Record<string, string | undefined>>, secret: string, now: Date): boolean;
   /** The payment a verified callback reports; null when it is not an event this connector acts on. */
   parse(rawBody: Buffer): ConnectorCallback | null;
-  /** Points the processor's callbacks for this account at `url`, signed with `secret`. */
-  register(url: string, secret: string): Promise<{ endpointId: string }>;
+  /**
+   * Points the processor's callbacks for this account at `url`, signed with `secret`, or with the secret the
+   * processor made itself and returns (Stripe's), which then replaces the account's.
+   */
+  register(url: string, secret: string): Promise<{ endpointId: string; secret?: string }>;
 }

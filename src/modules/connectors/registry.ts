@@ -7,9 +7,12 @@ import type { z } from 'zod';
 import type { PaymentMethodType } from '../payments/methods.ts';
 import type { Connector } from './port.ts';
 import { credentialsSchemaFor, SandboxConnector, type SandboxCredentials, type SandboxPersonality } from './sandbox/connector.ts';
+import { StripeConnector, stripeCredentialsSchema, stripeKeyMode } from './stripe/connector.ts';
+import type { Mode } from '../../kernel/api-keys.ts';
 
 export interface ConnectorSettings {
   sandboxUrl: string;
+  stripeApiBase: string;
   timeoutMs: number;
 }
 
@@ -25,6 +28,8 @@ export interface ConnectorDefinition<Credentials = unknown> {
   webhookFlowCategories: readonly ('payments' | 'refunds' | 'disputes' | 'mandates' | 'payouts')[];
   /** Whether the connector can send payouts (to cards and bank accounts). */
   payouts: boolean;
+  /** The mode credentials work in, when they say (a Stripe key): an account of the other mode refuses them. */
+  modeOf?(credentials: Credentials): Mode;
   create(credentials: Credentials, settings: ConnectorSettings): Connector;
 }
 
@@ -56,6 +61,15 @@ export const CONNECTORS = {
     { name: 'fauxpay', pathPrefix: '/fauxpay', keyPrefix: 'sk_fauxpay_', webhooks: false },
     { paymentMethods: ['card', 'bank_debit'], wallets: [], webhookFlowCategories: [], payouts: true },
   ),
+  stripe: {
+    credentialsSchema: stripeCredentialsSchema,
+    paymentMethods: ['card'],
+    wallets: [],
+    webhookFlowCategories: ['payments', 'refunds', 'disputes'],
+    payouts: false,
+    modeOf: stripeKeyMode,
+    create: (credentials, settings) => new StripeConnector(credentials, { apiBase: settings.stripeApiBase, timeoutMs: settings.timeoutMs }),
+  } satisfies ConnectorDefinition<z.infer<typeof stripeCredentialsSchema>>,
 } as const satisfies Record<string, ConnectorDefinition<SandboxCredentials>>;
 
 export type ConnectorName = keyof typeof CONNECTORS;

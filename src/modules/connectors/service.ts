@@ -1,7 +1,7 @@
 // A merchant's accounts at processors: credentials validated per connector and sealed at rest; the
 // eligible account for a payment chosen by the merchant's preference.
 import type { Connector } from './port.ts';
-import { CONNECTORS, isConnectorName, type ConnectorName } from './registry.ts';
+import { CONNECTORS, isConnectorName, type ConnectorDefinition, type ConnectorName } from './registry.ts';
 import { AppError, invalidInput } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Mode } from '../../kernel/api-keys.ts';
@@ -40,8 +40,11 @@ export class ConnectorAccountService {
     const mode: Mode = input.mode ?? principal.mode;
     if (mode !== principal.mode)
       throw new AppError('FORBIDDEN', `A ${principal.mode.toLowerCase()} key creates ${principal.mode.toLowerCase()} connector accounts only.`);
+    const keyMode = (definition as ConnectorDefinition<unknown>).modeOf?.(credentials.data);
+    if (keyMode !== undefined && keyMode !== mode)
+      throw invalidInput('credentials.apiKey', `is a ${keyMode.toLowerCase()} key; a ${mode.toLowerCase()} connector account takes ${mode.toLowerCase()} keys`);
     const paymentMethods = (input.paymentMethods ?? [...definition.paymentMethods]) as PaymentMethodType[];
-    const unsupported = paymentMethods.find((method) => !definition.paymentMethods.includes(method));
+    const unsupported = paymentMethods.find((method) => !(definition.paymentMethods as readonly PaymentMethodType[]).includes(method));
     if (unsupported) throw invalidInput('paymentMethods', `${name} does not support ${unsupported} (supported: ${definition.paymentMethods.join(', ')})`);
     return this.context.db.connectorAccount.create({
       data: {
@@ -102,6 +105,10 @@ export class ConnectorAccountService {
     const definition = CONNECTORS[account.connectorName];
     const credentials = definition.credentialsSchema.parse(JSON.parse(this.context.secretBox.open(account.credentialsEncrypted)));
     const { config } = this.context;
-    return definition.create(credentials, { sandboxUrl: config.SANDBOX_URL, timeoutMs: config.CONNECTOR_TIMEOUT_MS });
+    return definition.create(credentials, {
+      sandboxUrl: config.SANDBOX_URL,
+      stripeApiBase: config.STRIPE_API_BASE,
+      timeoutMs: config.CONNECTOR_TIMEOUT_MS,
+    });
   }
 }

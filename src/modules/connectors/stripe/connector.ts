@@ -1,0 +1,188 @@
+// The Stripe connector: PaymentIntents confirmed at once (docs.stripe.com/api/payment_intents), refunds,
+// disputes and webhook endpoints, through Stripe's official Node library, which encodes requests as Stripe
+// expects and can be aimed (STRIPE_API_BASE) at a proxy or a local fake. Our attempt or refund id is the
+// call's Idempotency-Key and the object's metadata.reference. Its wire format is in wire.ts, how its answers
+// read as ours in status-map.ts and decline-map.ts, its callbacks in callbacks.ts.
+import Stripe from 'stripe';
+import { z } from 'zod';
+import type { Mode } from '../../../kernel/api-keys.ts';
+import {
+  ConnectorError,
+  type AuthorizeRequest,
+  type Connector,
+  type ConnectorWebhooks,
+  type ProcessorDispute,
+  type ProcessorPayment,
+  type ProcessorPayout,
+  type ProcessorRefund,
+  type RefundRequest,
+  type WalletSession,
+} from '../port.ts';
+import { parseStripeCallback, SIGNATURE_HEADER, verifyStripeSignature } from './callbacks.ts';
+import { connectorErrorOf } from './decline-map.ts';
+import { toProcessorDispute, toProcessorPayment, toProcessorRefund } from './status-map.ts';
+import {
+  disputeSchema,
+  ENABLED_EVENTS,
+  paymentIntentSchema,
+  paymentMethodData,
+  refundSchema,
+  unsupported,
+  webhookEndpointSchema,
+  type StripeRefund,
+} from './wire.ts';
+
+export const stripeCredentialsSchema = z.object({
+  apiKey: z.string().regex(/^sk_(test|live)_[A-Za-z0-9]{10,255}$/, 'must be a Stripe secret key: sk_test_… or sk_live_…'),
+});
+export type StripeCredentials = z.infer<typeof stripeCredentialsSchema>;
+
+/** The mode a key works in: a test-mode account takes test keys only, a live one live keys. */
+export const stripeKeyMode = (credentials: StripeCredentials): Mode => (credentials.apiKey.startsWith('sk_live_') ? 'LIVE' : 'TEST');
+
+/** How many of the latest refunds are looked through for a reference (Stripe has no refund search). */
+const REFUND_LOOKBACK = 100;
+
+export class StripeConnector implements Connector {
+  readonly name = 'stripe';
+  readonly webhooks: ConnectorWebhooks;
+  readonly #stripe: Stripe;
+
+  constructor(
+    credentials: StripeCredentials,
+    private readonly options: { apiBase: string; timeoutMs: number },
+  ) {
+    const base = new URL(options.apiBase);
+    this.#stripe = new Stripe(credentials.apiKey, {
+      host: base.hostname,
+      port: base.port || (base.protocol === 'http:' ? 80 : 443),
+      protocol: base.protocol === 'http:' ? 'http' : 'https',
+      // Our services decide what is retried, and how (an unknown outcome is synced, never sent again blind).
+      maxNetworkRetries: 0,
+      timeout: options.timeoutMs,
+      telemetry: false,
+    });
+    this.webhooks = {
+      verify: (rawBody, headers, secret, now) => verifyStripeSignature(rawBody, headers[SIGNATURE_HEADER], secret, now),
+      parse: parseStripeCallback,
+      // Stripe makes the endpoint's signing secret itself: it replaces the one we offered.
+      register: async (url) => {
+        const endpoint = await this.read(webhookEndpointSchema, () =>
+          this.#stripe.webhookEndpoints.create({ url, enabled_events: [...ENABLED_EVENTS], description: 'Payments orchestrator callbacks' }),
+        );
+        return { endpointId: endpoint.id, secret: endpoint.secret };
+      },
+    };
+  }
+
+  async authorize(request: AuthorizeRequest): Promise<ProcessorPayment> {
+    if (request.saveCard) throw unsupported('saved cards');
+    const params: Stripe.PaymentIntentCreateParams = {
+      amount: request.amount,
+      currency: request.currency.toLowerCase(),
+      confirm: true,
+      capture_method: request.captureMethod === 'MANUAL' ? 'manual' : 'automatic',
+      payment_method_data: paymentMethodData(request.paymentMethod) as Stripe.PaymentIntentCreateParams.PaymentMethodData,
+      payment_method_options: { card: { request_three_d_secure: request.threeDs ? 'any' : 'automatic' } },
+      return_url: request.returnUrl,
+      metadata: { reference: request.reference },
+    };
+    return this.payment(() => this.#stripe.paymentIntents.create(params, { idempotencyKey: request.reference }));
+  }
+
+  capture(transactionId: string, amount: number, idempotencyKey: string) {
+    return this.payment(() => this.#stripe.paymentIntents.capture(transactionId, { amount_to_capture: amount }, { idempotencyKey }));
+  }
+
+  void(transactionId: string, idempotencyKey: string) {
+    return this.payment(() => this.#stripe.paymentIntents.cancel(transactionId, {}, { idempotencyKey }));
+  }
+
+  sync(transactionId: string) {
+    return this.payment(() => this.#stripe.paymentIntents.retrieve(transactionId));
+  }
+
+  /**
+   * By Stripe's search on metadata (docs.stripe.com/search). Search is not read-after-write: an intent becomes
+   * searchable within a minute, so this is asked only of an authorization that ended long before (a timeout).
+   */
+  async findByReference(reference: string): Promise<ProcessorPayment | null> {
+    const found = await this.read(z.object({ data: z.array(paymentIntentSchema) }), () =>
+      this.#stripe.paymentIntents.search({ query: `metadata['reference']:'${reference.replace(/[^A-Za-z0-9_]/g, '')}'`, limit: 1 }),
+    );
+    return found.data[0] === undefined ? null : toProcessorPayment(found.data[0]);
+  }
+
+  async refund(request: RefundRequest): Promise<ProcessorRefund> {
+    const params: Stripe.RefundCreateParams = {
+      payment_intent: request.transactionId,
+      amount: request.amount,
+      metadata: { reference: request.reference, ...(request.reason ? { reason: request.reason } : {}) },
+    };
+    return toProcessorRefund(await this.read(refundSchema, () => this.#stripe.refunds.create(params, { idempotencyKey: request.reference })));
+  }
+
+  async syncRefund(refundId: string): Promise<ProcessorRefund> {
+    return toProcessorRefund(await this.read(refundSchema, () => this.#stripe.refunds.retrieve(refundId)));
+  }
+
+  /** Among the latest refunds (Stripe cannot search refunds), the one whose metadata names `reference`. */
+  async findRefundByReference(reference: string): Promise<ProcessorRefund | null> {
+    const latest = await this.read(z.object({ data: z.array(refundSchema) }), () => this.#stripe.refunds.list({ limit: REFUND_LOOKBACK }));
+    const refund: StripeRefund | undefined = latest.data.find((candidate) => candidate.metadata.reference === reference);
+    return refund === undefined ? null : toProcessorRefund(refund);
+  }
+
+  async acceptDispute(disputeId: string, idempotencyKey: string): Promise<ProcessorDispute> {
+    return toProcessorDispute(await this.read(disputeSchema, () => this.#stripe.disputes.close(disputeId, {}, { idempotencyKey })));
+  }
+
+  /** Evidence fields are Stripe's own (docs.stripe.com/api/disputes/update#update_dispute-evidence); submitted at once. */
+  async submitDisputeEvidence(disputeId: string, evidence: Record<string, string>, idempotencyKey: string): Promise<ProcessorDispute> {
+    return toProcessorDispute(await this.read(disputeSchema, () => this.#stripe.disputes.update(disputeId, { evidence, submit: true }, { idempotencyKey })));
+  }
+
+  createPayout(): Promise<ProcessorPayout> {
+    return Promise.reject(unsupported('payouts'));
+  }
+
+  cancelPayout(): Promise<ProcessorPayout> {
+    return Promise.reject(unsupported('payouts'));
+  }
+
+  syncPayout(): Promise<ProcessorPayout> {
+    return Promise.reject(unsupported('payouts'));
+  }
+
+  findPayoutByReference(): Promise<ProcessorPayout | null> {
+    return Promise.reject(unsupported('payouts'));
+  }
+
+  createSession(): Promise<WalletSession> {
+    return Promise.reject(unsupported('wallet sessions'));
+  }
+
+  /** A call answering with an intent; a decline is Stripe's 402 card error carrying it: an answer too. */
+  private async payment(call: () => Promise<unknown>): Promise<ProcessorPayment> {
+    const intentOrDecline = () =>
+      call().catch((error: unknown) => {
+        if (error instanceof Stripe.errors.StripeCardError && error.payment_intent) return error.payment_intent;
+        throw error;
+      });
+    return toProcessorPayment(await this.read(paymentIntentSchema, intentOrDecline));
+  }
+
+  /** The library's answer, read with `schema`; its errors as ConnectorErrors (decline-map.ts). */
+  private async read<T>(schema: z.ZodType<T>, call: () => Promise<unknown>): Promise<T> {
+    let answer: unknown;
+    try {
+      answer = await call();
+    } catch (error) {
+      throw connectorErrorOf(error, this.options.timeoutMs);
+    }
+    const parsed = schema.safeParse(answer);
+    // It answered "done" in a shape we cannot read: whatever it did, it did; sync will tell.
+    if (!parsed.success) throw new ConnectorError('stripe answered with a body that is not the object asked for', 'bad_response', true);
+    return parsed.data;
+  }
+}

@@ -1,0 +1,81 @@
+// Stripe's objects as the port's: its statuses mapped to ours by table (one entry per status it sends, so a
+// status it adds fails to compile here). Tested row by row in test/connectors/stripe-maps.test.ts.
+import type { ProcessorPaymentStatus } from '../../payments/machine/attempt.ts';
+import type { ProcessorDispute, ProcessorPayment, ProcessorRefund } from '../port.ts';
+import { declineOf } from './decline-map.ts';
+import type { DISPUTE_STATUSES, PAYMENT_INTENT_STATUSES, REFUND_STATUSES, StripeDispute, StripePaymentIntent, StripeRefund } from './wire.ts';
+
+/** Stripe's failure code when the customer did not complete 3D Secure. */
+const AUTHENTICATION_FAILURE = 'payment_intent_authentication_failure';
+
+/** A PaymentIntent's status, some refined by its amounts or its last error. */
+export const PAYMENT_STATUSES = {
+  // Confirmed with confirm=true, an intent is back to requires_payment_method only after a failed attempt.
+  requires_payment_method: (intent) =>
+    intent.last_payment_error == null ? 'pending' : intent.last_payment_error.code === AUTHENTICATION_FAILURE ? 'authentication_failed' : 'failed',
+  requires_confirmation: () => 'pending',
+  requires_action: () => 'requires_authentication',
+  processing: () => 'processing',
+  requires_capture: (intent) => (intent.amount_capturable < intent.amount ? 'partially_authorized' : 'authorized'),
+  succeeded: (intent) => (intent.amount_received < intent.amount ? 'partially_captured' : 'captured'),
+  canceled: () => 'voided',
+} as const satisfies Record<(typeof PAYMENT_INTENT_STATUSES)[number], (intent: StripePaymentIntent) => ProcessorPaymentStatus>;
+
+export const REFUND_STATUS_MAP = {
+  pending: 'pending',
+  // The customer must give bank details for the refund (some methods): Stripe still works on it.
+  requires_action: 'pending',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  canceled: 'failed',
+} as const satisfies Record<(typeof REFUND_STATUSES)[number], ProcessorRefund['status']>;
+
+export const DISPUTE_STATUS_MAP = {
+  // An inquiry (warning_*) is a dispute opened at the network; its closing without a chargeback ends it.
+  warning_needs_response: 'opened',
+  warning_under_review: 'challenged',
+  warning_closed: 'cancelled',
+  needs_response: 'opened',
+  under_review: 'challenged',
+  won: 'won',
+  lost: 'lost',
+  prevented: 'cancelled',
+} as const satisfies Record<(typeof DISPUTE_STATUSES)[number], ProcessorDispute['status']>;
+
+export function toProcessorPayment(intent: StripePaymentIntent): ProcessorPayment {
+  const status = PAYMENT_STATUSES[intent.status](intent);
+  const redirect = intent.status === 'requires_action' ? intent.next_action?.redirect_to_url?.url : undefined;
+  return {
+    transactionId: intent.id,
+    status,
+    amountCapturable: intent.amount_capturable,
+    amountCaptured: intent.amount_received,
+    nextAction: redirect ? { type: 'redirect', url: redirect } : null,
+    paymentMethodToken: null,
+    error: (status === 'failed' || status === 'authentication_failed') && intent.last_payment_error ? declineOf(intent.last_payment_error) : null,
+  };
+}
+
+export function toProcessorRefund(refund: StripeRefund): ProcessorRefund {
+  const status = REFUND_STATUS_MAP[refund.status];
+  const code = refund.failure_reason ?? 'unknown';
+  return {
+    refundId: refund.id,
+    status,
+    amount: refund.amount,
+    error: status === 'failed' ? { code: `refund_${code}`, message: `Stripe did not refund (${refund.status}: ${code}).` } : null,
+  };
+}
+
+export function toProcessorDispute(dispute: StripeDispute): ProcessorDispute {
+  const dueBy = dispute.evidence_details?.due_by ?? null;
+  return {
+    disputeId: dispute.id,
+    transactionId: dispute.payment_intent,
+    status: DISPUTE_STATUS_MAP[dispute.status],
+    amount: dispute.amount,
+    currency: dispute.currency.toUpperCase(),
+    reason: dispute.reason,
+    evidenceDueBy: dueBy === null ? null : new Date(dueBy * 1000),
+  };
+}

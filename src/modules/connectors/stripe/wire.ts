@@ -1,0 +1,135 @@
+// Stripe's wire format: the objects of its API (docs.stripe.com/api) as far as the connector reads them (zod:
+// anything else is not an answer), and the request fields it is sent. The requests themselves are encoded and
+// sent by Stripe's official library (connector.ts).
+import { z } from 'zod';
+import { ConnectorError, type PaymentMethod } from '../port.ts';
+
+/** Text Stripe sends that may be stored: bounded, without NUL, well-formed (PostgreSQL holds neither). */
+const stripeText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((value) => !value.includes('\u0000'), 'must not contain NUL')
+    .refine((value) => value.isWellFormed(), 'must be well-formed Unicode');
+const stripeId = stripeText(255).pipe(z.string().min(1));
+/** Amounts in minor units, within the database's integer range. */
+const stripeAmount = z.number().int().nonnegative().max(2_147_483_647);
+/** Our reference (an attempt or refund id), kept in the object's metadata. */
+const metadata = z.object({ reference: stripeText(100).optional() }).catchall(z.unknown());
+
+/** A failure as Stripe reports it: `last_payment_error` of an intent, or the `error` of a refused request. */
+export const stripeErrorSchema = z.object({
+  type: stripeText(100),
+  code: stripeText(100).nullish(),
+  decline_code: stripeText(100).nullish(),
+  message: stripeText(1000).nullish(),
+});
+export type StripeError = z.infer<typeof stripeErrorSchema>;
+
+export const PAYMENT_INTENT_STATUSES = [
+  'requires_payment_method',
+  'requires_confirmation',
+  'requires_action',
+  'processing',
+  'requires_capture',
+  'succeeded',
+  'canceled',
+] as const;
+
+/** A PaymentIntent (docs.stripe.com/api/payment_intents/object). */
+export const paymentIntentSchema = z.object({
+  id: stripeId,
+  object: z.literal('payment_intent'),
+  status: z.enum(PAYMENT_INTENT_STATUSES),
+  amount: stripeAmount,
+  amount_capturable: stripeAmount,
+  amount_received: stripeAmount,
+  next_action: z
+    .object({ type: stripeText(100), redirect_to_url: z.object({ url: stripeText(2048) }).nullish() })
+    .catchall(z.unknown())
+    .nullish(),
+  last_payment_error: stripeErrorSchema.nullish(),
+  metadata,
+});
+export type StripePaymentIntent = z.infer<typeof paymentIntentSchema>;
+
+export const REFUND_STATUSES = ['pending', 'requires_action', 'succeeded', 'failed', 'canceled'] as const;
+
+/** A Refund (docs.stripe.com/api/refunds/object). */
+export const refundSchema = z.object({
+  id: stripeId,
+  object: z.literal('refund'),
+  status: z.enum(REFUND_STATUSES),
+  amount: stripeAmount,
+  failure_reason: stripeText(100).nullish(),
+  metadata,
+});
+export type StripeRefund = z.infer<typeof refundSchema>;
+
+export const DISPUTE_STATUSES = [
+  'warning_needs_response',
+  'warning_under_review',
+  'warning_closed',
+  'needs_response',
+  'under_review',
+  'won',
+  'lost',
+  'prevented',
+] as const;
+
+/** A Dispute (docs.stripe.com/api/disputes/object). */
+export const disputeSchema = z.object({
+  id: stripeId,
+  object: z.literal('dispute'),
+  payment_intent: stripeId,
+  status: z.enum(DISPUTE_STATUSES),
+  amount: stripeAmount,
+  currency: z.string().regex(/^[a-z]{3}$/),
+  reason: stripeText(100).nullable(),
+  evidence_details: z.object({ due_by: z.number().int().min(0).max(253_402_300_799).nullable() }).nullish(),
+});
+export type StripeDispute = z.infer<typeof disputeSchema>;
+
+/** An Event (docs.stripe.com/api/events/object): its object is read by callbacks.ts according to its type. */
+export const eventSchema = z.object({
+  id: z.string().regex(/^[\x21-\x7e]{1,255}$/),
+  type: z.string().regex(/^[\x21-\x7e]{1,100}$/),
+  data: z.object({ object: z.object({ object: z.string() }).catchall(z.unknown()) }),
+});
+
+/** A WebhookEndpoint as created: the only time Stripe shows its signing secret. */
+export const webhookEndpointSchema = z.object({ id: stripeId, secret: z.string().startsWith('whsec_') });
+
+/** The events the registered endpoint receives: those callbacks.ts reads. */
+export const ENABLED_EVENTS = [
+  'payment_intent.succeeded',
+  'payment_intent.payment_failed',
+  'payment_intent.canceled',
+  'payment_intent.processing',
+  'payment_intent.requires_action',
+  'payment_intent.amount_capturable_updated',
+  'refund.created',
+  'refund.updated',
+  'refund.failed',
+  'charge.dispute.created',
+  'charge.dispute.updated',
+  'charge.dispute.closed',
+] as const;
+
+/**
+ * `payment_method_data` for a card sent as raw card data (Stripe accepts it in test mode, and in live mode
+ * from accounts Stripe has enabled for it). Other methods are not supported by this connector yet.
+ */
+export function paymentMethodData(method: PaymentMethod) {
+  if (method.type !== 'card') throw unsupported(`${method.type} payments`);
+  const { card } = method;
+  return {
+    type: 'card' as const,
+    card: { number: card.number, exp_month: card.expiryMonth, exp_year: card.expiryYear, cvc: card.cvc },
+    ...(card.holderName ? { billing_details: { name: card.holderName } } : {}),
+  };
+}
+
+/** A refusal for what this connector does not do: nothing was sent, and no other try at Stripe would differ. */
+export const unsupported = (what: string) =>
+  new ConnectorError(`stripe: ${what} are not supported by this connector`, 'rejected', false, 'unsupported_by_connector');
