@@ -3,7 +3,6 @@
 // are never sent to another processor, and `retryable` here says whether a soft decline may be. Stripe's own codes
 // stay in the message, so the payment shows both. Refused requests map to a ConnectorError that says whether
 // Stripe may have acted.
-import Stripe from 'stripe';
 import { ConnectorError } from '../port.ts';
 import type { StripeError } from './wire.ts';
 
@@ -42,22 +41,41 @@ export function declineOf(error: StripeError): { code: string; message: string; 
   return { ...mapped, message };
 }
 
+/** What this file reads of the errors Stripe's library throws: their class name is their `type`. */
+interface LibraryError {
+  type: string;
+  message: string;
+  statusCode?: number;
+  code?: string;
+  detail?: unknown;
+}
+
+const isLibraryError = (error: unknown): error is LibraryError => {
+  const type = error instanceof Error ? (error as { type?: unknown }).type : undefined;
+  return typeof type === 'string' && type.startsWith('Stripe');
+};
+
 /**
  * A request the library could not complete as an answer. Stripe's 400, 401, 403 and 404 say nothing was done;
  * a timeout, a 5xx, a rate limit or an idempotency conflict may hide a change, so the outcome is unknown.
  */
 export function connectorErrorOf(error: unknown, timeoutMs: number): ConnectorError {
-  if (!(error instanceof Stripe.errors.StripeError)) return new ConnectorError(`stripe: ${(error as Error).message}`, 'bad_response', true);
+  if (!isLibraryError(error)) return new ConnectorError(`stripe: ${(error as Error).message}`, 'bad_response', true);
   const code = error.code ?? undefined;
-  if (error instanceof Stripe.errors.StripeConnectionError) {
-    const cause = (error.detail as { code?: string } | undefined)?.code;
-    if (cause === 'ETIMEDOUT') return new ConnectorError(`stripe did not answer within ${timeoutMs} ms`, 'timeout', true);
-    if (cause === 'ECONNREFUSED') return new ConnectorError('stripe refused the connection', 'unreachable', false);
-    return new ConnectorError(`stripe request failed: ${error.message}`, 'unreachable', true);
+  switch (error.type) {
+    case 'StripeConnectionError': {
+      const cause = (error.detail as { code?: string } | undefined)?.code;
+      if (cause === 'ETIMEDOUT') return new ConnectorError(`stripe did not answer within ${timeoutMs} ms`, 'timeout', true);
+      if (cause === 'ECONNREFUSED') return new ConnectorError('stripe refused the connection', 'unreachable', false);
+      return new ConnectorError(`stripe request failed: ${error.message}`, 'unreachable', true);
+    }
+    case 'StripeAuthenticationError':
+    case 'StripePermissionError':
+      return new ConnectorError(`stripe refused the credentials: ${error.message}`, 'unauthorized', false, code);
+    case 'StripeInvalidRequestError':
+    case 'StripeCardError':
+      return new ConnectorError(`stripe rejected the request: ${error.message}`, 'rejected', false, code);
+    default:
+      return new ConnectorError(`stripe answered HTTP ${error.statusCode ?? '?'} (${error.type}${code ? `: ${code}` : ''})`, 'server_error', true, code);
   }
-  if (error instanceof Stripe.errors.StripeAuthenticationError || error instanceof Stripe.errors.StripePermissionError)
-    return new ConnectorError(`stripe refused the credentials: ${error.message}`, 'unauthorized', false, code);
-  if (error instanceof Stripe.errors.StripeInvalidRequestError || error instanceof Stripe.errors.StripeCardError)
-    return new ConnectorError(`stripe rejected the request: ${error.message}`, 'rejected', false, code);
-  return new ConnectorError(`stripe answered HTTP ${error.statusCode ?? '?'} (${error.type}${code ? `: ${code}` : ''})`, 'server_error', true, code);
 }
