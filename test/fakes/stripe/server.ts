@@ -1,0 +1,295 @@
+// A local stand-in for Stripe's API, for the Stripe connector's tests. Its objects are Stripe's published fixtures
+// (fixtures.json: from Stripe's openapi repository, MIT, LICENSE beside it) filled in with the request's values,
+// and its cards behave as Stripe's documented test cards do (docs.stripe.com/testing). The webhooks it sends are
+// signed by the official library's generateTestHeaderString, so our verification is checked against Stripe's own.
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+import fixtures from './fixtures.json' with { type: 'json' };
+
+type StripeObject = Record<string, unknown>;
+type Params = Record<string, unknown>;
+
+/** A test card's outcome: approved, challenged by 3DS, or declined with Stripe's codes. */
+type CardOutcome = { kind: 'approve' } | { kind: '3ds' } | { kind: 'decline'; code: string; declineCode: string; message: string };
+
+/** Stripe's documented test cards (docs.stripe.com/testing#declined-payments); any other number is approved. */
+export const STRIPE_TEST_CARDS: Readonly<Record<string, CardOutcome>> = {
+  '4242424242424242': { kind: 'approve' },
+  '4000002500003155': { kind: '3ds' },
+  '4000000000000002': { kind: 'decline', code: 'card_declined', declineCode: 'generic_decline', message: 'Your card was declined.' },
+  '4000000000009995': { kind: 'decline', code: 'card_declined', declineCode: 'insufficient_funds', message: 'Your card has insufficient funds.' },
+  '4000000000000069': { kind: 'decline', code: 'expired_card', declineCode: 'expired_card', message: 'Your card has expired.' },
+  '4000000000000127': { kind: 'decline', code: 'incorrect_cvc', declineCode: 'incorrect_cvc', message: "Your card's security code is incorrect." },
+};
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  idempotencyKey: string | undefined;
+  params: Params;
+}
+
+export interface FakeStripe {
+  url: string;
+  /** Every API request received, in order. */
+  requests: RecordedRequest[];
+  intents: Map<string, StripeObject>;
+  /** Sends an event about `object` to every registered endpoint (awaiting their answers); the answers' statuses. */
+  sendEvent(type: string, object: StripeObject): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
+const now = () => Math.floor(Date.now() / 1000);
+
+/** Stripe's form encoding (`a[b][c]=v`, lists as `list[0]=v`) as nested objects, lists as arrays. */
+export function parseForm(body: string): Params {
+  const root: Params = {};
+  for (const [key, value] of new URLSearchParams(body)) {
+    const [head = '', ...rest] = key.replace(/\]/g, '').split('[');
+    const path = [head, ...rest];
+    let node = root;
+    path.slice(0, -1).forEach((part) => (node = (node[part] ??= {}) as Params));
+    node[path.at(-1)!] = value;
+  }
+  return listsAsArrays(root) as Params;
+}
+
+const listsAsArrays = (value: unknown): unknown => {
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = Object.entries(value).map(([key, inner]) => [key, listsAsArrays(inner)] as const);
+  return entries.length > 0 && entries.every(([key]) => /^\d+$/.test(key)) ? entries.map(([, inner]) => inner) : Object.fromEntries(entries);
+};
+
+const stripeError = (status: number, type: string, code: string, message: string, extra: StripeObject = {}) => ({
+  status,
+  body: { error: { type, code, message, ...extra } },
+});
+
+export async function startFakeStripe(): Promise<FakeStripe> {
+  const intents = new Map<string, StripeObject>();
+  const refunds = new Map<string, StripeObject>();
+  const endpoints: { url: string; secret: string }[] = [];
+  const idempotent = new Map<string, { status: number; body: unknown }>();
+  const requests: RecordedRequest[] = [];
+  const signer = new Stripe('sk_test_signer');
+  let url = '';
+
+  async function sendEvent(type: string, object: StripeObject): Promise<number[]> {
+    const event = { ...fixtures.event, id: newId('evt'), type, created: now(), data: { object } };
+    const payload = JSON.stringify(event);
+    return Promise.all(
+      endpoints.map(async (endpoint) => {
+        const signature = signer.webhooks.generateTestHeaderString({ payload, secret: endpoint.secret });
+        const response = await fetch(endpoint.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+          body: payload,
+        });
+        return response.status;
+      }),
+    );
+  }
+
+  function createIntent(params: Params): { status: number; body: unknown } {
+    const card = ((params.payment_method_data as Params | undefined)?.card ?? {}) as Params;
+    const manual = params.capture_method === 'manual';
+    const amount = Number(params.amount);
+    const intent: StripeObject = {
+      ...fixtures.payment_intent,
+      id: newId('pi'),
+      created: now(),
+      amount,
+      currency: params.currency,
+      capture_method: manual ? 'manual' : 'automatic',
+      confirmation_method: 'automatic',
+      metadata: params.metadata ?? {},
+      payment_method: newId('pm'),
+      payment_method_types: ['card'],
+      last_payment_error: null,
+      next_action: null,
+      canceled_at: null,
+      cancellation_reason: null,
+      latest_charge: null,
+      amount_capturable: 0,
+      amount_received: 0,
+      return_url: params.return_url,
+    };
+    intent.client_secret = `${String(intent.id)}_secret_${randomBytes(8).toString('hex')}`;
+    intents.set(String(intent.id), intent);
+    const outcome = STRIPE_TEST_CARDS[String(card.number)] ?? { kind: 'approve' };
+    if (outcome.kind === 'decline') {
+      const error = { type: 'card_error', code: outcome.code, decline_code: outcome.declineCode, message: outcome.message };
+      Object.assign(intent, { status: 'requires_payment_method', last_payment_error: error });
+      void sendEvent('payment_intent.payment_failed', intent);
+      return stripeError(402, 'card_error', outcome.code, outcome.message, { decline_code: outcome.declineCode, payment_intent: intent });
+    }
+    if (outcome.kind === '3ds') {
+      Object.assign(intent, {
+        status: 'requires_action',
+        next_action: { type: 'redirect_to_url', redirect_to_url: { url: `${url}/3ds/${String(intent.id)}`, return_url: params.return_url } },
+      });
+      return { status: 200, body: intent };
+    }
+    authorize(intent);
+    return { status: 200, body: intent };
+  }
+
+  /** The card approved: captured at once, or held for a manual capture. */
+  function authorize(intent: StripeObject) {
+    const amount = Number(intent.amount);
+    const manual = intent.capture_method === 'manual';
+    Object.assign(intent, {
+      status: manual ? 'requires_capture' : 'succeeded',
+      next_action: null,
+      amount_capturable: manual ? amount : 0,
+      amount_received: manual ? 0 : amount,
+      latest_charge: newId('ch'),
+    });
+  }
+
+  function route(method: string, path: string, params: Params): { status: number; body: unknown } {
+    const [, resource, id, action] = path.split('/').slice(1);
+    if (method === 'POST' && resource === 'payment_intents' && id === undefined) return createIntent(params);
+    if (resource === 'payment_intents' && id === 'search') {
+      const reference = /^metadata\['reference'\]:'([^']*)'$/.exec(String(params.query))?.[1];
+      const data = [...intents.values()].filter((intent) => (intent.metadata as Params).reference === reference);
+      return { status: 200, body: { object: 'search_result', data, has_more: false, next_page: null, url: '/v1/payment_intents/search' } };
+    }
+    if (resource === 'payment_intents') {
+      const intent = intents.get(String(id));
+      if (intent === undefined) return stripeError(404, 'invalid_request_error', 'resource_missing', `No such payment_intent: '${String(id)}'`);
+      if (method === 'GET') return { status: 200, body: intent };
+      if (action === 'capture') {
+        if (intent.status !== 'requires_capture') return unexpectedState(intent, 'capture');
+        const amount = params.amount_to_capture === undefined ? Number(intent.amount_capturable) : Number(params.amount_to_capture);
+        if (amount > Number(intent.amount_capturable))
+          return stripeError(400, 'invalid_request_error', 'amount_too_large', 'The amount to capture is too large.');
+        Object.assign(intent, { status: 'succeeded', amount_received: amount, amount_capturable: 0 });
+        void sendEvent('payment_intent.succeeded', intent);
+        return { status: 200, body: intent };
+      }
+      if (action === 'cancel') {
+        if (intent.status === 'succeeded' || intent.status === 'canceled') return unexpectedState(intent, 'cancel');
+        Object.assign(intent, { status: 'canceled', amount_capturable: 0, canceled_at: now(), next_action: null });
+        void sendEvent('payment_intent.canceled', intent);
+        return { status: 200, body: intent };
+      }
+    }
+    if (resource === 'refunds' && method === 'POST' && id === undefined) return createRefund(params);
+    if (resource === 'refunds' && id === undefined)
+      return { status: 200, body: { object: 'list', data: [...refunds.values()].reverse(), has_more: false, url: '/v1/refunds' } };
+    if (resource === 'refunds') {
+      const refund = refunds.get(String(id));
+      return refund === undefined
+        ? stripeError(404, 'invalid_request_error', 'resource_missing', `No such refund: '${String(id)}'`)
+        : { status: 200, body: refund };
+    }
+    if (resource === 'webhook_endpoints' && method === 'POST') {
+      const endpoint = {
+        ...fixtures.webhook_endpoint,
+        id: newId('we'),
+        created: now(),
+        url: params.url,
+        enabled_events: params.enabled_events,
+        secret: `whsec_${randomBytes(24).toString('hex')}`,
+      };
+      endpoints.push({ url: String(params.url), secret: endpoint.secret });
+      return { status: 200, body: endpoint };
+    }
+    return stripeError(404, 'invalid_request_error', 'resource_missing', `Unrecognized request URL (${method}: ${path}).`);
+  }
+
+  function createRefund(params: Params): { status: number; body: unknown } {
+    const intent = intents.get(String(params.payment_intent));
+    if (intent === undefined)
+      return stripeError(400, 'invalid_request_error', 'resource_missing', `No such payment_intent: '${String(params.payment_intent)}'`);
+    const refunded = [...refunds.values()].filter((refund) => refund.payment_intent === intent.id).reduce((sum, refund) => sum + Number(refund.amount), 0);
+    const remaining = Number(intent.amount_received) - refunded;
+    const amount = params.amount === undefined ? remaining : Number(params.amount);
+    if (intent.status !== 'succeeded') return stripeError(400, 'invalid_request_error', 'charge_not_refundable', 'This payment has not been captured.');
+    if (amount > remaining)
+      return stripeError(400, 'invalid_request_error', 'amount_too_large', `Refund amount (${amount}) is greater than the unrefunded amount (${remaining}).`);
+    const refund = {
+      ...fixtures.refund,
+      id: newId('re'),
+      created: now(),
+      amount,
+      currency: intent.currency,
+      charge: intent.latest_charge,
+      payment_intent: intent.id,
+      metadata: params.metadata ?? {},
+      status: 'succeeded',
+    };
+    refunds.set(refund.id, refund);
+    void sendEvent('refund.created', refund);
+    return { status: 200, body: refund };
+  }
+
+  const unexpectedState = (intent: StripeObject, action: string) =>
+    stripeError(
+      400,
+      'invalid_request_error',
+      'payment_intent_unexpected_state',
+      `You cannot ${action} this PaymentIntent because it has a status of ${String(intent.status)}.`,
+    );
+
+  /** The 3DS page of a challenged intent, and its completion, which sends the customer back to the return URL. */
+  function challenge(method: string, path: string, reply: ServerResponse) {
+    const [, id = '', action] = path.split('/').slice(1);
+    const intent = intents.get(id);
+    if (intent === undefined || intent.status !== 'requires_action') return send(reply, 404, { error: { message: 'No such challenge.' } });
+    if (method === 'GET' && action === undefined) {
+      reply.writeHead(200, { 'content-type': 'text/html' });
+      return reply.end(`<form method="post" action="/3ds/${id}/complete"><button>Complete authentication</button></form>`);
+    }
+    authorize(intent);
+    void sendEvent(intent.capture_method === 'automatic' ? 'payment_intent.succeeded' : 'payment_intent.amount_capturable_updated', intent);
+    const back = new URL(String(intent.return_url));
+    back.searchParams.set('payment_intent', id);
+    back.searchParams.set('redirect_status', 'succeeded');
+    reply.writeHead(302, { location: back.toString() });
+    reply.end();
+  }
+
+  async function handle(request: IncomingMessage, reply: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const target = new URL(request.url ?? '/', 'http://fake');
+    const method = request.method ?? 'GET';
+    if (target.pathname.startsWith('/3ds/')) return challenge(method, target.pathname, reply);
+    if (!/^Bearer sk_test_\w+$/.test(request.headers.authorization ?? ''))
+      return send(reply, 401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
+    const params = method === 'GET' ? Object.fromEntries(target.searchParams) : parseForm(Buffer.concat(chunks).toString('utf8'));
+    const idempotencyKey = request.headers['idempotency-key'] as string | undefined;
+    requests.push({ method, path: target.pathname, idempotencyKey, params });
+    // Stripe answers a key it has seen with the first answer, whatever the second request says.
+    const replayed = idempotencyKey === undefined ? undefined : idempotent.get(idempotencyKey);
+    const answer = replayed ?? route(method, target.pathname, params);
+    if (idempotencyKey !== undefined && method === 'POST') idempotent.set(idempotencyKey, answer);
+    send(reply, answer.status, answer.body);
+  }
+
+  const server = createServer((request, reply) => {
+    handle(request, reply).catch((error: unknown) => send(reply, 500, { error: { type: 'api_error', message: String(error) } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    requests,
+    intents,
+    sendEvent,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+function send(reply: ServerResponse, status: number, body: unknown) {
+  reply.writeHead(status, { 'content-type': 'application/json', 'request-id': newId('req') });
+  reply.end(JSON.stringify(body));
+}
