@@ -1,0 +1,179 @@
+// The Stripe connector through our GraphQL API, against the local fake of Stripe's API (test/fakes/stripe): a
+// merchant adds a Stripe test account and takes card payments (3DS included), captures, voids and refunds with
+// the same operations as on the sandbox, and Stripe's webhooks move its payments.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CancelPaymentDocument,
+  CapturePaymentDocument,
+  ConfirmPaymentDocument,
+  CreateConnectorAccountDocument,
+  CreatePaymentDocument,
+  CreateRefundDocument,
+  PaymentDocument,
+  type CaptureMethod,
+} from '../gql/graphql.ts';
+import { startFakeStripe, type FakeStripe } from '../fakes/stripe/server.ts';
+import { createMerchant } from '../support/api.ts';
+import { dataOf, errorOf } from '../support/graphql-client.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+
+let fake: FakeStripe;
+let stack: Stack;
+let shop: Awaited<ReturnType<typeof createMerchant>> & { connectorAccountId: string };
+
+const stripeKey = (mode: 'test' | 'live' = 'test') => `sk_${mode}_${randomBytes(12).toString('hex')}`;
+
+beforeAll(async () => {
+  fake = await startFakeStripe();
+  stack = await startStack({ worker: false, env: { STRIPE_API_BASE: fake.url } });
+  const merchant = await createMerchant(stack.api);
+  const account = dataOf(
+    await merchant.secret(CreateConnectorAccountDocument, {
+      input: { connectorName: 'stripe', credentials: { apiKey: stripeKey() }, webhookSecret: 'whsec_placeholder_until_registered' },
+    }),
+  ).createConnectorAccount;
+  shop = { ...merchant, connectorAccountId: account.id };
+});
+afterAll(async () => {
+  await stack?.close();
+  await fake?.close();
+});
+
+const CARDS = {
+  success: '4242424242424242',
+  threeDs: '4000002500003155',
+  declined: '4000000000000002',
+  insufficientFunds: '4000000000009995',
+  expired: '4000000000000069',
+  incorrectCvc: '4000000000000127',
+};
+
+async function pay(number: string, options: { captureMethod?: CaptureMethod; returnUrl?: string } = {}) {
+  const created = dataOf(
+    await shop.secret(CreatePaymentDocument, {
+      input: {
+        amount: 1500,
+        currency: 'EUR',
+        captureMethod: options.captureMethod ?? 'AUTOMATIC',
+        ...(options.returnUrl ? { returnUrl: options.returnUrl } : {}),
+      },
+    }),
+  ).createPayment;
+  const card = { card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } };
+  return { created, confirmed: await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card } }) };
+}
+
+const paymentOf = async (id: string) => dataOf(await shop.secret(PaymentDocument, { id })).payment;
+
+describe('Stripe connector accounts', () => {
+  it('takes a Stripe test key; refuses a live key on a test account and a key that is not Stripe’s', async () => {
+    for (const apiKey of [stripeKey('live'), 'pk_test_1234567890abc', 'sk_sandbox_1234567890']) {
+      const refused = errorOf(
+        await shop.secret(CreateConnectorAccountDocument, { input: { connectorName: 'stripe', credentials: { apiKey } } }),
+        'INVALID_INPUT',
+      );
+      expect(refused.message).toMatch(/credentials\.apiKey/);
+    }
+  });
+});
+
+describe('card payments at Stripe', () => {
+  it('4242: SUCCEEDED, our attempt id as the Idempotency-Key and metadata reference of the PaymentIntent', async () => {
+    const { created, confirmed } = await pay(CARDS.success);
+    expect(dataOf(confirmed).confirmPayment.status).toBe('SUCCEEDED');
+    const payment = await paymentOf(created.id);
+    expect(payment).toMatchObject({ status: 'SUCCEEDED', amountReceived: 1500, connector: 'stripe' });
+    const sent = fake.requests.find((request) => request.path === '/v1/payment_intents' && request.idempotencyKey === payment.activeAttempt.id);
+    expect(sent?.params).toMatchObject({
+      amount: '1500',
+      currency: 'eur',
+      confirm: 'true',
+      capture_method: 'automatic',
+      metadata: { reference: payment.activeAttempt.id },
+    });
+    expect(payment.activeAttempt.connectorTransactionId).toMatch(/^pi_/);
+  });
+
+  it.each([
+    [CARDS.declined, 'card_declined', 'card_declined/generic_decline'],
+    [CARDS.insufficientFunds, 'insufficient_funds', 'card_declined/insufficient_funds'],
+    [CARDS.expired, 'expired_card', 'expired_card/expired_card'],
+    [CARDS.incorrectCvc, 'incorrect_cvc', 'incorrect_cvc/incorrect_cvc'],
+  ])('%s: PAYMENT_DECLINED with our code %s and Stripe’s (%s); the payment is FAILED', async (number, code, stripeCodes) => {
+    const { created, confirmed } = await pay(number);
+    const error = errorOf(confirmed, 'PAYMENT_DECLINED');
+    expect(error.extensions).toMatchObject({ declineCode: code, paymentId: created.id, status: 'FAILED' });
+    const payment = await paymentOf(created.id);
+    expect(payment).toMatchObject({ status: 'FAILED', errorCode: code });
+    expect(payment.errorMessage).toContain(`(stripe: ${stripeCodes})`);
+  });
+
+  it('manual capture, captured in part: PARTIALLY_CAPTURED, the amount sent as amount_to_capture', async () => {
+    const { created, confirmed } = await pay(CARDS.success, { captureMethod: 'MANUAL' });
+    expect(dataOf(confirmed).confirmPayment).toMatchObject({ status: 'REQUIRES_CAPTURE', amountCapturable: 1500 });
+    const captured = dataOf(await shop.secret(CapturePaymentDocument, { input: { paymentId: created.id, amountToCapture: 900 } })).capturePayment;
+    expect(captured).toMatchObject({ status: 'PARTIALLY_CAPTURED', amountReceived: 900 });
+    expect(fake.requests.at(-1)).toMatchObject({ path: expect.stringMatching(/\/capture$/), params: { amount_to_capture: '900' } });
+  });
+
+  it('manual capture in full, and a void of another authorization', async () => {
+    const full = await pay(CARDS.success, { captureMethod: 'MANUAL' });
+    expect(dataOf(await shop.secret(CapturePaymentDocument, { input: { paymentId: full.created.id } })).capturePayment.status).toBe('SUCCEEDED');
+    const voided = await pay(CARDS.success, { captureMethod: 'MANUAL' });
+    expect(dataOf(await shop.secret(CancelPaymentDocument, { input: { paymentId: voided.created.id } })).cancelPayment.status).toBe('CANCELLED');
+    expect(fake.intents.get((await paymentOf(voided.created.id)).activeAttempt.connectorTransactionId!)?.status).toBe('canceled');
+  });
+
+  it('refunds in part then the rest, each under our refund id as Idempotency-Key; more is refused', async () => {
+    const { created } = await pay(CARDS.success);
+    const first = dataOf(await shop.secret(CreateRefundDocument, { input: { paymentId: created.id, amount: 500 } })).createRefund;
+    expect(first).toMatchObject({ status: 'SUCCEEDED', amount: 500 });
+    expect(fake.requests.at(-1)).toMatchObject({ path: '/v1/refunds', idempotencyKey: first.id, params: { amount: '500', metadata: { reference: first.id } } });
+    const rest = dataOf(await shop.secret(CreateRefundDocument, { input: { paymentId: created.id } })).createRefund;
+    expect(rest).toMatchObject({ status: 'SUCCEEDED', amount: 1000 });
+    expect((await shop.secret(CreateRefundDocument, { input: { paymentId: created.id, amount: 1 } })).errors).toBeDefined();
+  });
+
+  it('3DS: requires_action redirects to Stripe’s page; back at our redirect route, the intent is retrieved: SUCCEEDED', async () => {
+    const { created, confirmed } = await pay(CARDS.threeDs, { returnUrl: 'https://shop.example/done' });
+    const pending = dataOf(confirmed).confirmPayment;
+    expect(pending.status).toBe('REQUIRES_CUSTOMER_ACTION');
+    expect(pending.nextAction?.redirectToUrl).toMatch(new RegExp(`^${fake.url}/3ds/pi_`));
+    const completed = await fetch(`${pending.nextAction!.redirectToUrl}/complete`, { method: 'POST', redirect: 'manual' });
+    const back = new URL(completed.headers.get('location')!);
+    expect(back.pathname).toBe(`/payments/${created.id}/redirect/response/stripe`);
+    const returned = await fetch(back, { redirect: 'manual' });
+    expect(returned.status).toBe(302);
+    expect(Object.fromEntries(new URL(returned.headers.get('location')!).searchParams)).toEqual({ payment_id: created.id, status: 'succeeded' });
+    expect((await paymentOf(created.id)).status).toBe('SUCCEEDED');
+  });
+});
+
+describe('Stripe webhooks', () => {
+  it('registration creates a Stripe webhook endpoint at our callback route and keeps its secret; its events move a payment', async () => {
+    const registered = await fetch(`${stack.api.url}/account/${shop.merchantId}/webhooks/${shop.connectorAccountId}`, {
+      method: 'POST',
+      headers: { 'api-key': shop.secretKey },
+    });
+    expect(registered.status).toBe(200);
+    const endpoint = fake.requests.find((request) => request.path === '/v1/webhook_endpoints');
+    expect(endpoint?.params.url).toMatch(new RegExp(`^https?://[^/]+/webhooks/${shop.merchantId}/${shop.connectorAccountId}$`));
+    expect(endpoint?.params.enabled_events).toContain('payment_intent.succeeded');
+
+    // The customer completes 3DS but never comes back: Stripe's payment_intent.succeeded moves the payment.
+    const { created, confirmed } = await pay(CARDS.threeDs);
+    await fetch(`${dataOf(confirmed).confirmPayment.nextAction!.redirectToUrl}/complete`, { method: 'POST', redirect: 'manual' });
+    await expect.poll(async () => (await paymentOf(created.id)).status, { timeout: 5000 }).toBe('SUCCEEDED');
+
+    // A tampered event is refused.
+    const intent = fake.intents.get((await paymentOf(created.id)).activeAttempt.connectorTransactionId!)!;
+    const forged = await fetch(`${stack.api.url}/webhooks/${shop.merchantId}/${shop.connectorAccountId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
+      body: JSON.stringify({ id: 'evt_forged', type: 'payment_intent.canceled', data: { object: { ...intent, status: 'canceled' } } }),
+    });
+    expect(forged.status).toBe(401);
+    expect(await fake.sendEvent('payment_intent.succeeded', intent)).toEqual([200]);
+  });
+});
