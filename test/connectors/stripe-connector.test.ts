@@ -1,0 +1,99 @@
+// How the Stripe connector reads what Stripe's API does, against the fake: references found again after a lost
+// answer, refusals that prove nothing was done, and failures whose outcome is unknown (never failed by guess).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConnectorError, type AuthorizeRequest } from '../../src/modules/connectors/port.ts';
+import { StripeConnector } from '../../src/modules/connectors/stripe/connector.ts';
+import { startFakeStripe, type FakeStripe } from '../fakes/stripe/server.ts';
+import { closedPort } from '../support/stack.ts';
+
+let fake: FakeStripe;
+let silent: Server;
+let silentUrl: string;
+beforeAll(async () => {
+  fake = await startFakeStripe();
+  // A Stripe that never answers.
+  silent = createServer(() => undefined);
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await fake?.close();
+  silent?.closeAllConnections();
+  await new Promise((resolve) => silent?.close(resolve));
+});
+
+const connector = (apiBase = fake.url, apiKey = 'sk_test_connectortests0001', timeoutMs = 2000) => new StripeConnector({ apiKey }, { apiBase, timeoutMs });
+let counter = 0;
+const request = (number = '4242424242424242'): AuthorizeRequest => ({
+  reference: `att_connector_test_${++counter}`,
+  amount: 2000,
+  currency: 'USD',
+  captureMethod: 'MANUAL',
+  threeDs: false,
+  paymentMethod: { type: 'card', card: { number, expiryMonth: 12, expiryYear: 2040, cvc: '123' } },
+  saveCard: false,
+  allowPartialAuthorization: false,
+  returnUrl: 'https://api.example/payments/pay_1/redirect/response/stripe?token=t',
+});
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.fail('expected a ConnectorError'),
+    (error: unknown) => error as ConnectorError,
+  );
+
+describe('the Stripe connector', () => {
+  it('finds a payment and a refund by our reference; null when there is none', async () => {
+    const stripe = connector();
+    const sent = request();
+    const authorized = await stripe.authorize(sent);
+    expect(await stripe.findByReference(sent.reference)).toEqual(authorized);
+    expect(await stripe.findByReference('att_never_sent')).toBeNull();
+    await stripe.capture(authorized.transactionId, 2000, `${sent.reference}_capture`);
+    const refund = await stripe.refund({ transactionId: authorized.transactionId, amount: 700, currency: 'USD', reason: null, reference: 'ref_connector_1' });
+    expect(await stripe.findRefundByReference('ref_connector_1')).toEqual(refund);
+    expect(await stripe.syncRefund(refund.refundId)).toEqual(refund);
+    expect(await stripe.findRefundByReference('ref_never_sent')).toBeNull();
+  });
+
+  it('the same attempt sent twice is one PaymentIntent (Idempotency-Key)', async () => {
+    const sent = request();
+    const [first, second] = [await connector().authorize(sent), await connector().authorize(sent)];
+    expect(second.transactionId).toBe(first.transactionId);
+  });
+
+  it('refusals that prove nothing was done: a wrong state, an unknown intent, a revoked key', async () => {
+    const authorized = await connector().authorize(request());
+    await connector().void(authorized.transactionId, 'void_1');
+    expect(await failure(connector().capture(authorized.transactionId, 2000, 'capture_1'))).toMatchObject({
+      kind: 'rejected',
+      outcomeUnknown: false,
+      processorCode: 'payment_intent_unexpected_state',
+    });
+    expect(await failure(connector().sync('pi_missing'))).toMatchObject({ kind: 'rejected', outcomeUnknown: false, processorCode: 'resource_missing' });
+    expect(await failure(connector(fake.url, 'sk_live_notacceptedhere01').sync('pi_missing'))).toMatchObject({ kind: 'unauthorized', outcomeUnknown: false });
+  });
+
+  it('a refused connection did nothing; a timeout leaves the outcome unknown', async () => {
+    expect(await failure(connector(`http://127.0.0.1:${await closedPort()}`).authorize(request()))).toMatchObject({
+      kind: 'unreachable',
+      outcomeUnknown: false,
+    });
+    expect(await failure(connector(silentUrl, undefined, 300).authorize(request()))).toMatchObject({ kind: 'timeout', outcomeUnknown: true });
+  });
+
+  it('what it does not support is refused, not retried', async () => {
+    const stripe = connector();
+    for (const call of [
+      stripe.createPayout(),
+      stripe.createSession(),
+      stripe.authorize({ ...request(), paymentMethod: { type: 'bank_redirect', bank: 'ing' } }),
+      stripe.authorize({ ...request(), saveCard: true }),
+    ]) {
+      const error = await failure(call);
+      expect(error).toBeInstanceOf(ConnectorError);
+      expect(error).toMatchObject({ kind: 'rejected', outcomeUnknown: false, processorCode: 'unsupported_by_connector' });
+    }
+  });
+});
