@@ -10,9 +10,11 @@ import {
   CreateConnectorAccountDocument,
   CreatePaymentDocument,
   CreateRefundDocument,
+  DisputesDocument,
   PaymentDocument,
   type CaptureMethod,
 } from '../gql/graphql.ts';
+import fixtures from '../fakes/stripe/fixtures.json' with { type: 'json' };
 import { startFakeStripe, type FakeStripe } from '../fakes/stripe/server.ts';
 import { createMerchant } from '../support/api.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
@@ -175,5 +177,11 @@ describe('Stripe webhooks', () => {
     });
     expect(forged.status).toBe(401);
     expect(await fake.sendEvent('payment_intent.succeeded', intent)).toEqual([200]);
+
+    // Stripe's dispute of the payment opens ours.
+    const dispute = { ...fixtures.dispute, id: 'dp_e2e_1', payment_intent: intent.id, amount: 1500, currency: 'eur', status: 'needs_response' };
+    expect(await fake.sendEvent('charge.dispute.created', dispute)).toEqual([200]);
+    const [opened] = dataOf(await shop.secret(DisputesDocument, { paymentId: created.id })).disputes;
+    expect(opened).toMatchObject({ amount: 1500, currency: 'EUR', status: 'OPENED', connectorDisputeId: 'dp_e2e_1' });
   });
 });
