@@ -44,17 +44,17 @@ const failure = (promise: Promise<unknown>) =>
   );
 
 describe('the Stripe connector', () => {
-  it('finds a payment and a refund by our reference; null when there is none', async () => {
+  it('finds a payment and a refund by our reference; finding none is an unknown outcome, never "none" (Stripe\'s search lags)', async () => {
     const stripe = connector();
     const sent = request();
     const authorized = await stripe.authorize(sent);
     expect(await stripe.findByReference(sent.reference)).toEqual(authorized);
-    expect(await stripe.findByReference('att_never_sent')).toBeNull();
+    expect(await failure(stripe.findByReference('att_never_sent'))).toMatchObject({ outcomeUnknown: true, processorCode: 'not_found_yet' });
     await stripe.capture(authorized.transactionId, 2000, `${sent.reference}_capture`);
     const refund = await stripe.refund({ transactionId: authorized.transactionId, amount: 700, currency: 'USD', reason: null, reference: 'ref_connector_1' });
     expect(await stripe.findRefundByReference('ref_connector_1')).toEqual(refund);
     expect(await stripe.syncRefund(refund.refundId)).toEqual(refund);
-    expect(await stripe.findRefundByReference('ref_never_sent')).toBeNull();
+    expect(await failure(stripe.findRefundByReference('ref_never_sent'))).toMatchObject({ outcomeUnknown: true, processorCode: 'not_found_yet' });
   });
 
   it('the same attempt sent twice is one PaymentIntent (Idempotency-Key)', async () => {

@@ -103,14 +103,17 @@ export class StripeConnector implements Connector {
   }
 
   /**
-   * By Stripe's search on metadata (docs.stripe.com/search). Search is not read-after-write: an intent becomes
-   * searchable within a minute, so this is asked only of an authorization that ended long before (a timeout).
+   * By Stripe's search on metadata (docs.stripe.com/search). Search is not read-after-write and its delay has no
+   * bound during Stripe's incidents, so finding nothing proves nothing: it is an unknown outcome, never "no such
+   * payment" (which would fail an attempt Stripe may have charged). The payment stays waiting; Stripe's
+   * payment_intent.* webhooks carry the reference, and the sync schedule asks again.
    */
   async findByReference(reference: string): Promise<ProcessorPayment | null> {
     const found = await this.read(z.object({ data: z.array(paymentIntentSchema) }), () =>
       this.#stripe.paymentIntents.search({ query: `metadata['reference']:'${reference.replace(/[^A-Za-z0-9_]/g, '')}'`, limit: 1 }),
     );
-    return found.data[0] === undefined ? null : toProcessorPayment(found.data[0]);
+    if (found.data[0] === undefined) throw notConclusive('payment', reference);
+    return toProcessorPayment(found.data[0]);
   }
 
   async refund(request: RefundRequest): Promise<ProcessorRefund> {
@@ -130,7 +133,9 @@ export class StripeConnector implements Connector {
   async findRefundByReference(reference: string): Promise<ProcessorRefund | null> {
     const latest = await this.read(z.object({ data: z.array(refundSchema) }), () => this.#stripe.refunds.list({ limit: REFUND_LOOKBACK }));
     const refund: StripeRefund | undefined = latest.data.find((candidate) => candidate.metadata.reference === reference);
-    return refund === undefined ? null : toProcessorRefund(refund);
+    // Older than the latest REFUND_LOOKBACK, or never made: only the first is certain not to be.
+    if (refund === undefined) throw notConclusive('refund', reference);
+    return toProcessorRefund(refund);
   }
 
   async acceptDispute(disputeId: string, idempotencyKey: string): Promise<ProcessorDispute> {
@@ -185,4 +190,14 @@ export class StripeConnector implements Connector {
     if (!parsed.success) throw new ConnectorError('stripe answered with a body that is not the object asked for', 'bad_response', true);
     return parsed.data;
   }
+}
+
+/** Stripe cannot prove a resource absent by our reference: the caller keeps waiting rather than fail it. */
+function notConclusive(resource: 'payment' | 'refund', reference: string): ConnectorError {
+  return new ConnectorError(
+    `Stripe found no ${resource} with reference ${reference} yet, which does not prove there is none`,
+    'bad_response',
+    true,
+    'not_found_yet',
+  );
 }
