@@ -6,11 +6,17 @@
 import type { z } from 'zod';
 import type { PaymentMethodType } from '../payments/methods.ts';
 import type { Connector } from './port.ts';
+import type { Mode } from '../../kernel/api-keys.ts';
+import { AdyenConnector, adyenCredentialsSchema, checkoutBaseUrl, type AdyenCredentials } from './adyen/connector.ts';
 import { credentialsSchemaFor, SandboxConnector, type SandboxCredentials, type SandboxPersonality } from './sandbox/connector.ts';
 
 export interface ConnectorSettings {
   sandboxUrl: string;
+  /** Adyen's Checkout API for test accounts (config ADYEN_CHECKOUT_API_BASE). */
+  adyenCheckoutApiBase: string;
   timeoutMs: number;
+  /** The account's mode: a live account is reached at its processor's live endpoint. */
+  mode: Mode;
 }
 
 export interface ConnectorDefinition<Credentials = unknown> {
@@ -56,7 +62,20 @@ export const CONNECTORS = {
     { name: 'fauxpay', pathPrefix: '/fauxpay', keyPrefix: 'sk_fauxpay_', webhooks: false },
     { paymentMethods: ['card', 'bank_debit'], wallets: [], webhookFlowCategories: [], payouts: true },
   ),
-} as const satisfies Record<string, ConnectorDefinition<SandboxCredentials>>;
+  adyen: {
+    credentialsSchema: adyenCredentialsSchema,
+    // Cards (3DS by redirect) and iDEAL; payouts and wallet sessions are other Adyen services.
+    paymentMethods: ['card', 'bank_redirect'],
+    wallets: [],
+    webhookFlowCategories: ['payments', 'refunds', 'disputes'],
+    payouts: false,
+    create: (credentials, settings) =>
+      new AdyenConnector(credentials, {
+        baseUrl: checkoutBaseUrl(credentials, settings.mode, settings.adyenCheckoutApiBase),
+        timeoutMs: settings.timeoutMs,
+      }),
+  } satisfies ConnectorDefinition<AdyenCredentials>,
+} as const satisfies Record<string, ConnectorDefinition<SandboxCredentials> | ConnectorDefinition<AdyenCredentials>>;
 
 export type ConnectorName = keyof typeof CONNECTORS;
 

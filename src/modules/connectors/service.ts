@@ -1,7 +1,7 @@
 // A merchant's accounts at processors: credentials validated per connector and sealed at rest; the
 // eligible account for a payment chosen by the merchant's preference.
 import type { Connector } from './port.ts';
-import { CONNECTORS, isConnectorName, type ConnectorName } from './registry.ts';
+import { CONNECTORS, isConnectorName, type ConnectorDefinition, type ConnectorName } from './registry.ts';
 import { AppError, invalidInput } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Mode } from '../../kernel/api-keys.ts';
@@ -31,7 +31,7 @@ export class ConnectorAccountService {
   async create(principal: MerchantPrincipal, rawInput: unknown): Promise<ConnectorAccount> {
     const input = parseInput(createConnectorAccountInput, rawInput);
     const name = input.connectorName as ConnectorName;
-    const definition = CONNECTORS[name];
+    const definition: ConnectorDefinition = CONNECTORS[name];
     const credentials = definition.credentialsSchema.safeParse(input.credentials);
     if (!credentials.success) {
       const issue = credentials.error.issues[0]!;
@@ -97,11 +97,16 @@ export class ConnectorAccountService {
   }
 
   /** A client for one account, with its credentials decrypted (they never leave this process). */
-  connectorFor(account: Pick<ConnectorAccount, 'connectorName' | 'credentialsEncrypted'>): Connector {
+  connectorFor(account: Pick<ConnectorAccount, 'connectorName' | 'credentialsEncrypted' | 'mode'>): Connector {
     if (!isConnectorName(account.connectorName)) throw new Error(`unknown connector ${account.connectorName}`);
-    const definition = CONNECTORS[account.connectorName];
+    const definition: ConnectorDefinition = CONNECTORS[account.connectorName];
     const credentials = definition.credentialsSchema.parse(JSON.parse(this.context.secretBox.open(account.credentialsEncrypted)));
     const { config } = this.context;
-    return definition.create(credentials, { sandboxUrl: config.SANDBOX_URL, timeoutMs: config.CONNECTOR_TIMEOUT_MS });
+    return definition.create(credentials, {
+      sandboxUrl: config.SANDBOX_URL,
+      adyenCheckoutApiBase: config.ADYEN_CHECKOUT_API_BASE,
+      timeoutMs: config.CONNECTOR_TIMEOUT_MS,
+      mode: account.mode,
+    });
   }
 }
