@@ -3,7 +3,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ConnectorCallback } from '../port.ts';
 import { EVENT_CODES } from './status-map.ts';
-import { notificationSchema, type NotificationItem } from './wire.ts';
+import { additionalText, notificationSchema, type NotificationItem } from './wire.ts';
 
 /** What Adyen must get back for a notification it should not send again. */
 export const ACCEPTED_BODY = '[accepted]';
@@ -22,7 +22,7 @@ const signedData = (item: NotificationItem): string =>
   ].join(':');
 
 export function verifyItem(item: NotificationItem, hmacKey: string): boolean {
-  const signature = Buffer.from(item.additionalData?.hmacSignature ?? '', 'base64');
+  const signature = Buffer.from(additionalText(item, 'hmacSignature') ?? '', 'base64');
   if (!/^[0-9a-fA-F]+$/.test(hmacKey) || hmacKey.length % 2 !== 0) return false;
   const expected = createHmac('sha256', Buffer.from(hmacKey, 'hex')).update(signedData(item), 'utf8').digest();
   return signature.length === expected.length && timingSafeEqual(signature, expected);

@@ -4,7 +4,7 @@ import type { ProcessorPaymentStatus } from '../../payments/machine/attempt.ts';
 import type { CaptureMethod } from '../../payments/machine/statuses.ts';
 import type { ConnectorCallback, ProcessorDispute, ProcessorPayment, ProcessorRefund } from '../port.ts';
 import { ADYEN_ERROR, paymentErrorOf } from './decline-map.ts';
-import { CAPTURE_METADATA_KEY, type AdyenPaymentResponse, type NotificationItem, type ResultCode } from './wire.ts';
+import { additionalText, CAPTURE_METADATA_KEY, type AdyenPaymentResponse, type NotificationItem, type ResultCode } from './wire.ts';
 
 /** A resultCode of /payments or /payments/details as our status, for a payment captured `captureMethod`. */
 export const RESULT_CODE_STATUSES = {
@@ -80,16 +80,16 @@ export const DISPUTE_STATUSES = {
 } as const satisfies Record<string, ProcessorDispute['status']>;
 
 function disputeCallback(item: NotificationItem, eventId: string, fallback: ProcessorDispute['status']): Callback {
-  const data = item.additionalData ?? {};
-  const disputeStatus = data.disputeStatus as keyof typeof DISPUTE_STATUSES | undefined;
-  const dueBy = data.defensePeriodEndsAt === undefined ? null : new Date(data.defensePeriodEndsAt);
+  const disputeStatus = additionalText(item, 'disputeStatus');
+  const defensePeriodEndsAt = additionalText(item, 'defensePeriodEndsAt');
+  const dueBy = defensePeriodEndsAt === undefined ? null : new Date(defensePeriodEndsAt);
   const dispute: ProcessorDispute = {
     disputeId: item.pspReference,
     transactionId: item.originalReference ?? item.pspReference,
-    status: (disputeStatus && DISPUTE_STATUSES[disputeStatus]) ?? fallback,
+    status: (disputeStatus !== undefined && Object.hasOwn(DISPUTE_STATUSES, disputeStatus) ? DISPUTE_STATUSES[disputeStatus as keyof typeof DISPUTE_STATUSES] : undefined) ?? fallback,
     amount: item.amount.value,
     currency: item.amount.currency,
-    reason: data.chargebackReasonCode ?? item.reason ?? null,
+    reason: additionalText(item, 'chargebackReasonCode') ?? item.reason ?? null,
     evidenceDueBy: dueBy !== null && !Number.isNaN(dueBy.getTime()) ? dueBy : null,
   };
   return { kind: 'dispute', eventId, eventType: item.eventCode, reference: null, dispute };
@@ -100,7 +100,7 @@ export const EVENT_CODES: Readonly<Record<string, EventReader>> = {
   AUTHORISATION: (item, eventId) => {
     if (!succeeded(item)) return failedPayment(item, eventId);
     // Whether the money is taken depends on the capture method the payment was sent with (wire.ts).
-    const method = item.additionalData?.[`metadata.${CAPTURE_METADATA_KEY}`];
+    const method = additionalText(item, `metadata.${CAPTURE_METADATA_KEY}`);
     if (method === 'manual')
       return paymentCallback(item, eventId, { status: 'authorized', amountCapturable: item.amount.value, amountCaptured: 0, error: null });
     if (method === 'automatic')

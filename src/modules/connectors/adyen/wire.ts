@@ -66,7 +66,7 @@ export const adyenErrorSchema = z.object({
 
 /** One NotificationRequestItem of a standard notification (its fields are strings, `success` too). */
 export const notificationItemSchema = z.object({
-  additionalData: z.record(z.string(), z.string()).optional(),
+  additionalData: z.record(z.string(), z.unknown()).optional(),
   amount: adyenAmount,
   eventCode: adyenText(100).pipe(z.string().min(1)),
   eventDate: z.string(),
@@ -85,10 +85,22 @@ export const notificationSchema = z.object({
 });
 
 /**
- * Adyen echoes a payment's metadata in its notifications (`additionalData["metadata.<key>"]`): how the payment
- * is captured travels with it, since an AUTHORISATION alone does not say whether the money is taken.
+ * Adyen echoes a payment's metadata in its notifications: how the payment is captured travels with it, since an
+ * AUTHORISATION alone does not say whether the money is taken.
  */
 export const CAPTURE_METADATA_KEY = 'captureMethod';
+
+/**
+ * A string of a notification's additionalData. Metadata comes as `"metadata.<key>"` (Adyen's description) or as a
+ * `metadata` object (the webhooks document's model of the same): both are read.
+ */
+export function additionalText(item: NotificationItem, key: string): string | undefined {
+  const data = item.additionalData ?? {};
+  const [prefix, rest] = key.split(/\.(.*)/s) as [string, string | undefined];
+  const nested = rest === undefined ? undefined : (data[prefix] as Record<string, unknown> | undefined)?.[rest];
+  const value = data[key] ?? nested;
+  return typeof value === 'string' ? value : undefined;
+}
 
 /** The PaymentRequest of POST /payments, in Adyen's names. */
 export function paymentRequest(request: AuthorizeRequest, merchantAccount: string): Record<string, unknown> {
