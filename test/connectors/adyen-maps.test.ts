@@ -34,12 +34,19 @@ describe('resultCodes', () => {
       1000,
       'att_1',
     );
-    expect(redirect).toMatchObject({ transactionId: 'P1', status: 'requires_authentication', nextAction: { type: 'redirect', url: 'https://issuer.example/3ds' } });
+    expect(redirect).toMatchObject({
+      transactionId: 'P1',
+      status: 'requires_authentication',
+      nextAction: { type: 'redirect', url: 'https://issuer.example/3ds' },
+    });
     const refused = toProcessorPayment({ resultCode: 'Refused', refusalReasonCode: '12', refusalReason: 'Not enough balance' }, 'AUTOMATIC', 1000, 'att_1');
     expect(refused).toMatchObject({ transactionId: 'att_1', status: 'failed', error: { code: 'insufficient_funds', retryable: false } });
     expect(refused.error?.message).toContain('Adyen refusalReasonCode 12');
     expect(toProcessorPayment({ resultCode: 'Error' }, 'MANUAL', 1000, 'att_1').error).toMatchObject({ code: 'processing_error', retryable: true });
-    expect(toProcessorPayment({ resultCode: 'Authorised', pspReference: 'P' }, 'MANUAL', 1000, 'a')).toMatchObject({ amountCapturable: 1000, amountCaptured: 0 });
+    expect(toProcessorPayment({ resultCode: 'Authorised', pspReference: 'P' }, 'MANUAL', 1000, 'a')).toMatchObject({
+      amountCapturable: 1000,
+      amountCaptured: 0,
+    });
   });
 });
 
@@ -109,19 +116,27 @@ describe('notification eventCodes', () => {
       refund: { refundId: 'PSP2', status, amount: 1000 },
     });
   });
-  it.each([
+  it.each<[string, string | undefined, string]>([
     ['NOTIFICATION_OF_CHARGEBACK', undefined, 'opened'],
     ['CHARGEBACK', undefined, 'opened'],
     ['CHARGEBACK_REVERSED', undefined, 'won'],
     ['SECOND_CHARGEBACK', undefined, 'lost'],
     ['PREARBITRATION_WON', undefined, 'won'],
     ['PREARBITRATION_LOST', undefined, 'lost'],
-    ...Object.entries(DISPUTE_STATUSES).map(([disputeStatus, status]) => ['CHARGEBACK', disputeStatus, status] as const),
+    ...Object.entries(DISPUTE_STATUSES).map(([disputeStatus, status]): [string, string, string] => ['CHARGEBACK', disputeStatus, status]),
   ])('%s (disputeStatus %s): the dispute %s', (eventCode, disputeStatus, status) => {
     const additionalData = { chargebackReasonCode: '10.4', defensePeriodEndsAt: '2030-01-01T00:00:00+01:00', ...(disputeStatus ? { disputeStatus } : {}) };
     expect(read({ eventCode, originalReference: 'PSP1', additionalData })).toMatchObject({
       kind: 'dispute',
-      dispute: { disputeId: 'PSP2', transactionId: 'PSP1', status, amount: 1000, currency: 'EUR', reason: '10.4', evidenceDueBy: new Date('2029-12-31T23:00:00Z') },
+      dispute: {
+        disputeId: 'PSP2',
+        transactionId: 'PSP1',
+        status,
+        amount: 1000,
+        currency: 'EUR',
+        reason: '10.4',
+        evidenceDueBy: new Date('2029-12-31T23:00:00Z'),
+      },
     });
   });
 });
@@ -132,7 +147,8 @@ describe('notification HMAC', () => {
     const hmacSignature = new hmacValidator().calculateHmac(unsigned as never, key);
     return { ...unsigned, additionalData: { ...unsigned.additionalData, hmacSignature } };
   };
-  const body = (...items: NotificationItem[]) => Buffer.from(JSON.stringify({ live: 'false', notificationItems: items.map((i) => ({ NotificationRequestItem: i })) }));
+  const body = (...items: NotificationItem[]) =>
+    Buffer.from(JSON.stringify({ live: 'false', notificationItems: items.map((i) => ({ NotificationRequestItem: i })) }));
 
   it('accepts exactly what the official library signs, and agrees with its validator', () => {
     const capture = signed({ eventCode: 'CAPTURE', originalReference: 'PSP1' });
@@ -148,7 +164,12 @@ describe('notification HMAC', () => {
   it('rejects another key, a changed signed field, a missing signature, one unsigned item, and bodies that are not notifications', () => {
     const capture = signed({ eventCode: 'CAPTURE', originalReference: 'PSP1' });
     expect(verifyAdyenNotification(body(capture), HMAC_KEY.replace('4', '5'))).toBe(false);
-    for (const changed of [{ amount: { value: 999, currency: 'EUR' } }, { success: 'false' as const }, { originalReference: 'PSP9' }, { eventCode: 'REFUND' }]) {
+    for (const changed of [
+      { amount: { value: 999, currency: 'EUR' } },
+      { success: 'false' as const },
+      { originalReference: 'PSP9' },
+      { eventCode: 'REFUND' },
+    ]) {
       const forged = { ...capture, ...changed };
       expect(verifyAdyenNotification(body(forged), HMAC_KEY)).toBe(false);
       expect(new hmacValidator().validateHMAC(forged as never, HMAC_KEY)).toBe(false);

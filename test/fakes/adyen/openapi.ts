@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
-const load = (file: string) => JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8')) as Record<string, unknown> & {
+const load = (file: string) =>
+  JSON.parse(readFileSync(new URL(file, import.meta.url), 'utf8')) as Record<string, unknown> & {
     paths: Record<string, Record<string, Operation>>;
     webhooks: Record<string, Record<string, Operation>>;
   };

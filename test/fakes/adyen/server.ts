@@ -122,9 +122,13 @@ export async function startAdyenFake(): Promise<AdyenFake> {
     payments.set(payment.pspReference, payment);
     if (method.type === 'ideal' || method.number === REDIRECT_CARD) {
       const url = `${fake.url}/hpp/authenticate/${payment.pspReference}`;
-      return { status: 200, body: { ...common, resultCode: 'RedirectShopper', action: { type: 'redirect', method: 'GET', url, paymentMethodType: method.type } } };
+      return {
+        status: 200,
+        body: { ...common, resultCode: 'RedirectShopper', action: { type: 'redirect', method: 'GET', url, paymentMethodType: method.type } },
+      };
     }
-    if (!AUTHORISED_CARDS.has(method.number ?? '')) return { status: 200, body: { ...common, resultCode: 'Refused', refusalReason: 'Refused', refusalReasonCode: '2' } };
+    if (!AUTHORISED_CARDS.has(method.number ?? ''))
+      return { status: 200, body: { ...common, resultCode: 'Refused', refusalReason: 'Refused', refusalReasonCode: '2' } };
     queueAuthorisation(payment);
     return { status: 200, body: { ...common, resultCode: 'Authorised', amount: payment.amount } };
   }
@@ -145,14 +149,18 @@ export async function startAdyenFake(): Promise<AdyenFake> {
     const payment = payments.get(Buffer.from(redirectResult, 'base64url').toString('utf8'));
     if (payment === undefined) return { status: 422, body: { status: 422, errorCode: '101', message: 'Invalid redirectResult', errorType: 'validation' } };
     queueAuthorisation(payment);
-    return { status: 200, body: { pspReference: payment.pspReference, merchantReference: payment.reference, resultCode: 'Authorised', amount: payment.amount } };
+    return {
+      status: 200,
+      body: { pspReference: payment.pspReference, merchantReference: payment.reference, resultCode: 'Authorised', amount: payment.amount },
+    };
   }
 
   const MODIFICATION_EVENTS = { captures: 'CAPTURE', cancels: 'CANCELLATION', refunds: 'REFUND' } as const;
 
   function modify(paymentPsp: string, operation: keyof typeof MODIFICATION_EVENTS, body: Record<string, unknown>): { status: number; body: unknown } {
     const payment = payments.get(paymentPsp);
-    if (payment === undefined) return { status: 422, body: { status: 422, errorCode: '167', message: 'Original pspReference required for this operation', errorType: 'validation' } };
+    if (payment === undefined)
+      return { status: 422, body: { status: 422, errorCode: '167', message: 'Original pspReference required for this operation', errorType: 'validation' } };
     const amount = (body.amount as FakePayment['amount'] | undefined) ?? payment.amount;
     const modification = { pspReference: pspReference(), reference: body.reference as string };
     fake.queued.push({
@@ -163,7 +171,10 @@ export async function startAdyenFake(): Promise<AdyenFake> {
       merchantReference: modification.reference,
       amount,
     });
-    return { status: 201, body: { merchantAccount: payment.merchantAccount, paymentPspReference: payment.pspReference, ...modification, status: 'received', amount } };
+    return {
+      status: 201,
+      body: { merchantAccount: payment.merchantAccount, paymentPspReference: payment.pspReference, ...modification, status: 'received', amount },
+    };
   }
 
   /** The Checkout operation a path is, as the document names it, and what the fake does for it. */
@@ -192,7 +203,8 @@ export async function startAdyenFake(): Promise<AdyenFake> {
     if (request.method === 'GET' && page) return authenticatePage(page[1] ?? '', reply);
     const operation = request.method === 'POST' ? route(path) : null;
     if (operation === null) return json(reply, 404, { status: 404, errorCode: '000', message: `No ${request.method} ${path}`, errorType: 'validation' });
-    if (!request.headers['x-api-key']) return json(reply, 401, { status: 401, errorCode: '000', message: 'HTTP Status Response - Unauthorized', errorType: 'security' });
+    if (!request.headers['x-api-key'])
+      return json(reply, 401, { status: 401, errorCode: '000', message: 'HTTP Status Response - Unauthorized', errorType: 'security' });
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;

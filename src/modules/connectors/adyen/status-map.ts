@@ -86,7 +86,10 @@ function disputeCallback(item: NotificationItem, eventId: string, fallback: Proc
   const dispute: ProcessorDispute = {
     disputeId: item.pspReference,
     transactionId: item.originalReference ?? item.pspReference,
-    status: (disputeStatus !== undefined && Object.hasOwn(DISPUTE_STATUSES, disputeStatus) ? DISPUTE_STATUSES[disputeStatus as keyof typeof DISPUTE_STATUSES] : undefined) ?? fallback,
+    status:
+      disputeStatus !== undefined && Object.hasOwn(DISPUTE_STATUSES, disputeStatus)
+        ? DISPUTE_STATUSES[disputeStatus as keyof typeof DISPUTE_STATUSES]
+        : fallback,
     amount: item.amount.value,
     currency: item.amount.currency,
     reason: additionalText(item, 'chargebackReasonCode') ?? item.reason ?? null,
