@@ -92,6 +92,11 @@ describe('notification eventCodes', () => {
       payment: { status: 'failed', error: { code: 'incorrect_cvc' } },
     });
   });
+  it('CAPTURE of a partial capture (its reference says so): partially captured', () => {
+    expect(read({ eventCode: 'CAPTURE', originalReference: 'PSP1', merchantReference: 'att_1_capture.partial' })).toMatchObject({
+      payment: { status: 'partially_captured', amountCaptured: 1000 },
+    });
+  });
   it.each([
     ['CAPTURE', 'true', 'captured'],
     ['CAPTURE', 'false', 'failed'],

@@ -94,6 +94,15 @@ describe('Adyen card payments', () => {
     expect((await paymentOf(id)).status).toBe('SUCCEEDED');
   });
 
+  it('partial capture: PARTIALLY_CAPTURED on its CAPTURE notification', async () => {
+    const { id } = await confirm('4111111111111111', { input: { captureMethod: 'MANUAL' } });
+    await fake.deliver();
+    await shop.secret(CapturePaymentDocument, { input: { paymentId: id, amountToCapture: 1000 } });
+    expect(fake.requests.at(-1)!.body).toMatchObject({ amount: { value: 1000, currency: 'EUR' } });
+    await fake.deliver();
+    expect(await paymentOf(id)).toMatchObject({ status: 'PARTIALLY_CAPTURED', amountReceived: 1000 });
+  });
+
   it('cancel: CANCELLED on its CANCELLATION notification', async () => {
     const { id } = await confirm('4111111111111111', { input: { captureMethod: 'MANUAL' } });
     await fake.deliver();

@@ -66,6 +66,11 @@ export interface RedirectCompletion {
   amount: number;
 }
 
+export interface CapturedPayment {
+  currency: string;
+  charged: number;
+}
+
 /** A processor's view of a payment, normalised. */
 export interface ProcessorPayment {
   transactionId: string;
@@ -157,8 +162,11 @@ export class ConnectorError extends Error {
 export interface Connector {
   readonly name: string;
   authorize(request: AuthorizeRequest): Promise<ProcessorPayment>;
-  /** `currency`: the payment's, for processors that want it with the amount (Adyen). */
-  capture(transactionId: string, amount: number, idempotencyKey: string, currency: string): Promise<ProcessorPayment>;
+  /**
+   * `payment`: its currency and what it charges (amount and surcharge), for processors that want the currency
+   * with the amount or report a capture without saying whether it was partial (Adyen).
+   */
+  capture(transactionId: string, amount: number, idempotencyKey: string, payment: CapturedPayment): Promise<ProcessorPayment>;
   void(transactionId: string, idempotencyKey: string): Promise<ProcessorPayment>;
   sync(transactionId: string): Promise<ProcessorPayment>;
   /**

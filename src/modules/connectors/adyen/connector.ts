@@ -7,6 +7,7 @@ import type { Mode } from '../../../kernel/api-keys.ts';
 import {
   ConnectorError,
   type AuthorizeRequest,
+  type CapturedPayment,
   type Connector,
   type ConnectorWebhooks,
   type ProcessorDispute,
@@ -20,7 +21,14 @@ import {
 import { ACCEPTED_BODY, parseAdyenNotification, verifyAdyenNotification } from './callbacks.ts';
 import { noStatusApi, refusalOf } from './decline-map.ts';
 import { toProcessorPayment } from './status-map.ts';
-import { adyenModificationSchema, adyenPaymentResponseSchema, CHECKOUT_API_VERSION, paymentRequest, type AdyenModification } from './wire.ts';
+import {
+  adyenModificationSchema,
+  adyenPaymentResponseSchema,
+  CHECKOUT_API_VERSION,
+  PARTIAL_CAPTURE_SUFFIX,
+  paymentRequest,
+  type AdyenModification,
+} from './wire.ts';
 
 export const adyenCredentialsSchema = z.object({
   apiKey: z.string().min(20).max(500),
@@ -77,8 +85,13 @@ export class AdyenConnector implements Connector {
     return toProcessorPayment(response, captureMethod, amount, reference);
   }
 
-  async capture(transactionId: string, amount: number, idempotencyKey: string, currency: string): Promise<ProcessorPayment> {
-    const received = await this.modify(transactionId, 'captures', idempotencyKey, { amount: { value: amount, currency: currency.toUpperCase() } });
+  async capture(transactionId: string, amount: number, idempotencyKey: string, payment: CapturedPayment): Promise<ProcessorPayment> {
+    // The CAPTURE notification carries the amount captured only: the reference it echoes says whether that is all.
+    const reference = amount < payment.charged ? `${idempotencyKey}${PARTIAL_CAPTURE_SUFFIX}` : idempotencyKey;
+    const received = await this.modify(transactionId, 'captures', idempotencyKey, {
+      reference,
+      amount: { value: amount, currency: payment.currency.toUpperCase() },
+    });
     return this.awaitingNotification(received);
   }
 
@@ -150,11 +163,12 @@ export class AdyenConnector implements Connector {
     };
   }
 
-  private modify(pspReference: string, operation: 'captures' | 'cancels' | 'refunds', reference: string, body: Record<string, unknown>) {
+  /** A modification of the payment, with `idempotencyKey` as its reference unless `body` names another. */
+  private modify(pspReference: string, operation: 'captures' | 'cancels' | 'refunds', idempotencyKey: string, body: Record<string, unknown>) {
     const path = `/payments/${encodeURIComponent(pspReference)}/${operation}`;
-    return this.read(adyenModificationSchema, `the ${operation.slice(0, -1)}`, path, reference, {
+    return this.read(adyenModificationSchema, `the ${operation.slice(0, -1)}`, path, idempotencyKey, {
       merchantAccount: this.credentials.merchantAccount,
-      reference,
+      reference: idempotencyKey,
       ...body,
     });
   }

@@ -4,7 +4,7 @@ import type { ProcessorPaymentStatus } from '../../payments/machine/attempt.ts';
 import type { CaptureMethod } from '../../payments/machine/statuses.ts';
 import type { ConnectorCallback, ProcessorDispute, ProcessorPayment, ProcessorRefund } from '../port.ts';
 import { ADYEN_ERROR, paymentErrorOf } from './decline-map.ts';
-import { additionalText, CAPTURE_METADATA_KEY, type AdyenPaymentResponse, type NotificationItem, type ResultCode } from './wire.ts';
+import { additionalText, CAPTURE_METADATA_KEY, PARTIAL_CAPTURE_SUFFIX, type AdyenPaymentResponse, type NotificationItem, type ResultCode } from './wire.ts';
 
 /** A resultCode of /payments or /payments/details as our status, for a payment captured `captureMethod`. */
 export const RESULT_CODE_STATUSES = {
@@ -110,10 +110,11 @@ export const EVENT_CODES: Readonly<Record<string, EventReader>> = {
       return paymentCallback(item, eventId, { status: 'captured', amountCapturable: 0, amountCaptured: item.amount.value, error: null });
     return null;
   },
-  CAPTURE: (item, eventId) =>
-    succeeded(item)
-      ? paymentCallback(item, eventId, { status: 'captured', amountCapturable: 0, amountCaptured: item.amount.value, error: null })
-      : failedPayment(item, eventId),
+  CAPTURE: (item, eventId) => {
+    if (!succeeded(item)) return failedPayment(item, eventId);
+    const status = item.merchantReference.endsWith(PARTIAL_CAPTURE_SUFFIX) ? 'partially_captured' : 'captured';
+    return paymentCallback(item, eventId, { status, amountCapturable: 0, amountCaptured: item.amount.value, error: null });
+  },
   CAPTURE_FAILED: failedPayment,
   CANCELLATION: (item, eventId) =>
     succeeded(item) ? paymentCallback(item, eventId, { status: 'voided', amountCapturable: 0, amountCaptured: 0, error: null }) : failedPayment(item, eventId),

@@ -102,6 +102,9 @@ export function additionalText(item: NotificationItem, key: string): string | un
   return typeof value === 'string' ? value : undefined;
 }
 
+/** Ends the reference of a capture of less than the payment charges (its CAPTURE notification reads it). */
+export const PARTIAL_CAPTURE_SUFFIX = '.partial';
+
 /** The PaymentRequest of POST /payments, in Adyen's names. */
 export function paymentRequest(request: AuthorizeRequest, merchantAccount: string): Record<string, unknown> {
   const manual = request.captureMethod === 'MANUAL';
