@@ -141,6 +141,17 @@ describe('Adyen card payments', () => {
     expect((await paymentOf(id)).status).toBe('SUCCEEDED');
   });
 
+  it('iDEAL: a redirect to the bank, completed by /payments/details on return', async () => {
+    const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1500, currency: 'EUR' } })).createPayment;
+    const pending = dataOf(
+      await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: { bankRedirect: { bank: 'ideal' } } } }),
+    ).confirmPayment;
+    expect(fake.requests.at(-1)!.body).toMatchObject({ paymentMethod: { type: 'ideal' } });
+    const bank = await fetch(pending.nextAction!.redirectToUrl, { redirect: 'manual' });
+    await fetch(bank.headers.get('location')!, { redirect: 'manual' });
+    expect((await paymentOf(created.id)).status).toBe('SUCCEEDED');
+  });
+
   it('a notification moves a payment whose answer was lost; a forged one is refused', async () => {
     const { id } = await confirm('4111111111111111', { input: { captureMethod: 'MANUAL' } });
     const [authorisation] = fake.queued.splice(0);

@@ -136,7 +136,8 @@ function paymentMethodDetails(method: PaymentMethod): Record<string, unknown> {
         ...(method.card.holderName ? { holderName: method.card.holderName } : {}),
       };
     case 'bank_redirect':
-      return { type: 'ideal', issuer: method.bank };
+      // iDEAL: the shopper picks the bank on iDEAL's own page (iDEAL 2.0 has no issuer list).
+      return { type: 'ideal' };
     default:
       // The registry offers Adyen for the methods above only, so routing never sends another here.
       throw new Error(`the Adyen connector does not take ${method.type} payments`);
