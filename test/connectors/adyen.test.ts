@@ -12,6 +12,7 @@ import {
   CreateRefundDocument,
   PaymentDocument,
   RefundDocument,
+  SyncPaymentDocument,
   type CreatePaymentInput,
 } from '../gql/graphql.ts';
 import { REDIRECT_CARD, startAdyenFake, type AdyenFake } from '../fakes/adyen/server.ts';
@@ -20,6 +21,7 @@ import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
 const HMAC_KEY = randomBytes(32).toString('hex').toUpperCase();
+const TIMEOUT_MS = 1500;
 
 let fake: AdyenFake;
 let stack: Stack;
@@ -27,7 +29,7 @@ let shop: Awaited<ReturnType<typeof createMerchant>>;
 let accountId: string;
 beforeAll(async () => {
   fake = await startAdyenFake();
-  stack = await startStack({ worker: false, env: { ADYEN_CHECKOUT_API_BASE: fake.url } });
+  stack = await startStack({ worker: false, env: { ADYEN_CHECKOUT_API_BASE: fake.url, CONNECTOR_TIMEOUT_MS: String(TIMEOUT_MS) } });
   shop = await createMerchant(stack.api);
   const credentials = { apiKey: `AQE${randomBytes(24).toString('hex')}`, merchantAccount: 'TestMerchant' };
   const account = dataOf(
@@ -167,6 +169,16 @@ describe('Adyen card payments', () => {
     } finally {
       fake.notifyTo(`${stack.api.url}/webhooks/${shop.merchantId}/${accountId}`, HMAC_KEY);
     }
+    expect((await paymentOf(id)).status).toBe('SUCCEEDED');
+  });
+
+  it('an authorisation whose answer timed out waits for its AUTHORISATION, found by our reference', async () => {
+    fake.stallNext(TIMEOUT_MS + 500);
+    const { id, result } = await confirm('4111111111111111');
+    expect(dataOf(result).confirmPayment.status).toBe('PROCESSING');
+    // Adyen has no status API: a sync says so, and the payment is unchanged.
+    expect(errorOf(await shop.secret(SyncPaymentDocument, { input: { paymentId: id } }), 'CONNECTOR_ERROR').message).toMatch(/notifications/);
+    expect(await fake.deliver()).toEqual([{ status: 200, body: '[accepted]' }]);
     expect((await paymentOf(id)).status).toBe('SUCCEEDED');
   });
 

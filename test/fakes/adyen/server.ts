@@ -50,6 +50,8 @@ export interface AdyenFake {
   /** Every validated request, in order: its path, Idempotency-Key and body. */
   requests: { path: string; idempotencyKey: string | undefined; body: Record<string, unknown> }[];
   payments: Map<string, FakePayment>;
+  /** Delays the answer of the next request by `ms` (Adyen acts at once: a timed-out call still did its work). */
+  stallNext(ms: number): void;
   /** Where notifications go, and the HMAC key (hex) they are signed with. */
   notifyTo(url: string, hmacKey: string): void;
   /** Notifications Adyen would send, queued by the operations; `deliver` sends them. */
@@ -65,6 +67,7 @@ export async function startAdyenFake(): Promise<AdyenFake> {
   const payments = new Map<string, FakePayment>();
   const answered = new Map<string, { status: number; body: unknown }>();
   let target: { url: string; hmacKey: string } | null = null;
+  let stallMs = 0;
 
   const fake: AdyenFake = {
     url: '',
@@ -72,6 +75,9 @@ export async function startAdyenFake(): Promise<AdyenFake> {
     requests: [],
     payments,
     queued: [],
+    stallNext: (ms) => {
+      stallMs = ms;
+    },
     notifyTo: (url, hmacKey) => {
       target = { url, hmacKey };
     },
@@ -219,7 +225,10 @@ export async function startAdyenFake(): Promise<AdyenFake> {
     const key = idempotencyKey === undefined ? undefined : `${path} ${idempotencyKey}`;
     const answer = (key && answered.get(key)) || operation.handle(body);
     if (key) answered.set(key, answer);
-    json(reply, answer.status, answer.body);
+    const stall = stallMs;
+    stallMs = 0;
+    if (stall > 0) await new Promise((resolve) => setTimeout(resolve, stall));
+    if (!reply.destroyed) json(reply, answer.status, answer.body);
   }
 
   const server = createServer((request, reply) => {
