@@ -123,7 +123,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       default: {
         if (WEB_ROUTES.has(url.pathname)) return handleWebRoute(url.pathname, request.method ?? '', reply);
         const redirect = request.method === 'GET' ? REDIRECT_RESPONSE_ROUTE.exec(url.pathname) : null;
-        if (redirect) return handleRedirectResponse(services, redirect, url.searchParams.get('token') ?? '', reply);
+        if (redirect) return handleRedirectResponse(services, redirect, url.searchParams, reply);
         const callback = request.method === 'POST' ? CALLBACK_ROUTE.exec(url.pathname) : null;
         if (callback) return handleCallback(services, callback, request, reply);
         const registration = request.method === 'POST' ? REGISTRATION_ROUTE.exec(url.pathname) : null;

@@ -56,6 +56,11 @@ const configSchema = z.object({
   SANDBOX_URL: z.url({ protocol: /^https?$/ }).default('http://127.0.0.1:4100'),
   /** Where the Stripe connector calls Stripe's API (a proxy, or a local fake in tests, may stand in). */
   STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).default('https://api.stripe.com'),
+  /**
+   * Where the Adyen connector reaches Adyen's Checkout API (test accounts; live accounts use the URL their
+   * liveUrlPrefix gives): a proxy or a local fake can stand in (docs/connectors/adyen.md).
+   */
+  ADYEN_CHECKOUT_API_BASE: z.url({ protocol: /^https?$/ }).default('https://checkout-test.adyen.com'),
   /** How long a processor call may take before its outcome is treated as unknown (the payment stays PROCESSING). */
   CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   /** Scales every webhook retry delay (the seed's 24 h schedule): 0.001 runs it in 86 s, for tests and demos. */

@@ -28,7 +28,9 @@ export async function handleCallback(services: Services, match: RegExpExecArray,
   const headers: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(request.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   const answer = await services.connectorCallbacks.receive({ merchantId, connectorAccountId, rawBody, headers });
-  sendJson(reply, answer.status, answer.body);
+  if (answer.text === undefined) return sendJson(reply, answer.status, answer.body);
+  reply.writeHead(answer.status, { 'content-type': 'text/plain; charset=utf-8' });
+  reply.end(answer.text);
 }
 
 export async function handleRegistration(services: Services, match: RegExpExecArray, request: IncomingMessage, reply: ServerResponse): Promise<void> {

@@ -1,4 +1,5 @@
 // GET /payments/{payment_id}/redirect/response/{connector}?token=…: where a processor sends the customer back
+// (Adyen adds its redirectResult, which finishes the payment there)
 // after 3D Secure or a redirect. The token is the one in the return URL the processor was given for the
 // payment's active attempt: with it, the route syncs the payment, then redirects to the merchant's return_url
 // with payment_id and status (without a return_url, a small page shows the status). Without it, the same 404
@@ -14,12 +15,12 @@ export const REDIRECT_RESPONSE_ROUTE = /^\/payments\/([^/]+)\/redirect\/response
 
 const NOT_FOUND_PAGE = page('Not found', 'checkout', '<h1>Not found</h1><p>This payment return address is not valid.</p>');
 
-export async function handleRedirectResponse(services: Services, match: RegExpExecArray, token: string, reply: ServerResponse): Promise<void> {
+export async function handleRedirectResponse(services: Services, match: RegExpExecArray, query: URLSearchParams, reply: ServerResponse): Promise<void> {
   // The path comes from anyone's browser: only a payment id and a connector name are looked up.
   const [, paymentId = '', connector = ''] = match;
   if (!isId('payment', paymentId) || !isConnectorName(connector)) return sendPage(reply, 404, NOT_FOUND_PAGE);
   try {
-    const { payment, location } = await services.payments.returnFromRedirect(paymentId, connector, token);
+    const { payment, location } = await services.payments.returnFromRedirect(paymentId, connector, query.get('token') ?? '', query.get('redirectResult'));
     if (location) {
       reply.writeHead(302, { location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
       reply.end();

@@ -22,6 +22,8 @@ import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
 export interface CallbackAnswer {
   status: 200 | 401 | 404 | 501 | 503;
   body: Record<string, unknown>;
+  /** Sent as text instead of `body` when the processor requires its own acknowledgement (Adyen's `[accepted]`). */
+  text?: string;
 }
 
 export interface IncomingCallback {
@@ -44,7 +46,7 @@ export const UNVERIFIED_SAMPLE_PER_MINUTE = 10;
 const UNVERIFIED_HEADERS = ['content-type', 'content-length', 'user-agent'];
 const MAX_UNVERIFIED_HEADER_CHARS = 200;
 
-const acknowledged = (outcome: string): CallbackAnswer => ({ status: 200, body: { received: true, outcome } });
+const acknowledgement = (outcome: string): CallbackAnswer => ({ status: 200, body: { received: true, outcome } });
 
 /** Not applied yet: a processor sends again what was not answered with a 2xx. */
 const sendAgain = (message: string): CallbackAnswer => ({ status: 503, body: errorBody('SERVICE_UNAVAILABLE', message) });
@@ -75,6 +77,7 @@ export class ConnectorCallbackService {
       const message = `${account.connectorName} sends no callbacks; its payments are kept up to date by sync.`;
       return { status: 501, body: errorBody('WEBHOOKS_NOT_SUPPORTED', message) };
     }
+    const acknowledged = (outcome: string): CallbackAnswer => ({ ...acknowledgement(outcome), text: webhooks.acknowledgement });
     const secret = account.webhookSecretEncrypted === null ? null : this.context.secretBox.open(account.webhookSecretEncrypted);
     if (secret === null || !webhooks.verify(callback.rawBody, callback.headers, secret, new Date())) {
       await record('FAILED', secret === null ? 'no_webhook_secret' : 'signature_mismatch');

@@ -56,6 +56,21 @@ export type ProcessorNextAction =
   /** Transfer instructions (a reference, an account or address, the amount), shown on the processor's page too. */
   | { type: 'display_instructions'; url: string; instructions: Record<string, string | number> };
 
+/** What a processor needs to finish a payment the customer came back to from its redirect. */
+export interface RedirectCompletion {
+  /** Our attempt id (the authorization's reference). */
+  reference: string;
+  redirectResult: string;
+  captureMethod: CaptureMethod;
+  /** The amount the authorization asked for. */
+  amount: number;
+}
+
+export interface CapturedPayment {
+  currency: string;
+  charged: number;
+}
+
 /** A processor's view of a payment, normalised. */
 export interface ProcessorPayment {
   transactionId: string;
@@ -147,9 +162,18 @@ export class ConnectorError extends Error {
 export interface Connector {
   readonly name: string;
   authorize(request: AuthorizeRequest): Promise<ProcessorPayment>;
-  capture(transactionId: string, amount: number, idempotencyKey: string): Promise<ProcessorPayment>;
+  /**
+   * `payment`: its currency and what it charges (amount and surcharge), for processors that want the currency
+   * with the amount or report a capture without saying whether it was partial (Adyen).
+   */
+  capture(transactionId: string, amount: number, idempotencyKey: string, payment: CapturedPayment): Promise<ProcessorPayment>;
   void(transactionId: string, idempotencyKey: string): Promise<ProcessorPayment>;
   sync(transactionId: string): Promise<ProcessorPayment>;
+  /**
+   * The payment after the customer came back from the processor's redirect with `redirectResult` (Adyen's
+   * return parameter): for processors that finish the payment with it rather than by sync.
+   */
+  completeRedirect?(request: RedirectCompletion): Promise<ProcessorPayment>;
   /** The payment created for `reference`, when a call's answer was lost (timeout); null if none was created. */
   findByReference(reference: string): Promise<ProcessorPayment | null>;
   refund(request: RefundRequest): Promise<ProcessorRefund>;
@@ -197,6 +221,8 @@ export interface ConnectorWebhooks {
   verify(rawBody: Buffer, headers: Readonly<Record<string, string | undefined>>, secret: string, now: Date): boolean;
   /** The payment a verified callback reports; null when it is not an event this connector acts on. */
   parse(rawBody: Buffer): ConnectorCallback | null;
+  /** The text body the processor requires in answer to a callback it must not send again (Adyen: `[accepted]`). */
+  readonly acknowledgement?: string;
   /**
    * Points the processor's callbacks for this account at `url`, signed with `secret`, or with the secret the
    * processor made itself and returns (Stripe's), which then replaces the account's.

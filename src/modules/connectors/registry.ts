@@ -6,14 +6,20 @@
 import type { z } from 'zod';
 import type { PaymentMethodType } from '../payments/methods.ts';
 import type { Connector } from './port.ts';
+import type { Mode } from '../../kernel/api-keys.ts';
+import { AdyenConnector, adyenCredentialsSchema, checkoutBaseUrl, type AdyenCredentials } from './adyen/connector.ts';
 import { credentialsSchemaFor, SandboxConnector, type SandboxCredentials, type SandboxPersonality } from './sandbox/connector.ts';
 import { StripeConnector, stripeCredentialsSchema, stripeKeyMode } from './stripe/connector.ts';
-import type { Mode } from '../../kernel/api-keys.ts';
 
 export interface ConnectorSettings {
   sandboxUrl: string;
+  /** Stripe's API (config STRIPE_API_BASE). */
   stripeApiBase: string;
+  /** Adyen's Checkout API for test accounts (config ADYEN_CHECKOUT_API_BASE). */
+  adyenCheckoutApiBase: string;
   timeoutMs: number;
+  /** The account's mode: a live account is reached at its processor's live endpoint. */
+  mode: Mode;
 }
 
 export interface ConnectorDefinition<Credentials = unknown> {
@@ -70,7 +76,23 @@ export const CONNECTORS = {
     modeOf: stripeKeyMode,
     create: (credentials, settings) => new StripeConnector(credentials, { apiBase: settings.stripeApiBase, timeoutMs: settings.timeoutMs }),
   } satisfies ConnectorDefinition<z.infer<typeof stripeCredentialsSchema>>,
-} as const satisfies Record<string, ConnectorDefinition<SandboxCredentials>>;
+  adyen: {
+    credentialsSchema: adyenCredentialsSchema,
+    // Cards (3DS by redirect) and iDEAL; payouts and wallet sessions are other Adyen services.
+    paymentMethods: ['card', 'bank_redirect'],
+    wallets: [],
+    webhookFlowCategories: ['payments', 'refunds', 'disputes'],
+    payouts: false,
+    create: (credentials, settings) =>
+      new AdyenConnector(credentials, {
+        baseUrl: checkoutBaseUrl(credentials, settings.mode, settings.adyenCheckoutApiBase),
+        timeoutMs: settings.timeoutMs,
+      }),
+  } satisfies ConnectorDefinition<AdyenCredentials>,
+} as const satisfies Record<
+  string,
+  ConnectorDefinition<SandboxCredentials> | ConnectorDefinition<z.infer<typeof stripeCredentialsSchema>> | ConnectorDefinition<AdyenCredentials>
+>;
 
 export type ConnectorName = keyof typeof CONNECTORS;
 

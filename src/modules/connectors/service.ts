@@ -31,7 +31,7 @@ export class ConnectorAccountService {
   async create(principal: MerchantPrincipal, rawInput: unknown): Promise<ConnectorAccount> {
     const input = parseInput(createConnectorAccountInput, rawInput);
     const name = input.connectorName as ConnectorName;
-    const definition = CONNECTORS[name];
+    const definition: ConnectorDefinition = CONNECTORS[name];
     const credentials = definition.credentialsSchema.safeParse(input.credentials);
     if (!credentials.success) {
       const issue = credentials.error.issues[0]!;
@@ -100,15 +100,17 @@ export class ConnectorAccountService {
   }
 
   /** A client for one account, with its credentials decrypted (they never leave this process). */
-  connectorFor(account: Pick<ConnectorAccount, 'connectorName' | 'credentialsEncrypted'>): Connector {
+  connectorFor(account: Pick<ConnectorAccount, 'connectorName' | 'credentialsEncrypted' | 'mode'>): Connector {
     if (!isConnectorName(account.connectorName)) throw new Error(`unknown connector ${account.connectorName}`);
-    const definition = CONNECTORS[account.connectorName];
+    const definition: ConnectorDefinition = CONNECTORS[account.connectorName];
     const credentials = definition.credentialsSchema.parse(JSON.parse(this.context.secretBox.open(account.credentialsEncrypted)));
     const { config } = this.context;
     return definition.create(credentials, {
       sandboxUrl: config.SANDBOX_URL,
       stripeApiBase: config.STRIPE_API_BASE,
+      adyenCheckoutApiBase: config.ADYEN_CHECKOUT_API_BASE,
       timeoutMs: config.CONNECTOR_TIMEOUT_MS,
+      mode: account.mode,
     });
   }
 }

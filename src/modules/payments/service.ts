@@ -104,8 +104,8 @@ export class PaymentService {
     return this.#answers.applyCallback(connectorAccountId, answer, reference);
   }
 
-  returnFromRedirect(paymentId: string, connectorName: string, token: string) {
-    return this.#answers.returnFromRedirect(paymentId, connectorName, token);
+  returnFromRedirect(paymentId: string, connectorName: string, token: string, redirectResult: string | null = null) {
+    return this.#answers.returnFromRedirect(paymentId, connectorName, token, redirectResult);
   }
 
   runScheduledSync(job: PaymentSyncJob) {

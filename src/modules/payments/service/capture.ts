@@ -33,7 +33,10 @@ export class PaymentCaptures {
     const initiated = await this.deps.store.commit(payment, { moves: [move], actor: principal.keyId });
     const connector = await this.answers.connectorOf(initiated);
     try {
-      const answer = await connector.capture(initiated.activeAttempt.connectorTransactionId!, amount, `${initiated.activeAttempt.id}_capture`);
+      const answer = await connector.capture(initiated.activeAttempt.connectorTransactionId!, amount, `${initiated.activeAttempt.id}_capture`, {
+        currency: initiated.currency,
+        charged: initiated.amount + initiated.surchargeAmount,
+      });
       return this.outcomes.settled(initiated, this.outcomes.declinedOrResult(await this.answers.applyAnswer(initiated, answer, 'processor'), answer));
     } catch (error) {
       return this.outcomes.settled(initiated, await this.outcomes.afterConnectorError(initiated, error, 'capture_at_processor'));

@@ -2,7 +2,7 @@
 // API, redirect return or schedule). Each moves the payment to what the processor reports, along the
 // table's rows only: an answer that no row leads to (late, duplicate or out of order) changes nothing;
 // neither does `pending` (still working). Re-reads and re-plans when a concurrent request moved the payment first.
-import type { Connector, ProcessorPayment } from '../../connectors/port.ts';
+import { ConnectorError, type Connector, type ProcessorPayment } from '../../connectors/port.ts';
 import { returnLocation } from '../../../kernel/return-url.ts';
 import { AppError, notFound } from '../../../kernel/errors.ts';
 import { isId } from '../../../kernel/ids.ts';
@@ -87,14 +87,40 @@ export class ProcessorAnswers {
    * send the browser. No key: the route is public, so it needs the token of the return URL the processor was
    * given for the active attempt; anything else is NOT_FOUND, before any sync, as for an unknown payment.
    */
-  async returnFromRedirect(paymentId: string, connectorName: string, token: string): Promise<{ payment: Payment; location: string | null }> {
+  async returnFromRedirect(
+    paymentId: string,
+    connectorName: string,
+    token: string,
+    redirectResult: string | null,
+  ): Promise<{ payment: Payment; location: string | null }> {
     const found = await this.deps.store.find(paymentId);
     if (found === null || found.activeAttempt.connectorName !== connectorName || !this.deps.keys.isRedirectToken(token, found.activeAttempt.id)) {
       throw notFound('payment', paymentId);
     }
-    const payment = await this.syncPayment(found, 'redirect');
+    const payment = redirectResult === null ? await this.syncPayment(found, 'redirect') : await this.completeRedirect(found, redirectResult);
     if (!payment.returnUrl) return { payment, location: null };
     return { payment, location: returnLocation(payment.returnUrl, payment.id, payment.status) };
+  }
+
+  /** Finishes the payment with the processor's redirect result, where its connector does so; syncs it otherwise. */
+  private async completeRedirect(payment: Payment, redirectResult: string): Promise<Payment> {
+    if (!SYNCABLE_INTENT_STATUSES.has(payment.status) || payment.activeAttempt.connectorAccountId === null) return payment;
+    const connector = await this.connectorOf(payment);
+    if (connector.completeRedirect === undefined) return this.syncPayment(payment, 'redirect');
+    const request = {
+      reference: payment.activeAttempt.id,
+      redirectResult,
+      captureMethod: payment.captureMethod,
+      amount: payment.amount + payment.surchargeAmount,
+    };
+    let answer: ProcessorPayment;
+    try {
+      answer = await connector.completeRedirect(request);
+    } catch (error) {
+      if (error instanceof ConnectorError) throw new AppError('CONNECTOR_ERROR', `The processor could not complete the payment: ${error.message}.`);
+      throw error;
+    }
+    return this.applyAnswer(payment, answer, 'redirect');
   }
 
   /**

@@ -1,0 +1,57 @@
+// Adyen's standard notifications: every NotificationRequestItem signed with the account's HMAC key (hex) in its
+// additionalData.hmacSignature, checked in constant time; then the item read as the port's ConnectorCallback.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { ConnectorCallback } from '../port.ts';
+import { EVENT_CODES } from './status-map.ts';
+import { additionalText, notificationSchema, type NotificationItem } from './wire.ts';
+
+/** What Adyen must get back for a notification it should not send again. */
+export const ACCEPTED_BODY = '[accepted]';
+
+/** The signed fields of an item, in Adyen's order, joined by colons (a missing one is empty). */
+const signedData = (item: NotificationItem): string =>
+  [
+    item.pspReference,
+    item.originalReference ?? '',
+    item.merchantAccountCode,
+    item.merchantReference,
+    item.amount.value,
+    item.amount.currency,
+    item.eventCode,
+    item.success,
+  ].join(':');
+
+export function verifyItem(item: NotificationItem, hmacKey: string): boolean {
+  const signature = Buffer.from(additionalText(item, 'hmacSignature') ?? '', 'base64');
+  if (!/^[0-9a-fA-F]+$/.test(hmacKey) || hmacKey.length % 2 !== 0) return false;
+  const expected = createHmac('sha256', Buffer.from(hmacKey, 'hex')).update(signedData(item), 'utf8').digest();
+  return signature.length === expected.length && timingSafeEqual(signature, expected);
+}
+
+function readNotification(rawBody: Buffer): NotificationItem[] | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    return null;
+  }
+  const notification = notificationSchema.safeParse(json);
+  return notification.success ? notification.data.notificationItems.map((wrapper) => wrapper.NotificationRequestItem) : null;
+}
+
+/** Whether every item of the notification carries a valid signature under `hmacKey`. */
+export function verifyAdyenNotification(rawBody: Buffer, hmacKey: string): boolean {
+  const items = readNotification(rawBody);
+  return items !== null && items.every((item) => verifyItem(item, hmacKey));
+}
+
+/**
+ * The notification's event. Adyen sends one item per notification (its default batch of one), which is the
+ * one read; the eventId is Adyen's identity of an event: pspReference, eventCode and success.
+ */
+export function parseAdyenNotification(rawBody: Buffer): ConnectorCallback | null {
+  const item = readNotification(rawBody)?.[0];
+  if (item === undefined) return null;
+  const read = EVENT_CODES[item.eventCode];
+  return read === undefined ? null : read(item, `${item.pspReference}:${item.eventCode}:${item.success}`);
+}

@@ -1,0 +1,187 @@
+// Adyen's tables, row by row: resultCodes and notification eventCodes as our statuses, refusal reasons as our
+// declines (with retry.ts's decision), and the HMAC of notifications as the official library computes it.
+import { hmacValidator } from '@adyen/api-library';
+import { describe, expect, it } from 'vitest';
+import { parseAdyenNotification, verifyAdyenNotification, verifyItem } from '../../src/modules/connectors/adyen/callbacks.ts';
+import { declineOf, REFUSAL_REASONS } from '../../src/modules/connectors/adyen/decline-map.ts';
+import { DISPUTE_STATUSES, EVENT_CODES, RESULT_CODE_STATUSES, toProcessorPayment } from '../../src/modules/connectors/adyen/status-map.ts';
+import { RESULT_CODES, type NotificationItem } from '../../src/modules/connectors/adyen/wire.ts';
+import { HARD_DECLINE_CODES, retryDecision } from '../../src/modules/payments/machine/retry.ts';
+
+const HMAC_KEY = '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056';
+
+describe('resultCodes', () => {
+  const expected = {
+    Authorised: ['captured', 'authorized'],
+    Refused: ['failed', 'failed'],
+    RedirectShopper: ['requires_authentication', 'requires_authentication'],
+    IdentifyShopper: ['requires_authentication', 'requires_authentication'],
+    ChallengeShopper: ['requires_authentication', 'requires_authentication'],
+    Pending: ['processing', 'processing'],
+    Received: ['processing', 'processing'],
+    Cancelled: ['voided', 'voided'],
+    Error: ['failed', 'failed'],
+  } as const;
+  it.each(RESULT_CODES)('%s', (resultCode) => {
+    expect(RESULT_CODE_STATUSES[resultCode]('AUTOMATIC')).toBe(expected[resultCode][0]);
+    expect(RESULT_CODE_STATUSES[resultCode]('MANUAL')).toBe(expected[resultCode][1]);
+  });
+
+  it('a redirect is the next action; a refusal keeps both codes; an error may be retried elsewhere', () => {
+    const redirect = toProcessorPayment(
+      { resultCode: 'RedirectShopper', pspReference: 'P1', action: { type: 'redirect', method: 'GET', url: 'https://issuer.example/3ds' } },
+      'AUTOMATIC',
+      1000,
+      'att_1',
+    );
+    expect(redirect).toMatchObject({
+      transactionId: 'P1',
+      status: 'requires_authentication',
+      nextAction: { type: 'redirect', url: 'https://issuer.example/3ds' },
+    });
+    const refused = toProcessorPayment({ resultCode: 'Refused', refusalReasonCode: '12', refusalReason: 'Not enough balance' }, 'AUTOMATIC', 1000, 'att_1');
+    expect(refused).toMatchObject({ transactionId: 'att_1', status: 'failed', error: { code: 'insufficient_funds', retryable: false } });
+    expect(refused.error?.message).toContain('Adyen refusalReasonCode 12');
+    expect(toProcessorPayment({ resultCode: 'Error' }, 'MANUAL', 1000, 'att_1').error).toMatchObject({ code: 'processing_error', retryable: true });
+    expect(toProcessorPayment({ resultCode: 'Authorised', pspReference: 'P' }, 'MANUAL', 1000, 'a')).toMatchObject({
+      amountCapturable: 1000,
+      amountCaptured: 0,
+    });
+  });
+});
+
+describe('refusal reasons', () => {
+  const context = { retriesUsed: 0, maxRetries: 3, retryableDeclineCodes: [], nextConnectorAvailable: true };
+  it.each(Object.entries(REFUSAL_REASONS))('%s %o', (code, row) => {
+    expect(declineOf(code, undefined)).toEqual({ code: row.code, retryable: row.retryable });
+    // A notification carries the reason's text only.
+    expect(declineOf(undefined, row.reason)).toEqual({ code: row.code, retryable: row.retryable });
+    const decision = retryDecision({ kind: 'declined', code: row.code, retryable: row.retryable }, context);
+    expect(decision.retry).toBe(row.retryable && !HARD_DECLINE_CODES.has(row.code));
+  });
+
+  it('fraud, lost or stolen cards and balance are never retried; an unknown code is a plain decline', () => {
+    for (const code of ['12', '14', '20', '22', '31', '6', '24', '8']) expect(HARD_DECLINE_CODES.has(declineOf(code, undefined).code)).toBe(true);
+    expect(declineOf('999', 'Something new')).toEqual({ code: 'card_declined', retryable: false });
+  });
+});
+
+const item = (fields: Partial<NotificationItem> & Pick<NotificationItem, 'eventCode'>): NotificationItem => ({
+  pspReference: 'PSP2',
+  merchantAccountCode: 'TestMerchant',
+  merchantReference: 'att_1',
+  amount: { value: 1000, currency: 'EUR' },
+  eventDate: '2026-01-01T00:00:00+01:00',
+  success: 'true',
+  ...fields,
+});
+
+describe('notification eventCodes', () => {
+  const read = (fields: Parameters<typeof item>[0]) => EVENT_CODES[fields.eventCode]!(item(fields), 'e');
+  it('AUTHORISATION: by the capture method the payment carries; a failure is a decline', () => {
+    expect(read({ eventCode: 'AUTHORISATION', additionalData: { 'metadata.captureMethod': 'manual' } })).toMatchObject({
+      kind: 'payment',
+      reference: 'att_1',
+      payment: { transactionId: 'PSP2', status: 'authorized', amountCapturable: 1000 },
+    });
+    expect(read({ eventCode: 'AUTHORISATION', additionalData: { metadata: { captureMethod: 'automatic' } } })).toMatchObject({
+      payment: { status: 'captured', amountCaptured: 1000 },
+    });
+    expect(read({ eventCode: 'AUTHORISATION' })).toBeNull();
+    expect(read({ eventCode: 'AUTHORISATION', success: 'false', reason: 'CVC Declined' })).toMatchObject({
+      payment: { status: 'failed', error: { code: 'incorrect_cvc' } },
+    });
+  });
+  it('CAPTURE of a partial capture (its reference says so): partially captured', () => {
+    expect(read({ eventCode: 'CAPTURE', originalReference: 'PSP1', merchantReference: 'att_1_capture.partial' })).toMatchObject({
+      payment: { status: 'partially_captured', amountCaptured: 1000 },
+    });
+  });
+  it.each([
+    ['CAPTURE', 'true', 'captured'],
+    ['CAPTURE', 'false', 'failed'],
+    ['CAPTURE_FAILED', 'true', 'failed'],
+    ['CANCELLATION', 'true', 'voided'],
+    ['CANCELLATION', 'false', 'failed'],
+  ] as const)('%s success=%s: the payment %s', (eventCode, success, status) => {
+    expect(read({ eventCode, success, originalReference: 'PSP1', merchantReference: 'att_1_capture' })).toMatchObject({
+      kind: 'payment',
+      reference: null,
+      payment: { transactionId: 'PSP1', status },
+    });
+  });
+  it.each([
+    ['REFUND', 'true', 'succeeded'],
+    ['REFUND', 'false', 'failed'],
+    ['REFUND_FAILED', 'true', 'failed'],
+  ] as const)('%s success=%s: the refund %s', (eventCode, success, status) => {
+    expect(read({ eventCode, success, originalReference: 'PSP1', merchantReference: 'ref_1' })).toMatchObject({
+      kind: 'refund',
+      reference: 'ref_1',
+      refund: { refundId: 'PSP2', status, amount: 1000 },
+    });
+  });
+  it.each<[string, string | undefined, string]>([
+    ['NOTIFICATION_OF_CHARGEBACK', undefined, 'opened'],
+    ['CHARGEBACK', undefined, 'opened'],
+    ['CHARGEBACK_REVERSED', undefined, 'won'],
+    ['SECOND_CHARGEBACK', undefined, 'lost'],
+    ['PREARBITRATION_WON', undefined, 'won'],
+    ['PREARBITRATION_LOST', undefined, 'lost'],
+    ...Object.entries(DISPUTE_STATUSES).map(([disputeStatus, status]): [string, string, string] => ['CHARGEBACK', disputeStatus, status]),
+  ])('%s (disputeStatus %s): the dispute %s', (eventCode, disputeStatus, status) => {
+    const additionalData = { chargebackReasonCode: '10.4', defensePeriodEndsAt: '2030-01-01T00:00:00+01:00', ...(disputeStatus ? { disputeStatus } : {}) };
+    expect(read({ eventCode, originalReference: 'PSP1', additionalData })).toMatchObject({
+      kind: 'dispute',
+      dispute: {
+        disputeId: 'PSP2',
+        transactionId: 'PSP1',
+        status,
+        amount: 1000,
+        currency: 'EUR',
+        reason: '10.4',
+        evidenceDueBy: new Date('2029-12-31T23:00:00Z'),
+      },
+    });
+  });
+});
+
+describe('notification HMAC', () => {
+  const signed = (fields: Parameters<typeof item>[0], key = HMAC_KEY) => {
+    const unsigned = item(fields);
+    const hmacSignature = new hmacValidator().calculateHmac(unsigned as never, key);
+    return { ...unsigned, additionalData: { ...unsigned.additionalData, hmacSignature } };
+  };
+  const body = (...items: NotificationItem[]) =>
+    Buffer.from(JSON.stringify({ live: 'false', notificationItems: items.map((i) => ({ NotificationRequestItem: i })) }));
+
+  it('accepts exactly what the official library signs, and agrees with its validator', () => {
+    const capture = signed({ eventCode: 'CAPTURE', originalReference: 'PSP1' });
+    const authorisation = signed({ eventCode: 'AUTHORISATION', additionalData: { 'metadata.captureMethod': 'manual' } });
+    for (const signedItem of [capture, authorisation]) {
+      expect(verifyItem(signedItem, HMAC_KEY)).toBe(true);
+      expect(new hmacValidator().validateHMAC(signedItem as never, HMAC_KEY)).toBe(true);
+    }
+    expect(verifyAdyenNotification(body(capture, authorisation), HMAC_KEY)).toBe(true);
+    expect(parseAdyenNotification(body(capture))).toMatchObject({ eventId: 'PSP2:CAPTURE:true', eventType: 'CAPTURE' });
+  });
+
+  it('rejects another key, a changed signed field, a missing signature, one unsigned item, and bodies that are not notifications', () => {
+    const capture = signed({ eventCode: 'CAPTURE', originalReference: 'PSP1' });
+    expect(verifyAdyenNotification(body(capture), HMAC_KEY.replace('4', '5'))).toBe(false);
+    for (const changed of [
+      { amount: { value: 999, currency: 'EUR' } },
+      { success: 'false' as const },
+      { originalReference: 'PSP9' },
+      { eventCode: 'REFUND' },
+    ]) {
+      const forged = { ...capture, ...changed };
+      expect(verifyAdyenNotification(body(forged), HMAC_KEY)).toBe(false);
+      expect(new hmacValidator().validateHMAC(forged as never, HMAC_KEY)).toBe(false);
+    }
+    expect(verifyAdyenNotification(body(item({ eventCode: 'CAPTURE' })), HMAC_KEY)).toBe(false);
+    expect(verifyAdyenNotification(body(capture, item({ eventCode: 'REFUND' })), HMAC_KEY)).toBe(false);
+    expect(verifyAdyenNotification(Buffer.from('[accepted]'), HMAC_KEY)).toBe(false);
+    expect(verifyAdyenNotification(body(capture), 'not hex')).toBe(false);
+  });
+});

@@ -1,0 +1,244 @@
+// A local Adyen (Checkout API v71) for tests. Every request body is validated against Adyen's published OpenAPI
+// document (openapi.ts): one that does not validate is answered 422 and recorded, and the tests fail on it.
+// It behaves as Adyen's documented test cards and holder names do, and sends the notifications Adyen would,
+// shaped by the webhooks document and signed with the official library's HmacValidator, when the test says so.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { hmacValidator } from '@adyen/api-library';
+import { checkoutRequestErrors, notificationErrors } from './openapi.ts';
+
+/** Adyen's test cards: these authorise; 4212345678901237 asks for 3DS2 by redirect. */
+const AUTHORISED_CARDS = new Set(['4111111111111111', '5555555555554444']);
+export const REDIRECT_CARD = '4212345678901237';
+
+/** Adyen's test holder names that force a refusal, with its refusalReasonCode and refusalReason. */
+export const REFUSING_HOLDER_NAMES: Readonly<Record<string, { code: string; reason: string }>> = {
+  REFUSED: { code: '2', reason: 'Refused' },
+  NOT_ENOUGH_BALANCE: { code: '12', reason: 'Not enough balance' },
+  BLOCK_CARD: { code: '5', reason: 'Blocked Card' },
+  CARD_EXPIRED: { code: '6', reason: 'Expired Card' },
+  CVC_DECLINED: { code: '24', reason: 'CVC Declined' },
+  ISSUER_UNAVAILABLE: { code: '9', reason: 'Issuer Unavailable' },
+  FRAUD: { code: '20', reason: 'FRAUD' },
+};
+
+interface FakePayment {
+  pspReference: string;
+  reference: string;
+  merchantAccount: string;
+  amount: { value: number; currency: string };
+  metadata: Record<string, string>;
+  returnUrl: string;
+}
+
+export interface NotificationItemInput {
+  eventCode: string;
+  success: boolean;
+  pspReference: string;
+  originalReference?: string;
+  merchantReference: string;
+  amount: { value: number; currency: string };
+  reason?: string;
+  additionalData?: Record<string, unknown>;
+}
+
+export interface AdyenFake {
+  url: string;
+  /** Requests that did not validate against Adyen's document (each: its operation and errors). */
+  invalid: { operation: string; errors: string[] }[];
+  /** Every validated request, in order: its path, Idempotency-Key and body. */
+  requests: { path: string; idempotencyKey: string | undefined; body: Record<string, unknown> }[];
+  payments: Map<string, FakePayment>;
+  /** Delays the answer of the next request by `ms` (Adyen acts at once: a timed-out call still did its work). */
+  stallNext(ms: number): void;
+  /** Where notifications go, and the HMAC key (hex) they are signed with. */
+  notifyTo(url: string, hmacKey: string): void;
+  /** Notifications Adyen would send, queued by the operations; `deliver` sends them. */
+  queued: NotificationItemInput[];
+  /** Sends the queued notifications (or `items`), one per request as Adyen does; the answers. */
+  deliver(items?: NotificationItemInput[]): Promise<{ status: number; body: string }[]>;
+  close(): Promise<void>;
+}
+
+const pspReference = () => randomBytes(8).toString('hex').toUpperCase();
+
+export async function startAdyenFake(): Promise<AdyenFake> {
+  const payments = new Map<string, FakePayment>();
+  const answered = new Map<string, { status: number; body: unknown }>();
+  let target: { url: string; hmacKey: string } | null = null;
+  let stallMs = 0;
+
+  const fake: AdyenFake = {
+    url: '',
+    invalid: [],
+    requests: [],
+    payments,
+    queued: [],
+    stallNext: (ms) => {
+      stallMs = ms;
+    },
+    notifyTo: (url, hmacKey) => {
+      target = { url, hmacKey };
+    },
+    deliver: async (items) => {
+      const sending = items ?? fake.queued.splice(0);
+      const answers = [];
+      for (const item of sending) answers.push(await send(item));
+      return answers;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+
+  async function send(input: NotificationItemInput) {
+    if (target === null) throw new Error('the Adyen fake has nowhere to send notifications (notifyTo)');
+    const item = {
+      pspReference: input.pspReference,
+      ...(input.originalReference ? { originalReference: input.originalReference } : {}),
+      merchantAccountCode: 'TestMerchant',
+      merchantReference: input.merchantReference,
+      amount: input.amount,
+      eventCode: input.eventCode,
+      eventDate: new Date().toISOString(),
+      success: String(input.success),
+      ...(input.reason ? { reason: input.reason } : {}),
+      additionalData: { ...input.additionalData },
+    };
+    const hmacSignature = new hmacValidator().calculateHmac(item as never, target.hmacKey);
+    const body = { live: 'false', notificationItems: [{ NotificationRequestItem: { ...item, additionalData: { ...item.additionalData, hmacSignature } } }] };
+    const errors = notificationErrors(input.eventCode, body);
+    if (errors.length > 0) throw new Error(`the fake's ${input.eventCode} notification does not follow Adyen's webhooks document: ${errors.join('; ')}`);
+    const response = await fetch(target.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: response.status, body: await response.text() };
+  }
+
+  function authorise(body: Record<string, unknown>): { status: number; body: unknown } {
+    const method = body.paymentMethod as Record<string, string>;
+    const payment: FakePayment = {
+      pspReference: pspReference(),
+      reference: body.reference as string,
+      merchantAccount: body.merchantAccount as string,
+      amount: body.amount as FakePayment['amount'],
+      metadata: (body.metadata ?? {}) as Record<string, string>,
+      returnUrl: body.returnUrl as string,
+    };
+    const common = { pspReference: payment.pspReference, merchantReference: payment.reference };
+    const refusal = method.holderName === undefined ? undefined : REFUSING_HOLDER_NAMES[method.holderName];
+    if (refusal) return { status: 200, body: { ...common, resultCode: 'Refused', refusalReason: refusal.reason, refusalReasonCode: refusal.code } };
+    payments.set(payment.pspReference, payment);
+    if (method.type === 'ideal' || method.number === REDIRECT_CARD) {
+      const url = `${fake.url}/hpp/authenticate/${payment.pspReference}`;
+      return {
+        status: 200,
+        body: { ...common, resultCode: 'RedirectShopper', action: { type: 'redirect', method: 'GET', url, paymentMethodType: method.type } },
+      };
+    }
+    if (!AUTHORISED_CARDS.has(method.number ?? ''))
+      return { status: 200, body: { ...common, resultCode: 'Refused', refusalReason: 'Refused', refusalReasonCode: '2' } };
+    queueAuthorisation(payment);
+    return { status: 200, body: { ...common, resultCode: 'Authorised', amount: payment.amount } };
+  }
+
+  function queueAuthorisation(payment: FakePayment) {
+    fake.queued.push({
+      eventCode: 'AUTHORISATION',
+      success: true,
+      pspReference: payment.pspReference,
+      merchantReference: payment.reference,
+      amount: payment.amount,
+      additionalData: { metadata: payment.metadata },
+    });
+  }
+
+  function details(body: Record<string, unknown>): { status: number; body: unknown } {
+    const redirectResult = (body.details as { redirectResult?: string }).redirectResult ?? '';
+    const payment = payments.get(Buffer.from(redirectResult, 'base64url').toString('utf8'));
+    if (payment === undefined) return { status: 422, body: { status: 422, errorCode: '101', message: 'Invalid redirectResult', errorType: 'validation' } };
+    queueAuthorisation(payment);
+    return {
+      status: 200,
+      body: { pspReference: payment.pspReference, merchantReference: payment.reference, resultCode: 'Authorised', amount: payment.amount },
+    };
+  }
+
+  const MODIFICATION_EVENTS = { captures: 'CAPTURE', cancels: 'CANCELLATION', refunds: 'REFUND' } as const;
+
+  function modify(paymentPsp: string, operation: keyof typeof MODIFICATION_EVENTS, body: Record<string, unknown>): { status: number; body: unknown } {
+    const payment = payments.get(paymentPsp);
+    if (payment === undefined)
+      return { status: 422, body: { status: 422, errorCode: '167', message: 'Original pspReference required for this operation', errorType: 'validation' } };
+    const amount = (body.amount as FakePayment['amount'] | undefined) ?? payment.amount;
+    const modification = { pspReference: pspReference(), reference: body.reference as string };
+    fake.queued.push({
+      eventCode: MODIFICATION_EVENTS[operation],
+      success: true,
+      pspReference: modification.pspReference,
+      originalReference: payment.pspReference,
+      merchantReference: modification.reference,
+      amount,
+    });
+    return {
+      status: 201,
+      body: { merchantAccount: payment.merchantAccount, paymentPspReference: payment.pspReference, ...modification, status: 'received', amount },
+    };
+  }
+
+  /** The Checkout operation a path is, as the document names it, and what the fake does for it. */
+  function route(path: string): { template: string; handle: (body: Record<string, unknown>) => { status: number; body: unknown } } | null {
+    if (path === '/v71/payments') return { template: '/payments', handle: authorise };
+    if (path === '/v71/payments/details') return { template: '/payments/details', handle: details };
+    const modification = /^\/v71\/payments\/([^/]+)\/(captures|cancels|refunds)$/.exec(path);
+    if (modification === null) return null;
+    const [, psp = '', operation] = modification;
+    const kind = operation as keyof typeof MODIFICATION_EVENTS;
+    return { template: `/payments/{paymentPspReference}/${kind}`, handle: (body) => modify(decodeURIComponent(psp), kind, body) };
+  }
+
+  /** The issuer's page: the shopper authenticates and is sent back to the returnUrl with a redirectResult. */
+  function authenticatePage(psp: string, reply: ServerResponse) {
+    const payment = payments.get(psp);
+    if (payment === undefined) return json(reply, 404, { status: 404, errorCode: '000', message: 'Not found', errorType: 'validation' });
+    const back = new URL(payment.returnUrl);
+    back.searchParams.set('redirectResult', Buffer.from(psp).toString('base64url'));
+    reply.writeHead(302, { location: back.href }).end();
+  }
+
+  async function handle(request: IncomingMessage, reply: ServerResponse) {
+    const path = new URL(request.url ?? '/', 'http://fake').pathname;
+    const page = /^\/hpp\/authenticate\/([^/]+)$/.exec(path);
+    if (request.method === 'GET' && page) return authenticatePage(page[1] ?? '', reply);
+    const operation = request.method === 'POST' ? route(path) : null;
+    if (operation === null) return json(reply, 404, { status: 404, errorCode: '000', message: `No ${request.method} ${path}`, errorType: 'validation' });
+    if (!request.headers['x-api-key'])
+      return json(reply, 401, { status: 401, errorCode: '000', message: 'HTTP Status Response - Unauthorized', errorType: 'security' });
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+    const errors = checkoutRequestErrors(operation.template, body);
+    if (errors.length > 0) {
+      fake.invalid.push({ operation: `POST ${operation.template}`, errors });
+      return json(reply, 422, { status: 422, errorCode: '702', message: `Request does not follow Checkout API v71: ${errors[0]}`, errorType: 'validation' });
+    }
+    const idempotencyKey = request.headers['idempotency-key'] as string | undefined;
+    fake.requests.push({ path, idempotencyKey, body });
+    // Adyen's idempotency: the same key answers what it answered the first time, and does nothing again.
+    const key = idempotencyKey === undefined ? undefined : `${path} ${idempotencyKey}`;
+    const answer = (key && answered.get(key)) || operation.handle(body);
+    if (key) answered.set(key, answer);
+    const stall = stallMs;
+    stallMs = 0;
+    if (stall > 0) await new Promise((resolve) => setTimeout(resolve, stall));
+    if (!reply.destroyed) json(reply, answer.status, answer.body);
+  }
+
+  const server = createServer((request, reply) => {
+    handle(request, reply).catch((error: unknown) => json(reply, 500, { status: 500, errorCode: '901', message: String(error), errorType: 'internal' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return fake;
+}
+
+function json(reply: ServerResponse, status: number, body: unknown) {
+  reply.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
