@@ -3,7 +3,7 @@
 import { hmacValidator } from '@adyen/api-library';
 import { describe, expect, it } from 'vitest';
 import { parseAdyenNotification, verifyAdyenNotification, verifyItem } from '../../src/modules/connectors/adyen/callbacks.ts';
-import { declineOf, REFUSAL_REASONS } from '../../src/modules/connectors/adyen/decline-map.ts';
+import { declineOf, REFUSAL_REASONS, refusalOf } from '../../src/modules/connectors/adyen/decline-map.ts';
 import { DISPUTE_STATUSES, EVENT_CODES, RESULT_CODE_STATUSES, toProcessorPayment } from '../../src/modules/connectors/adyen/status-map.ts';
 import { RESULT_CODES, type NotificationItem } from '../../src/modules/connectors/adyen/wire.ts';
 import { HARD_DECLINE_CODES, retryDecision } from '../../src/modules/payments/machine/retry.ts';
@@ -183,5 +183,13 @@ describe('notification HMAC', () => {
     expect(verifyAdyenNotification(body(capture, item({ eventCode: 'REFUND' })), HMAC_KEY)).toBe(false);
     expect(verifyAdyenNotification(Buffer.from('[accepted]'), HMAC_KEY)).toBe(false);
     expect(verifyAdyenNotification(body(capture), 'not hex')).toBe(false);
+  });
+});
+
+describe('HTTP refusals', () => {
+  it('a 4xx did nothing, except errorCode 704: the same Idempotency-Key is in progress or done, so the first request may have acted', () => {
+    const body = (errorCode: string) => ({ status: 422, errorCode, message: 'x', errorType: 'validation' });
+    expect(refusalOf(422, body('101'), 'the payment')).toMatchObject({ kind: 'rejected', outcomeUnknown: false });
+    for (const status of [409, 422]) expect(refusalOf(status, body('704'), 'the payment')).toMatchObject({ outcomeUnknown: true });
   });
 });

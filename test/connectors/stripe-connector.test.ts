@@ -44,6 +44,14 @@ const failure = (promise: Promise<unknown>) =>
   );
 
 describe('the Stripe connector', () => {
+  it('refuses, before any call, a currency whose minor unit Stripe counts otherwise than ISO 4217 (ISK, CLP, MGA, …)', async () => {
+    const before = fake.requests.length;
+    for (const currency of ['ISK', 'CLP', 'MGA', 'KWD']) {
+      expect(await failure(connector().authorize({ ...request(), currency }))).toMatchObject({ kind: 'rejected', processorCode: 'currency_not_supported' });
+    }
+    expect(fake.requests.length).toBe(before);
+  });
+
   it('finds a payment and a refund by our reference; finding none is an unknown outcome, never "none" (Stripe\'s search lags)', async () => {
     const stripe = connector();
     const sent = request();

@@ -124,6 +124,16 @@ describe('declines', () => {
       message: 'No. (stripe: something_new)',
     });
   });
+
+  it('a decline_code it has no row for is a decline not sent on, though its code (card_declined) has a retryable row', () => {
+    for (const declineCode of ['do_not_try_again', 'security_violation', 'restricted_card', 'stop_payment_order', 'revocation_of_authorization']) {
+      expect(DECLINE_CODES[declineCode]).toBeUndefined();
+      expect(declineOf({ type: 'card_error', code: 'card_declined', decline_code: declineCode, message: 'No.' })).toMatchObject({
+        code: 'card_declined',
+        retryable: false,
+      });
+    }
+  });
 });
 
 describe('Stripe-Signature', () => {

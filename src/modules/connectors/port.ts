@@ -159,6 +159,47 @@ export class ConnectorError extends Error {
   }
 }
 
+/**
+ * Currencies whose minor unit Stripe and Adyen both count as ISO 4217 does (src/kernel/money.ts), so an amount
+ * passes through unchanged. Elsewhere the processors differ from ISO and from each other (ISK, CLP, CVE, MGA, HUF,
+ * three-decimal currencies, …); until their connectors convert between exponents they take only these, and any
+ * other currency is refused before a call (docs/connectors/stripe.md, docs/connectors/adyen.md).
+ */
+const SAME_MINOR_UNIT_CURRENCIES: ReadonlySet<string> = new Set([
+  'AED',
+  'AUD',
+  'BRL',
+  'CAD',
+  'CHF',
+  'CZK',
+  'DKK',
+  'EUR',
+  'GBP',
+  'HKD',
+  'INR',
+  'JPY',
+  'KRW',
+  'MXN',
+  'NOK',
+  'NZD',
+  'PLN',
+  'SEK',
+  'SGD',
+  'USD',
+  'ZAR',
+]);
+
+/** A refusal, before any call, of a currency whose amounts `processor` would read in another unit; null when it is safe. */
+export function unsafeCurrencyRefusal(processor: string, currency: string): ConnectorError | null {
+  if (SAME_MINOR_UNIT_CURRENCIES.has(currency.toUpperCase())) return null;
+  return new ConnectorError(
+    `${processor} is not yet used for payments in ${currency.toUpperCase()}: its minor unit differs from ISO 4217's`,
+    'rejected',
+    false,
+    'currency_not_supported',
+  );
+}
+
 export interface Connector {
   readonly name: string;
   authorize(request: AuthorizeRequest): Promise<ProcessorPayment>;

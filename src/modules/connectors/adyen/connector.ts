@@ -17,6 +17,7 @@ import {
   type RedirectCompletion,
   type RefundRequest,
   type WalletSession,
+  unsafeCurrencyRefusal,
 } from '../port.ts';
 import { ACCEPTED_BODY, parseAdyenNotification, verifyAdyenNotification } from './callbacks.ts';
 import { noStatusApi, refusalOf } from './decline-map.ts';
@@ -72,6 +73,8 @@ export class AdyenConnector implements Connector {
   ) {}
 
   async authorize(request: AuthorizeRequest): Promise<ProcessorPayment> {
+    const currencyRefused = unsafeCurrencyRefusal('Adyen', request.currency);
+    if (currencyRefused) throw currencyRefused;
     const body = paymentRequest(request, this.credentials.merchantAccount);
     const response = await this.read(adyenPaymentResponseSchema, 'the payment', '/payments', request.reference, body);
     return toProcessorPayment(response, request.captureMethod, request.amount, request.reference);

@@ -84,7 +84,9 @@ export function refusalOf(status: number, payload: unknown, what: string): Conne
   const detail = error ? `${error.message} (${error.errorCode})` : `HTTP ${status}`;
   if (error && (status === 401 || status === 403))
     return new ConnectorError(`Adyen refused the credentials for ${what}: ${detail}`, 'unauthorized', false, error.errorCode);
-  if (error && status >= 400 && status < 500 && status !== 429 && status !== 409)
+  // 704: the same Idempotency-Key is still being processed or was processed (Adyen answers it with 409 or 422),
+  // so the first request may have acted.
+  if (error && status >= 400 && status < 500 && status !== 429 && status !== 409 && error.errorCode !== '704')
     return new ConnectorError(`Adyen rejected ${what}: ${detail}`, 'rejected', false, error.errorCode);
   return new ConnectorError(`Adyen answered ${what} with ${detail}`, 'server_error', true, error?.errorCode);
 }

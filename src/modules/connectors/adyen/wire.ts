@@ -119,7 +119,9 @@ export function paymentRequest(request: AuthorizeRequest, merchantAccount: strin
     metadata: { [CAPTURE_METADATA_KEY]: manual ? 'manual' : 'automatic' },
     // Adyen's test cards authenticate by redirect; native 3DS2 (the Drop-in's fingerprint) is not used.
     authenticationData: { threeDSRequestData: { nativeThreeDS: 'disabled' }, ...(request.threeDs ? { attemptAuthentication: 'always' } : {}) },
-    ...(manual ? { additionalData: { manualCapture: 'true' } } : {}),
+    // Automatic capture asks Adyen to capture at once, whatever the merchant account's default capture delay:
+    // an Authorised answer is then money taken, as our status map reads it.
+    ...(manual ? { additionalData: { manualCapture: 'true' } } : { captureDelayHours: 0 }),
   };
 }
 

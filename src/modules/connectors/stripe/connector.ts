@@ -17,6 +17,7 @@ import {
   type ProcessorRefund,
   type RefundRequest,
   type WalletSession,
+  unsafeCurrencyRefusal,
 } from '../port.ts';
 import { parseStripeCallback, SIGNATURE_HEADER, verifyStripeSignature } from './callbacks.ts';
 import { connectorErrorOf } from './decline-map.ts';
@@ -76,6 +77,8 @@ export class StripeConnector implements Connector {
   }
 
   async authorize(request: AuthorizeRequest): Promise<ProcessorPayment> {
+    const currencyRefused = unsafeCurrencyRefusal('Stripe', request.currency);
+    if (currencyRefused) throw currencyRefused;
     if (request.saveCard) throw unsupported('saved cards');
     const params: Stripe.PaymentIntentCreateParams = {
       amount: request.amount,

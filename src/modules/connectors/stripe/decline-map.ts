@@ -36,7 +36,9 @@ const UNKNOWN_DECLINE = { code: 'card_declined', retryable: false };
 /** A failed payment's error: our code and retry decision, Stripe's codes kept in the message. */
 export function declineOf(error: StripeError): { code: string; message: string; retryable: boolean } {
   const stripeCodes = [error.code, error.decline_code].filter((code) => code != null);
-  const mapped = DECLINE_CODES[error.decline_code ?? ''] ?? DECLINE_CODES[error.code ?? ''] ?? UNKNOWN_DECLINE;
+  // A decline_code we have no entry for is unknown, whatever its code says: card_declined is retryable only as
+  // Stripe's generic answer, and do_not_try_again, restricted_card, … come with that same code.
+  const mapped = (error.decline_code != null ? DECLINE_CODES[error.decline_code] : DECLINE_CODES[error.code ?? '']) ?? UNKNOWN_DECLINE;
   const message = `${error.message ?? 'The payment failed.'} (stripe: ${stripeCodes.join('/') || error.type})`;
   return { ...mapped, message };
 }
