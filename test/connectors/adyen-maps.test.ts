@@ -99,8 +99,8 @@ describe('notification eventCodes', () => {
   });
   it.each([
     ['CAPTURE', 'true', 'captured'],
-    ['CAPTURE', 'false', 'failed'],
-    ['CAPTURE_FAILED', 'true', 'failed'],
+    ['CAPTURE', 'false', 'capture_failed'],
+    ['CAPTURE_FAILED', 'true', 'capture_failed'],
     ['CANCELLATION', 'true', 'voided'],
     ['CANCELLATION', 'false', 'failed'],
   ] as const)('%s success=%s: the payment %s', (eventCode, success, status) => {

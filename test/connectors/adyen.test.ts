@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   CancelPaymentDocument,
+  CancelPaymentPostCaptureDocument,
   CapturePaymentDocument,
   ConfirmPaymentDocument,
   CreateConnectorAccountDocument,
@@ -196,5 +197,36 @@ describe('Adyen card payments', () => {
       headers: { 'api-key': shop.secretKey },
     });
     expect(await registered.json()).toMatchObject({ error: { message: expect.stringContaining('Customer Area') } });
+  });
+});
+
+describe('Adyen: news that undoes or refuses money movement', () => {
+  it('CAPTURE_FAILED after the payment was captured: FAILED with nothing received, and a plain failure before it changes nothing', async () => {
+    const { id } = await confirm('4111111111111111');
+    const [authorisation] = fake.queued.splice(0);
+    await fake.deliver([authorisation!]);
+    const late = {
+      success: true,
+      pspReference: 'CAPTUREFAILED001',
+      originalReference: authorisation!.pspReference,
+      merchantReference: 'cap_late',
+      amount: authorisation!.amount,
+    };
+    // A failed cancellation is no news about the capture: the charge stands.
+    await fake.deliver([{ ...late, eventCode: 'CANCELLATION', success: false }]);
+    expect((await paymentOf(id)).status).toBe('SUCCEEDED');
+    const answers = await fake.deliver([{ ...late, eventCode: 'CAPTURE_FAILED', reason: 'Capture rejected by the scheme' }]);
+    expect(answers).toEqual([{ status: 200, body: '[accepted]' }]);
+    expect(await paymentOf(id)).toMatchObject({ status: 'FAILED', amountReceived: 0, activeAttempt: { status: 'CAPTURE_FAILED', amountCaptured: 0 } });
+  });
+
+  it('a void after capture is refused before anything is sent: Adyen refunds a captured payment instead', async () => {
+    const { id } = await confirm('4111111111111111');
+    await fake.deliver();
+    const sent = fake.requests.length;
+    const refused = errorOf(await shop.secret(CancelPaymentPostCaptureDocument, { input: { paymentId: id } }), 'INVALID_STATE');
+    expect(refused.message).toBe('adyen cannot void a captured payment; refund it instead.');
+    expect(fake.requests.length).toBe(sent);
+    expect(await paymentOf(id)).toMatchObject({ status: 'SUCCEEDED', version: expect.any(Number) });
   });
 });

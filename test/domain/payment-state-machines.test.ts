@@ -514,8 +514,9 @@ describe('the attempt machine only makes intent moves the intent machine allows'
 
 describe('terminal states never regress', () => {
   it('terminal intent statuses are exactly those no move of an attempt leaves (only a new attempt, a manual retry, leaves FAILED)', () => {
-    // A void after capture is the merchant's one way out of SUCCEEDED (see the test below).
-    const left = new Set(INTENT_TRANSITIONS.filter((row) => !row.newAttempt && !row.voidAfterCapture).map((row) => row.from));
+    // A void after capture is the merchant's one way out of SUCCEEDED, a capture reported failed after it was
+    // done the processor's (see the tests below).
+    const left = new Set(INTENT_TRANSITIONS.filter((row) => !row.newAttempt && !row.voidAfterCapture && !row.captureReversed).map((row) => row.from));
     const dead = INTENT_STATUSES.filter((status) => !left.has(status));
     expect([...TERMINAL_INTENT_STATUSES].sort()).toEqual([...dead].sort());
     // The seed's own end states are among them.
@@ -527,9 +528,16 @@ describe('terminal states never regress', () => {
     expect(TERMINAL_ATTEMPT_STATUSES).toEqual(expect.arrayContaining(['CHARGED', 'AUTHORIZATION_FAILED', 'AUTHENTICATION_FAILED', 'CAPTURE_FAILED', 'VOIDED']));
   });
 
-  it.each([...TERMINAL_INTENT_STATUSES])('intent %s may not move to any other intent status (but SUCCEEDED to a void after capture)', (from) => {
-    const voidAfterCapture = (to: string) => INTENT_TRANSITIONS.some((row) => row.voidAfterCapture && row.from === from && row.to === to);
-    for (const to of INTENT_STATUSES) expect(isIntentMoveAllowed(from, to), `${from} → ${to}`).toBe(from === to || voidAfterCapture(to));
+  it.each([...TERMINAL_INTENT_STATUSES])('intent %s may not move to any other intent status (but to a void after capture or a reversed capture)', (from) => {
+    const exception = (to: string) => INTENT_TRANSITIONS.some((row) => (row.voidAfterCapture || row.captureReversed) && row.from === from && row.to === to);
+    for (const to of INTENT_STATUSES) expect(isIntentMoveAllowed(from, to), `${from} → ${to}`).toBe(from === to || exception(to));
+  });
+
+  it('only a paid payment has a reversed capture, and only to FAILED', () => {
+    expect(INTENT_TRANSITIONS.filter((row) => row.captureReversed).map((row) => [row.from, row.to])).toEqual([
+      ['SUCCEEDED', 'FAILED'],
+      ['PARTIALLY_CAPTURED', 'FAILED'],
+    ]);
   });
 
   it('only SUCCEEDED has a void after capture, and only to PROCESSING (the void on its way)', () => {
@@ -537,16 +545,20 @@ describe('terminal states never regress', () => {
   });
 
   describe.each(TERMINAL_ATTEMPT_STATUSES)('%s', (status) => {
-    it('no row fired by a processor answer leaves it', () => {
-      const leaving = ATTEMPT_TRANSITIONS.filter((row) => row.from === status && PROCESSOR_TRIGGERS.has(row.trigger));
+    it('no row fired by a processor answer leaves it, but a reversed capture to CAPTURE_FAILED', () => {
+      const leaving = ATTEMPT_TRANSITIONS.filter((row) => row.from === status && PROCESSOR_TRIGGERS.has(row.trigger) && !row.when?.captureReversed);
       expect(leaving.map(describeRow)).toEqual([]);
+      const reversed = ATTEMPT_TRANSITIONS.filter((row) => row.from === status && row.when?.captureReversed);
+      for (const row of reversed) expect(row.to, describeRow(row)).toBe('CAPTURE_FAILED');
     });
 
-    it.each(CAPTURE_METHODS)('planProcessorUpdate (%s) never moves it to another status', (captureMethod) => {
+    it.each(CAPTURE_METHODS)('planProcessorUpdate (%s) never moves it to another status, but a paid one on a reversed capture', (captureMethod) => {
       for (const answer of PROCESSOR_STATUSES) {
         const targets = ATTEMPT_TARGETS[answer];
-        const plan = planProcessorUpdate(status, targets, { captureMethod });
+        const plan = planProcessorUpdate(status, targets, { captureMethod, captureReversed: answer === 'capture_failed' });
         if (targets.has(status)) expect(plan, answer).toEqual([]);
+        else if (answer === 'capture_failed' && (status === 'CHARGED' || status === 'PARTIAL_CHARGED'))
+          expect(plan?.map((row) => row.to)).toEqual(['CAPTURE_FAILED']);
         else expect(plan, answer).toBeNull();
       }
     });
@@ -599,7 +611,9 @@ describe('planProcessorUpdate', () => {
     // A generic 'failed' during 3DS (a decline after authentication) ends the authentication.
     ['DEVICE_DATA_COLLECTION_PENDING', 'failed', 'AUTOMATIC', ['AUTHENTICATION_PENDING', 'AUTHENTICATION_FAILED']], // a decline during 3DS ends the authentication
     ['AUTHENTICATION_PENDING', 'failed', 'AUTOMATIC', ['AUTHENTICATION_FAILED']],
-    ['AUTHENTICATION_SUCCESSFUL', 'failed', 'MANUAL', null],
+    // The authorization after a successful authentication or redirect failed (Adyen: Received, then refused).
+    ['AUTHENTICATION_SUCCESSFUL', 'failed', 'MANUAL', ['AUTHORIZATION_FAILED']],
+    ['AUTHENTICATION_SUCCESSFUL', 'failed', 'AUTOMATIC', ['AUTHORIZATION_FAILED']],
     // Capture and void at the processor follow a merchant request only.
     ['AUTHORIZED', 'captured', 'MANUAL', null],
     ['AUTHORIZED', 'voided', 'MANUAL', null],
@@ -609,6 +623,12 @@ describe('planProcessorUpdate', () => {
     ['CAPTURE_INITIATED', 'partially_captured', 'MANUAL', ['PARTIAL_CHARGED']],
     ['CAPTURE_INITIATED', 'failed', 'MANUAL', ['CAPTURE_FAILED']],
     ['CAPTURE_INITIATED', 'voided', 'MANUAL', ['CAPTURE_FAILED']],
+    ['CAPTURE_INITIATED', 'capture_failed', 'MANUAL', ['CAPTURE_FAILED']],
+    // A capture reported failed after it was reported done (Adyen's CAPTURE_FAILED after CAPTURE); a plain failure never undoes a charge.
+    ['CHARGED', 'capture_failed', 'AUTOMATIC', ['CAPTURE_FAILED']],
+    ['PARTIAL_CHARGED', 'capture_failed', 'MANUAL', ['CAPTURE_FAILED']],
+    ['CHARGED', 'failed', 'AUTOMATIC', null],
+    ['AUTHORIZED', 'capture_failed', 'MANUAL', null],
     ['VOID_INITIATED', 'voided', 'MANUAL', ['VOIDED']],
     ['VOID_INITIATED', 'failed', 'MANUAL', ['VOID_FAILED']],
     ['VOID_INITIATED', 'captured', 'MANUAL', null],
@@ -653,7 +673,7 @@ describe('planProcessorUpdate', () => {
   });
 
   it.each(CASES)('%s + %s (%s) → %j', (from, answer, captureMethod, expected) => {
-    const plan = planProcessorUpdate(from, ATTEMPT_TARGETS[answer], { captureMethod, stalled: false });
+    const plan = planProcessorUpdate(from, ATTEMPT_TARGETS[answer], { captureMethod, stalled: false, captureReversed: answer === 'capture_failed' });
     if (expected === null) {
       expect(plan).toBeNull();
       return;
@@ -683,7 +703,13 @@ describe('planProcessorUpdate', () => {
   });
 
   /** Length of the shortest chain of processor-triggered rows compatible with `captureMethod` and `stalled`, or null. */
-  function shortestLength(from: AttemptStatus, targets: ReadonlySet<AttemptStatus>, captureMethod: CaptureMethod, stalled: boolean): number | null {
+  function shortestLength(
+    from: AttemptStatus,
+    targets: ReadonlySet<AttemptStatus>,
+    captureMethod: CaptureMethod,
+    stalled: boolean,
+    captureReversed: boolean,
+  ): number | null {
     if (targets.has(from)) return 0;
     let frontier = new Set<AttemptStatus>([from]);
     const seen = new Set<AttemptStatus>([from]);
@@ -693,6 +719,7 @@ describe('planProcessorUpdate', () => {
         if (!frontier.has(row.from) || !PROCESSOR_TRIGGERS.has(row.trigger)) continue;
         if (row.when?.captureMethod !== undefined && row.when.captureMethod !== captureMethod) continue;
         if (row.when?.stalled !== undefined && row.when.stalled !== stalled) continue;
+        if (row.when?.captureReversed !== undefined && row.when.captureReversed !== captureReversed) continue;
         if (targets.has(row.to)) return length;
         if (!seen.has(row.to)) next.add(row.to);
       }
@@ -710,9 +737,10 @@ describe('planProcessorUpdate', () => {
     it.each(FIXED_CASES)('with $captureMethod, stalled $stalled: plans are valid paths of the table', ({ captureMethod, stalled }) => {
       for (const answer of PROCESSOR_STATUSES) {
         const targets = ATTEMPT_TARGETS[answer];
-        const plan = planProcessorUpdate(from, targets, { captureMethod, stalled });
+        const captureReversed = answer === 'capture_failed';
+        const plan = planProcessorUpdate(from, targets, { captureMethod, stalled, captureReversed });
         // A plan exactly when a path exists, and then a shortest one.
-        expect(plan?.length ?? null, `${answer}: plan length`).toBe(shortestLength(from, targets, captureMethod, stalled));
+        expect(plan?.length ?? null, `${answer}: plan length`).toBe(shortestLength(from, targets, captureMethod, stalled, captureReversed));
         if (plan === null) continue;
         if (targets.has(from)) {
           expect(plan, answer).toEqual([]);

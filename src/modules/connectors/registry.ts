@@ -34,6 +34,11 @@ export interface ConnectorDefinition<Credentials = unknown> {
   webhookFlowCategories: readonly ('payments' | 'refunds' | 'disputes' | 'mandates' | 'payouts')[];
   /** Whether the connector can send payouts (to cards and bank accounts). */
   payouts: boolean;
+  /**
+   * Whether the processor voids a captured payment (cancelPaymentPostCapture). Stripe cancels only an
+   * uncaptured PaymentIntent, Adyen's cancel only an authorisation: a captured payment there is refunded instead.
+   */
+  voidAfterCapture: boolean;
   /** The mode credentials work in, when they say (a Stripe key): an account of the other mode refuses them. */
   modeOf?(credentials: Credentials): Mode;
   create(credentials: Credentials, settings: ConnectorSettings): Connector;
@@ -46,6 +51,7 @@ function sandboxProcessor(
   return {
     credentialsSchema: credentialsSchemaFor(personality),
     ...capabilities,
+    voidAfterCapture: true,
     create: (credentials, settings) => new SandboxConnector(personality, credentials, { baseUrl: settings.sandboxUrl, timeoutMs: settings.timeoutMs }),
   };
 }
@@ -73,6 +79,7 @@ export const CONNECTORS = {
     wallets: [],
     webhookFlowCategories: ['payments', 'refunds', 'disputes'],
     payouts: false,
+    voidAfterCapture: false,
     modeOf: stripeKeyMode,
     create: (credentials, settings) => new StripeConnector(credentials, { apiBase: settings.stripeApiBase, timeoutMs: settings.timeoutMs }),
   } satisfies ConnectorDefinition<z.infer<typeof stripeCredentialsSchema>>,
@@ -83,6 +90,7 @@ export const CONNECTORS = {
     wallets: [],
     webhookFlowCategories: ['payments', 'refunds', 'disputes'],
     payouts: false,
+    voidAfterCapture: false,
     create: (credentials, settings) =>
       new AdyenConnector(credentials, {
         baseUrl: checkoutBaseUrl(credentials, settings.mode, settings.adyenCheckoutApiBase),

@@ -62,6 +62,10 @@ function paymentCallback(
 const failedPayment = (item: NotificationItem, eventId: string): Callback =>
   paymentCallback(item, eventId, { status: 'failed', amountCapturable: 0, amountCaptured: 0, error: paymentErrorOf(undefined, item.reason) });
 
+/** A capture Adyen could not make, whether or not it reported it done before (CAPTURE_FAILED follows a CAPTURE). */
+const failedCapture = (item: NotificationItem, eventId: string): Callback =>
+  paymentCallback(item, eventId, { status: 'capture_failed', amountCapturable: 0, amountCaptured: 0, error: paymentErrorOf(undefined, item.reason) });
+
 function refundCallback(item: NotificationItem, eventId: string, status: ProcessorRefund['status']): Callback {
   const error = status === 'failed' ? { code: 'refund_failed', message: item.reason ?? 'Adyen could not refund' } : null;
   const refund = { refundId: item.pspReference, status, amount: item.amount.value, error };
@@ -111,11 +115,11 @@ export const EVENT_CODES: Readonly<Record<string, EventReader>> = {
     return null;
   },
   CAPTURE: (item, eventId) => {
-    if (!succeeded(item)) return failedPayment(item, eventId);
+    if (!succeeded(item)) return failedCapture(item, eventId);
     const status = item.merchantReference.endsWith(PARTIAL_CAPTURE_SUFFIX) ? 'partially_captured' : 'captured';
     return paymentCallback(item, eventId, { status, amountCapturable: 0, amountCaptured: item.amount.value, error: null });
   },
-  CAPTURE_FAILED: failedPayment,
+  CAPTURE_FAILED: failedCapture,
   CANCELLATION: (item, eventId) =>
     succeeded(item) ? paymentCallback(item, eventId, { status: 'voided', amountCapturable: 0, amountCaptured: 0, error: null }) : failedPayment(item, eventId),
   REFUND: (item, eventId) => refundCallback(item, eventId, succeeded(item) ? 'succeeded' : 'failed'),

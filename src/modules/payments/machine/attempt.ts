@@ -38,6 +38,11 @@ export interface AttemptConditions {
   redirect?: boolean;
   /** The processor authorized less than the amount (the profile allows partial authorization). */
   partial?: boolean;
+  /**
+   * The processor reports that a capture failed after it had reported it done (Adyen's CAPTURE_FAILED after
+   * CAPTURE: the card scheme refused it): only an answer saying exactly that undoes a charge.
+   */
+  captureReversed?: boolean;
 }
 
 /** Work the service must do after committing the move, outside the transaction. */
@@ -108,6 +113,12 @@ export const ATTEMPT_TRANSITIONS: readonly AttemptTransition[] = [
   { from: 'VOID_POST_CHARGE_INITIATED', trigger: 'void_at_processor', when: { result: 'success' }, to: 'VOIDED_POST_CHARGE', source: 'anchor' },
   { from: 'VOID_POST_CHARGE_INITIATED', trigger: 'void_refused', to: 'CHARGED', source: 'anchor' },
   { from: 'VOID_POST_CHARGE_INITIATED', trigger: 'void_at_processor', when: { stalled: true }, to: 'CHARGED', source: 'anchor' },
+  // An authentication or bank redirect that succeeded, then the authorization it led to failed (Adyen's
+  // AUTHORISATION with success "false" after its Received or Pending): an authorization failure.
+  { from: 'AUTHENTICATION_SUCCESSFUL', trigger: 'processor_call', when: { result: 'failure' }, to: 'AUTHORIZATION_FAILED', source: 'anchor' },
+  // A capture the processor confirmed and then reported failed (captureReversed): the money was not taken.
+  { from: 'CHARGED', trigger: 'capture_at_processor', when: { result: 'failure', captureReversed: true }, to: 'CAPTURE_FAILED', source: 'anchor' },
+  { from: 'PARTIAL_CHARGED', trigger: 'capture_at_processor', when: { result: 'failure', captureReversed: true }, to: 'CAPTURE_FAILED', source: 'anchor' },
   // Session expiry: a payment not confirmed in time can no longer be (nothing reached a processor).
   { from: 'PAYMENT_METHOD_AWAITED', trigger: 'expire', to: 'EXPIRED', source: 'anchor' },
   { from: 'CONFIRMATION_AWAITED', trigger: 'expire', to: 'EXPIRED', source: 'anchor' },
@@ -164,9 +175,12 @@ export const PROCESSOR_TRIGGERS: ReadonlySet<AttemptTrigger> = new Set([
   'void_at_processor',
 ]);
 
-/** What a processor's answer cannot change: the payment's capture method, and whether the attempt is stalled. */
-export type FixedConditions = Pick<AttemptConditions, 'captureMethod' | 'stalled'>;
-const FIXED_KEYS = ['captureMethod', 'stalled'] as const satisfies readonly (keyof FixedConditions)[];
+/**
+ * What the planner may not choose: the payment's capture method, whether the attempt is stalled, and whether
+ * the answer reports a capture reversed (a plain failure never takes those rows).
+ */
+export type FixedConditions = Pick<AttemptConditions, 'captureMethod' | 'stalled' | 'captureReversed'>;
+const FIXED_KEYS = ['captureMethod', 'stalled', 'captureReversed'] as const satisfies readonly (keyof FixedConditions)[];
 
 /**
  * The rows that take an attempt from `from` to one of `targets` using processor triggers only, shortest
@@ -204,6 +218,8 @@ export type ProcessorPaymentStatus =
   | 'captured'
   | 'partially_captured'
   | 'failed'
+  /** A capture failed, even one reported done before (Adyen's CAPTURE_FAILED). */
+  | 'capture_failed'
   | 'authentication_failed'
   | 'voided'
   /** Authorized for less than the amount. */
@@ -222,6 +238,7 @@ export const ATTEMPT_TARGETS: Record<ProcessorPaymentStatus, ReadonlySet<Attempt
   partially_captured: new Set(['PARTIAL_CHARGED']),
   // A plain failure during 3DS (a decline after authentication) can only end the authentication.
   failed: new Set(['AUTHORIZATION_FAILED', 'CAPTURE_FAILED', 'VOID_FAILED', 'AUTHENTICATION_FAILED']),
+  capture_failed: new Set(['CAPTURE_FAILED']),
   authentication_failed: new Set(['AUTHENTICATION_FAILED']),
   // Voided at the processor while a capture was on its way: that capture has failed.
   voided: new Set(['VOIDED', 'CAPTURE_FAILED']),

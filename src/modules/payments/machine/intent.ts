@@ -17,10 +17,15 @@ export interface IntentTransition {
    */
   newAttempt?: true;
   /**
-   * The merchant's void after capture: the one move out of SUCCEEDED, which is final for every processor
-   * answer; only cancelPaymentPostCapture (where the processor supports it) makes it.
+   * The merchant's void after capture: the one move out of SUCCEEDED a merchant makes; only
+   * cancelPaymentPostCapture (where the processor supports it) makes it.
    */
   voidAfterCapture?: true;
+  /**
+   * A capture the processor reported done and then failed (the attempt's captureReversed rows): the one
+   * processor answer that moves a paid payment, since the money was not taken after all.
+   */
+  captureReversed?: true;
 }
 
 export const INTENT_TRANSITIONS: readonly IntentTransition[] = [
@@ -66,6 +71,22 @@ export const INTENT_TRANSITIONS: readonly IntentTransition[] = [
   },
   { from: 'SUCCEEDED', trigger: 'void after capture', condition: 'requested at the processor', to: 'PROCESSING', source: 'anchor', voidAfterCapture: true },
   { from: 'PROCESSING', trigger: 'void after capture at processor', condition: 'success', to: 'CANCELLED_POST_CAPTURE', source: 'anchor' },
+  {
+    from: 'SUCCEEDED',
+    trigger: 'capture failed at the processor',
+    condition: 'after it was reported done',
+    to: 'FAILED',
+    source: 'anchor',
+    captureReversed: true,
+  },
+  {
+    from: 'PARTIALLY_CAPTURED',
+    trigger: 'capture failed at the processor',
+    condition: 'after it was reported done',
+    to: 'FAILED',
+    source: 'anchor',
+    captureReversed: true,
+  },
   { from: 'REQUIRES_PAYMENT_METHOD', trigger: 'session expiry', condition: 'not confirmed in time', to: 'EXPIRED', source: 'anchor' },
   { from: 'REQUIRES_CONFIRMATION', trigger: 'session expiry', condition: 'not confirmed in time', to: 'EXPIRED', source: 'anchor' },
   // Hyperswitch's manual retry: a failed payment confirmed again, with another method, starts a new attempt.

@@ -1,6 +1,7 @@
 // Capturing and cancelling a payment: the capture of an authorization, the cancel of a payment that is
 // not paid (a void at the processor once authorized), and the void of a captured one.
 import { AppError, invalidInput } from '../../../kernel/errors.ts';
+import { CONNECTORS, isConnectorName } from '../../connectors/index.ts';
 import type { SecretKeyPrincipal } from '../../../kernel/principal.ts';
 import { parseInput } from '../../../kernel/validation.ts';
 import { transitionAttempt, type AttemptTransition } from '../machine/attempt.ts';
@@ -69,6 +70,13 @@ export class PaymentCaptures {
     const input = parseInput(cancelPaymentInput, rawInput);
     const payment = await this.reads.getVisible(principal, input.paymentId);
     const move = transitionAttempt(payment.activeAttempt.status, 'void_after_capture');
+    const connectorName = payment.activeAttempt.connectorName;
+    // Refused before anything is written: a void the processor cannot make would leave the payment waiting on it.
+    if (connectorName === null || !isConnectorName(connectorName) || !CONNECTORS[connectorName].voidAfterCapture) {
+      throw new AppError('INVALID_STATE', `${connectorName ?? 'This processor'} cannot void a captured payment; refund it instead.`, {
+        status: payment.status,
+      });
+    }
     await this.refuseVoidAfterRefundOrDispute(payment);
     return this.voided(principal, payment, move, input.cancellationReason);
   }

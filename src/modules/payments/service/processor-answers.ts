@@ -19,6 +19,9 @@ import type { PaymentReads } from './reads.ts';
 /** How many times an answer is re-applied when a concurrent request moved the payment first. */
 export const MAX_COMMIT_RETRIES = 3;
 
+/** Processor answers saying the customer's money is authorized or taken. */
+const TAKES_MONEY: ReadonlySet<ProcessorPayment['status']> = new Set(['authorized', 'partially_authorized', 'captured', 'partially_captured']);
+
 /** Intent states in which the customer's money is authorized or taken. */
 export const PAID: ReadonlySet<Payment['status']> = new Set(['REQUIRES_CAPTURE', 'PARTIALLY_AUTHORIZED', 'SUCCEEDED', 'PARTIALLY_CAPTURED']);
 
@@ -197,7 +200,13 @@ export class ProcessorAnswers {
         : planProcessorUpdate(payment.activeAttempt.status, ATTEMPT_TARGETS[answer.status], {
             captureMethod: payment.captureMethod,
             stalled: options.recoveryRows !== false && this.isStalled(payment),
+            captureReversed: answer.status === 'capture_failed',
           });
+    if (path === null && payment.activeAttempt.status === 'VOIDED' && TAKES_MONEY.has(answer.status)) {
+      // Cancelled here while the customer was at the processor (the seed: not voided there), who then finished
+      // paying: the processor holds money for a cancelled payment. An operator must give it back there.
+      return { unchanged: { level: 'error', message: 'the processor reports money taken for a payment cancelled here: void or refund it at the processor' } };
+    }
     if (path === null) return { unchanged: { level: 'info', message: 'ignored a processor answer no transition leads to' } };
     if (path.length === 0) {
       // Still learn the processor's id of a pending attempt (a timed-out call), without moving it.
