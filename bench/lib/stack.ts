@@ -8,6 +8,7 @@ import pg from 'pg';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../../src/platform/db/scratch-database.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import { deleteKeysUnder } from '../../src/platform/queues/prefix-keys.ts';
 import { createServiceContext } from '../../src/main/service-context.ts';
 import type { ServiceContext } from '../../src/platform/context.ts';
 import { ensureDemoMerchant, generateDemoKeys, type DemoCredentials } from '../../src/modules/merchants/demo.ts';
@@ -140,20 +141,10 @@ export class Stack {
     await Promise.allSettled(stops);
     await this.context.db.$disconnect().catch(() => undefined);
     await this.sql.end().catch(() => undefined);
-    await this.deleteRedisKeys().catch((error: unknown) =>
+    await deleteKeysUnder(this.redis, this.prefix).catch((error: unknown) =>
       console.error(`bench: could not delete Redis keys under ${this.prefix}: ${(error as Error).message}`),
     );
     this.redis.disconnect();
     await this.database.drop();
-  }
-
-  /** Every key under the run's prefix (BullMQ's queues), nothing else. */
-  private async deleteRedisKeys(): Promise<void> {
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await this.redis.unlink(...keys);
-    } while (cursor !== '0');
   }
 }
