@@ -11,6 +11,7 @@ import {
   CreateConnectorAccountDocument,
   CreatePaymentDocument,
   CreateRefundDocument,
+  EventsDocument,
   PaymentDocument,
   RefundDocument,
   SyncPaymentDocument,
@@ -218,6 +219,19 @@ describe('Adyen: news that undoes or refuses money movement', () => {
     const answers = await fake.deliver([{ ...late, eventCode: 'CAPTURE_FAILED', reason: 'Capture rejected by the scheme' }]);
     expect(answers).toEqual([{ status: 200, body: '[accepted]' }]);
     expect(await paymentOf(id)).toMatchObject({ status: 'FAILED', amountReceived: 0, activeAttempt: { status: 'CAPTURE_FAILED', amountCaptured: 0 } });
+    const events = dataOf(await shop.secret(EventsDocument, { objectId: id })).events.edges.map((edge) => edge.node.eventType);
+    expect(events).toContain('PAYMENT_FAILED');
+  });
+
+  it('CAPTURE_FAILED of a payment already refunded from: left for an operator, not half undone', async () => {
+    const { id } = await confirm('4111111111111111');
+    const [authorisation] = fake.queued.splice(0);
+    await fake.deliver([authorisation!]);
+    await shop.secret(CreateRefundDocument, { input: { paymentId: id, amount: 500 } });
+    fake.queued.splice(0);
+    const late = { eventCode: 'CAPTURE_FAILED', success: true, pspReference: 'CAPTUREFAILED003', originalReference: authorisation!.pspReference };
+    expect(await fake.deliver([{ ...late, merchantReference: 'cap_late', amount: authorisation!.amount }])).toEqual([{ status: 200, body: '[accepted]' }]);
+    expect(await paymentOf(id)).toMatchObject({ status: 'SUCCEEDED', amountReceived: 2500 });
   });
 
   it('a void after capture is refused before anything is sent: Adyen refunds a captured payment instead', async () => {
@@ -225,7 +239,7 @@ describe('Adyen: news that undoes or refuses money movement', () => {
     await fake.deliver();
     const sent = fake.requests.length;
     const refused = errorOf(await shop.secret(CancelPaymentPostCaptureDocument, { input: { paymentId: id } }), 'INVALID_STATE');
-    expect(refused.message).toBe('adyen cannot void a captured payment; refund it instead.');
+    expect(refused).toMatchObject({ message: 'adyen cannot void a captured payment (SUCCEEDED); refund it instead.', extensions: { status: 'SUCCEEDED' } });
     expect(fake.requests.length).toBe(sent);
     expect(await paymentOf(id)).toMatchObject({ status: 'SUCCEEDED', version: expect.any(Number) });
   });

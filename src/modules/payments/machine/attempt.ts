@@ -238,7 +238,8 @@ export const ATTEMPT_TARGETS: Record<ProcessorPaymentStatus, ReadonlySet<Attempt
   partially_captured: new Set(['PARTIAL_CHARGED']),
   // A plain failure during 3DS (a decline after authentication) can only end the authentication.
   failed: new Set(['AUTHORIZATION_FAILED', 'CAPTURE_FAILED', 'VOID_FAILED', 'AUTHENTICATION_FAILED']),
-  capture_failed: new Set(['CAPTURE_FAILED']),
+  // Before the authorization's own news (Adyen does not promise order), a failed capture fails the authorization.
+  capture_failed: new Set(['CAPTURE_FAILED', 'AUTHORIZATION_FAILED']),
   authentication_failed: new Set(['AUTHENTICATION_FAILED']),
   // Voided at the processor while a capture was on its way: that capture has failed.
   voided: new Set(['VOIDED', 'CAPTURE_FAILED']),

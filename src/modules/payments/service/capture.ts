@@ -73,7 +73,7 @@ export class PaymentCaptures {
     const connectorName = payment.activeAttempt.connectorName;
     // Refused before anything is written: a void the processor cannot make would leave the payment waiting on it.
     if (connectorName === null || !isConnectorName(connectorName) || !CONNECTORS[connectorName].voidAfterCapture) {
-      throw new AppError('INVALID_STATE', `${connectorName ?? 'This processor'} cannot void a captured payment; refund it instead.`, {
+      throw new AppError('INVALID_STATE', `${connectorName ?? 'This processor'} cannot void a captured payment (${payment.status}); refund it instead.`, {
         status: payment.status,
       });
     }

@@ -19,8 +19,8 @@ import type { PaymentReads } from './reads.ts';
 /** How many times an answer is re-applied when a concurrent request moved the payment first. */
 export const MAX_COMMIT_RETRIES = 3;
 
-/** Processor answers saying the customer's money is authorized or taken. */
-const TAKES_MONEY: ReadonlySet<ProcessorPayment['status']> = new Set(['authorized', 'partially_authorized', 'captured', 'partially_captured']);
+/** Processor answers saying the customer's money is taken. */
+const TAKES_MONEY: ReadonlySet<ProcessorPayment['status']> = new Set(['captured', 'partially_captured']);
 
 /** Intent states in which the customer's money is authorized or taken. */
 export const PAID: ReadonlySet<Payment['status']> = new Set(['REQUIRES_CAPTURE', 'PARTIALLY_AUTHORIZED', 'SUCCEEDED', 'PARTIALLY_CAPTURED']);
@@ -204,8 +204,13 @@ export class ProcessorAnswers {
           });
     if (path === null && payment.activeAttempt.status === 'VOIDED' && TAKES_MONEY.has(answer.status)) {
       // Cancelled here while the customer was at the processor (the seed: not voided there), who then finished
-      // paying: the processor holds money for a cancelled payment. An operator must give it back there.
-      return { unchanged: { level: 'error', message: 'the processor reports money taken for a payment cancelled here: void or refund it at the processor' } };
+      // paying: the processor took money for a cancelled payment (a void at the processor never ends captured).
+      return { unchanged: { level: 'error', message: 'the processor reports money taken for a payment cancelled here: refund it at the processor' } };
+    }
+    if (path !== null && answer.status === 'capture_failed' && payment.amountRefunded > 0) {
+      // A capture reversed after refunds were made of it: what was refunded of money never taken is for an operator
+      // to settle with the processor; the payment is left as it is rather than half undone.
+      return { unchanged: { level: 'error', message: 'the processor reports a refunded capture failed: settle its refunds at the processor' } };
     }
     if (path === null) return { unchanged: { level: 'info', message: 'ignored a processor answer no transition leads to' } };
     if (path.length === 0) {
