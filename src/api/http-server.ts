@@ -122,8 +122,8 @@ export function createHttpServer(deps: HttpServerDeps): Server {
         return;
       default: {
         if (WEB_ROUTES.has(url.pathname)) return handleWebRoute(url.pathname, request.method ?? '', reply);
-        const redirect = request.method === 'GET' ? REDIRECT_RESPONSE_ROUTE.exec(url.pathname) : null;
-        if (redirect) return handleRedirectResponse(services, redirect, url.searchParams, reply);
+        const redirect = request.method === 'GET' || request.method === 'POST' ? REDIRECT_RESPONSE_ROUTE.exec(url.pathname) : null;
+        if (redirect) return handleRedirectResponse(services, redirect, request, url.searchParams, reply);
         const callback = request.method === 'POST' ? CALLBACK_ROUTE.exec(url.pathname) : null;
         if (callback) return handleCallback(services, callback, request, reply);
         const registration = request.method === 'POST' ? REGISTRATION_ROUTE.exec(url.pathname) : null;

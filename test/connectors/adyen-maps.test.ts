@@ -163,7 +163,25 @@ describe('notification HMAC', () => {
       expect(new hmacValidator().validateHMAC(signedItem as never, HMAC_KEY)).toBe(true);
     }
     expect(verifyAdyenNotification(body(capture, authorisation), HMAC_KEY)).toBe(true);
-    expect(parseAdyenNotification(body(capture))).toMatchObject({ eventId: 'PSP2:CAPTURE:true', eventType: 'CAPTURE' });
+    expect(parseAdyenNotification(body(capture), 'TestMerchant')).toMatchObject([{ kind: 'payment', eventId: 'PSP2:CAPTURE:true', eventType: 'CAPTURE' }]);
+  });
+
+  it('reads every item of a batch, in order; those of another merchant account and eventCodes not acted on are ignored', () => {
+    const items = [
+      item({ eventCode: 'CAPTURE', originalReference: 'PSP1' }),
+      item({ eventCode: 'REFUND', pspReference: 'PSP3', originalReference: 'PSP1', success: 'false' }),
+      item({ eventCode: 'REFUND', pspReference: 'PSP4', originalReference: 'PSP1', merchantAccountCode: 'OtherMerchant' }),
+      item({ eventCode: 'REPORT_AVAILABLE', pspReference: 'PSP5' }),
+      // Not a table row, though every object has one by that name.
+      item({ eventCode: 'constructor', pspReference: 'PSP6' }),
+    ];
+    expect(parseAdyenNotification(body(...items), 'TestMerchant')).toEqual([
+      expect.objectContaining({ kind: 'payment', eventId: 'PSP2:CAPTURE:true' }),
+      expect.objectContaining({ kind: 'refund', eventId: 'PSP3:REFUND:false', refund: expect.objectContaining({ status: 'failed' }) }),
+      { kind: 'ignored', eventId: 'PSP4:REFUND:true', eventType: 'REFUND', reason: 'other_merchant_account' },
+      { kind: 'ignored', eventId: 'PSP5:REPORT_AVAILABLE:true', eventType: 'REPORT_AVAILABLE', reason: 'unrecognised_event' },
+      { kind: 'ignored', eventId: 'PSP6:constructor:true', eventType: 'constructor', reason: 'unrecognised_event' },
+    ]);
   });
 
   it('rejects another key, a changed signed field, a missing signature, one unsigned item, and bodies that are not notifications', () => {

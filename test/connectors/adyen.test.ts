@@ -2,22 +2,25 @@
 // holder names, its notifications signed with the official library. Every request the connector sends is
 // validated by the fake against Adyen's Checkout API v71 document; one that does not validate fails the test.
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   CancelPaymentDocument,
   CancelPaymentPostCaptureDocument,
   CapturePaymentDocument,
   ConfirmPaymentDocument,
+  CreateApiKeyDocument,
   CreateConnectorAccountDocument,
   CreatePaymentDocument,
   CreateRefundDocument,
+  DisputesDocument,
   EventsDocument,
   PaymentDocument,
   RefundDocument,
   SyncPaymentDocument,
   type CreatePaymentInput,
 } from '../gql/graphql.ts';
-import { REDIRECT_CARD, startAdyenFake, type AdyenFake } from '../fakes/adyen/server.ts';
+import { DEFENSE_PERIOD_ENDS_AT, REDIRECT_CARD, startAdyenFake, type AdyenFake, type NotificationItemInput } from '../fakes/adyen/server.ts';
 import { createMerchant } from '../support/api.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
@@ -29,7 +32,10 @@ let fake: AdyenFake;
 let stack: Stack;
 let shop: Awaited<ReturnType<typeof createMerchant>>;
 let accountId: string;
+let sql: pg.Client;
 beforeAll(async () => {
+  sql = new pg.Client({ connectionString: inject('databaseUrl') });
+  await sql.connect();
   fake = await startAdyenFake();
   stack = await startStack({ worker: false, env: { ADYEN_CHECKOUT_API_BASE: fake.url, CONNECTOR_TIMEOUT_MS: String(TIMEOUT_MS) } });
   shop = await createMerchant(stack.api);
@@ -41,6 +47,7 @@ beforeAll(async () => {
   fake.notifyTo(`${stack.api.url}/webhooks/${shop.merchantId}/${account.id}`, HMAC_KEY);
 });
 afterAll(async () => {
+  await sql?.end();
   await stack?.close();
   await fake?.close();
 });
@@ -62,6 +69,24 @@ async function confirm(number: string, options: { holderName?: string; input?: P
 }
 
 const paymentOf = async (id: string) => dataOf(await shop.secret(PaymentDocument, { id })).payment;
+
+describe('Adyen connector accounts', () => {
+  it('a live account is refused without its liveUrlPrefix (it could reach no live endpoint), and taken with it', async () => {
+    const { key } = dataOf(
+      await stack.api.admin(CreateApiKeyDocument, { input: { name: 'live', type: 'SECRET', mode: 'LIVE', merchantId: shop.merchantId } }),
+    ).createApiKey;
+    const live = stack.api.as(key);
+    const credentials = { apiKey: `AQE${randomBytes(24).toString('hex')}`, merchantAccount: 'TestMerchant' };
+    const refused = errorOf(await live(CreateConnectorAccountDocument, { input: { connectorName: 'adyen', credentials } }), 'INVALID_INPUT');
+    expect(refused.extensions?.field).toBe('credentials.liveUrlPrefix');
+    const created = dataOf(
+      await live(CreateConnectorAccountDocument, {
+        input: { connectorName: 'adyen', credentials: { ...credentials, liveUrlPrefix: '1797a841fbb37ca7-adyendemo' } },
+      }),
+    ).createConnectorAccount;
+    expect(created).toMatchObject({ connectorName: 'adyen', mode: 'LIVE' });
+  });
+});
 
 describe('Adyen card payments', () => {
   it('an authorised card succeeds, sent with our attempt id as reference and Idempotency-Key; its AUTHORISATION changes nothing more', async () => {
@@ -148,6 +173,26 @@ describe('Adyen card payments', () => {
       path: '/v71/payments/details',
       body: { details: { redirectResult: new URL(back).searchParams.get('redirectResult') } },
     });
+    expect((await paymentOf(id)).status).toBe('SUCCEEDED');
+  });
+
+  it('3DS returned by POST: the redirectResult of the form goes to /payments/details, and the browser is sent on with a GET', async () => {
+    const { id, result } = await confirm(REDIRECT_CARD, { input: { returnUrl: 'https://shop.example/done' } });
+    fake.returnWith('POST');
+    let page: string;
+    try {
+      page = await (await fetch(dataOf(result).confirmPayment.nextAction!.redirectToUrl)).text();
+    } finally {
+      fake.returnWith('GET');
+    }
+    // What the browser submits: the form's action (our return URL, with its token) and its fields.
+    const action = /<form method="post" action="([^"]+)">/.exec(page)![1]!.replace(/&amp;/g, '&');
+    const redirectResult = /name="redirectResult" value="([^"]+)"/.exec(page)![1]!;
+    expect(new URL(action).searchParams.has('redirectResult')).toBe(false);
+    const returned = await fetch(action, { method: 'POST', body: new URLSearchParams({ redirectResult }), redirect: 'manual' });
+    expect(returned.status).toBe(303);
+    expect(Object.fromEntries(new URL(returned.headers.get('location')!).searchParams)).toEqual({ payment_id: id, status: 'succeeded' });
+    expect(fake.requests.at(-1)!).toMatchObject({ path: '/v71/payments/details', body: { details: { redirectResult } } });
     expect((await paymentOf(id)).status).toBe('SUCCEEDED');
   });
 
@@ -242,5 +287,168 @@ describe('Adyen: news that undoes or refuses money movement', () => {
     expect(refused).toMatchObject({ message: 'adyen cannot void a captured payment (SUCCEEDED); refund it instead.', extensions: { status: 'SUCCEEDED' } });
     expect(fake.requests.length).toBe(sent);
     expect(await paymentOf(id)).toMatchObject({ status: 'SUCCEEDED', version: expect.any(Number) });
+  });
+});
+
+/** Adyen's identity of the event an item reports (the callback log's processor_event_id). */
+const eventIdOf = (item: NotificationItemInput) => `${item.pspReference}:${item.eventCode}:${item.success}`;
+
+/** The callback log's outcomes of `items`' events, oldest first, by event. */
+async function loggedOutcomes(items: NotificationItemInput[]): Promise<Record<string, string[]>> {
+  const ids = items.map(eventIdOf);
+  const { rows } = await sql.query<{ processor_event_id: string; outcome: string }>(
+    'SELECT processor_event_id, outcome FROM connector_callbacks WHERE connector_account_id = $1 AND processor_event_id = ANY($2) ORDER BY received_at, id',
+    [accountId, ids],
+  );
+  return Object.fromEntries(ids.map((id) => [id, rows.filter((row) => row.processor_event_id === id).map((row) => row.outcome)]));
+}
+
+const eventCount = async (objectIds: string[]) =>
+  (await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE object_id = ANY($1)', [objectIds])).rows[0]!.n;
+
+describe('Adyen notification batches', () => {
+  it('every item of a batch is applied, answered [accepted] once, one log row each; the batch sent again changes nothing', async () => {
+    const manual = await confirm('5555555555554444', { input: { captureMethod: 'MANUAL' } });
+    const automatic = await confirm('4111111111111111');
+    await shop.secret(CapturePaymentDocument, { input: { paymentId: manual.id } });
+    const refund = dataOf(await shop.secret(CreateRefundDocument, { input: { paymentId: automatic.id, amount: 700 } })).createRefund;
+    const batch = fake.queued.splice(0);
+    expect(batch.map((item) => item.eventCode)).toEqual(['AUTHORISATION', 'AUTHORISATION', 'CAPTURE', 'REFUND']);
+
+    expect(await fake.deliverBatch(batch)).toEqual({ status: 200, body: '[accepted]' });
+    expect((await paymentOf(manual.id)).status).toBe('SUCCEEDED');
+    expect(dataOf(await shop.secret(RefundDocument, { id: refund.id })).refund.status).toBe('SUCCEEDED');
+    const [authorisedManual, authorisedAutomatic, capture, refunded] = batch.map(eventIdOf);
+    // The authorisations only repeat what Adyen's answers said already.
+    const firstTime = {
+      [authorisedManual!]: ['duplicate_or_stale'],
+      [authorisedAutomatic!]: ['duplicate_or_stale'],
+      [capture!]: ['applied'],
+      [refunded!]: ['applied'],
+    };
+    expect(await loggedOutcomes(batch)).toEqual(firstTime);
+
+    const events = await eventCount([manual.id, automatic.id, refund.id]);
+    expect(await fake.deliverBatch(batch)).toEqual({ status: 200, body: '[accepted]' });
+    expect(await eventCount([manual.id, automatic.id, refund.id])).toBe(events);
+    expect(await loggedOutcomes(batch)).toEqual({
+      [authorisedManual!]: ['duplicate_or_stale', 'duplicate_or_stale'],
+      [authorisedAutomatic!]: ['duplicate_or_stale', 'duplicate_or_stale'],
+      [capture!]: ['applied', 'duplicate_or_stale'],
+      [refunded!]: ['applied', 'duplicate_or_stale'],
+    });
+  });
+
+  it('a batch with one item signed with another key is refused whole: none of it is applied', async () => {
+    const first = await confirm('4111111111111111', { input: { captureMethod: 'MANUAL' } });
+    const second = await confirm('4111111111111111', { input: { captureMethod: 'MANUAL' } });
+    await fake.deliver();
+    await shop.secret(CapturePaymentDocument, { input: { paymentId: first.id } });
+    await shop.secret(CapturePaymentDocument, { input: { paymentId: second.id } });
+    const [capture, forged] = fake.queued.splice(0);
+    const otherKey = `${HMAC_KEY.startsWith('F') ? 'E' : 'F'}${HMAC_KEY.slice(1)}`;
+    expect((await fake.deliverBatch([capture!, { ...forged!, hmacKey: otherKey }])).status).toBe(401);
+    expect((await paymentOf(first.id)).status).not.toBe('SUCCEEDED');
+    expect((await paymentOf(second.id)).status).not.toBe('SUCCEEDED');
+    expect(await loggedOutcomes([capture!, forged!])).toEqual({ [eventIdOf(capture!)]: [], [eventIdOf(forged!)]: [] });
+    // Adyen sends it again, all signed: both are applied.
+    expect(await fake.deliverBatch([capture!, forged!])).toEqual({ status: 200, body: '[accepted]' });
+    expect((await paymentOf(first.id)).status).toBe('SUCCEEDED');
+    expect((await paymentOf(second.id)).status).toBe('SUCCEEDED');
+  });
+
+  it('an item for another merchant account is acknowledged and logged as ignored, never applied; the others are', async () => {
+    const ours = await confirm('4111111111111111', { input: { captureMethod: 'MANUAL' } });
+    const theirs = await confirm('4111111111111111', { input: { captureMethod: 'MANUAL' } });
+    await fake.deliver();
+    await shop.secret(CapturePaymentDocument, { input: { paymentId: ours.id } });
+    await shop.secret(CapturePaymentDocument, { input: { paymentId: theirs.id } });
+    const [capture, elsewhere] = fake.queued.splice(0);
+    const otherAccount = { ...elsewhere!, merchantAccountCode: 'AnotherMerchantAccount' };
+    expect(await fake.deliverBatch([capture!, otherAccount])).toEqual({ status: 200, body: '[accepted]' });
+    expect((await paymentOf(ours.id)).status).toBe('SUCCEEDED');
+    expect((await paymentOf(theirs.id)).status).not.toBe('SUCCEEDED');
+    expect(await loggedOutcomes([capture!, otherAccount])).toEqual({
+      [eventIdOf(capture!)]: ['applied'],
+      [eventIdOf(otherAccount)]: ['other_merchant_account'],
+    });
+  });
+
+  it('an item that fails unexpectedly makes Adyen send the batch again (500); sent again, what was applied changes nothing and the rest is applied', async () => {
+    const captured = await confirm('4111111111111111', { input: { captureMethod: 'MANUAL' } });
+    const refunded = await confirm('4111111111111111');
+    await fake.deliver();
+    await shop.secret(CapturePaymentDocument, { input: { paymentId: captured.id } });
+    const refund = dataOf(await shop.secret(CreateRefundDocument, { input: { paymentId: refunded.id, amount: 500 } })).createRefund;
+    const batch = fake.queued.splice(0);
+    // A fault in the refund's write, for this refund only (the run's database is shared).
+    const fault = `refuse_${refund.id}`;
+    await sql.query(
+      `CREATE FUNCTION ${fault}() RETURNS trigger AS $$ BEGIN IF NEW.id = '${refund.id}' THEN RAISE EXCEPTION 'injected fault'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+    );
+    await sql.query(`CREATE TRIGGER ${fault} BEFORE UPDATE ON refunds FOR EACH ROW EXECUTE FUNCTION ${fault}()`);
+    try {
+      expect((await fake.deliverBatch(batch)).status).toBe(500);
+      expect((await paymentOf(captured.id)).status).toBe('SUCCEEDED');
+      expect(dataOf(await shop.secret(RefundDocument, { id: refund.id })).refund.status).toBe('PENDING');
+    } finally {
+      await sql.query(`DROP TRIGGER IF EXISTS ${fault} ON refunds`);
+      await sql.query(`DROP FUNCTION IF EXISTS ${fault}()`);
+    }
+    const events = await eventCount([captured.id]);
+    expect(await fake.deliverBatch(batch)).toEqual({ status: 200, body: '[accepted]' });
+    expect(dataOf(await shop.secret(RefundDocument, { id: refund.id })).refund.status).toBe('SUCCEEDED');
+    expect(await eventCount([captured.id])).toBe(events);
+    const [capture, refundItem] = batch.map(eventIdOf);
+    expect(await loggedOutcomes(batch)).toEqual({ [capture!]: ['applied', 'duplicate_or_stale'], [refundItem!]: ['applied'] });
+  });
+});
+
+describe('Adyen disputes', () => {
+  /** A payment Adyen authorised and captured, with its pspReference. */
+  async function paidPayment() {
+    const { id } = await confirm('4111111111111111');
+    const [authorisation] = fake.queued;
+    await fake.deliver();
+    return { id, pspReference: authorisation!.pspReference };
+  }
+  const disputesOf = async (paymentId: string) => dataOf(await shop.secret(DisputesDocument, { paymentId })).disputes;
+  const accepted = [{ status: 200, body: '[accepted]' }];
+
+  it('NOTIFICATION_OF_CHARGEBACK opens the payment’s dispute, CHARGEBACK leaves it open, CHARGEBACK_REVERSED wins it', async () => {
+    const payment = await paidPayment();
+    expect(await fake.deliver([fake.disputeNotification(payment.pspReference, 'NOTIFICATION_OF_CHARGEBACK', 'Undefended')])).toEqual(accepted);
+    const [opened] = await disputesOf(payment.id);
+    expect(opened).toMatchObject({
+      status: 'OPENED',
+      amount: 2500,
+      currency: 'EUR',
+      reason: '10.4',
+      connector: 'adyen',
+      evidenceDueBy: new Date(DEFENSE_PERIOD_ENDS_AT).toISOString(),
+    });
+    expect(await fake.deliver([fake.disputeNotification(payment.pspReference, 'CHARGEBACK', 'Undefended')])).toEqual(accepted);
+    expect((await disputesOf(payment.id)).map((dispute) => [dispute.id, dispute.status])).toEqual([[opened!.id, 'OPENED']]);
+    expect(await fake.deliver([fake.disputeNotification(payment.pspReference, 'CHARGEBACK_REVERSED', 'Won')])).toEqual(accepted);
+    expect((await disputesOf(payment.id)).map((dispute) => [dispute.id, dispute.status])).toEqual([[opened!.id, 'WON']]);
+  });
+
+  it('SECOND_CHARGEBACK loses it: its first steps in one batch, a reversal still pending changing nothing', async () => {
+    const payment = await paidPayment();
+    const first = ['NOTIFICATION_OF_CHARGEBACK', 'CHARGEBACK'].map((eventCode) => fake.disputeNotification(payment.pspReference, eventCode, 'Undefended'));
+    expect(await fake.deliverBatch(first)).toEqual(accepted[0]);
+    expect((await disputesOf(payment.id)).map((dispute) => dispute.status)).toEqual(['OPENED']);
+    expect(await fake.deliver([fake.disputeNotification(payment.pspReference, 'CHARGEBACK_REVERSED', 'Pending')])).toEqual(accepted);
+    expect((await disputesOf(payment.id)).map((dispute) => dispute.status)).toEqual(['OPENED']);
+    expect(await fake.deliver([fake.disputeNotification(payment.pspReference, 'SECOND_CHARGEBACK', 'Lost')])).toEqual(accepted);
+    expect((await disputesOf(payment.id)).map((dispute) => dispute.status)).toEqual(['LOST']);
+  });
+
+  it('without a disputeStatus (payments processed in Brazil) the eventCode decides: SECOND_CHARGEBACK is lost', async () => {
+    const payment = await paidPayment();
+    expect(await fake.deliver([fake.disputeNotification(payment.pspReference, 'NOTIFICATION_OF_CHARGEBACK')])).toEqual(accepted);
+    expect((await disputesOf(payment.id)).map((dispute) => dispute.status)).toEqual(['OPENED']);
+    expect(await fake.deliver([fake.disputeNotification(payment.pspReference, 'SECOND_CHARGEBACK')])).toEqual(accepted);
+    expect((await disputesOf(payment.id)).map((dispute) => dispute.status)).toEqual(['LOST']);
   });
 });

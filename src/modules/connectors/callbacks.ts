@@ -4,7 +4,7 @@
 // so a duplicate, late or out-of-order callback changes nothing. Every verified callback is stored whole with
 // what was done, for support and replay; of those that did not verify, only a bounded sample is kept.
 import { randomBytes } from 'node:crypto';
-import { ConnectorError, type ConnectorCallback } from './port.ts';
+import { ConnectorError, type ConnectorCallback, type IgnoredCallback } from './port.ts';
 import { AppError, errorBody, notFound } from '../../kernel/errors.ts';
 import { isId, newId } from '../../kernel/ids.ts';
 import type { CallbackVerification, ConnectorAccount, Prisma } from '../../generated/prisma/client.ts';
@@ -46,7 +46,14 @@ export const UNVERIFIED_SAMPLE_PER_MINUTE = 10;
 const UNVERIFIED_HEADERS = ['content-type', 'content-length', 'user-agent'];
 const MAX_UNVERIFIED_HEADER_CHARS = 200;
 
-const acknowledgement = (outcome: string): CallbackAnswer => ({ status: 200, body: { received: true, outcome } });
+/** The answer to a callback of one event (`outcome`) or of several (`outcomes`, in the order sent). */
+const acknowledgement = (outcomes: string[]): CallbackAnswer => ({
+  status: 200,
+  body: outcomes.length === 1 ? { received: true, outcome: outcomes[0] } : { received: true, outcomes },
+});
+
+/** What was done with one event of a callback: the outcome its log row keeps, and the answer, or why it must come again. */
+type HandledEvent = { logged: string; paymentId?: string } & ({ answered: string; sendAgain?: undefined } | { sendAgain: string; answered?: undefined });
 
 /** Not applied yet: a processor sends again what was not answered with a 2xx. */
 const sendAgain = (message: string): CallbackAnswer => ({ status: 503, body: errorBody('SERVICE_UNAVAILABLE', message) });
@@ -68,8 +75,11 @@ export class ConnectorCallbackService {
   async receive(callback: IncomingCallback): Promise<CallbackAnswer> {
     const account = await this.findAccount(callback.merchantId, callback.connectorAccountId);
     if (account === null) return { status: 404, body: errorBody('NOT_FOUND', 'No such merchant or connector account.') };
-    const record = (verification: CallbackVerification, outcome: string, details: { callback?: ConnectorCallback; paymentId?: string } = {}) =>
-      this.store(account, callback, verification, outcome, details);
+    const record = (
+      verification: CallbackVerification,
+      outcome: string,
+      details: { callback?: ConnectorCallback | IgnoredCallback; paymentId?: string } = {},
+    ) => this.store(account, callback, verification, outcome, details);
 
     const webhooks = this.connectorAccounts.connectorFor(account).webhooks;
     if (webhooks === undefined) {
@@ -77,54 +87,66 @@ export class ConnectorCallbackService {
       const message = `${account.connectorName} sends no callbacks; its payments are kept up to date by sync.`;
       return { status: 501, body: errorBody('WEBHOOKS_NOT_SUPPORTED', message) };
     }
-    const acknowledged = (outcome: string): CallbackAnswer => ({ ...acknowledgement(outcome), text: webhooks.acknowledgement });
+    const acknowledged = (outcomes: string[]): CallbackAnswer => ({ ...acknowledgement(outcomes), text: webhooks.acknowledgement });
     const secret = account.webhookSecretEncrypted === null ? null : this.context.secretBox.open(account.webhookSecretEncrypted);
     if (secret === null || !webhooks.verify(callback.rawBody, callback.headers, secret, new Date())) {
       await record('FAILED', secret === null ? 'no_webhook_secret' : 'signature_mismatch');
       return { status: 401, body: errorBody('UNAUTHENTICATED', 'The callback signature does not verify.') };
     }
-    const parsed = webhooks.parse(callback.rawBody);
-    if (parsed === null) {
+    const events = webhooks.parse(callback.rawBody);
+    if (events.length === 0) {
       await record('VERIFIED', 'unrecognised_event');
-      return acknowledged('ignored');
+      return acknowledged(['ignored']);
     }
-    const result = await this.apply(account.id, parsed);
+    // A body may carry several events (Adyen's batches). Each is applied in the order sent and logged in a row of
+    // its own, with its event id, payment and outcome (so a payment's callbacks are found by its id), every row
+    // keeping the request's bytes and headers, which verified them all. One the processor must send again does
+    // not stop the others: the whole request comes again, and what was applied changes nothing the second time
+    // (each resource's state table). An unexpected error stops the loop and is answered 500, sent again the same way.
+    const outcomes: string[] = [];
+    let resend: string | undefined;
+    for (const event of events) {
+      const result = await this.handle(account.id, event);
+      await record('VERIFIED', result.logged, { callback: event, paymentId: result.paymentId });
+      if (result.sendAgain === undefined) outcomes.push(result.answered);
+      else resend ??= result.sendAgain;
+    }
+    return resend === undefined ? acknowledged(outcomes) : sendAgain(resend);
+  }
+
+  /** Applies one verified event: what the log row says was done, and what the processor is answered. */
+  private async handle(connectorAccountId: string, event: ConnectorCallback | IgnoredCallback): Promise<HandledEvent> {
+    const { logger } = this.context;
+    if (event.kind === 'ignored') {
+      if (event.reason === 'other_merchant_account')
+        logger.warn({ connectorAccountId, processorEventId: event.eventId }, 'callback for another merchant account at the processor');
+      return { logged: event.reason, answered: 'ignored' };
+    }
+    const result = await this.apply(connectorAccountId, event);
     if (result === null) {
       // Acknowledged all the same (as Hyperswitch does): a 4xx would make the processor retry it forever.
-      this.context.logger.warn(
-        { connectorAccountId: account.id, processorEventId: parsed.eventId },
-        `callback for a ${parsed.kind} this account does not have`,
-      );
-      await record('VERIFIED', `${parsed.kind}_not_found`, { callback: parsed });
-      return acknowledged(`${parsed.kind}_not_found`);
+      logger.warn({ connectorAccountId, processorEventId: event.eventId }, `callback for a ${event.kind} this account does not have`);
+      return { logged: `${event.kind}_not_found`, answered: `${event.kind}_not_found` };
     }
+    const paymentId = result.paymentId ?? undefined;
     if (result.outcome === 'refused') {
       // Acknowledged (a 4xx would be sent again forever) but nothing opened: the report contradicts our records.
-      this.context.logger.warn(
-        { connectorAccountId: account.id, processorEventId: parsed.eventId, paymentId: result.paymentId, refusal: result.refusal },
+      logger.warn(
+        { connectorAccountId, processorEventId: event.eventId, paymentId, refusal: result.refusal },
         'refused a dispute callback that contradicts its payment',
       );
-      await record('VERIFIED', result.refusal, { callback: parsed, paymentId: result.paymentId });
-      return acknowledged('refused');
+      return { logged: result.refusal, paymentId, answered: 'refused' };
     }
     if (result.outcome === 'awaiting_capture') {
       // Nothing opened yet, as the payment has not recorded the capture disputed: refused now, the report would
       // be lost (a 2xx is never sent again) and a refund could later return the money a second time.
-      this.context.logger.warn(
-        { connectorAccountId: account.id, processorEventId: parsed.eventId, paymentId: result.paymentId },
-        'deferred a dispute callback until its payment records the capture',
-      );
-      await record('VERIFIED', 'dispute_awaiting_capture', { callback: parsed, paymentId: result.paymentId });
-      return sendAgain('The disputed payment has not recorded its capture yet; send the callback again.');
+      logger.warn({ connectorAccountId, processorEventId: event.eventId, paymentId }, 'deferred a dispute callback until its payment records the capture');
+      return { logged: 'dispute_awaiting_capture', paymentId, sendAgain: 'The disputed payment has not recorded its capture yet; send the callback again.' };
     }
-    if (result.outcome === 'deferred') {
-      // Not committed (the resource kept changing under it): the processor is asked to send it again.
-      await record('VERIFIED', 'deferred', { callback: parsed, paymentId: result.paymentId ?? undefined });
-      return sendAgain(`The ${parsed.kind} is changing; send the callback again.`);
-    }
+    // Not committed (the resource kept changing under it): the processor is asked to send it again.
+    if (result.outcome === 'deferred') return { logged: 'deferred', paymentId, sendAgain: `The ${event.kind} is changing; send the callback again.` };
     const outcome = result.outcome === 'committed' ? 'applied' : 'duplicate_or_stale';
-    await record('VERIFIED', outcome, { callback: parsed, paymentId: result.paymentId ?? undefined });
-    return acknowledged(outcome);
+    return { logged: outcome, paymentId, answered: outcome };
   }
 
   /** Applies a verified callback to its resource, through that resource's own state table. */
@@ -212,7 +234,7 @@ export class ConnectorCallbackService {
     callback: IncomingCallback,
     verification: CallbackVerification,
     outcome: string,
-    details: { callback?: ConnectorCallback; paymentId?: string },
+    details: { callback?: ConnectorCallback | IgnoredCallback; paymentId?: string },
   ): Promise<void> {
     const verified = verification === 'VERIFIED';
     const data = {

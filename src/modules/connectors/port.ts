@@ -257,11 +257,29 @@ export type ConnectorCallback = {
   | { kind: 'payment_method'; token: string; status: 'active' | 'revoked' }
 );
 
+/** An event of a verified callback that is acknowledged but not applied, and why. */
+export interface IgnoredCallback {
+  kind: 'ignored';
+  eventId: string;
+  eventType: string;
+  /** `other_merchant_account`: for another account at the processor that shares the signing key (Adyen's company-level webhooks). */
+  reason: 'unrecognised_event' | 'other_merchant_account';
+}
+
+/** The events of a callback whose body carries one (`callback`, or none when null): Stripe's and the sandbox's. */
+export const singleEvent = (callback: ConnectorCallback | null): (ConnectorCallback | IgnoredCallback)[] => (callback === null ? [] : [callback]);
+
 export interface ConnectorWebhooks {
-  /** Whether `headers` carry the processor's signature of exactly `rawBody` under `secret` (constant time). */
+  /**
+   * Whether `headers` carry the processor's signature of exactly `rawBody` under `secret` (constant time); for a
+   * body of several events (Adyen's batches), whether every one of them is signed.
+   */
   verify(rawBody: Buffer, headers: Readonly<Record<string, string | undefined>>, secret: string, now: Date): boolean;
-  /** The payment a verified callback reports; null when it is not an event this connector acts on. */
-  parse(rawBody: Buffer): ConnectorCallback | null;
+  /**
+   * The events a verified callback reports, in the order sent (Adyen batches several per request; Stripe and the
+   * sandbox send one): each to apply, or ignored with why. Empty when the body holds no event the connector knows.
+   */
+  parse(rawBody: Buffer): (ConnectorCallback | IgnoredCallback)[];
   /** The text body the processor requires in answer to a callback it must not send again (Adyen: `[accepted]`). */
   readonly acknowledgement?: string;
   /**

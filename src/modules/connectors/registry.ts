@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { PaymentMethodType } from '../payments/methods.ts';
 import type { Connector } from './port.ts';
 import type { Mode } from '../../kernel/api-keys.ts';
-import { AdyenConnector, adyenCredentialsSchema, checkoutBaseUrl, type AdyenCredentials } from './adyen/connector.ts';
+import { AdyenConnector, adyenCredentialsSchema, adyenMissingCredential, checkoutBaseUrl, type AdyenCredentials } from './adyen/connector.ts';
 import { credentialsSchemaFor, SandboxConnector, type SandboxCredentials, type SandboxPersonality } from './sandbox/connector.ts';
 import { StripeConnector, stripeCredentialsSchema, stripeKeyMode } from './stripe/connector.ts';
 
@@ -41,6 +41,8 @@ export interface ConnectorDefinition<Credentials = unknown> {
   voidAfterCapture: boolean;
   /** The mode credentials work in, when they say (a Stripe key): an account of the other mode refuses them. */
   modeOf?(credentials: Credentials): Mode;
+  /** A credential an account of `mode` cannot work without and lacks (Adyen's live URL prefix): its field and why; null when none. */
+  missingIn?(credentials: Credentials, mode: Mode): { field: string; message: string } | null;
   create(credentials: Credentials, settings: ConnectorSettings): Connector;
 }
 
@@ -91,6 +93,7 @@ export const CONNECTORS = {
     webhookFlowCategories: ['payments', 'refunds', 'disputes'],
     payouts: false,
     voidAfterCapture: false,
+    missingIn: adyenMissingCredential,
     create: (credentials, settings) =>
       new AdyenConnector(credentials, {
         baseUrl: checkoutBaseUrl(credentials, settings.mode, settings.adyenCheckoutApiBase),

@@ -43,6 +43,8 @@ export class ConnectorAccountService {
     const keyMode = (definition as ConnectorDefinition<unknown>).modeOf?.(credentials.data);
     if (keyMode !== undefined && keyMode !== mode)
       throw invalidInput('credentials.apiKey', `is a ${keyMode.toLowerCase()} key; a ${mode.toLowerCase()} connector account takes ${mode.toLowerCase()} keys`);
+    const missing = (definition as ConnectorDefinition<unknown>).missingIn?.(credentials.data, mode);
+    if (missing) throw invalidInput(`credentials.${missing.field}`, missing.message);
     const paymentMethods = (input.paymentMethods ?? [...definition.paymentMethods]) as PaymentMethodType[];
     const unsupported = paymentMethods.find((method) => !(definition.paymentMethods as readonly PaymentMethodType[]).includes(method));
     if (unsupported) throw invalidInput('paymentMethods', `${name} does not support ${unsupported} (supported: ${definition.paymentMethods.join(', ')})`);

@@ -41,6 +41,10 @@ export interface NotificationItemInput {
   amount: { value: number; currency: string };
   reason?: string;
   additionalData?: Record<string, unknown>;
+  /** The merchant account the item is for; the fake's own (TestMerchant) by default. */
+  merchantAccountCode?: string;
+  /** Signs the item with this key instead of the one notifyTo gave (a forged item). */
+  hmacKey?: string;
 }
 
 export interface AdyenFake {
@@ -52,22 +56,41 @@ export interface AdyenFake {
   payments: Map<string, FakePayment>;
   /** Delays the answer of the next request by `ms` (Adyen acts at once: a timed-out call still did its work). */
   stallNext(ms: number): void;
+  /**
+   * How the issuer's or bank's page sends the shopper back to the returnUrl: a redirect (GET, the redirectResult in
+   * the query; the default) or a self-submitting form (POST, the redirectResult in the form).
+   */
+  returnWith(method: 'GET' | 'POST'): void;
   /** Where notifications go, and the HMAC key (hex) they are signed with. */
   notifyTo(url: string, hmacKey: string): void;
   /** Notifications Adyen would send, queued by the operations; `deliver` sends them. */
   queued: NotificationItemInput[];
-  /** Sends the queued notifications (or `items`), one per request as Adyen does; the answers. */
+  /** Sends the queued notifications (or `items`), one per request; the answers. */
   deliver(items?: NotificationItemInput[]): Promise<{ status: number; body: string }[]>;
+  /**
+   * Adyen's notification of a step of the dispute of the payment `paymentPspReference`: every step of it under the
+   * dispute's own pspReference, the payment's as originalReference; `disputeStatus` as Adyen adds it (absent for
+   * payments processed in Brazil).
+   */
+  disputeNotification(paymentPspReference: string, eventCode: string, disputeStatus?: string): NotificationItemInput;
+  /** Sends `items` in one request, as Adyen batches them; the answer. */
+  deliverBatch(items: NotificationItemInput[]): Promise<{ status: number; body: string }>;
   close(): Promise<void>;
 }
+
+/** When the defense period of the fake's disputes ends, in Adyen's format (ISO 8601 with the offset). */
+export const DEFENSE_PERIOD_ENDS_AT = '2030-01-15T10:00:00+01:00';
 
 const pspReference = () => randomBytes(8).toString('hex').toUpperCase();
 
 export async function startAdyenFake(): Promise<AdyenFake> {
   const payments = new Map<string, FakePayment>();
   const answered = new Map<string, { status: number; body: unknown }>();
+  /** The pspReference of each disputed payment's dispute, by the payment's. */
+  const disputes = new Map<string, string>();
   let target: { url: string; hmacKey: string } | null = null;
   let stallMs = 0;
+  let returnMethod: 'GET' | 'POST' = 'GET';
 
   const fake: AdyenFake = {
     url: '',
@@ -78,37 +101,68 @@ export async function startAdyenFake(): Promise<AdyenFake> {
     stallNext: (ms) => {
       stallMs = ms;
     },
+    returnWith: (method) => {
+      returnMethod = method;
+    },
     notifyTo: (url, hmacKey) => {
       target = { url, hmacKey };
     },
     deliver: async (items) => {
       const sending = items ?? fake.queued.splice(0);
       const answers = [];
-      for (const item of sending) answers.push(await send(item));
+      for (const item of sending) answers.push(await send([item]));
       return answers;
+    },
+    deliverBatch: (items) => send(items),
+    disputeNotification: (paymentPspReference, eventCode, disputeStatus) => {
+      const payment = payments.get(paymentPspReference);
+      if (payment === undefined) throw new Error(`the Adyen fake has no payment ${paymentPspReference}`);
+      let disputePspReference = disputes.get(paymentPspReference);
+      if (disputePspReference === undefined) disputes.set(paymentPspReference, (disputePspReference = pspReference()));
+      return {
+        eventCode,
+        success: true,
+        pspReference: disputePspReference,
+        originalReference: paymentPspReference,
+        merchantReference: payment.reference,
+        amount: payment.amount,
+        reason: 'Other Fraud-Card Absent Environment',
+        additionalData: {
+          chargebackReasonCode: '10.4',
+          chargebackSchemeCode: 'visa',
+          defensePeriodEndsAt: DEFENSE_PERIOD_ENDS_AT,
+          ...(disputeStatus === undefined ? {} : { disputeStatus }),
+        },
+      };
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 
-  async function send(input: NotificationItemInput) {
+  /** One notification of `inputs`' items, each signed on its own and checked against its eventCode's request in the webhooks document. */
+  async function send(inputs: NotificationItemInput[]) {
     if (target === null) throw new Error('the Adyen fake has nowhere to send notifications (notifyTo)');
-    const item = {
-      pspReference: input.pspReference,
-      ...(input.originalReference ? { originalReference: input.originalReference } : {}),
-      merchantAccountCode: 'TestMerchant',
-      merchantReference: input.merchantReference,
-      amount: input.amount,
-      eventCode: input.eventCode,
-      eventDate: new Date().toISOString(),
-      success: String(input.success),
-      ...(input.reason ? { reason: input.reason } : {}),
-      additionalData: { ...input.additionalData },
-    };
-    const hmacSignature = new hmacValidator().calculateHmac(item as never, target.hmacKey);
-    const body = { live: 'false', notificationItems: [{ NotificationRequestItem: { ...item, additionalData: { ...item.additionalData, hmacSignature } } }] };
-    const errors = notificationErrors(input.eventCode, body);
-    if (errors.length > 0) throw new Error(`the fake's ${input.eventCode} notification does not follow Adyen's webhooks document: ${errors.join('; ')}`);
-    const response = await fetch(target.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const { url, hmacKey } = target;
+    const notificationItems = inputs.map((input) => {
+      const item = {
+        pspReference: input.pspReference,
+        ...(input.originalReference ? { originalReference: input.originalReference } : {}),
+        merchantAccountCode: input.merchantAccountCode ?? 'TestMerchant',
+        merchantReference: input.merchantReference,
+        amount: input.amount,
+        eventCode: input.eventCode,
+        eventDate: new Date().toISOString(),
+        success: String(input.success),
+        ...(input.reason ? { reason: input.reason } : {}),
+        additionalData: { ...input.additionalData },
+      };
+      const hmacSignature = new hmacValidator().calculateHmac(item as never, input.hmacKey ?? hmacKey);
+      const wrapped = { NotificationRequestItem: { ...item, additionalData: { ...item.additionalData, hmacSignature } } };
+      const errors = notificationErrors(input.eventCode, { live: 'false', notificationItems: [wrapped] });
+      if (errors.length > 0) throw new Error(`the fake's ${input.eventCode} notification does not follow Adyen's webhooks document: ${errors.join('; ')}`);
+      return wrapped;
+    });
+    const body = JSON.stringify({ live: 'false', notificationItems });
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     return { status: response.status, body: await response.text() };
   }
 
@@ -198,8 +252,14 @@ export async function startAdyenFake(): Promise<AdyenFake> {
   function authenticatePage(psp: string, reply: ServerResponse) {
     const payment = payments.get(psp);
     if (payment === undefined) return json(reply, 404, { status: 404, errorCode: '000', message: 'Not found', errorType: 'validation' });
+    const redirectResult = Buffer.from(psp).toString('base64url');
+    if (returnMethod === 'POST') {
+      const form = `<form method="post" action="${escapeAttribute(payment.returnUrl)}"><input type="hidden" name="redirectResult" value="${redirectResult}"></form>`;
+      reply.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html>${form}<script>document.forms[0].submit()</script>`);
+      return;
+    }
     const back = new URL(payment.returnUrl);
-    back.searchParams.set('redirectResult', Buffer.from(psp).toString('base64url'));
+    back.searchParams.set('redirectResult', redirectResult);
     reply.writeHead(302, { location: back.href }).end();
   }
 
@@ -242,3 +302,5 @@ export async function startAdyenFake(): Promise<AdyenFake> {
 function json(reply: ServerResponse, status: number, body: unknown) {
   reply.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
+
+const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');

@@ -1,7 +1,7 @@
 // Adyen's standard notifications: every NotificationRequestItem signed with the account's HMAC key (hex) in its
 // additionalData.hmacSignature, checked in constant time; then the item read as the port's ConnectorCallback.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { ConnectorCallback } from '../port.ts';
+import type { ConnectorCallback, IgnoredCallback } from '../port.ts';
 import { EVENT_CODES } from './status-map.ts';
 import { additionalText, notificationSchema, type NotificationItem } from './wire.ts';
 
@@ -46,12 +46,17 @@ export function verifyAdyenNotification(rawBody: Buffer, hmacKey: string): boole
 }
 
 /**
- * The notification's event. Adyen sends one item per notification (its default batch of one), which is the
- * one read; the eventId is Adyen's identity of an event: pspReference, eventCode and success.
+ * Every item of the notification, in the order sent: Adyen batches several items per request. The eventId is
+ * Adyen's identity of an event: pspReference, eventCode and success. An item for another merchant account than
+ * `merchantAccount` is ignored (a company-level webhook signs every merchant account's items with one key), as is
+ * one whose eventCode the connector does not act on.
  */
-export function parseAdyenNotification(rawBody: Buffer): ConnectorCallback | null {
-  const item = readNotification(rawBody)?.[0];
-  if (item === undefined) return null;
-  const read = EVENT_CODES[item.eventCode];
-  return read === undefined ? null : read(item, `${item.pspReference}:${item.eventCode}:${item.success}`);
+export function parseAdyenNotification(rawBody: Buffer, merchantAccount: string): (ConnectorCallback | IgnoredCallback)[] {
+  return (readNotification(rawBody) ?? []).map((item) => {
+    const eventId = `${item.pspReference}:${item.eventCode}:${item.success}`;
+    const ignored = (reason: IgnoredCallback['reason']): IgnoredCallback => ({ kind: 'ignored', eventId, eventType: item.eventCode, reason });
+    if (item.merchantAccountCode !== merchantAccount) return ignored('other_merchant_account');
+    const read = Object.hasOwn(EVENT_CODES, item.eventCode) ? EVENT_CODES[item.eventCode]! : undefined;
+    return read?.(item, eventId) ?? ignored('unrecognised_event');
+  });
 }

@@ -42,6 +42,12 @@ export const adyenCredentialsSchema = z.object({
 });
 export type AdyenCredentials = z.infer<typeof adyenCredentialsSchema>;
 
+/** A live account is reached at its own live URL only (docs/connectors/adyen.md): without its prefix it could take no payment. */
+export const adyenMissingCredential = (credentials: AdyenCredentials, mode: Mode) =>
+  mode === 'LIVE' && !credentials.liveUrlPrefix
+    ? { field: 'liveUrlPrefix', message: 'is required for a live Adyen account (Customer Area, Developers > API URLs)' }
+    : null;
+
 /** Where an account's Checkout API is: the configured base for test, the account's own live URL for live. */
 export function checkoutBaseUrl(credentials: AdyenCredentials, mode: Mode, testBase: string): string {
   if (mode === 'TEST') return `${testBase.replace(/\/+$/, '')}/${CHECKOUT_API_VERSION}`;
@@ -55,7 +61,7 @@ export class AdyenConnector implements Connector {
   readonly name = 'adyen';
   readonly webhooks: ConnectorWebhooks = {
     verify: (rawBody, _headers, secret) => verifyAdyenNotification(rawBody, secret),
-    parse: parseAdyenNotification,
+    parse: (rawBody) => parseAdyenNotification(rawBody, this.credentials.merchantAccount),
     acknowledgement: ACCEPTED_BODY,
     register: () =>
       Promise.reject(

@@ -17,6 +17,7 @@ import {
   type ProcessorRefund,
   type RefundRequest,
   type WalletSession,
+  singleEvent,
 } from '../port.ts';
 import { parseSandboxCallback, SIGNATURE_HEADER, verifySandboxSignature } from './callbacks.ts';
 import { provesNoneExists, refusalOf } from './decline-map.ts';
@@ -71,7 +72,7 @@ export class SandboxConnector implements Connector {
     if (personality.webhooks) {
       this.webhooks = {
         verify: (rawBody, headers, secret, now) => verifySandboxSignature(rawBody, headers[SIGNATURE_HEADER], secret, now),
-        parse: parseSandboxCallback,
+        parse: (rawBody) => singleEvent(parseSandboxCallback(rawBody)),
         register: async (url, secret) => {
           const { response, payload } = await this.request('POST', '/v1/webhook_endpoints', undefined, { url, secret });
           const endpoint = sandboxEndpointSchema.safeParse(payload);

@@ -17,6 +17,7 @@ import {
   type ProcessorRefund,
   type RefundRequest,
   type WalletSession,
+  singleEvent,
   unsafeCurrencyRefusal,
 } from '../port.ts';
 import { parseStripeCallback, SIGNATURE_HEADER, verifyStripeSignature } from './callbacks.ts';
@@ -65,7 +66,7 @@ export class StripeConnector implements Connector {
     });
     this.webhooks = {
       verify: (rawBody, headers, secret, now) => verifyStripeSignature(rawBody, headers[SIGNATURE_HEADER], secret, now),
-      parse: parseStripeCallback,
+      parse: (rawBody) => singleEvent(parseStripeCallback(rawBody)),
       // Stripe makes the endpoint's signing secret itself: it replaces the one we offered.
       register: async (url) => {
         const endpoint = await this.read(webhookEndpointSchema, () =>
