@@ -30,7 +30,7 @@ export const DECLINE_CATALOG = {
   invalid_amount: { meaning: 'The amount is out of range for the card or the processor.', retry: 'opt_in' },
   transaction_not_allowed: { meaning: 'The card may not be used for this kind of payment.', retry: 'opt_in' },
   card_velocity_exceeded: { meaning: "The card's limit on amount or number of payments was reached.", retry: 'opt_in' },
-  incorrect_address: { meaning: 'The billing address does not match the issuer’s (AVS).', retry: 'opt_in' },
+  incorrect_address: { meaning: "The billing address does not match the issuer's (AVS).", retry: 'opt_in' },
   incorrect_pin: { meaning: 'The PIN entered is wrong.', retry: 'opt_in' },
   pin_tries_exceeded: { meaning: 'Too many wrong PINs were entered.', retry: 'opt_in' },
   online_pin_required: { meaning: 'The issuer asks for the PIN, online or on a mobile device.', retry: 'opt_in' },
@@ -50,7 +50,7 @@ export const DECLINE_CATALOG = {
   fraudulent: { meaning: 'The issuer, the acquirer or the processor suspects fraud.', retry: 'hard' },
   authentication_failed: { meaning: 'The customer failed 3D Secure authentication.', retry: 'hard' },
   account_closed: { meaning: 'The card or bank account is closed.', retry: 'hard' },
-  revocation_of_authorization: { meaning: 'The cardholder revoked the merchant’s authorization to charge the card (a stop payment).', retry: 'hard' },
+  revocation_of_authorization: { meaning: "The cardholder revoked the merchant's authorization to charge the card (a stop payment).", retry: 'hard' },
   do_not_try_again: { meaning: 'The issuer or the processor says the card must not be tried again.', retry: 'hard' },
 } as const satisfies Record<string, DeclineEntry>;
 
