@@ -12,7 +12,11 @@ export const ERROR_CODES = {
   RATE_LIMITED: { httpStatus: 429, description: 'Too many requests; retry after the indicated time.' },
   CONNECTOR_ERROR: { httpStatus: 502, description: 'The processor failed or could not be reached.' },
   WEBHOOKS_NOT_SUPPORTED: { httpStatus: 501, description: 'The connector sends no callbacks; its payments are kept up to date by sync.' },
-  PAYMENT_DECLINED: { httpStatus: 402, description: 'The processor declined; `extensions.declineCode` and `declineMessage` carry its answer.' },
+  PAYMENT_DECLINED: {
+    httpStatus: 402,
+    description:
+      "The processor declined; `extensions.declineCode` (the decline catalog's code, docs/declines.md), `processorCode` (the processor's own) and `declineMessage` carry its answer.",
+  },
   PAYLOAD_TOO_LARGE: { httpStatus: 413, description: 'The request body is larger than MAX_BODY_BYTES.' },
   QUERY_TOO_COMPLEX: { httpStatus: 400, description: 'The operation is deeper, costlier or longer than the limits.' },
   SERVICE_UNAVAILABLE: { httpStatus: 503, description: 'PostgreSQL or Redis cannot be reached; retry later.' },

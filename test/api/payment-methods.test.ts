@@ -334,7 +334,7 @@ describe('retries across processors', () => {
     const created = await createPayment(shop);
     errorOf(await confirmWith(shop, created.clientSecret, card('4000000000000002')), 'PAYMENT_DECLINED');
     const retried = dataOf(await confirmWith(shop, created.clientSecret, card('4242424242424242'))).confirmPayment;
-    expect(retried).toMatchObject({ status: 'SUCCEEDED', attemptCount: 2, errorCode: null });
+    expect(retried).toMatchObject({ status: 'SUCCEEDED', attemptCount: 2, errorCode: null, processorErrorCode: null });
     expect(await attemptsOf(shop, created.id)).toEqual(['sandbox:AUTHORIZATION_FAILED', 'sandbox:CHARGED']);
     const { history } = await getPayment(shop, created.id);
     expect(

@@ -130,12 +130,12 @@ describe('declines', () => {
     ['insufficient_funds', CARDS.insufficientFunds],
     ['expired_card', CARDS.expired],
     ['processing_error', CARDS.processingError],
-  ])('%s: PAYMENT_DECLINED with the processor’s code; the payment is FAILED', async (code, number) => {
+  ])('%s: PAYMENT_DECLINED with the processor’s code (the sandbox sends the catalog’s); the payment is FAILED', async (code, number) => {
     const created = await create();
     const error = errorOf(await confirm(created.clientSecret, number), 'PAYMENT_DECLINED');
-    expect(error.extensions).toMatchObject({ declineCode: code, paymentId: created.id, status: 'FAILED' });
+    expect(error.extensions).toMatchObject({ declineCode: code, processorCode: code, paymentId: created.id, status: 'FAILED' });
     const payment = await get(created.id);
-    expect(payment).toMatchObject({ status: 'FAILED', errorCode: code });
+    expect(payment).toMatchObject({ status: 'FAILED', errorCode: code, processorErrorCode: code });
     expect(payment.activeAttempt.status).toBe('AUTHORIZATION_FAILED');
   });
 });

@@ -3,7 +3,9 @@
 import { hmacValidator } from '@adyen/api-library';
 import { describe, expect, it } from 'vitest';
 import { parseAdyenNotification, verifyAdyenNotification, verifyItem } from '../../src/modules/connectors/adyen/callbacks.ts';
-import { declineOf, REFUSAL_REASONS, refusalOf } from '../../src/modules/connectors/adyen/decline-map.ts';
+import { DECLINE_CATALOG, type DeclineCode } from '../../src/kernel/declines.ts';
+import { declineOf, paymentErrorOf, REFUSAL_REASONS, refusalOf } from '../../src/modules/connectors/adyen/decline-map.ts';
+import { declineOf as stripeDeclineOf } from '../../src/modules/connectors/stripe/decline-map.ts';
 import { DISPUTE_STATUSES, EVENT_CODES, RESULT_CODE_STATUSES, toProcessorPayment } from '../../src/modules/connectors/adyen/status-map.ts';
 import { RESULT_CODES, type NotificationItem } from '../../src/modules/connectors/adyen/wire.ts';
 import { HARD_DECLINE_CODES, retryDecision } from '../../src/modules/payments/machine/retry.ts';
@@ -40,9 +42,9 @@ describe('resultCodes', () => {
       nextAction: { type: 'redirect', url: 'https://issuer.example/3ds' },
     });
     const refused = toProcessorPayment({ resultCode: 'Refused', refusalReasonCode: '12', refusalReason: 'Not enough balance' }, 'AUTOMATIC', 1000, 'att_1');
-    expect(refused).toMatchObject({ transactionId: 'att_1', status: 'failed', error: { code: 'insufficient_funds', retryable: false } });
+    expect(refused).toMatchObject({ transactionId: 'att_1', status: 'failed', error: { code: 'insufficient_funds', processorCode: '12' } });
     expect(refused.error?.message).toContain('Adyen refusalReasonCode 12');
-    expect(toProcessorPayment({ resultCode: 'Error' }, 'MANUAL', 1000, 'att_1').error).toMatchObject({ code: 'processing_error', retryable: true });
+    expect(toProcessorPayment({ resultCode: 'Error' }, 'MANUAL', 1000, 'att_1').error).toMatchObject({ code: 'processing_error', processorCode: null });
     expect(toProcessorPayment({ resultCode: 'Authorised', pspReference: 'P' }, 'MANUAL', 1000, 'a')).toMatchObject({
       amountCapturable: 1000,
       amountCaptured: 0,
@@ -51,18 +53,82 @@ describe('resultCodes', () => {
 });
 
 describe('refusal reasons', () => {
+  // [Adyen's refusalReasonCode, the catalog's code, sent on to the next processor (without the profile listing it)]
+  const rows: [string, DeclineCode, boolean][] = [
+    ['0', 'processing_error', true],
+    ['2', 'card_declined', false],
+    ['3', 'card_declined', false],
+    ['4', 'processing_error', true],
+    ['5', 'pickup_card', false],
+    ['6', 'expired_card', false],
+    ['7', 'invalid_amount', false],
+    ['8', 'invalid_number', false],
+    ['9', 'issuer_unavailable', true],
+    ['10', 'card_not_supported', true],
+    ['11', 'authentication_failed', false],
+    ['12', 'insufficient_funds', false],
+    ['14', 'fraudulent', false],
+    ['15', 'card_declined', false],
+    ['16', 'customer_cancelled', false],
+    ['17', 'incorrect_pin', false],
+    ['18', 'pin_tries_exceeded', false],
+    ['19', 'processing_error', true],
+    ['20', 'fraudulent', false],
+    ['21', 'processing_error', true],
+    ['22', 'fraudulent', false],
+    ['23', 'transaction_not_allowed', false],
+    ['24', 'incorrect_cvc', false],
+    ['25', 'restricted_card', false],
+    ['26', 'revocation_of_authorization', false],
+    ['27', 'card_declined', false],
+    ['28', 'card_velocity_exceeded', false],
+    ['29', 'card_velocity_exceeded', false],
+    ['31', 'fraudulent', false],
+    ['32', 'incorrect_address', false],
+    ['33', 'online_pin_required', false],
+    ['34', 'invalid_account', false],
+    ['35', 'invalid_account', false],
+    ['36', 'online_pin_required', false],
+    ['37', 'card_declined', false],
+    ['38', 'authentication_required', true],
+    ['39', 'authentication_failed', false],
+    ['42', 'authentication_failed', false],
+    ['46', 'do_not_try_again', false],
+  ];
   const context = { retriesUsed: 0, maxRetries: 3, retryableDeclineCodes: [], nextConnectorAvailable: true };
-  it.each(Object.entries(REFUSAL_REASONS))('%s %o', (code, row) => {
-    expect(declineOf(code, undefined)).toEqual({ code: row.code, retryable: row.retryable });
-    // A notification carries the reason's text only.
-    expect(declineOf(undefined, row.reason)).toEqual({ code: row.code, retryable: row.retryable });
-    const decision = retryDecision({ kind: 'declined', code: row.code, retryable: row.retryable }, context);
-    expect(decision.retry).toBe(row.retryable && !HARD_DECLINE_CODES.has(row.code));
+
+  it('every code of the table has a row here', () => {
+    expect(rows.map(([code]) => code)).toEqual(Object.keys(REFUSAL_REASONS));
   });
 
-  it('fraud, lost or stolen cards and balance are never retried; an unknown code is a plain decline', () => {
-    for (const code of ['12', '14', '20', '22', '31', '6', '24', '8']) expect(HARD_DECLINE_CODES.has(declineOf(code, undefined).code)).toBe(true);
-    expect(declineOf('999', 'Something new')).toEqual({ code: 'card_declined', retryable: false });
+  it.each(rows)('%s → %s (sent on: %s), Adyen’s code kept beside it', (adyenCode, ours, sentOn) => {
+    const reason = REFUSAL_REASONS[adyenCode]!.reason;
+    expect(paymentErrorOf(adyenCode, reason)).toEqual({ code: ours, processorCode: adyenCode, message: `${reason} (Adyen refusalReasonCode ${adyenCode})` });
+    // A notification carries the reason's text only: the same code, Adyen's found by its reason.
+    expect(paymentErrorOf(undefined, reason)).toMatchObject({ code: ours, processorCode: adyenCode });
+    // The decision is the catalog's: the same as any processor's decline with that code.
+    expect(retryDecision({ kind: 'declined', code: ours }, context).retry).toBe(sentOn);
+    expect(sentOn).toBe(DECLINE_CATALOG[ours].retry === 'soft' || DECLINE_CATALOG[ours].retry === 'processor_error');
+  });
+
+  it('fraud, lost or stolen cards and balance are never retried; an unknown code is a plain decline, Adyen’s code kept', () => {
+    for (const code of ['12', '14', '20', '22', '31', '6', '24', '8']) expect(HARD_DECLINE_CODES.has(declineOf(code, undefined))).toBe(true);
+    expect(paymentErrorOf('999', 'Something new')).toEqual({
+      code: 'card_declined',
+      processorCode: '999',
+      message: 'Something new (Adyen refusalReasonCode 999)',
+    });
+    expect(paymentErrorOf(undefined, 'Something new')).toMatchObject({ code: 'card_declined', processorCode: null });
+    expect(declineOf('constructor', undefined)).toBe('card_declined');
+  });
+
+  it('Adyen and Stripe read the same decline as the same code (issuer unavailable, insufficient funds, fraud)', () => {
+    const stripe = (declineCode: string) => stripeDeclineOf({ type: 'card_error', code: 'card_declined', decline_code: declineCode, message: 'No.' }).code;
+    expect(declineOf('9', undefined)).toBe(stripe('issuer_not_available'));
+    expect(declineOf('12', undefined)).toBe(stripe('insufficient_funds'));
+    expect(declineOf('20', undefined)).toBe(stripe('fraudulent'));
+    expect(declineOf('2', undefined)).toBe(stripe('generic_decline'));
+    expect(declineOf('46', undefined)).toBe(stripe('do_not_try_again'));
   });
 });
 

@@ -26,7 +26,7 @@ import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
 
 const HMAC_KEY = randomBytes(32).toString('hex').toUpperCase();
-const TIMEOUT_MS = 1500;
+const TIMEOUT_MS = 4000;
 
 let fake: AdyenFake;
 let stack: Stack;
@@ -108,12 +108,14 @@ describe('Adyen card payments', () => {
     expect((await paymentOf(id)).status).toBe('SUCCEEDED');
   });
 
-  it('a refusal is PAYMENT_DECLINED with our code and Adyen’s', async () => {
+  it('a refusal is PAYMENT_DECLINED with our code and Adyen’s, each in its own field', async () => {
     const { id, result } = await confirm('4111111111111111', { holderName: 'NOT_ENOUGH_BALANCE' });
     const declined = errorOf(result, 'PAYMENT_DECLINED');
-    expect(declined.extensions).toMatchObject({ declineCode: 'insufficient_funds' });
+    expect(declined.extensions).toMatchObject({ declineCode: 'insufficient_funds', processorCode: '12' });
     expect(declined.extensions?.declineMessage).toBe('Not enough balance (Adyen refusalReasonCode 12)');
-    expect(await paymentOf(id)).toMatchObject({ status: 'FAILED', errorCode: 'insufficient_funds' });
+    const payment = await paymentOf(id);
+    expect(payment).toMatchObject({ status: 'FAILED', errorCode: 'insufficient_funds', processorErrorCode: '12' });
+    expect(payment.activeAttempt).toMatchObject({ errorCode: 'insufficient_funds', processorErrorCode: '12' });
   });
 
   it('manual capture: authorised, captured at Adyen, SUCCEEDED on its CAPTURE notification', async () => {

@@ -1,6 +1,7 @@
-// Retries across real processors (issue 19): a soft decline at one processor is sent on to the next in the
-// profile's routing, a hard decline never is. Both processors are the local fakes of Stripe and Adyen, each
-// behaving as that processor's published test cards and holder names do.
+// Retries across real processors (issue 19): each processor's decline is read as the decline catalog's code
+// (docs/declines.md), whose class decides: a soft decline at one processor is sent on to the next in the profile's
+// routing, a plain decline only when the profile lists its code, a hard decline never. Both processors are the local
+// fakes of Stripe and Adyen, each behaving as that processor's published test cards and holder names do.
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -45,13 +46,17 @@ afterEach(() => {
   expect(adyen.invalid).toEqual([]);
 });
 
-async function pay(routing: string[], number: string, holderName?: string) {
-  dataOf(await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, routing } }));
+async function pay(routing: string[], number: string, holderName?: string, retryableDeclineCodes: string[] = []) {
+  dataOf(await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, routing, retryableDeclineCodes } }));
   const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 4200, currency: 'EUR' } })).createPayment;
   const card = { number, expiryMonth: 3, expiryYear: new Date().getUTCFullYear() + 2, cvc: '737', ...(holderName ? { holderName } : {}) };
   const result = await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: { card } } });
   const payment = dataOf(await shop.secret(PaymentDocument, { id: created.id })).payment!;
-  return { result, payment, attempts: payment.attempts.map((attempt) => `${attempt.connector}:${attempt.status}:${attempt.errorCode ?? ''}`) };
+  // connector:status:our code/the processor's own
+  const attempts = payment.attempts.map(
+    (attempt) => `${attempt.connector}:${attempt.status}:${[attempt.errorCode, attempt.processorErrorCode].filter((code) => code !== null).join('/')}`,
+  );
+  return { result, payment, attempts };
 }
 
 const stripeCharges = () => stripe.requests.filter((request) => request.method === 'POST' && request.path === '/v1/payment_intents').length;
@@ -61,32 +66,40 @@ describe('a payment routed to Adyen, then Stripe', () => {
   it('is sent on to Stripe after a soft decline at Adyen (issuer unavailable), and succeeds there', async () => {
     const { result, payment, attempts } = await pay(['adyen', 'stripe'], '4242424242424242', 'ISSUER_UNAVAILABLE');
     expect(dataOf(result).confirmPayment.status).toBe('SUCCEEDED');
-    expect(attempts).toEqual(['adyen:FAILURE:issuer_unavailable', 'stripe:CHARGED:']);
+    expect(attempts).toEqual(['adyen:FAILURE:issuer_unavailable/9', 'stripe:CHARGED:']);
     expect(payment.amountReceived).toBe(4200);
   });
 
   it('is not sent on after a hard decline at Adyen (fraud): Stripe is never asked', async () => {
     const before = stripeCharges();
-    const { result, attempts } = await pay(['adyen', 'stripe'], '4242424242424242', 'FRAUD');
-    errorOf(result, 'PAYMENT_DECLINED');
-    expect(attempts).toEqual(['adyen:AUTHORIZATION_FAILED:fraudulent']);
+    const { result, attempts } = await pay(['adyen', 'stripe'], '4242424242424242', 'FRAUD', ['card_declined']);
+    expect(errorOf(result, 'PAYMENT_DECLINED').extensions).toMatchObject({ declineCode: 'fraudulent', processorCode: '20' });
+    expect(attempts).toEqual(['adyen:AUTHORIZATION_FAILED:fraudulent/20']);
     expect(stripeCharges()).toBe(before);
   });
 });
 
 describe('a payment routed to Stripe, then Adyen', () => {
-  it('is sent on to Adyen after a soft decline at Stripe (generic_decline)', async () => {
-    // Adyen refuses this number too (it is none of Adyen's test cards): what matters is that it was asked.
+  it('is not sent on after a plain decline at Stripe (generic_decline) the profile does not list', async () => {
+    const before = adyenPayments();
     const { result, attempts } = await pay(['stripe', 'adyen'], '4000000000000002');
+    expect(errorOf(result, 'PAYMENT_DECLINED').extensions).toMatchObject({ declineCode: 'card_declined', processorCode: 'generic_decline' });
+    expect(attempts).toEqual(['stripe:AUTHORIZATION_FAILED:card_declined/generic_decline']);
+    expect(adyenPayments()).toBe(before);
+  });
+
+  it('is sent on to Adyen after a plain decline at Stripe (generic_decline) the profile lists as card_declined', async () => {
+    // Adyen refuses this number too (it is none of Adyen's test cards): what matters is that it was asked.
+    const { result, attempts } = await pay(['stripe', 'adyen'], '4000000000000002', undefined, ['card_declined']);
     errorOf(result, 'PAYMENT_DECLINED');
-    expect(attempts).toEqual(['stripe:FAILURE:card_declined', 'adyen:AUTHORIZATION_FAILED:card_declined']);
+    expect(attempts).toEqual(['stripe:FAILURE:card_declined/generic_decline', 'adyen:AUTHORIZATION_FAILED:card_declined/2']);
   });
 
   it('is not sent on after a hard decline at Stripe (insufficient_funds): Adyen is never asked', async () => {
     const before = adyenPayments();
-    const { result, attempts } = await pay(['stripe', 'adyen'], '4000000000009995');
-    errorOf(result, 'PAYMENT_DECLINED');
-    expect(attempts).toEqual(['stripe:AUTHORIZATION_FAILED:insufficient_funds']);
+    const { result, attempts } = await pay(['stripe', 'adyen'], '4000000000009995', undefined, ['card_declined']);
+    expect(errorOf(result, 'PAYMENT_DECLINED').extensions).toMatchObject({ declineCode: 'insufficient_funds', processorCode: 'insufficient_funds' });
+    expect(attempts).toEqual(['stripe:AUTHORIZATION_FAILED:insufficient_funds/insufficient_funds']);
     expect(adyenPayments()).toBe(before);
   });
 });

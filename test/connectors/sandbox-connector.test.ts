@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectorError } from '../../src/modules/connectors/port.ts';
+import { ConnectorError, type ProcessorPayment } from '../../src/modules/connectors/port.ts';
 import { SandboxConnector } from '../../src/modules/connectors/sandbox/connector.ts';
 import { closedPort } from '../support/stack.ts';
 
@@ -82,6 +82,20 @@ describe('answers', () => {
   ])('HTTP %i with a payment object is an answer', async (status, body, expected) => {
     const { answer } = await outcome({ status, body });
     expect(answer).toMatchObject({ transactionId: 'sbx_pay_1', status: expected });
+  });
+});
+
+describe('declines', () => {
+  // The sandbox sends the decline catalog's codes: they pass through, the sandbox's own code kept beside; one outside
+  // the catalog is the unknown decline. Its `retryable` is not read: the catalog decides (payments/machine/retry.ts).
+  it.each([
+    ['insufficient_funds', true, 'insufficient_funds'],
+    ['processing_error', false, 'processing_error'],
+    ['card_declined', true, 'card_declined'],
+    ['stolen_card_v2', true, 'card_declined'],
+  ])('%s (sandbox retryable: %s) reads as %s', async (code, retryable, ours) => {
+    const { answer } = await outcome({ status: 402, body: payment({ status: 'failed', amount_captured: 0, error: { code, message: 'No.', retryable } }) });
+    expect((answer as ProcessorPayment).error).toEqual({ code: ours, processorCode: code, message: 'No.' });
   });
 });
 

@@ -98,16 +98,17 @@ describe('card payments at Stripe', () => {
   });
 
   it.each([
-    [CARDS.declined, 'card_declined', 'card_declined/generic_decline'],
-    [CARDS.insufficientFunds, 'insufficient_funds', 'card_declined/insufficient_funds'],
-    [CARDS.expired, 'expired_card', 'expired_card/expired_card'],
-    [CARDS.incorrectCvc, 'incorrect_cvc', 'incorrect_cvc/incorrect_cvc'],
-  ])('%s: PAYMENT_DECLINED with our code %s and Stripe’s (%s); the payment is FAILED', async (number, code, stripeCodes) => {
+    [CARDS.declined, 'card_declined', 'generic_decline', 'card_declined/generic_decline'],
+    [CARDS.insufficientFunds, 'insufficient_funds', 'insufficient_funds', 'card_declined/insufficient_funds'],
+    [CARDS.expired, 'expired_card', 'expired_card', 'expired_card/expired_card'],
+    [CARDS.incorrectCvc, 'incorrect_cvc', 'incorrect_cvc', 'incorrect_cvc/incorrect_cvc'],
+  ])('%s: PAYMENT_DECLINED with our code %s and Stripe’s decline_code %s; the payment is FAILED', async (number, code, declineCode, stripeCodes) => {
     const { created, confirmed } = await pay(number);
     const error = errorOf(confirmed, 'PAYMENT_DECLINED');
-    expect(error.extensions).toMatchObject({ declineCode: code, paymentId: created.id, status: 'FAILED' });
+    expect(error.extensions).toMatchObject({ declineCode: code, processorCode: declineCode, paymentId: created.id, status: 'FAILED' });
     const payment = await paymentOf(created.id);
-    expect(payment).toMatchObject({ status: 'FAILED', errorCode: code });
+    expect(payment).toMatchObject({ status: 'FAILED', errorCode: code, processorErrorCode: declineCode });
+    expect(payment.activeAttempt).toMatchObject({ errorCode: code, processorErrorCode: declineCode });
     expect(payment.errorMessage).toContain(`(stripe: ${stripeCodes})`);
   });
 

@@ -2,7 +2,8 @@
 // library makes (generateTestHeaderString): exactly those verify, nothing tampered with does.
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { HARD_DECLINE_CODES } from '../../src/modules/payments/machine/retry.ts';
+import { DECLINE_CATALOG, isDeclineCode, type DeclineCode } from '../../src/kernel/declines.ts';
+import { retryDecision } from '../../src/modules/payments/machine/retry.ts';
 import { CALLBACK_TOLERANCE_SECONDS, parseStripeCallback, verifyStripeSignature } from '../../src/modules/connectors/stripe/callbacks.ts';
 import { DECLINE_CODES, declineOf } from '../../src/modules/connectors/stripe/decline-map.ts';
 import { DISPUTE_STATUS_MAP, PAYMENT_STATUSES, REFUND_STATUS_MAP, toProcessorPayment } from '../../src/modules/connectors/stripe/status-map.ts';
@@ -55,12 +56,12 @@ describe('PaymentIntent statuses', () => {
     expect(toProcessorPayment(intent(fields)).status).toBe(expected);
   });
 
-  it('a 3DS intent carries its redirect; a declined one our code, with Stripe’s in the message', () => {
+  it('a 3DS intent carries its redirect; a declined one our code, with Stripe’s beside it and in the message', () => {
     const challenged = toProcessorPayment(intent(rows[4]![1]));
     expect(challenged.nextAction).toEqual({ type: 'redirect', url: 'https://hooks.stripe.com/3ds' });
     expect(toProcessorPayment(intent(rows[0]![1])).error).toEqual({
       code: 'card_declined',
-      retryable: true,
+      processorCode: 'generic_decline',
       message: 'Your card was declined. (stripe: card_declined/generic_decline)',
     });
   });
@@ -81,16 +82,33 @@ describe('PaymentIntent statuses', () => {
 });
 
 describe('declines', () => {
-  // [Stripe's code, our code, may another processor be tried]
-  const rows: [string, string, boolean][] = [
-    ['generic_decline', 'card_declined', true],
-    ['card_declined', 'card_declined', true],
-    ['do_not_honor', 'card_declined', true],
+  // [Stripe's decline_code, the catalog's code, sent on to the next processor (without the profile listing it)]
+  const rows: [string, DeclineCode, boolean][] = [
+    ['generic_decline', 'card_declined', false],
+    ['card_declined', 'card_declined', false],
+    ['do_not_honor', 'card_declined', false],
+    ['call_issuer', 'card_declined', false],
+    ['no_action_taken', 'card_declined', false],
     ['try_again_later', 'processing_error', true],
     ['processing_error', 'processing_error', true],
-    ['issuer_not_available', 'processing_error', true],
+    ['reenter_transaction', 'processing_error', true],
+    ['issuer_not_available', 'issuer_unavailable', true],
     ['card_not_supported', 'card_not_supported', true],
     ['currency_not_supported', 'currency_not_supported', true],
+    ['authentication_required', 'authentication_required', true],
+    ['invalid_amount', 'invalid_amount', false],
+    ['not_permitted', 'transaction_not_allowed', false],
+    ['service_not_allowed', 'transaction_not_allowed', false],
+    ['transaction_not_allowed', 'transaction_not_allowed', false],
+    ['card_velocity_exceeded', 'card_velocity_exceeded', false],
+    ['withdrawal_count_limit_exceeded', 'card_velocity_exceeded', false],
+    ['incorrect_zip', 'incorrect_address', false],
+    ['incorrect_pin', 'incorrect_pin', false],
+    ['invalid_pin', 'incorrect_pin', false],
+    ['pin_try_exceeded', 'pin_tries_exceeded', false],
+    ['offline_pin_required', 'online_pin_required', false],
+    ['online_or_offline_pin_required', 'online_pin_required', false],
+    ['invalid_account', 'invalid_account', false],
     ['insufficient_funds', 'insufficient_funds', false],
     ['expired_card', 'expired_card', false],
     ['incorrect_cvc', 'incorrect_cvc', false],
@@ -100,39 +118,48 @@ describe('declines', () => {
     ['lost_card', 'lost_card', false],
     ['stolen_card', 'stolen_card', false],
     ['pickup_card', 'pickup_card', false],
+    ['restricted_card', 'restricted_card', false],
+    ['security_violation', 'restricted_card', false],
     ['fraudulent', 'fraudulent', false],
     ['merchant_blacklist', 'fraudulent', false],
     ['payment_intent_authentication_failure', 'authentication_failed', false],
+    ['revocation_of_authorization', 'revocation_of_authorization', false],
+    ['revocation_of_all_authorizations', 'revocation_of_authorization', false],
+    ['stop_payment_order', 'revocation_of_authorization', false],
+    ['do_not_try_again', 'do_not_try_again', false],
   ];
+  const noProfileCodes = { retriesUsed: 0, maxRetries: 3, retryableDeclineCodes: [], nextConnectorAvailable: true };
 
-  it('every code of the table has a row here', () => {
+  it('every code of the table has a row here, each on a code of the catalog', () => {
     expect(rows.map(([code]) => code).sort()).toEqual(Object.keys(DECLINE_CODES).sort());
+    for (const ours of Object.values(DECLINE_CODES)) expect(isDeclineCode(ours)).toBe(true);
   });
 
-  it.each(rows)('%s → %s (retryable: %s), Stripe’s code kept', (stripeCode, ours, retryable) => {
+  it.each(rows)('%s → %s (sent on: %s), Stripe’s code kept beside it', (stripeCode, ours, sentOn) => {
     const decline = declineOf({ type: 'card_error', code: 'card_declined', decline_code: stripeCode, message: 'Declined.' });
-    expect(decline).toEqual({ code: ours, retryable, message: `Declined. (stripe: card_declined/${stripeCode})` });
-    // A code our retry rules hold hard is never marked retryable here.
-    if (HARD_DECLINE_CODES.has(ours)) expect(retryable).toBe(false);
+    expect(decline).toEqual({ code: ours, processorCode: stripeCode, message: `Declined. (stripe: card_declined/${stripeCode})` });
+    // The decision is the catalog's: the same as any processor's decline with that code.
+    expect(retryDecision({ kind: 'declined', code: decline.code }, noProfileCodes).retry).toBe(sentOn);
+    expect(sentOn).toBe(DECLINE_CATALOG[ours].retry === 'soft' || DECLINE_CATALOG[ours].retry === 'processor_error');
   });
 
   it('a code without decline_code is read by its code; an unknown one is a decline not sent on', () => {
-    expect(declineOf({ type: 'card_error', code: 'expired_card', message: 'Expired.' })).toMatchObject({ code: 'expired_card', retryable: false });
-    expect(declineOf({ type: 'card_error', code: 'something_new', message: 'No.' })).toEqual({
-      code: 'card_declined',
-      retryable: false,
-      message: 'No. (stripe: something_new)',
-    });
+    expect(declineOf({ type: 'card_error', code: 'expired_card', message: 'Expired.' })).toMatchObject({ code: 'expired_card', processorCode: 'expired_card' });
+    const unknown = declineOf({ type: 'card_error', code: 'something_new', message: 'No.' });
+    expect(unknown).toEqual({ code: 'card_declined', processorCode: 'something_new', message: 'No. (stripe: something_new)' });
+    expect(retryDecision({ kind: 'declined', code: unknown.code }, noProfileCodes).retry).toBe(false);
   });
 
-  it('a decline_code it has no row for is a decline not sent on, though its code (card_declined) has a retryable row', () => {
-    for (const declineCode of ['do_not_try_again', 'security_violation', 'restricted_card', 'stop_payment_order', 'revocation_of_authorization']) {
+  it('a decline_code it has no row for is unknown, whatever its code (card_declined) maps to', () => {
+    for (const declineCode of ['duplicate_transaction', 'new_account_information_available', 'testmode_decline']) {
       expect(DECLINE_CODES[declineCode]).toBeUndefined();
       expect(declineOf({ type: 'card_error', code: 'card_declined', decline_code: declineCode, message: 'No.' })).toMatchObject({
         code: 'card_declined',
-        retryable: false,
+        processorCode: declineCode,
       });
     }
+    // Not a row: an inherited property of the table is no Stripe code.
+    expect(declineOf({ type: 'card_error', code: 'card_declined', decline_code: 'constructor', message: 'No.' }).code).toBe('card_declined');
   });
 });
 

@@ -7,6 +7,7 @@ import type { ProcessorPayoutStatus } from '../payouts/machine.ts';
 import type { ProcessorRefundStatus } from '../refunds/machine.ts';
 import type { PaymentMethodType } from '../payments/methods.ts';
 import type { CaptureMethod } from '../payments/machine/statuses.ts';
+import type { DeclineCode } from '../../kernel/declines.ts';
 
 export interface CardDetails {
   number: string;
@@ -80,7 +81,17 @@ export interface ProcessorPayment {
   nextAction: ProcessorNextAction | null;
   /** A reusable token of the card, when one was asked for. */
   paymentMethodToken: string | null;
-  error: { code: string; message: string; retryable: boolean } | null;
+  error: PaymentError | null;
+}
+
+/**
+ * Why a payment failed: the decline catalog's code (src/kernel/declines.ts, which also says whether another processor
+ * may be tried), the processor's own code as it sent it (null when it sent none), and its message.
+ */
+export interface PaymentError {
+  code: DeclineCode;
+  processorCode: string | null;
+  message: string;
 }
 
 export interface RefundRequest {

@@ -76,7 +76,9 @@ export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
       resolve: (profile, _args, { principal }) => settingsFor(profile, principal).maxRetries,
     }),
     retryableDeclineCodes: t.stringList({
-      description: settingDescription('Decline codes retried on the next connector (hard declines never are).'),
+      description: settingDescription(
+        'Decline codes (docs/declines.md) retried on the next connector, such as card_declined; soft declines and processor errors always are, hard declines never.',
+      ),
       resolve: (profile, _args, { principal }) => settingsFor(profile, principal).retryableDeclineCodes,
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
@@ -133,7 +135,9 @@ const UpdateBusinessProfileInput = inputTypeFor('UpdateBusinessProfileInput', up
     sessionExpirySeconds: t.int({
       description: '60 to 7776000 (90 days): payments not confirmed within it expire (payment_expired). Applies to payments created afterwards.',
     }),
-    retryableDeclineCodes: t.stringList({ description: 'Decline codes worth another connector, e.g. card_declined; hard declines are refused.' }),
+    retryableDeclineCodes: t.stringList({
+      description: 'Decline codes (docs/declines.md) worth another connector, such as card_declined; hard declines are refused.',
+    }),
   }),
 });
 

@@ -14,6 +14,11 @@ function forSecretKey<T>(principal: Principal, value: T): T | null {
   return principal.kind === 'secretKey' ? value : null;
 }
 
+const ERROR_CODE_DESCRIPTION =
+  "Why it failed: a processor's decline as a code of the decline catalog, the same at every processor (docs/declines.md), or our own error code.";
+const PROCESSOR_ERROR_CODE_DESCRIPTION =
+  "The processor's own code of the failure, as it sent it (Stripe's decline_code, Adyen's refusalReasonCode); null when it sent none.";
+
 export const PaymentStatusEnum = builder.enumType('PaymentStatus', { values: INTENT_STATUSES });
 export const AttemptStatusEnum = builder.enumType('AttemptStatus', { values: ATTEMPT_STATUSES });
 export const CaptureMethodEnum = builder.enumType('CaptureMethod', { values: ['AUTOMATIC', 'MANUAL'] as const });
@@ -81,7 +86,8 @@ export const PaymentAttemptRef = builder.prismaObject('PaymentAttempt', {
               fingerprint: forSecretKey(principal, attempt.cardFingerprint),
             },
     }),
-    errorCode: t.exposeString('errorCode', { nullable: true }),
+    errorCode: t.exposeString('errorCode', { nullable: true, description: ERROR_CODE_DESCRIPTION }),
+    processorErrorCode: t.exposeString('processorErrorCode', { nullable: true, description: PROCESSOR_ERROR_CODE_DESCRIPTION }),
     errorMessage: t.exposeString('errorMessage', { nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
@@ -146,7 +152,8 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
     profileId: t.exposeString('profileId'),
     attemptCount: t.exposeInt('attemptCount'),
     cancellationReason: t.exposeString('cancellationReason', { nullable: true }),
-    errorCode: t.exposeString('errorCode', { nullable: true }),
+    errorCode: t.exposeString('errorCode', { nullable: true, description: ERROR_CODE_DESCRIPTION }),
+    processorErrorCode: t.exposeString('processorErrorCode', { nullable: true, description: PROCESSOR_ERROR_CODE_DESCRIPTION }),
     errorMessage: t.exposeString('errorMessage', { nullable: true }),
     version: t.exposeInt('version', { description: 'Increases with every change; order updates by it.' }),
     expiresAt: t.expose('expiresAt', {

@@ -1,79 +1,81 @@
 // How Adyen's failures read as ours. A refused payment's refusalReasonCode (Adyen's catalog, docs/connectors/adyen.md)
-// becomes one of our decline codes, the ones payments/machine/retry.ts knows as hard, with whether another
-// processor may be tried; Adyen's own code and reason stay in the message. An HTTP error is a ConnectorError
-// saying whether the request certainly did nothing.
-import { ConnectorError } from '../port.ts';
+// becomes a code of the decline catalog (src/kernel/declines.ts), which says whether another processor may be tried;
+// Adyen's own code is kept beside it, and its reason in the message. An HTTP error is a ConnectorError saying whether
+// the request certainly did nothing.
+import { UNKNOWN_DECLINE, type DeclineCode } from '../../../kernel/declines.ts';
+import { ConnectorError, type PaymentError } from '../port.ts';
 import { adyenErrorSchema } from './wire.ts';
 
-export interface Decline {
-  /** Our decline code. */
-  code: string;
-  /** Whether another processor may be tried (a soft decline or a processor error). */
-  retryable: boolean;
-}
-
-/** Adyen's refusalReasonCode → our decline. Codes not here are card_declined, not retryable. */
-export const REFUSAL_REASONS: Readonly<Record<string, { reason: string } & Decline>> = {
-  '0': { reason: 'Unknown', code: 'processing_error', retryable: true },
-  '2': { reason: 'Refused', code: 'card_declined', retryable: false },
-  '3': { reason: 'Referral', code: 'card_declined', retryable: false },
-  '4': { reason: 'Acquirer Error', code: 'processing_error', retryable: true },
-  '5': { reason: 'Blocked Card', code: 'pickup_card', retryable: false },
-  '6': { reason: 'Expired Card', code: 'expired_card', retryable: false },
-  '7': { reason: 'Invalid Amount', code: 'invalid_amount', retryable: false },
-  '8': { reason: 'Invalid Card Number', code: 'invalid_number', retryable: false },
-  '9': { reason: 'Issuer Unavailable', code: 'issuer_unavailable', retryable: true },
-  '10': { reason: 'Not supported', code: 'card_not_supported', retryable: true },
-  '11': { reason: '3D Not Authenticated', code: 'authentication_failed', retryable: false },
-  '12': { reason: 'Not enough balance', code: 'insufficient_funds', retryable: false },
-  '14': { reason: 'Acquirer Fraud', code: 'fraudulent', retryable: false },
-  '15': { reason: 'Cancelled', code: 'card_declined', retryable: false },
-  '16': { reason: 'Shopper Cancelled', code: 'customer_cancelled', retryable: false },
-  '17': { reason: 'Invalid Pin', code: 'incorrect_pin', retryable: false },
-  '18': { reason: 'Pin tries exceeded', code: 'pin_tries_exceeded', retryable: false },
-  '19': { reason: 'Pin validation not possible', code: 'processing_error', retryable: true },
-  '20': { reason: 'FRAUD', code: 'fraudulent', retryable: false },
-  '21': { reason: 'Not Submitted', code: 'processing_error', retryable: true },
-  '22': { reason: 'FRAUD-CANCELLED', code: 'fraudulent', retryable: false },
-  '23': { reason: 'Transaction Not Permitted', code: 'transaction_not_allowed', retryable: false },
-  '24': { reason: 'CVC Declined', code: 'incorrect_cvc', retryable: false },
-  '25': { reason: 'Restricted Card', code: 'restricted_card', retryable: false },
-  '26': { reason: 'Revocation Of Auth', code: 'revocation_of_authorization', retryable: false },
-  '27': { reason: 'Declined Non Generic', code: 'card_declined', retryable: false },
-  '28': { reason: 'Withdrawal amount exceeded', code: 'card_velocity_exceeded', retryable: false },
-  '29': { reason: 'Withdrawal count exceeded', code: 'card_velocity_exceeded', retryable: false },
-  '31': { reason: 'Issuer Suspected Fraud', code: 'fraudulent', retryable: false },
-  '32': { reason: 'AVS Declined', code: 'incorrect_address', retryable: false },
-  '33': { reason: 'Card requires online pin', code: 'online_pin_required', retryable: false },
-  '34': { reason: 'No checking account available on Card', code: 'invalid_account', retryable: false },
-  '35': { reason: 'No savings account available on Card', code: 'invalid_account', retryable: false },
-  '36': { reason: 'Mobile pin required', code: 'online_pin_required', retryable: false },
-  '37': { reason: 'Contactless fallback', code: 'card_declined', retryable: false },
-  '38': { reason: 'Authentication required', code: 'authentication_required', retryable: true },
-  '39': { reason: 'RReq not received from DS', code: 'authentication_failed', retryable: false },
-  '42': { reason: '3DS Authentication Error', code: 'authentication_failed', retryable: false },
-  '46': { reason: 'Transaction blocked by Adyen to prevent excessive retry fees', code: 'do_not_try_again', retryable: false },
+/** Adyen's refusalReasonCode → the catalog's code. Codes not here are the catalog's unknown decline. */
+export const REFUSAL_REASONS: Readonly<Record<string, { reason: string; code: DeclineCode }>> = {
+  '0': { reason: 'Unknown', code: 'processing_error' },
+  '2': { reason: 'Refused', code: 'card_declined' },
+  '3': { reason: 'Referral', code: 'card_declined' },
+  '4': { reason: 'Acquirer Error', code: 'processing_error' },
+  '5': { reason: 'Blocked Card', code: 'pickup_card' },
+  '6': { reason: 'Expired Card', code: 'expired_card' },
+  '7': { reason: 'Invalid Amount', code: 'invalid_amount' },
+  '8': { reason: 'Invalid Card Number', code: 'invalid_number' },
+  '9': { reason: 'Issuer Unavailable', code: 'issuer_unavailable' },
+  '10': { reason: 'Not supported', code: 'card_not_supported' },
+  '11': { reason: '3D Not Authenticated', code: 'authentication_failed' },
+  '12': { reason: 'Not enough balance', code: 'insufficient_funds' },
+  '14': { reason: 'Acquirer Fraud', code: 'fraudulent' },
+  '15': { reason: 'Cancelled', code: 'card_declined' },
+  '16': { reason: 'Shopper Cancelled', code: 'customer_cancelled' },
+  '17': { reason: 'Invalid Pin', code: 'incorrect_pin' },
+  '18': { reason: 'Pin tries exceeded', code: 'pin_tries_exceeded' },
+  '19': { reason: 'Pin validation not possible', code: 'processing_error' },
+  '20': { reason: 'FRAUD', code: 'fraudulent' },
+  '21': { reason: 'Not Submitted', code: 'processing_error' },
+  '22': { reason: 'FRAUD-CANCELLED', code: 'fraudulent' },
+  '23': { reason: 'Transaction Not Permitted', code: 'transaction_not_allowed' },
+  '24': { reason: 'CVC Declined', code: 'incorrect_cvc' },
+  '25': { reason: 'Restricted Card', code: 'restricted_card' },
+  '26': { reason: 'Revocation Of Auth', code: 'revocation_of_authorization' },
+  '27': { reason: 'Declined Non Generic', code: 'card_declined' },
+  '28': { reason: 'Withdrawal amount exceeded', code: 'card_velocity_exceeded' },
+  '29': { reason: 'Withdrawal count exceeded', code: 'card_velocity_exceeded' },
+  '31': { reason: 'Issuer Suspected Fraud', code: 'fraudulent' },
+  '32': { reason: 'AVS Declined', code: 'incorrect_address' },
+  '33': { reason: 'Card requires online pin', code: 'online_pin_required' },
+  '34': { reason: 'No checking account available on Card', code: 'invalid_account' },
+  '35': { reason: 'No savings account available on Card', code: 'invalid_account' },
+  '36': { reason: 'Mobile pin required', code: 'online_pin_required' },
+  '37': { reason: 'Contactless fallback', code: 'card_declined' },
+  '38': { reason: 'Authentication required', code: 'authentication_required' },
+  '39': { reason: 'RReq not received from DS', code: 'authentication_failed' },
+  '42': { reason: '3DS Authentication Error', code: 'authentication_failed' },
+  '46': { reason: 'Transaction blocked by Adyen to prevent excessive retry fees', code: 'do_not_try_again' },
 };
 
-const UNLISTED: Decline = { code: 'card_declined', retryable: false };
+const rowOf = (refusalReasonCode: string | undefined) =>
+  refusalReasonCode !== undefined && Object.hasOwn(REFUSAL_REASONS, refusalReasonCode) ? REFUSAL_REASONS[refusalReasonCode] : undefined;
 
-/** Our decline of a refusal, by Adyen's code or (a notification carries only the text) its reason. */
-export function declineOf(refusalReasonCode: string | undefined, refusalReason: string | undefined): Decline {
-  const byCode = refusalReasonCode === undefined ? undefined : REFUSAL_REASONS[refusalReasonCode];
-  const byReason = Object.values(REFUSAL_REASONS).find((row) => row.reason.toLowerCase() === refusalReason?.toLowerCase());
-  const { code, retryable } = byCode ?? byReason ?? UNLISTED;
-  return { code, retryable };
+/** Adyen's code of a refusal: its refusalReasonCode or, when it has none we know (a notification carries only the text), its reason's. */
+function adyenCodeOf(refusalReasonCode: string | undefined, refusalReason: string | undefined): string | undefined {
+  if (rowOf(refusalReasonCode) !== undefined) return refusalReasonCode;
+  const byReason = Object.entries(REFUSAL_REASONS).find(([, row]) => row.reason.toLowerCase() === refusalReason?.toLowerCase());
+  return byReason?.[0] ?? refusalReasonCode;
 }
 
-/** The payment's error: our code, Adyen's own code and reason in the message (a payment shows both). */
-export function paymentErrorOf(refusalReasonCode: string | undefined, refusalReason: string | undefined) {
-  const decline = declineOf(refusalReasonCode, refusalReason);
-  const adyen = `Adyen refusalReasonCode ${refusalReasonCode ?? 'none'}`;
-  return { ...decline, message: `${refusalReason ?? 'Refused'} (${adyen})` };
+/** The catalog's code of a refusal, by Adyen's code or its reason. */
+export const declineOf = (refusalReasonCode: string | undefined, refusalReason: string | undefined): DeclineCode =>
+  rowOf(adyenCodeOf(refusalReasonCode, refusalReason))?.code ?? UNKNOWN_DECLINE;
+
+/** The payment's error: the catalog's code, Adyen's own code beside it and its reason in the message (a payment shows both). */
+export function paymentErrorOf(refusalReasonCode: string | undefined, refusalReason: string | undefined): PaymentError {
+  const adyenCode = adyenCodeOf(refusalReasonCode, refusalReason);
+  const message = `${refusalReason ?? 'Refused'} (Adyen refusalReasonCode ${refusalReasonCode ?? 'none'})`;
+  return { code: declineOf(refusalReasonCode, refusalReason), processorCode: adyenCode ?? null, message };
 }
 
 /** A processing error (resultCode Error): Adyen failed, so another processor may be tried. */
-export const ADYEN_ERROR: Decline = { code: 'processing_error', retryable: true };
+export const processingErrorOf = (refusalReason: string | undefined): PaymentError => ({
+  code: 'processing_error',
+  processorCode: null,
+  message: `${refusalReason ?? 'Error'} (Adyen resultCode Error)`,
+});
 
 /**
  * An HTTP error as a ConnectorError. Adyen's 4xx (validation, a wrong state, an unknown pspReference) did

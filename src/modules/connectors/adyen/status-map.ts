@@ -3,7 +3,7 @@
 import type { ProcessorPaymentStatus } from '../../payments/machine/attempt.ts';
 import type { CaptureMethod } from '../../payments/machine/statuses.ts';
 import type { ConnectorCallback, ProcessorDispute, ProcessorPayment, ProcessorRefund } from '../port.ts';
-import { ADYEN_ERROR, paymentErrorOf } from './decline-map.ts';
+import { paymentErrorOf, processingErrorOf } from './decline-map.ts';
 import { additionalText, CAPTURE_METADATA_KEY, PARTIAL_CAPTURE_SUFFIX, type AdyenPaymentResponse, type NotificationItem, type ResultCode } from './wire.ts';
 
 /** A resultCode of /payments or /payments/details as our status, for a payment captured `captureMethod`. */
@@ -38,7 +38,7 @@ export function toProcessorPayment(response: AdyenPaymentResponse, captureMethod
 }
 
 function errorOf(response: AdyenPaymentResponse): ProcessorPayment['error'] {
-  if (response.resultCode === 'Error') return { ...ADYEN_ERROR, message: `${response.refusalReason ?? 'Error'} (Adyen resultCode Error)` };
+  if (response.resultCode === 'Error') return processingErrorOf(response.refusalReason);
   return paymentErrorOf(response.refusalReasonCode, response.refusalReason);
 }
 

@@ -1,9 +1,18 @@
 // How the sandbox's failures read as ours. Its decline codes (a failed payment's error code: insufficient_funds,
-// stolen_card, ...) are ours already, the sandbox being built to send them: they pass through as they are, and
-// payments/machine/retry.ts decides which are hard. What is mapped here is the rest: the one decline that
-// changes the payment's status, and which HTTP refusals prove that a request changed nothing.
-import { ConnectorError } from '../port.ts';
-import { sandboxErrorSchema } from './wire.ts';
+// stolen_card, ...) are the decline catalog's (src/kernel/declines.ts), the sandbox being built to send them: they
+// pass through as they are, and the catalog, not the sandbox's own `retryable`, says whether another processor may
+// be tried. What is mapped here is the rest: a code outside the catalog, the one decline that changes the payment's
+// status, and which HTTP refusals prove that a request changed nothing.
+import { isDeclineCode, UNKNOWN_DECLINE } from '../../../kernel/declines.ts';
+import { ConnectorError, type PaymentError } from '../port.ts';
+import { sandboxErrorSchema, type SandboxPayment } from './wire.ts';
+
+/** A failed payment's error: the sandbox's code when the catalog has it, else the catalog's unknown decline; the sandbox's code kept beside. */
+export const paymentErrorOf = (error: NonNullable<SandboxPayment['error']>): PaymentError => ({
+  code: isDeclineCode(error.code) ? error.code : UNKNOWN_DECLINE,
+  processorCode: error.code,
+  message: error.message,
+});
 
 /** The decline of a customer who failed 3DS: the payment's status is then authentication_failed, not failed. */
 export const AUTHENTICATION_FAILED = 'authentication_failed';

@@ -1,9 +1,9 @@
 // The sandbox's answers as the port's objects: its statuses mapped to ours by table (one entry per status it
 // sends, so a status it adds fails to compile here), its fields renamed. Its decline codes pass through as
-// they are (decline-map.ts).
+// they are, read through the decline catalog (decline-map.ts).
 import type { ProcessorPaymentStatus } from '../../payments/machine/attempt.ts';
 import type { ProcessorDispute, ProcessorNextAction, ProcessorPayment, ProcessorPayout, ProcessorRefund } from '../port.ts';
-import { AUTHENTICATION_FAILED } from './decline-map.ts';
+import { AUTHENTICATION_FAILED, paymentErrorOf } from './decline-map.ts';
 import type { SandboxDispute, SandboxPayment, SandboxPayout, SandboxRefund } from './wire.ts';
 
 /** A payment's status, some refined by its amounts, its error or how it was canceled. */
@@ -61,7 +61,7 @@ export function toProcessorPayment(payment: SandboxPayment): ProcessorPayment {
     amountCaptured: payment.amount_captured,
     nextAction: nextActionOf(payment),
     paymentMethodToken: payment.payment_method_token ?? null,
-    error: payment.error,
+    error: payment.error === null ? null : paymentErrorOf(payment.error),
   };
 }
 

@@ -43,7 +43,8 @@ export const sandboxPaymentSchema = z.object({
     ])
     .nullable(),
   payment_method_token: processorText(200).nullish(),
-  error: z.object({ code: processorText(100), message: processorText(1000), retryable: z.boolean() }).nullable(),
+  // Its `retryable` is not read: the decline catalog decides (decline-map.ts).
+  error: z.object({ code: processorText(100), message: processorText(1000) }).nullable(),
   canceled_after_capture: z.boolean().optional(),
 });
 export type SandboxPayment = z.infer<typeof sandboxPaymentSchema>;

@@ -1,46 +1,67 @@
-// How Stripe's failures read as ours. A declined card's `decline_code` (or, without one, its `code`) maps to
-// our decline catalog, the one the sandbox sends and payments/machine/retry.ts decides on: its HARD_DECLINE_CODES
-// are never sent to another processor, and `retryable` here says whether a soft decline may be. Stripe's own codes
-// stay in the message, so the payment shows both. Refused requests map to a ConnectorError that says whether
-// Stripe may have acted.
-import { ConnectorError } from '../port.ts';
+// How Stripe's failures read as ours. A declined card's `decline_code` (or, without one, its `code`) maps to a code of
+// the decline catalog (src/kernel/declines.ts), which says whether another processor may be tried; Stripe's own code
+// is kept beside it (and in the message), so the payment shows both. Refused requests map to a ConnectorError that
+// says whether Stripe may have acted.
+import { UNKNOWN_DECLINE, type DeclineCode } from '../../../kernel/declines.ts';
+import { ConnectorError, type PaymentError } from '../port.ts';
 import type { StripeError } from './wire.ts';
 
-/** Stripe's decline and error codes (docs.stripe.com/declines/codes, docs.stripe.com/error-codes) as ours. */
-export const DECLINE_CODES: Readonly<Record<string, { code: string; retryable: boolean }>> = {
-  generic_decline: { code: 'card_declined', retryable: true },
-  card_declined: { code: 'card_declined', retryable: true },
-  do_not_honor: { code: 'card_declined', retryable: true },
-  try_again_later: { code: 'processing_error', retryable: true },
-  processing_error: { code: 'processing_error', retryable: true },
-  issuer_not_available: { code: 'processing_error', retryable: true },
-  card_not_supported: { code: 'card_not_supported', retryable: true },
-  currency_not_supported: { code: 'currency_not_supported', retryable: true },
-  insufficient_funds: { code: 'insufficient_funds', retryable: false },
-  expired_card: { code: 'expired_card', retryable: false },
-  incorrect_cvc: { code: 'incorrect_cvc', retryable: false },
-  invalid_cvc: { code: 'incorrect_cvc', retryable: false },
-  incorrect_number: { code: 'invalid_number', retryable: false },
-  invalid_number: { code: 'invalid_number', retryable: false },
-  lost_card: { code: 'lost_card', retryable: false },
-  stolen_card: { code: 'stolen_card', retryable: false },
-  pickup_card: { code: 'pickup_card', retryable: false },
-  fraudulent: { code: 'fraudulent', retryable: false },
-  merchant_blacklist: { code: 'fraudulent', retryable: false },
-  payment_intent_authentication_failure: { code: 'authentication_failed', retryable: false },
+/** Stripe's decline and error codes (docs.stripe.com/declines/codes, docs.stripe.com/error-codes) as the catalog's. */
+export const DECLINE_CODES: Readonly<Record<string, DeclineCode>> = {
+  generic_decline: 'card_declined',
+  card_declined: 'card_declined',
+  do_not_honor: 'card_declined',
+  call_issuer: 'card_declined',
+  no_action_taken: 'card_declined',
+  try_again_later: 'processing_error',
+  processing_error: 'processing_error',
+  reenter_transaction: 'processing_error',
+  issuer_not_available: 'issuer_unavailable',
+  card_not_supported: 'card_not_supported',
+  currency_not_supported: 'currency_not_supported',
+  authentication_required: 'authentication_required',
+  invalid_amount: 'invalid_amount',
+  not_permitted: 'transaction_not_allowed',
+  service_not_allowed: 'transaction_not_allowed',
+  transaction_not_allowed: 'transaction_not_allowed',
+  card_velocity_exceeded: 'card_velocity_exceeded',
+  withdrawal_count_limit_exceeded: 'card_velocity_exceeded',
+  incorrect_zip: 'incorrect_address',
+  incorrect_pin: 'incorrect_pin',
+  invalid_pin: 'incorrect_pin',
+  pin_try_exceeded: 'pin_tries_exceeded',
+  offline_pin_required: 'online_pin_required',
+  online_or_offline_pin_required: 'online_pin_required',
+  invalid_account: 'invalid_account',
+  insufficient_funds: 'insufficient_funds',
+  expired_card: 'expired_card',
+  incorrect_cvc: 'incorrect_cvc',
+  invalid_cvc: 'incorrect_cvc',
+  incorrect_number: 'invalid_number',
+  invalid_number: 'invalid_number',
+  lost_card: 'lost_card',
+  stolen_card: 'stolen_card',
+  pickup_card: 'pickup_card',
+  restricted_card: 'restricted_card',
+  security_violation: 'restricted_card',
+  fraudulent: 'fraudulent',
+  merchant_blacklist: 'fraudulent',
+  payment_intent_authentication_failure: 'authentication_failed',
+  revocation_of_authorization: 'revocation_of_authorization',
+  revocation_of_all_authorizations: 'revocation_of_authorization',
+  stop_payment_order: 'revocation_of_authorization',
+  do_not_try_again: 'do_not_try_again',
 };
 
-/** What a decline Stripe has no entry for reads as: a decline, not sent on (a wrong guess must not charge twice). */
-const UNKNOWN_DECLINE = { code: 'card_declined', retryable: false };
-
-/** A failed payment's error: our code and retry decision, Stripe's codes kept in the message. */
-export function declineOf(error: StripeError): { code: string; message: string; retryable: boolean } {
+/** A failed payment's error: the catalog's code, Stripe's own (its decline_code, else its code), both in the message too. */
+export function declineOf(error: StripeError): PaymentError {
   const stripeCodes = [error.code, error.decline_code].filter((code) => code != null);
-  // A decline_code we have no entry for is unknown, whatever its code says: card_declined is retryable only as
-  // Stripe's generic answer, and do_not_try_again, restricted_card, … come with that same code.
-  const mapped = (error.decline_code != null ? DECLINE_CODES[error.decline_code] : DECLINE_CODES[error.code ?? '']) ?? UNKNOWN_DECLINE;
+  // A decline_code we have no entry for is unknown, whatever its code says: Stripe sends its generic card_declined
+  // code with every decline_code, the ones we have no row for too.
+  const stripeCode = error.decline_code ?? error.code ?? null;
+  const code = (stripeCode !== null && Object.hasOwn(DECLINE_CODES, stripeCode) ? DECLINE_CODES[stripeCode] : undefined) ?? UNKNOWN_DECLINE;
   const message = `${error.message ?? 'The payment failed.'} (stripe: ${stripeCodes.join('/') || error.type})`;
-  return { ...mapped, message };
+  return { code, processorCode: stripeCode, message };
 }
 
 /** What this file reads of the errors Stripe's library throws: their class name is their `type`. */

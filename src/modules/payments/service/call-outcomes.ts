@@ -7,7 +7,7 @@ import { transitionAttempt } from '../machine/attempt.ts';
 import { AWAITING_PROCESSOR_INTENT_STATUSES } from '../machine/statuses.ts';
 import type { Payment } from '../store.ts';
 import type { PaymentDependencies } from './dependencies.ts';
-import { MAX_COMMIT_RETRIES } from './processor-answers.ts';
+import { errorFieldsOf, MAX_COMMIT_RETRIES } from './processor-answers.ts';
 
 export class ProcessorCallOutcomes {
   constructor(private readonly deps: PaymentDependencies) {}
@@ -66,10 +66,15 @@ export class ProcessorCallOutcomes {
       payment.activeAttempt.status === 'VOID_POST_CHARGE_INITIATED'
         ? transitionAttempt(payment.activeAttempt.status, 'void_refused')
         : transitionAttempt(payment.activeAttempt.status, trigger, { result: 'failure' });
+    const connectorErrorFields = errorFieldsOf({
+      code: error.processorCode ?? 'connector_error',
+      processorCode: error.processorCode ?? null,
+      message: error.message,
+    });
     const failed = await this.deps.store.commit(payment, {
       moves: [move],
-      attempt: { errorCode: error.processorCode ?? 'connector_error', errorMessage: error.message },
-      intent: { errorCode: error.processorCode ?? 'connector_error', errorMessage: error.message },
+      attempt: connectorErrorFields,
+      intent: connectorErrorFields,
       actor: 'processor',
     });
     // A processor that answered "no" did not fail: its refusal is about this payment, so the caller gets a
@@ -100,6 +105,7 @@ export class ProcessorCallOutcomes {
       throw new AppError('PAYMENT_DECLINED', `The payment was declined: ${answer.error.message}`, {
         declineCode: answer.error.code,
         declineMessage: answer.error.message,
+        processorCode: answer.error.processorCode,
         paymentId: payment.id,
         status: payment.status,
       });

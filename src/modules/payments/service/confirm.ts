@@ -39,7 +39,12 @@ function attemptFailureOf(outcome: AuthorizeOutcome): AttemptFailure | null {
     return outcome.error.outcomeUnknown ? null : { kind: 'not_processed', code: outcome.error.processorCode ?? `connector_${outcome.error.kind}` };
   }
   const { answer } = outcome;
-  return answer.status === 'failed' && answer.error ? { kind: 'declined', code: answer.error.code, retryable: answer.error.retryable } : null;
+  return answer.status === 'failed' && answer.error ? { kind: 'declined', code: answer.error.code } : null;
+}
+
+/** The processor's own code of a failed authorization, when it sent one. */
+function processorCodeOf(outcome: AuthorizeOutcome): string | null {
+  return 'error' in outcome ? (outcome.error.processorCode ?? null) : (outcome.answer.error?.processorCode ?? null);
 }
 
 function failureMessage(outcome: AuthorizeOutcome): string {
@@ -131,7 +136,7 @@ export class PaymentConfirmation {
       pending = await this.deps.store.startAttempt(payment, {
         closeMove: null,
         attempt: routedTo(candidates[0]!),
-        intent: { ...intent, errorCode: null, errorMessage: null },
+        intent: { ...intent, errorCode: null, processorErrorCode: null, errorMessage: null },
         trigger: 'manual_retry',
         actor: principal.keyId,
       });
@@ -165,7 +170,7 @@ export class PaymentConfirmation {
           nextConnectorAvailable: index + 1 < candidates.length && pending.attemptCount < MAX_ATTEMPTS_PER_PAYMENT,
         });
         if (decision.retry) {
-          const error = { errorCode: failure.code, errorMessage: failureMessage(outcome) };
+          const error = { errorCode: failure.code, processorErrorCode: processorCodeOf(outcome), errorMessage: failureMessage(outcome) };
           try {
             pending = await this.deps.store.startAttempt(pending, {
               closeMove: transitionAttempt('PENDING', 'processor_call', { result: 'failure', retry: true }),

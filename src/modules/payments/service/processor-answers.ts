@@ -2,7 +2,7 @@
 // API, redirect return or schedule). Each moves the payment to what the processor reports, along the
 // table's rows only: an answer that no row leads to (late, duplicate or out of order) changes nothing;
 // neither does `pending` (still working). Re-reads and re-plans when a concurrent request moved the payment first.
-import { ConnectorError, type Connector, type ProcessorPayment } from '../../connectors/port.ts';
+import { ConnectorError, type Connector, type PaymentError, type ProcessorPayment } from '../../connectors/port.ts';
 import { returnLocation } from '../../../kernel/return-url.ts';
 import { AppError, notFound } from '../../../kernel/errors.ts';
 import { isId } from '../../../kernel/ids.ts';
@@ -21,6 +21,18 @@ export const MAX_COMMIT_RETRIES = 3;
 
 /** Processor answers saying the customer's money is taken. */
 const TAKES_MONEY: ReadonlySet<ProcessorPayment['status']> = new Set(['captured', 'partially_captured']);
+
+/**
+ * A payment's or an attempt's error columns for a processor's failure (all null when it reports none): our code, the
+ * processor's own beside it (docs/declines.md), and the message.
+ */
+export const errorFieldsOf = (error: Pick<PaymentError, 'processorCode' | 'message'> & { code: string }) => ({
+  errorCode: error.code,
+  processorErrorCode: error.processorCode,
+  errorMessage: error.message,
+});
+
+const NO_ERROR = { errorCode: null, processorErrorCode: null, errorMessage: null };
 
 /** Intent states in which the customer's money is authorized or taken. */
 export const PAID: ReadonlySet<Payment['status']> = new Set(['REQUIRES_CAPTURE', 'PARTIALLY_AUTHORIZED', 'SUCCEEDED', 'PARTIALLY_CAPTURED']);
@@ -228,14 +240,12 @@ export class ProcessorAnswers {
           amountCaptured: answer.amountCaptured,
           redirectUrl: answer.nextAction?.url ?? null,
           nextAction: (answer.nextAction ?? Prisma.DbNull) as Prisma.InputJsonValue,
-          errorCode: answer.error?.code ?? null,
-          errorMessage: answer.error?.message ?? null,
+          ...(answer.error ? errorFieldsOf(answer.error) : NO_ERROR),
         },
         intent: {
           amountCapturable: answer.amountCapturable,
           amountReceived: answer.amountCaptured,
-          errorCode: answer.error?.code ?? null,
-          errorMessage: answer.error?.message ?? null,
+          ...(answer.error ? errorFieldsOf(answer.error) : NO_ERROR),
         },
       },
     };
