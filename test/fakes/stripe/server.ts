@@ -38,7 +38,10 @@ export interface FakeStripe {
   requests: RecordedRequest[];
   intents: Map<string, StripeObject>;
   disputes: Map<string, StripeObject>;
-  /** The customer's bank disputes the intent's charge in full, as Stripe's test cards 0259 and 1976 do: charge.dispute.created. */
+  /**
+   * The customer's bank disputes the intent's charge in full as fraudulent (what Stripe's test card 4000 0000 0000 0259
+   * leads to, here on the test's cue): the fixture's dispute, charge.dispute.created.
+   */
   openDispute(intentId: string): Promise<StripeObject>;
   /** The network decides a dispute: charge.dispute.closed with `won` or `lost`. */
   decideDispute(disputeId: string, outcome: 'won' | 'lost'): Promise<StripeObject>;
@@ -69,9 +72,17 @@ const listsAsArrays = (value: unknown): unknown => {
   return entries.length > 0 && entries.every(([key]) => /^\d+$/.test(key)) ? entries.map(([, inner]) => inner) : Object.fromEntries(entries);
 };
 
-const stripeError = (status: number, type: string, code: string, message: string, extra: StripeObject = {}) => ({
+type Answer = { status: number; body: unknown; invalidParameters?: true };
+
+const stripeError = (status: number, type: string, code: string, message: string, extra: StripeObject = {}): Answer => ({
   status,
   body: { error: { type, code, message, ...extra } },
+});
+
+/** A request whose parameters failed validation: Stripe keeps no idempotent result of it (docs.stripe.com/api/idempotent_requests). */
+const invalidParameter = (code: string, message: string, param: string): Answer => ({
+  ...stripeError(400, 'invalid_request_error', code, message, { param }),
+  invalidParameters: true,
 });
 
 export async function startFakeStripe(): Promise<FakeStripe> {
@@ -80,7 +91,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const paymentMethods = new Map<string, StripeObject>();
   const disputes = new Map<string, StripeObject>();
   const endpoints: { url: string; secret: string }[] = [];
-  const idempotent = new Map<string, { status: number; body: unknown }>();
+  const idempotent = new Map<string, Answer>();
   const requests: RecordedRequest[] = [];
   const signer = new Stripe('sk_test_signer');
   let url = '';
@@ -101,7 +112,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     );
   }
 
-  function createIntent(params: Params): { status: number; body: unknown } {
+  function createIntent(params: Params): Answer {
     const methodData = (params.payment_method_data ?? {}) as Params;
     if (methodData.type === 'ideal') {
       const refusal = idealRefusal(params, methodData);
@@ -150,18 +161,17 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   function idealRefusal(params: Params, methodData: Params) {
     const bank = (methodData.ideal as Params | undefined)?.bank;
     if (params.currency !== 'eur')
-      return stripeError(
-        400,
-        'invalid_request_error',
+      return invalidParameter(
         'payment_intent_invalid_parameter',
         `The currency provided (${String(params.currency)}) is invalid. Payments with ideal support the following currencies: eur.`,
+        'currency',
       );
     if (params.capture_method === 'manual')
-      return stripeError(400, 'invalid_request_error', 'payment_intent_invalid_parameter', 'The payment method type ideal does not support manual capture.');
-    if (params.return_url === undefined) return stripeError(400, 'invalid_request_error', 'parameter_missing', 'Missing required param: return_url.');
+      return invalidParameter('payment_intent_invalid_parameter', 'The payment method type ideal does not support manual capture.', 'capture_method');
+    if (params.return_url === undefined) return invalidParameter('parameter_missing', 'Missing required param: return_url.', 'return_url');
     // The banks the library's types name (wire.ts's list is checked against them at compile time).
     if (bank !== undefined && !(IDEAL_BANKS as readonly unknown[]).includes(bank))
-      return stripeError(400, 'invalid_request_error', 'parameter_invalid_string', `Invalid payment_method_data[ideal][bank]: ${String(bank)}`);
+      return invalidParameter('parameter_invalid_string', `Invalid payment_method_data[ideal][bank]: ${String(bank)}`, 'payment_method_data[ideal][bank]');
     return null;
   }
 
@@ -199,7 +209,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     });
   }
 
-  function route(method: string, path: string, params: Params): { status: number; body: unknown } {
+  function route(method: string, path: string, params: Params): Answer {
     const [, resource, id, action] = path.split('/').slice(1);
     if (method === 'POST' && resource === 'payment_intents' && id === undefined) return createIntent(params);
     if (resource === 'payment_intents' && id === 'search') {
@@ -259,7 +269,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   }
 
   /** Newest first, `limit` at a time (10 by default) after `starting_after`, only `payment_intent`'s when given (docs.stripe.com/api/refunds/list). */
-  function listRefunds(params: Params): { status: number; body: unknown } {
+  function listRefunds(params: Params): Answer {
     const matching = [...refunds.values()].reverse().filter((refund) => params.payment_intent === undefined || refund.payment_intent === params.payment_intent);
     const start = params.starting_after === undefined ? 0 : matching.findIndex((refund) => refund.id === params.starting_after) + 1;
     const limit = params.limit === undefined ? 10 : Number(params.limit);
@@ -271,7 +281,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
    * A dispute retrieved, closed (the merchant concedes: `lost`) or updated with evidence, submitted at once with
    * `submit=true` (`under_review`). Evidence fields must be Stripe's own: the fixture's (docs.stripe.com/api/disputes/update).
    */
-  function disputeRoute(method: string, id: string, action: string | undefined, params: Params): { status: number; body: unknown } {
+  function disputeRoute(method: string, id: string, action: string | undefined, params: Params): Answer {
     const dispute = disputes.get(id);
     if (dispute === undefined) return stripeError(404, 'invalid_request_error', 'resource_missing', `No such dispute: '${id}'`);
     if (method === 'GET') return { status: 200, body: dispute };
@@ -284,7 +294,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     }
     const evidence = (params.evidence ?? {}) as Params;
     const unknown = Object.keys(evidence).find((field) => !Object.hasOwn(fixtures.dispute.evidence, field));
-    if (unknown !== undefined) return stripeError(400, 'invalid_request_error', 'parameter_unknown', `Received unknown parameter: evidence[${unknown}]`);
+    if (unknown !== undefined) return invalidParameter('parameter_unknown', `Received unknown parameter: evidence[${unknown}]`, `evidence[${unknown}]`);
     const details = dispute.evidence_details as Params;
     const submitted = params.submit === 'true';
     Object.assign(dispute, {
@@ -323,7 +333,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     return dispute;
   }
 
-  function createRefund(params: Params): { status: number; body: unknown } {
+  function createRefund(params: Params): Answer {
     const intent = intents.get(String(params.payment_intent));
     if (intent === undefined)
       return stripeError(400, 'invalid_request_error', 'resource_missing', `No such payment_intent: '${String(params.payment_intent)}'`);
@@ -412,7 +422,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     // Stripe answers a key it has seen with the first answer, whatever the second request says.
     const replayed = idempotencyKey === undefined ? undefined : idempotent.get(idempotencyKey);
     const answer = replayed ?? route(method, target.pathname, params);
-    if (idempotencyKey !== undefined && method === 'POST') idempotent.set(idempotencyKey, answer);
+    if (idempotencyKey !== undefined && method === 'POST' && !answer.invalidParameters) idempotent.set(idempotencyKey, answer);
     send(reply, answer.status, answer.body);
   }
 

@@ -160,13 +160,15 @@ export class StripeConnector implements Connector {
     return toProcessorRefund(refund);
   }
 
+  /** Closes the dispute: Stripe reports it `lost`, read as conceded (status-map.ts). */
   async acceptDispute(disputeId: string, idempotencyKey: string): Promise<ProcessorDispute> {
-    return toProcessorDispute(await this.read(disputeSchema, () => this.#stripe.disputes.close(disputeId, {}, { idempotencyKey })));
+    return toProcessorDispute(await this.read(disputeSchema, () => this.#stripe.disputes.close(disputeId, {}, { idempotencyKey })), unixNow());
   }
 
   /** Evidence fields are Stripe's own (docs.stripe.com/api/disputes/update#update_dispute-evidence); submitted at once. */
   async submitDisputeEvidence(disputeId: string, evidence: Record<string, string>, idempotencyKey: string): Promise<ProcessorDispute> {
-    return toProcessorDispute(await this.read(disputeSchema, () => this.#stripe.disputes.update(disputeId, { evidence, submit: true }, { idempotencyKey })));
+    const dispute = await this.read(disputeSchema, () => this.#stripe.disputes.update(disputeId, { evidence, submit: true }, { idempotencyKey }));
+    return toProcessorDispute(dispute, unixNow());
   }
 
   createPayout(): Promise<ProcessorPayout> {
@@ -213,6 +215,8 @@ export class StripeConnector implements Connector {
     return parsed.data;
   }
 }
+
+const unixNow = () => Math.floor(Date.now() / 1000);
 
 /** Stripe cannot prove a resource absent by our reference: the caller keeps waiting rather than fail it. */
 function notConclusive(resource: 'payment' | 'refund', reference: string): ConnectorError {

@@ -86,7 +86,7 @@ export const disputeSchema = z.object({
   amount: stripeAmount,
   currency: z.string().regex(/^[a-z]{3}$/),
   reason: stripeText(100).nullable(),
-  evidence_details: z.object({ due_by: z.number().int().min(0).max(253_402_300_799).nullable() }).nullish(),
+  evidence_details: z.object({ due_by: z.number().int().min(0).max(253_402_300_799).nullable(), submission_count: z.number().int().nonnegative() }).nullish(),
 });
 export type StripeDispute = z.infer<typeof disputeSchema>;
 
@@ -94,6 +94,8 @@ export type StripeDispute = z.infer<typeof disputeSchema>;
 export const eventSchema = z.object({
   id: z.string().regex(/^[\x21-\x7e]{1,255}$/),
   type: z.string().regex(/^[\x21-\x7e]{1,100}$/),
+  /** When Stripe made the event (unix seconds). */
+  created: z.number().int().nonnegative(),
   data: z.object({ object: z.object({ object: z.string() }).catchall(z.unknown()) }),
 });
 
