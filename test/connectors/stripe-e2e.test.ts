@@ -13,6 +13,7 @@ import {
   CreateRefundDocument,
   DisputesDocument,
   PaymentDocument,
+  SyncRefundDocument,
   type CaptureMethod,
   type PaymentMethodDataInput,
 } from '../gql/graphql.ts';
@@ -141,6 +142,18 @@ describe('card payments at Stripe', () => {
     const rest = dataOf(await shop.secret(CreateRefundDocument, { input: { paymentId: created.id } })).createRefund;
     expect(rest).toMatchObject({ status: 'SUCCEEDED', amount: 1000 });
     expect((await shop.secret(CreateRefundDocument, { input: { paymentId: created.id, amount: 1 } })).errors).toBeDefined();
+  });
+
+  it('a refund whose answer was lost stays PENDING; syncRefund finds it by our reference among its payment’s refunds: SUCCEEDED', async () => {
+    const { created } = await pay(CARDS.success);
+    const transactionId = (await paymentOf(created.id)).activeAttempt.connectorTransactionId!;
+    // The library sends a request once more when its connection closes (with the same Idempotency-Key): both answers lost.
+    fake.loseAnswers('/v1/refunds', 2);
+    const pending = dataOf(await shop.secret(CreateRefundDocument, { input: { paymentId: created.id, amount: 400 } })).createRefund;
+    expect(pending).toMatchObject({ status: 'PENDING', amount: 400 });
+    const synced = dataOf(await shop.secret(SyncRefundDocument, { input: { refundId: pending.id } })).syncRefund;
+    expect(synced).toMatchObject({ id: pending.id, status: 'SUCCEEDED', amount: 400 });
+    expect(fake.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/refunds', params: { payment_intent: transactionId } });
   });
 
   it('3DS: requires_action redirects to Stripe’s page; back at our redirect route, the intent is retrieved: SUCCEEDED', async () => {

@@ -45,6 +45,8 @@ export interface FakeStripe {
   openDispute(intentId: string): Promise<StripeObject>;
   /** The network decides a dispute: charge.dispute.closed with `won` or `lost`. */
   decideDispute(disputeId: string, outcome: 'won' | 'lost'): Promise<StripeObject>;
+  /** The next `count` requests to `path` are carried out, then their connections dropped before the answer: answers lost on the way. */
+  loseAnswers(path: string, count: number): void;
   /** Sends an event about `object` to every registered endpoint (awaiting their answers); the answers' statuses. */
   sendEvent(type: string, object: StripeObject): Promise<number[]>;
   close(): Promise<void>;
@@ -93,6 +95,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const endpoints: { url: string; secret: string }[] = [];
   const idempotent = new Map<string, Answer>();
   const requests: RecordedRequest[] = [];
+  const answersToLose = new Map<string, number>();
   const signer = new Stripe('sk_test_signer');
   let url = '';
 
@@ -423,6 +426,11 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     const replayed = idempotencyKey === undefined ? undefined : idempotent.get(idempotencyKey);
     const answer = replayed ?? route(method, target.pathname, params);
     if (idempotencyKey !== undefined && method === 'POST' && !answer.invalidParameters) idempotent.set(idempotencyKey, answer);
+    const toLose = answersToLose.get(target.pathname) ?? 0;
+    if (toLose > 0) {
+      answersToLose.set(target.pathname, toLose - 1);
+      return void request.socket.destroy();
+    }
     send(reply, answer.status, answer.body);
   }
 
@@ -438,6 +446,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     disputes,
     openDispute,
     decideDispute,
+    loseAnswers: (path, count) => void answersToLose.set(path, count),
     sendEvent,
     close: async () => {
       server.closeAllConnections();
