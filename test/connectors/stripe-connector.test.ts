@@ -43,6 +43,14 @@ const failure = (promise: Promise<unknown>) =>
     (error: unknown) => error as ConnectorError,
   );
 
+/** An iDEAL payment as Stripe takes it: EUR, captured at once. */
+const ideal = (bank = 'ing'): AuthorizeRequest => ({
+  ...request(),
+  currency: 'EUR',
+  captureMethod: 'AUTOMATIC',
+  paymentMethod: { type: 'bank_redirect', bank },
+});
+
 describe('the Stripe connector', () => {
   it('refuses, before any call, a currency whose minor unit Stripe counts otherwise than ISO 4217 (ISK, CLP, MGA, …)', async () => {
     const before = fake.requests.length;
@@ -60,9 +68,38 @@ describe('the Stripe connector', () => {
     expect(await failure(stripe.findByReference('att_never_sent'))).toMatchObject({ outcomeUnknown: true, processorCode: 'not_found_yet' });
     await stripe.capture(authorized.transactionId, 2000, `${sent.reference}_capture`);
     const refund = await stripe.refund({ transactionId: authorized.transactionId, amount: 700, currency: 'USD', reason: null, reference: 'ref_connector_1' });
-    expect(await stripe.findRefundByReference('ref_connector_1')).toEqual(refund);
+    expect(await stripe.findRefundByReference('ref_connector_1', authorized.transactionId)).toEqual(refund);
+    // Only that payment's refunds are listed (Stripe's refunds list by payment_intent), every page of them.
+    expect(fake.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/refunds', params: { payment_intent: authorized.transactionId } });
     expect(await stripe.syncRefund(refund.refundId)).toEqual(refund);
-    expect(await failure(stripe.findRefundByReference('ref_never_sent'))).toMatchObject({ outcomeUnknown: true, processorCode: 'not_found_yet' });
+    expect(await failure(stripe.findRefundByReference('ref_never_sent', authorized.transactionId))).toMatchObject({
+      outcomeUnknown: true,
+      processorCode: 'not_found_yet',
+    });
+    // Another payment's refund is not this payment's, whatever its reference.
+    expect(await failure(stripe.findRefundByReference('ref_connector_1', (await stripe.authorize(request())).transactionId))).toMatchObject({
+      processorCode: 'not_found_yet',
+    });
+  });
+
+  it('iDEAL: payment_method_data[type]=ideal with the bank, no card options; Stripe asks for the redirect', async () => {
+    const sent = ideal('rabobank');
+    const answer = await connector().authorize(sent);
+    expect(answer).toMatchObject({ status: 'requires_authentication', nextAction: { type: 'redirect', url: `${fake.url}/ideal/${answer.transactionId}` } });
+    const params = fake.requests.find((request) => request.idempotencyKey === sent.reference)!.params;
+    expect(params).toMatchObject({ currency: 'eur', payment_method_data: { type: 'ideal', ideal: { bank: 'rabobank' } }, return_url: sent.returnUrl });
+    expect(params).not.toHaveProperty('payment_method_options');
+  });
+
+  it('iDEAL: another currency than EUR, or a bank Stripe does not name, is refused before any call', async () => {
+    const before = fake.requests.length;
+    expect(await failure(connector().authorize({ ...ideal(), currency: 'USD' }))).toMatchObject({
+      kind: 'rejected',
+      processorCode: 'currency_not_supported',
+      message: 'stripe: iDEAL takes payments in EUR only, not USD',
+    });
+    expect(await failure(connector().authorize(ideal('sandbox_bank')))).toMatchObject({ kind: 'rejected', processorCode: 'bank_not_supported' });
+    expect(fake.requests.length).toBe(before);
   });
 
   it('the same attempt sent twice is one PaymentIntent (Idempotency-Key)', async () => {
@@ -96,7 +133,8 @@ describe('the Stripe connector', () => {
     for (const call of [
       stripe.createPayout(),
       stripe.createSession(),
-      stripe.authorize({ ...request(), paymentMethod: { type: 'bank_redirect', bank: 'ing' } }),
+      stripe.authorize({ ...request(), paymentMethod: { type: 'bank_debit', accountHolderName: 'A B', iban: 'NL91ABNA0417164300' } }),
+      stripe.authorize({ ...ideal(), captureMethod: 'MANUAL' }),
       stripe.authorize({ ...request(), saveCard: true }),
     ]) {
       const error = await failure(call);

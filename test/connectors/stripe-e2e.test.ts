@@ -2,6 +2,7 @@
 // merchant adds a Stripe test account and takes card payments (3DS included), captures, voids and refunds with
 // the same operations as on the sandbox, and Stripe's webhooks move its payments.
 import { randomBytes } from 'node:crypto';
+import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CancelPaymentDocument,
@@ -12,7 +13,9 @@ import {
   CreateRefundDocument,
   DisputesDocument,
   PaymentDocument,
+  SyncRefundDocument,
   type CaptureMethod,
+  type PaymentMethodDataInput,
 } from '../gql/graphql.ts';
 import fixtures from '../fakes/stripe/fixtures.json' with { type: 'json' };
 import { startFakeStripe, type FakeStripe } from '../fakes/stripe/server.ts';
@@ -51,20 +54,24 @@ const CARDS = {
   incorrectCvc: '4000000000000127',
 };
 
-async function pay(number: string, options: { captureMethod?: CaptureMethod; returnUrl?: string } = {}) {
+type PayOptions = { captureMethod?: CaptureMethod; returnUrl?: string; currency?: string };
+
+async function payWith(paymentMethodData: PaymentMethodDataInput, options: PayOptions = {}) {
   const created = dataOf(
     await shop.secret(CreatePaymentDocument, {
       input: {
         amount: 1500,
-        currency: 'EUR',
+        currency: options.currency ?? 'EUR',
         captureMethod: options.captureMethod ?? 'AUTOMATIC',
         ...(options.returnUrl ? { returnUrl: options.returnUrl } : {}),
       },
     }),
   ).createPayment;
-  const card = { card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } };
-  return { created, confirmed: await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card } }) };
+  return { created, confirmed: await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData } }) };
 }
+
+const pay = (number: string, options: PayOptions = {}) =>
+  payWith({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } }, options);
 
 const paymentOf = async (id: string) => dataOf(await shop.secret(PaymentDocument, { id })).payment;
 
@@ -138,6 +145,18 @@ describe('card payments at Stripe', () => {
     expect((await shop.secret(CreateRefundDocument, { input: { paymentId: created.id, amount: 1 } })).errors).toBeDefined();
   });
 
+  it('a refund whose answer was lost stays PENDING; syncRefund finds it by our reference among its payment’s refunds: SUCCEEDED', async () => {
+    const { created } = await pay(CARDS.success);
+    const transactionId = (await paymentOf(created.id)).activeAttempt.connectorTransactionId!;
+    // The library sends a request once more when its connection closes (with the same Idempotency-Key): both answers lost.
+    fake.loseAnswers('/v1/refunds', 2);
+    const pending = dataOf(await shop.secret(CreateRefundDocument, { input: { paymentId: created.id, amount: 400 } })).createRefund;
+    expect(pending).toMatchObject({ status: 'PENDING', amount: 400 });
+    const synced = dataOf(await shop.secret(SyncRefundDocument, { input: { refundId: pending.id } })).syncRefund;
+    expect(synced).toMatchObject({ id: pending.id, status: 'SUCCEEDED', amount: 400 });
+    expect(fake.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/refunds', params: { payment_intent: transactionId } });
+  });
+
   it('3DS: requires_action redirects to Stripe’s page; back at our redirect route, the intent is retrieved: SUCCEEDED', async () => {
     const { created, confirmed } = await pay(CARDS.threeDs, { returnUrl: 'https://shop.example/done' });
     const pending = dataOf(confirmed).confirmPayment;
@@ -153,6 +172,50 @@ describe('card payments at Stripe', () => {
   });
 });
 
+describe('iDEAL at Stripe (our bank_redirect)', () => {
+  /** The customer at Stripe's iDEAL test page presses `button` (`complete` or `fail`) and comes back through our redirect route. */
+  async function atTheBank(redirectToUrl: string, button: 'complete' | 'fail') {
+    const page = await fetch(redirectToUrl);
+    expect(await page.text()).toContain('Authorize test payment');
+    const pressed = await fetch(`${redirectToUrl}/${button}`, { method: 'POST', redirect: 'manual' });
+    const back = new URL(pressed.headers.get('location')!);
+    const returned = await fetch(back, { redirect: 'manual' });
+    return { back, merchantReturn: Object.fromEntries(new URL(returned.headers.get('location')!).searchParams) };
+  }
+
+  it('confirmed with a bank: REQUIRES_CUSTOMER_ACTION, redirected to iDEAL; authorized there and back at our route: SUCCEEDED', async () => {
+    const { created, confirmed } = await payWith({ bankRedirect: { bank: 'ing' } }, { returnUrl: 'https://shop.example/done' });
+    const pending = dataOf(confirmed).confirmPayment;
+    expect(pending.status).toBe('REQUIRES_CUSTOMER_ACTION');
+    expect(pending.nextAction?.redirectToUrl).toMatch(new RegExp(`^${fake.url}/ideal/pi_`));
+    const intent = fake.intents.get((await paymentOf(created.id)).activeAttempt.connectorTransactionId!)!;
+    expect(intent).toMatchObject({ currency: 'eur', payment_method_types: ['ideal'] });
+
+    const { back, merchantReturn } = await atTheBank(pending.nextAction!.redirectToUrl!, 'complete');
+    expect(back.pathname).toBe(`/payments/${created.id}/redirect/response/stripe`);
+    expect(merchantReturn).toEqual({ payment_id: created.id, status: 'succeeded' });
+    expect(await paymentOf(created.id)).toMatchObject({ status: 'SUCCEEDED', amountReceived: 1500, connector: 'stripe' });
+    // Back at our route, the intent was retrieved from Stripe.
+    expect(fake.requests.at(-1)).toMatchObject({ method: 'GET', path: `/v1/payment_intents/${String(intent.id)}` });
+  });
+
+  it('failed at iDEAL: back at our route, the payment is FAILED (authentication_failed)', async () => {
+    const { created, confirmed } = await payWith({ bankRedirect: { bank: 'rabobank' } }, { returnUrl: 'https://shop.example/done' });
+    const { merchantReturn } = await atTheBank(dataOf(confirmed).confirmPayment.nextAction!.redirectToUrl!, 'fail');
+    expect(merchantReturn).toEqual({ payment_id: created.id, status: 'failed' });
+    expect(await paymentOf(created.id)).toMatchObject({ status: 'FAILED', errorCode: 'authentication_failed' });
+  });
+
+  it('in another currency than EUR: PAYMENT_DECLINED (currency_not_supported) saying so, nothing sent to Stripe', async () => {
+    const before = fake.requests.length;
+    const { created, confirmed } = await payWith({ bankRedirect: { bank: 'ing' } }, { currency: 'USD' });
+    const error = errorOf(confirmed, 'PAYMENT_DECLINED');
+    expect(error.message).toContain('iDEAL takes payments in EUR only, not USD');
+    expect(error.extensions).toMatchObject({ declineCode: 'currency_not_supported', paymentId: created.id, status: 'FAILED' });
+    expect(fake.requests.length).toBe(before);
+  });
+});
+
 describe('Stripe webhooks', () => {
   it('registration creates a Stripe webhook endpoint at our callback route and keeps its secret; its events move a payment', async () => {
     const registered = await fetch(`${stack.api.url}/account/${shop.merchantId}/webhooks/${shop.connectorAccountId}`, {
@@ -163,6 +226,8 @@ describe('Stripe webhooks', () => {
     const endpoint = fake.requests.find((request) => request.path === '/v1/webhook_endpoints');
     expect(endpoint?.params.url).toMatch(new RegExp(`^https?://[^/]+/webhooks/${shop.merchantId}/${shop.connectorAccountId}$`));
     expect(endpoint?.params.enabled_events).toContain('payment_intent.succeeded');
+    // Its events are shaped by the API version the library is pinned to, whatever the account's default.
+    expect(endpoint?.params.api_version).toBe(Stripe.API_VERSION);
 
     // The customer completes 3DS but never comes back: Stripe's payment_intent.succeeded moves the payment.
     const { created, confirmed } = await pay(CARDS.threeDs);

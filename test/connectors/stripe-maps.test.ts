@@ -6,8 +6,14 @@ import { DECLINE_CATALOG, isDeclineCode, type DeclineCode } from '../../src/kern
 import { retryDecision } from '../../src/modules/payments/machine/retry.ts';
 import { CALLBACK_TOLERANCE_SECONDS, parseStripeCallback, verifyStripeSignature } from '../../src/modules/connectors/stripe/callbacks.ts';
 import { DECLINE_CODES, declineOf } from '../../src/modules/connectors/stripe/decline-map.ts';
-import { DISPUTE_STATUS_MAP, PAYMENT_STATUSES, REFUND_STATUS_MAP, toProcessorPayment } from '../../src/modules/connectors/stripe/status-map.ts';
-import type { StripePaymentIntent } from '../../src/modules/connectors/stripe/wire.ts';
+import {
+  DISPUTE_STATUS_MAP,
+  PAYMENT_STATUSES,
+  REFUND_STATUS_MAP,
+  toProcessorDispute,
+  toProcessorPayment,
+} from '../../src/modules/connectors/stripe/status-map.ts';
+import type { StripeDispute, StripePaymentIntent } from '../../src/modules/connectors/stripe/wire.ts';
 import fixtures from '../fakes/stripe/fixtures.json' with { type: 'json' };
 
 const intent = (fields: Partial<StripePaymentIntent>): StripePaymentIntent => ({
@@ -64,6 +70,21 @@ describe('PaymentIntent statuses', () => {
       processorCode: 'generic_decline',
       message: 'Your card was declined. (stripe: card_declined/generic_decline)',
     });
+  });
+
+  it('a lost dispute: conceded without evidence before its deadline, expired after it, lost after a challenge', () => {
+    const dueBy = fixtures.dispute.evidence_details.due_by;
+    const lost = (submissionCount: number) =>
+      ({
+        ...fixtures.dispute,
+        payment_intent: 'pi_1',
+        status: 'lost',
+        evidence_details: { ...fixtures.dispute.evidence_details, submission_count: submissionCount },
+      }) as StripeDispute;
+    expect(toProcessorDispute(lost(0), dueBy - 60).status).toBe('accepted');
+    expect(toProcessorDispute(lost(0), dueBy + 60).status).toBe('expired');
+    expect(toProcessorDispute(lost(1), dueBy - 60).status).toBe('lost');
+    expect(toProcessorDispute({ ...lost(0), status: 'won' } as StripeDispute, dueBy + 60).status).toBe('won');
   });
 
   it('refund and dispute statuses: each of Stripe’s has its row', () => {

@@ -230,8 +230,11 @@ export interface Connector {
   findByReference(reference: string): Promise<ProcessorPayment | null>;
   refund(request: RefundRequest): Promise<ProcessorRefund>;
   syncRefund(refundId: string): Promise<ProcessorRefund>;
-  /** The refund created for `reference` (our refund id), when a call's answer was lost; null if none was created. */
-  findRefundByReference(reference: string): Promise<ProcessorRefund | null>;
+  /**
+   * The refund created for `reference` (our refund id) of the payment `transactionId` (the processor's id), when a
+   * call's answer was lost; null if none was created.
+   */
+  findRefundByReference(reference: string, transactionId: string): Promise<ProcessorRefund | null>;
   /** Concedes a dispute. */
   acceptDispute(disputeId: string, idempotencyKey: string): Promise<ProcessorDispute>;
   /** Challenges a dispute with the merchant's evidence (named text fields). */

@@ -77,7 +77,8 @@ export const CONNECTORS = {
   ),
   stripe: {
     credentialsSchema: stripeCredentialsSchema,
-    paymentMethods: ['card'],
+    // Cards (3DS by redirect) and iDEAL (EUR only: the connector refuses other currencies before a call).
+    paymentMethods: ['card', 'bank_redirect'],
     wallets: [],
     webhookFlowCategories: ['payments', 'refunds', 'disputes'],
     payouts: false,

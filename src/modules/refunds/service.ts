@@ -149,7 +149,7 @@ export class RefundService {
     const answer = await askProcessor(
       refund.connectorRefundId,
       (id) => connector.syncRefund(id),
-      () => connector.findRefundByReference(refund.id),
+      async () => connector.findRefundByReference(refund.id, await this.refundedTransactionId(refund)),
     );
     // No refund at the processor: the call may still be in flight, so nothing is concluded from absence.
     return answer === null ? refund : (await this.apply(refund.id, answer, actor)).refund;
@@ -242,6 +242,12 @@ export class RefundService {
   private async watched(refund: Refund): Promise<Refund> {
     if (OPEN_REFUND_STATUSES.has(refund.status)) await watchOpen({ kind: 'refund', id: refund.id }, this.syncScheduler, this.context.logger);
     return refund;
+  }
+
+  /** The processor's id of the payment the refund is of (its attempt captured, so it has one). */
+  private async refundedTransactionId(refund: Refund): Promise<string> {
+    const attempt = await this.context.db.paymentAttempt.findUniqueOrThrow({ where: { id: refund.attemptId }, select: { connectorTransactionId: true } });
+    return attempt.connectorTransactionId!;
   }
 
   private async connectorOf(refund: Refund): Promise<Connector> {

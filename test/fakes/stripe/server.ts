@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
+import { IDEAL_BANKS } from '../../../src/modules/connectors/stripe/wire.ts';
 import fixtures from './fixtures.json' with { type: 'json' };
 
 type StripeObject = Record<string, unknown>;
@@ -36,6 +37,16 @@ export interface FakeStripe {
   /** Every API request received, in order. */
   requests: RecordedRequest[];
   intents: Map<string, StripeObject>;
+  disputes: Map<string, StripeObject>;
+  /**
+   * The customer's bank disputes the intent's charge in full as fraudulent (what Stripe's test card 4000 0000 0000 0259
+   * leads to, here on the test's cue): the fixture's dispute, charge.dispute.created.
+   */
+  openDispute(intentId: string): Promise<StripeObject>;
+  /** The network decides a dispute: charge.dispute.closed with `won` or `lost`. */
+  decideDispute(disputeId: string, outcome: 'won' | 'lost'): Promise<StripeObject>;
+  /** The next `count` requests to `path` are carried out, then their connections dropped before the answer: answers lost on the way. */
+  loseAnswers(path: string, count: number): void;
   /** Sends an event about `object` to every registered endpoint (awaiting their answers); the answers' statuses. */
   sendEvent(type: string, object: StripeObject): Promise<number[]>;
   close(): Promise<void>;
@@ -63,17 +74,28 @@ const listsAsArrays = (value: unknown): unknown => {
   return entries.length > 0 && entries.every(([key]) => /^\d+$/.test(key)) ? entries.map(([, inner]) => inner) : Object.fromEntries(entries);
 };
 
-const stripeError = (status: number, type: string, code: string, message: string, extra: StripeObject = {}) => ({
+type Answer = { status: number; body: unknown; invalidParameters?: true };
+
+const stripeError = (status: number, type: string, code: string, message: string, extra: StripeObject = {}): Answer => ({
   status,
   body: { error: { type, code, message, ...extra } },
+});
+
+/** A request whose parameters failed validation: Stripe keeps no idempotent result of it (docs.stripe.com/api/idempotent_requests). */
+const invalidParameter = (code: string, message: string, param: string): Answer => ({
+  ...stripeError(400, 'invalid_request_error', code, message, { param }),
+  invalidParameters: true,
 });
 
 export async function startFakeStripe(): Promise<FakeStripe> {
   const intents = new Map<string, StripeObject>();
   const refunds = new Map<string, StripeObject>();
+  const paymentMethods = new Map<string, StripeObject>();
+  const disputes = new Map<string, StripeObject>();
   const endpoints: { url: string; secret: string }[] = [];
-  const idempotent = new Map<string, { status: number; body: unknown }>();
+  const idempotent = new Map<string, Answer>();
   const requests: RecordedRequest[] = [];
+  const answersToLose = new Map<string, number>();
   const signer = new Stripe('sk_test_signer');
   let url = '';
 
@@ -93,8 +115,13 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     );
   }
 
-  function createIntent(params: Params): { status: number; body: unknown } {
-    const card = ((params.payment_method_data as Params | undefined)?.card ?? {}) as Params;
+  function createIntent(params: Params): Answer {
+    const methodData = (params.payment_method_data ?? {}) as Params;
+    if (methodData.type === 'ideal') {
+      const refusal = idealRefusal(params, methodData);
+      if (refusal) return refusal;
+    }
+    const card = (methodData.card ?? {}) as Params;
     const manual = params.capture_method === 'manual';
     const amount = Number(params.amount);
     const intent: StripeObject = {
@@ -106,8 +133,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       capture_method: manual ? 'manual' : 'automatic',
       confirmation_method: 'automatic',
       metadata: params.metadata ?? {},
-      payment_method: newId('pm'),
-      payment_method_types: ['card'],
+      payment_method: createPaymentMethod(methodData).id,
+      payment_method_types: [methodData.type],
       last_payment_error: null,
       next_action: null,
       canceled_at: null,
@@ -119,6 +146,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     };
     intent.client_secret = `${String(intent.id)}_secret_${randomBytes(8).toString('hex')}`;
     intents.set(String(intent.id), intent);
+    // iDEAL in test mode: a page at Stripe where the customer authorizes or fails the payment (docs.stripe.com/payments/ideal/accept-a-payment#test-integration).
+    if (methodData.type === 'ideal') return { status: 200, body: requireRedirect(intent, 'ideal') };
     const outcome = STRIPE_TEST_CARDS[String(card.number)] ?? { kind: 'approve' };
     if (outcome.kind === 'decline') {
       const error = { type: 'card_error', code: outcome.code, decline_code: outcome.declineCode, message: outcome.message };
@@ -126,15 +155,48 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       void sendEvent('payment_intent.payment_failed', intent);
       return stripeError(402, 'card_error', outcome.code, outcome.message, { decline_code: outcome.declineCode, payment_intent: intent });
     }
-    if (outcome.kind === '3ds') {
-      Object.assign(intent, {
-        status: 'requires_action',
-        next_action: { type: 'redirect_to_url', redirect_to_url: { url: `${url}/3ds/${String(intent.id)}`, return_url: params.return_url } },
-      });
-      return { status: 200, body: intent };
-    }
+    if (outcome.kind === '3ds') return { status: 200, body: requireRedirect(intent, '3ds') };
     authorize(intent);
     return { status: 200, body: intent };
+  }
+
+  /** Stripe's refusals of an iDEAL intent it cannot make: iDEAL is paid in euros, settles at once, and comes back to a return_url. */
+  function idealRefusal(params: Params, methodData: Params) {
+    const bank = (methodData.ideal as Params | undefined)?.bank;
+    if (params.currency !== 'eur')
+      return invalidParameter(
+        'payment_intent_invalid_parameter',
+        `The currency provided (${String(params.currency)}) is invalid. Payments with ideal support the following currencies: eur.`,
+        'currency',
+      );
+    if (params.capture_method === 'manual')
+      return invalidParameter('payment_intent_invalid_parameter', 'The payment method type ideal does not support manual capture.', 'capture_method');
+    if (params.return_url === undefined) return invalidParameter('parameter_missing', 'Missing required param: return_url.', 'return_url');
+    // The banks the library's types name (wire.ts's list is checked against them at compile time).
+    if (bank !== undefined && !(IDEAL_BANKS as readonly unknown[]).includes(bank))
+      return invalidParameter('parameter_invalid_string', `Invalid payment_method_data[ideal][bank]: ${String(bank)}`, 'payment_method_data[ideal][bank]');
+    return null;
+  }
+
+  /** The PaymentMethod an intent is confirmed with: the fixture, of the type sent (an iDEAL one names its bank). */
+  function createPaymentMethod(methodData: Params): StripeObject {
+    const { card: fixtureCard, ...fixture } = fixtures.payment_method;
+    const number = String((methodData.card as Params | undefined)?.number ?? '');
+    const details =
+      methodData.type === 'ideal'
+        ? { ideal: { bank: (methodData.ideal as Params | undefined)?.bank ?? null, bic: null } }
+        : { card: { ...fixtureCard, last4: number.slice(-4) } };
+    const method = { ...fixture, id: newId('pm'), created: now(), type: methodData.type, metadata: {}, ...details };
+    paymentMethods.set(method.id, method);
+    return method;
+  }
+
+  /** The intent waits for the customer at a page of ours (`kind`: 3DS or iDEAL), which sends them back to the return URL. */
+  function requireRedirect(intent: StripeObject, kind: '3ds' | 'ideal'): StripeObject {
+    return Object.assign(intent, {
+      status: 'requires_action',
+      next_action: { type: 'redirect_to_url', redirect_to_url: { url: `${url}/${kind}/${String(intent.id)}`, return_url: intent.return_url } },
+    });
   }
 
   /** The card approved: captured at once, or held for a manual capture. */
@@ -150,7 +212,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     });
   }
 
-  function route(method: string, path: string, params: Params): { status: number; body: unknown } {
+  function route(method: string, path: string, params: Params): Answer {
     const [, resource, id, action] = path.split('/').slice(1);
     if (method === 'POST' && resource === 'payment_intents' && id === undefined) return createIntent(params);
     if (resource === 'payment_intents' && id === 'search') {
@@ -179,8 +241,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       }
     }
     if (resource === 'refunds' && method === 'POST' && id === undefined) return createRefund(params);
-    if (resource === 'refunds' && id === undefined)
-      return { status: 200, body: { object: 'list', data: [...refunds.values()].reverse(), has_more: false, url: '/v1/refunds' } };
+    if (resource === 'refunds' && id === undefined) return listRefunds(params);
     if (resource === 'refunds') {
       const refund = refunds.get(String(id));
       return refund === undefined
@@ -194,15 +255,88 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         created: now(),
         url: params.url,
         enabled_events: params.enabled_events,
+        api_version: params.api_version ?? null,
         secret: `whsec_${randomBytes(24).toString('hex')}`,
       };
       endpoints.push({ url: String(params.url), secret: endpoint.secret });
       return { status: 200, body: endpoint };
     }
+    if (resource === 'payment_methods' && method === 'GET') {
+      const paymentMethod = paymentMethods.get(String(id));
+      return paymentMethod === undefined
+        ? stripeError(404, 'invalid_request_error', 'resource_missing', `No such PaymentMethod: '${String(id)}'`)
+        : { status: 200, body: paymentMethod };
+    }
+    if (resource === 'disputes') return disputeRoute(method, String(id), action, params);
     return stripeError(404, 'invalid_request_error', 'resource_missing', `Unrecognized request URL (${method}: ${path}).`);
   }
 
-  function createRefund(params: Params): { status: number; body: unknown } {
+  /** Newest first, `limit` at a time (10 by default) after `starting_after`, only `payment_intent`'s when given (docs.stripe.com/api/refunds/list). */
+  function listRefunds(params: Params): Answer {
+    const matching = [...refunds.values()].reverse().filter((refund) => params.payment_intent === undefined || refund.payment_intent === params.payment_intent);
+    const start = params.starting_after === undefined ? 0 : matching.findIndex((refund) => refund.id === params.starting_after) + 1;
+    const limit = params.limit === undefined ? 10 : Number(params.limit);
+    const data = matching.slice(start, start + limit);
+    return { status: 200, body: { object: 'list', data, has_more: start + limit < matching.length, url: '/v1/refunds' } };
+  }
+
+  /**
+   * A dispute retrieved, closed (the merchant concedes: `lost`) or updated with evidence, submitted at once with
+   * `submit=true` (`under_review`). Evidence fields must be Stripe's own: the fixture's (docs.stripe.com/api/disputes/update).
+   */
+  function disputeRoute(method: string, id: string, action: string | undefined, params: Params): Answer {
+    const dispute = disputes.get(id);
+    if (dispute === undefined) return stripeError(404, 'invalid_request_error', 'resource_missing', `No such dispute: '${id}'`);
+    if (method === 'GET') return { status: 200, body: dispute };
+    const open = dispute.status === 'needs_response' || dispute.status === 'warning_needs_response';
+    if (!open) return stripeError(400, 'invalid_request_error', 'dispute_already_closed', `This dispute is already ${String(dispute.status)}.`);
+    if (action === 'close') {
+      Object.assign(dispute, { status: dispute.status === 'warning_needs_response' ? 'warning_closed' : 'lost' });
+      void sendEvent('charge.dispute.closed', dispute);
+      return { status: 200, body: dispute };
+    }
+    const evidence = (params.evidence ?? {}) as Params;
+    const unknown = Object.keys(evidence).find((field) => !Object.hasOwn(fixtures.dispute.evidence, field));
+    if (unknown !== undefined) return invalidParameter('parameter_unknown', `Received unknown parameter: evidence[${unknown}]`, `evidence[${unknown}]`);
+    const details = dispute.evidence_details as Params;
+    const submitted = params.submit === 'true';
+    Object.assign(dispute, {
+      evidence: { ...(dispute.evidence as Params), ...evidence },
+      evidence_details: { ...details, has_evidence: true, submission_count: Number(details.submission_count) + (submitted ? 1 : 0) },
+      ...(submitted ? { status: dispute.status === 'warning_needs_response' ? 'warning_under_review' : 'under_review' } : {}),
+    });
+    void sendEvent('charge.dispute.updated', dispute);
+    return { status: 200, body: dispute };
+  }
+
+  async function openDispute(intentId: string): Promise<StripeObject> {
+    const intent = intents.get(intentId);
+    if (intent === undefined) throw new Error(`no intent ${intentId}`);
+    const dispute: StripeObject = {
+      ...fixtures.dispute,
+      id: newId('dp'),
+      created: now(),
+      amount: intent.amount_received,
+      currency: intent.currency,
+      charge: intent.latest_charge,
+      payment_intent: intent.id,
+      reason: 'fraudulent',
+      status: 'needs_response',
+      evidence_details: { ...fixtures.dispute.evidence_details, due_by: now() + 7 * 24 * 3600 },
+    };
+    disputes.set(String(dispute.id), dispute);
+    await sendEvent('charge.dispute.created', dispute);
+    return dispute;
+  }
+
+  async function decideDispute(disputeId: string, outcome: 'won' | 'lost'): Promise<StripeObject> {
+    const dispute = disputes.get(disputeId)!;
+    dispute.status = outcome;
+    await sendEvent('charge.dispute.closed', dispute);
+    return dispute;
+  }
+
+  function createRefund(params: Params): Answer {
     const intent = intents.get(String(params.payment_intent));
     if (intent === undefined)
       return stripeError(400, 'invalid_request_error', 'resource_missing', `No such payment_intent: '${String(params.payment_intent)}'`);
@@ -236,20 +370,43 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       `You cannot ${action} this PaymentIntent because it has a status of ${String(intent.status)}.`,
     );
 
-  /** The 3DS page of a challenged intent, and its completion, which sends the customer back to the return URL. */
-  function challenge(method: string, path: string, reply: ServerResponse) {
-    const [, id = '', action] = path.split('/').slice(1);
+  /**
+   * The page an intent's redirect leads to (a 3DS challenge or iDEAL's bank), as Stripe's test pages offer: complete
+   * (authorized) or fail, which sends the customer back to the return URL with the outcome.
+   */
+  function redirectPage(method: string, path: string, reply: ServerResponse) {
+    const [kind = '', id = '', action] = path.split('/').slice(1);
     const intent = intents.get(id);
-    if (intent === undefined || intent.status !== 'requires_action') return send(reply, 404, { error: { message: 'No such challenge.' } });
+    if (intent === undefined || intent.status !== 'requires_action') return send(reply, 404, { error: { message: 'No such redirect.' } });
     if (method === 'GET' && action === undefined) {
       reply.writeHead(200, { 'content-type': 'text/html' });
-      return reply.end(`<form method="post" action="/3ds/${id}/complete"><button>Complete authentication</button></form>`);
+      return reply.end(
+        `<form method="post" action="/${kind}/${id}/complete"><button>Authorize test payment</button></form>` +
+          `<form method="post" action="/${kind}/${id}/fail"><button>Fail test payment</button></form>`,
+      );
     }
-    authorize(intent);
-    void sendEvent(intent.capture_method === 'automatic' ? 'payment_intent.succeeded' : 'payment_intent.amount_capturable_updated', intent);
+    if (method !== 'POST' || (action !== 'complete' && action !== 'fail')) return send(reply, 404, { error: { message: 'No such redirect.' } });
+    if (action === 'complete') {
+      authorize(intent);
+      void sendEvent(intent.capture_method === 'automatic' ? 'payment_intent.succeeded' : 'payment_intent.amount_capturable_updated', intent);
+    } else {
+      // Stripe's answer to a failed authentication: the method detached, the intent back to requires_payment_method.
+      Object.assign(intent, {
+        status: 'requires_payment_method',
+        next_action: null,
+        payment_method: null,
+        last_payment_error: {
+          type: 'invalid_request_error',
+          code: 'payment_intent_authentication_failure',
+          message:
+            'The latest payment attempt of this PaymentIntent has failed or been canceled, and the attached payment method has been removed. You can try confirming again with a new payment method.',
+        },
+      });
+      void sendEvent('payment_intent.payment_failed', intent);
+    }
     const back = new URL(String(intent.return_url));
     back.searchParams.set('payment_intent', id);
-    back.searchParams.set('redirect_status', 'succeeded');
+    back.searchParams.set('redirect_status', action === 'complete' ? 'succeeded' : 'failed');
     reply.writeHead(302, { location: back.toString() });
     reply.end();
   }
@@ -259,7 +416,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const target = new URL(request.url ?? '/', 'http://fake');
     const method = request.method ?? 'GET';
-    if (target.pathname.startsWith('/3ds/')) return challenge(method, target.pathname, reply);
+    if (/^\/(3ds|ideal)\//.test(target.pathname)) return redirectPage(method, target.pathname, reply);
     if (!/^Bearer sk_test_\w+$/.test(request.headers.authorization ?? ''))
       return send(reply, 401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
     const params = method === 'GET' ? Object.fromEntries(target.searchParams) : parseForm(Buffer.concat(chunks).toString('utf8'));
@@ -268,7 +425,12 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     // Stripe answers a key it has seen with the first answer, whatever the second request says.
     const replayed = idempotencyKey === undefined ? undefined : idempotent.get(idempotencyKey);
     const answer = replayed ?? route(method, target.pathname, params);
-    if (idempotencyKey !== undefined && method === 'POST') idempotent.set(idempotencyKey, answer);
+    if (idempotencyKey !== undefined && method === 'POST' && !answer.invalidParameters) idempotent.set(idempotencyKey, answer);
+    const toLose = answersToLose.get(target.pathname) ?? 0;
+    if (toLose > 0) {
+      answersToLose.set(target.pathname, toLose - 1);
+      return void request.socket.destroy();
+    }
     send(reply, answer.status, answer.body);
   }
 
@@ -281,6 +443,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     url,
     requests,
     intents,
+    disputes,
+    openDispute,
+    decideDispute,
+    loseAnswers: (path, count) => void answersToLose.set(path, count),
     sendEvent,
     close: async () => {
       server.closeAllConnections();

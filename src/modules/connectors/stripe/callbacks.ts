@@ -35,7 +35,7 @@ export function parseStripeCallback(rawBody: Buffer): ConnectorCallback | null {
   }
   const event = eventSchema.safeParse(json);
   if (!event.success) return null;
-  const { id: eventId, type: eventType, data } = event.data;
+  const { id: eventId, type: eventType, created, data } = event.data;
   // The event's name and its object must agree; an event this connector does not act on is acknowledged only.
   if (eventType.startsWith('payment_intent.')) {
     const intent = paymentIntentSchema.safeParse(data.object);
@@ -51,7 +51,7 @@ export function parseStripeCallback(rawBody: Buffer): ConnectorCallback | null {
   }
   if (eventType.startsWith('charge.dispute.')) {
     const dispute = disputeSchema.safeParse(data.object);
-    return dispute.success ? { kind: 'dispute', eventId, eventType, dispute: toProcessorDispute(dispute.data), reference: null } : null;
+    return dispute.success ? { kind: 'dispute', eventId, eventType, dispute: toProcessorDispute(dispute.data, created), reference: null } : null;
   }
   return null;
 }

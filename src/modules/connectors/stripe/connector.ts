@@ -26,12 +26,13 @@ import { toProcessorDispute, toProcessorPayment, toProcessorRefund } from './sta
 import {
   disputeSchema,
   ENABLED_EVENTS,
+  methodRefusal,
   paymentIntentSchema,
   paymentMethodData,
   refundSchema,
   unsupported,
   webhookEndpointSchema,
-  type StripeRefund,
+  type IdealBank,
 } from './wire.ts';
 
 export const stripeCredentialsSchema = z.object({
@@ -42,8 +43,11 @@ export type StripeCredentials = z.infer<typeof stripeCredentialsSchema>;
 /** The mode a key works in: a test-mode account takes test keys only, a live one live keys. */
 export const stripeKeyMode = (credentials: StripeCredentials): Mode => (credentials.apiKey.startsWith('sk_live_') ? 'LIVE' : 'TEST');
 
-/** How many of the latest refunds are looked through for a reference (Stripe has no refund search). */
-const REFUND_LOOKBACK = 100;
+/** The literal members of one of the library's open string unions (`'a' | 'b' | OtherString`). */
+type KnownValues<Union> = Union extends unknown ? (string extends Union ? never : Union) : never;
+type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// wire.ts's IDEAL_BANKS are exactly the banks the library types for iDEAL: adding or dropping one fails to compile.
+true satisfies Exactly<IdealBank, KnownValues<Stripe.PaymentIntentCreateParams.PaymentMethodData.Ideal.Bank>>;
 
 export class StripeConnector implements Connector {
   readonly name = 'stripe';
@@ -70,7 +74,14 @@ export class StripeConnector implements Connector {
       // Stripe makes the endpoint's signing secret itself: it replaces the one we offered.
       register: async (url) => {
         const endpoint = await this.read(webhookEndpointSchema, () =>
-          this.#stripe.webhookEndpoints.create({ url, enabled_events: [...ENABLED_EVENTS], description: 'Payments orchestrator callbacks' }),
+          this.#stripe.webhookEndpoints.create({
+            url,
+            enabled_events: [...ENABLED_EVENTS],
+            description: 'Payments orchestrator callbacks',
+            // Events are shaped by the endpoint's API version, else by the account's default, which may be any:
+            // the version the library is pinned to is the one wire.ts reads its objects as.
+            api_version: Stripe.API_VERSION,
+          }),
         );
         return { endpointId: endpoint.id, secret: endpoint.secret };
       },
@@ -78,8 +89,8 @@ export class StripeConnector implements Connector {
   }
 
   async authorize(request: AuthorizeRequest): Promise<ProcessorPayment> {
-    const currencyRefused = unsafeCurrencyRefusal('Stripe', request.currency);
-    if (currencyRefused) throw currencyRefused;
+    const refused = unsafeCurrencyRefusal('Stripe', request.currency) ?? methodRefusal(request);
+    if (refused) throw refused;
     if (request.saveCard) throw unsupported('saved cards');
     const params: Stripe.PaymentIntentCreateParams = {
       amount: request.amount,
@@ -87,7 +98,7 @@ export class StripeConnector implements Connector {
       confirm: true,
       capture_method: request.captureMethod === 'MANUAL' ? 'manual' : 'automatic',
       payment_method_data: paymentMethodData(request.paymentMethod) as Stripe.PaymentIntentCreateParams.PaymentMethodData,
-      payment_method_options: { card: { request_three_d_secure: request.threeDs ? 'any' : 'automatic' } },
+      ...(request.paymentMethod.type === 'card' ? { payment_method_options: { card: { request_three_d_secure: request.threeDs ? 'any' : 'automatic' } } } : {}),
       return_url: request.returnUrl,
       metadata: { reference: request.reference },
     };
@@ -133,22 +144,32 @@ export class StripeConnector implements Connector {
     return toProcessorRefund(await this.read(refundSchema, () => this.#stripe.refunds.retrieve(refundId)));
   }
 
-  /** Among the latest refunds (Stripe cannot search refunds), the one whose metadata names `reference`. */
-  async findRefundByReference(reference: string): Promise<ProcessorRefund | null> {
-    const latest = await this.read(z.object({ data: z.array(refundSchema) }), () => this.#stripe.refunds.list({ limit: REFUND_LOOKBACK }));
-    const refund: StripeRefund | undefined = latest.data.find((candidate) => candidate.metadata.reference === reference);
-    // Older than the latest REFUND_LOOKBACK, or never made: only the first is certain not to be.
-    if (refund === undefined) throw notConclusive('refund', reference);
+  /**
+   * Among the payment's refunds (Stripe cannot search refunds, but lists a payment's: a few, every page read), the
+   * one whose metadata names `reference`. Not finding it proves nothing: the call whose answer was lost may still be
+   * running at Stripe and create it after this listing, so it is an unknown outcome and the refund keeps waiting
+   * (Stripe's refund.* webhooks carry the reference, and the sync schedule asks again).
+   */
+  async findRefundByReference(reference: string, transactionId: string): Promise<ProcessorRefund | null> {
+    const refund = await this.read(refundSchema.nullable(), async () => {
+      for await (const candidate of this.#stripe.refunds.list({ payment_intent: transactionId, limit: 100 })) {
+        if (candidate.metadata?.reference === reference) return candidate;
+      }
+      return null;
+    });
+    if (refund === null) throw notConclusive('refund', reference);
     return toProcessorRefund(refund);
   }
 
+  /** Closes the dispute: Stripe reports it `lost`, read as conceded (status-map.ts). */
   async acceptDispute(disputeId: string, idempotencyKey: string): Promise<ProcessorDispute> {
-    return toProcessorDispute(await this.read(disputeSchema, () => this.#stripe.disputes.close(disputeId, {}, { idempotencyKey })));
+    return toProcessorDispute(await this.read(disputeSchema, () => this.#stripe.disputes.close(disputeId, {}, { idempotencyKey })), unixNow());
   }
 
   /** Evidence fields are Stripe's own (docs.stripe.com/api/disputes/update#update_dispute-evidence); submitted at once. */
   async submitDisputeEvidence(disputeId: string, evidence: Record<string, string>, idempotencyKey: string): Promise<ProcessorDispute> {
-    return toProcessorDispute(await this.read(disputeSchema, () => this.#stripe.disputes.update(disputeId, { evidence, submit: true }, { idempotencyKey })));
+    const dispute = await this.read(disputeSchema, () => this.#stripe.disputes.update(disputeId, { evidence, submit: true }, { idempotencyKey }));
+    return toProcessorDispute(dispute, unixNow());
   }
 
   createPayout(): Promise<ProcessorPayout> {
@@ -195,6 +216,8 @@ export class StripeConnector implements Connector {
     return parsed.data;
   }
 }
+
+const unixNow = () => Math.floor(Date.now() / 1000);
 
 /** Stripe cannot prove a resource absent by our reference: the caller keeps waiting rather than fail it. */
 function notConclusive(resource: 'payment' | 'refund', reference: string): ConnectorError {

@@ -67,12 +67,24 @@ export function toProcessorRefund(refund: StripeRefund): ProcessorRefund {
   };
 }
 
-export function toProcessorDispute(dispute: StripeDispute): ProcessorDispute {
+/**
+ * Stripe reports a dispute as `lost` alike when the merchant closed it (conceded: docs.stripe.com/api/disputes/close),
+ * when its deadline passed unanswered, and when a challenge failed. Without evidence ever submitted it was not
+ * challenged: reported (`reportedAt`, unix seconds) after its deadline (0: none, no response allowed), it expired; before, the merchant conceded.
+ */
+function disputeStatusOf(dispute: StripeDispute, reportedAt: number): ProcessorDispute['status'] {
+  const details = dispute.evidence_details;
+  if (dispute.status !== 'lost' || (details?.submission_count ?? 0) > 0) return DISPUTE_STATUS_MAP[dispute.status];
+  return details?.due_by && reportedAt > details.due_by ? 'expired' : 'accepted';
+}
+
+/** The dispute as Stripe reported it at `reportedAt` (unix seconds: the event's creation, or the call's answer). */
+export function toProcessorDispute(dispute: StripeDispute, reportedAt: number): ProcessorDispute {
   const dueBy = dispute.evidence_details?.due_by ?? null;
   return {
     disputeId: dispute.id,
     transactionId: dispute.payment_intent,
-    status: DISPUTE_STATUS_MAP[dispute.status],
+    status: disputeStatusOf(dispute, reportedAt),
     amount: dispute.amount,
     currency: dispute.currency.toUpperCase(),
     reason: dispute.reason,

@@ -2,7 +2,7 @@
 // anything else is not an answer), and the request fields it is sent. The requests themselves are encoded and
 // sent by Stripe's official library (connector.ts).
 import { z } from 'zod';
-import { ConnectorError, type PaymentMethod } from '../port.ts';
+import { ConnectorError, type AuthorizeRequest, type PaymentMethod } from '../port.ts';
 
 /** Text Stripe sends that may be stored: bounded, without NUL, well-formed (PostgreSQL holds neither). */
 const stripeText = (max: number) =>
@@ -86,7 +86,7 @@ export const disputeSchema = z.object({
   amount: stripeAmount,
   currency: z.string().regex(/^[a-z]{3}$/),
   reason: stripeText(100).nullable(),
-  evidence_details: z.object({ due_by: z.number().int().min(0).max(253_402_300_799).nullable() }).nullish(),
+  evidence_details: z.object({ due_by: z.number().int().min(0).max(253_402_300_799).nullable(), submission_count: z.number().int().nonnegative() }).nullish(),
 });
 export type StripeDispute = z.infer<typeof disputeSchema>;
 
@@ -94,6 +94,8 @@ export type StripeDispute = z.infer<typeof disputeSchema>;
 export const eventSchema = z.object({
   id: z.string().regex(/^[\x21-\x7e]{1,255}$/),
   type: z.string().regex(/^[\x21-\x7e]{1,100}$/),
+  /** When Stripe made the event (unix seconds). */
+  created: z.number().int().nonnegative(),
   data: z.object({ object: z.object({ object: z.string() }).catchall(z.unknown()) }),
 });
 
@@ -117,10 +119,63 @@ export const ENABLED_EVENTS = [
 ] as const;
 
 /**
- * `payment_method_data` for a card sent as raw card data (Stripe accepts it in test mode, and in live mode
- * from accounts Stripe has enabled for it). Other methods are not supported by this connector yet.
+ * The banks Stripe takes for iDEAL, by its names (docs.stripe.com/api/payment_methods/object#payment_method_object-ideal-bank).
+ * This file is pure and cannot import the library; connector.ts checks at compile time that the list is exactly the
+ * library's type of them, so a bank Stripe adds or drops fails to compile.
+ */
+export const IDEAL_BANKS = [
+  'abn_amro',
+  'adyen',
+  'asn_bank',
+  'bunq',
+  'buut',
+  'finom',
+  'handelsbanken',
+  'ing',
+  'knab',
+  'mollie',
+  'moneyou',
+  'n26',
+  'nn',
+  'rabobank',
+  'regiobank',
+  'revolut',
+  'sns_bank',
+  'triodos_bank',
+  'van_lanschot',
+  'yoursafe',
+] as const;
+export type IdealBank = (typeof IDEAL_BANKS)[number];
+const isIdealBank = (bank: string): bank is IdealBank => (IDEAL_BANKS as readonly string[]).includes(bank);
+
+/**
+ * Why Stripe would refuse this payment's method as asked, before any call; null when it may be sent. iDEAL
+ * (our bank_redirect) is paid in euros only and settles at once, without a separate capture
+ * (docs.stripe.com/payments/ideal).
+ */
+export function methodRefusal(request: Pick<AuthorizeRequest, 'paymentMethod' | 'currency' | 'captureMethod'>): ConnectorError | null {
+  const method = request.paymentMethod;
+  if (method.type === 'card') return null;
+  if (method.type !== 'bank_redirect') return unsupported(`${method.type} payments`);
+  if (request.currency.toUpperCase() !== 'EUR')
+    return new ConnectorError(`stripe: iDEAL takes payments in EUR only, not ${request.currency.toUpperCase()}`, 'rejected', false, 'currency_not_supported');
+  if (request.captureMethod === 'MANUAL') return unsupported('manual captures of iDEAL payments');
+  if (!isIdealBank(method.bank))
+    return new ConnectorError(
+      `stripe: iDEAL has no bank named ${method.bank}; Stripe's are ${IDEAL_BANKS.join(', ')}`,
+      'rejected',
+      false,
+      'bank_not_supported',
+    );
+  return null;
+}
+
+/**
+ * `payment_method_data` for a method methodRefusal let through: a card sent as raw card data (Stripe accepts it in
+ * test mode, and in live mode from accounts Stripe has enabled for it), or iDEAL with the customer's bank.
  */
 export function paymentMethodData(method: PaymentMethod) {
+  if (method.type === 'bank_redirect') return { type: 'ideal' as const, ideal: { bank: method.bank } };
   if (method.type !== 'card') throw unsupported(`${method.type} payments`);
   const { card } = method;
   return {
