@@ -6,6 +6,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CancelPaymentDocument,
+  CancelPaymentPostCaptureDocument,
   CapturePaymentDocument,
   ConfirmPaymentDocument,
   CreateConnectorAccountDocument,
@@ -133,6 +134,15 @@ describe('card payments at Stripe', () => {
     const voided = await pay(CARDS.success, { captureMethod: 'MANUAL' });
     expect(dataOf(await shop.secret(CancelPaymentDocument, { input: { paymentId: voided.created.id } })).cancelPayment.status).toBe('CANCELLED');
     expect(fake.intents.get((await paymentOf(voided.created.id)).activeAttempt.connectorTransactionId!)?.status).toBe('canceled');
+  });
+
+  it('a void after capture is refused before anything is sent: Stripe cancels no succeeded intent, a refund gives the money back', async () => {
+    const { created } = await pay(CARDS.success);
+    const sent = fake.requests.length;
+    const refused = errorOf(await shop.secret(CancelPaymentPostCaptureDocument, { input: { paymentId: created.id } }), 'INVALID_STATE');
+    expect(refused).toMatchObject({ message: 'stripe cannot void a captured payment (SUCCEEDED); refund it instead.', extensions: { status: 'SUCCEEDED' } });
+    expect(fake.requests.length).toBe(sent);
+    expect((await paymentOf(created.id)).status).toBe('SUCCEEDED');
   });
 
   it('refunds in part then the rest, each under our refund id as Idempotency-Key; more is refused', async () => {
