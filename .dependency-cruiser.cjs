@@ -9,6 +9,7 @@ const KERNEL = '^src/kernel/';
 const MODULE_PURE = [
   '^src/modules/[^/]+/(machine|machine/[a-z-]+|methods|surcharges|catalog|retry-schedule|signature|wire|bank-accounts|schedule|port)\\.ts$',
   '^src/modules/connectors/[a-z-]+/(wire|status-map|decline-map|callbacks)\\.ts$',
+  '^src/modules/connectors/not-supported\\.ts$',
 ];
 const MODULES = '^src/modules/';
 // A module's public entry, its GraphQL schema files, and the composition that builds every module.

@@ -12,13 +12,12 @@ import {
   type ConnectorWebhooks,
   type ProcessorDispute,
   type ProcessorPayment,
-  type ProcessorPayout,
   type ProcessorRefund,
   type RedirectCompletion,
   type RefundRequest,
-  type WalletSession,
   unsafeCurrencyRefusal,
 } from '../port.ts';
+import { notSupported, WithoutPayoutsOrSessions } from '../not-supported.ts';
 import { ACCEPTED_BODY, parseAdyenNotification, verifyAdyenNotification } from './callbacks.ts';
 import { noStatusApi, refusalOf } from './decline-map.ts';
 import { toProcessorPayment } from './status-map.ts';
@@ -55,9 +54,9 @@ export function checkoutBaseUrl(credentials: AdyenCredentials, mode: Mode, testB
   return `https://${credentials.liveUrlPrefix}-checkout-live.adyenpayments.com/checkout/${CHECKOUT_API_VERSION}`;
 }
 
-const unsupported = (what: string) => new ConnectorError(`the Adyen connector does not support ${what}`, 'rejected', false, 'not_supported');
+const unsupported = (what: string) => notSupported('adyen', what);
 
-export class AdyenConnector implements Connector {
+export class AdyenConnector extends WithoutPayoutsOrSessions implements Connector {
   readonly name = 'adyen';
   readonly webhooks: ConnectorWebhooks = {
     verify: (rawBody, _headers, secret) => verifyAdyenNotification(rawBody, secret),
@@ -76,7 +75,9 @@ export class AdyenConnector implements Connector {
   constructor(
     private readonly credentials: AdyenCredentials,
     private readonly options: { baseUrl: string; timeoutMs: number },
-  ) {}
+  ) {
+    super();
+  }
 
   async authorize(request: AuthorizeRequest): Promise<ProcessorPayment> {
     const currencyRefused = unsafeCurrencyRefusal('Adyen', request.currency);
@@ -137,26 +138,6 @@ export class AdyenConnector implements Connector {
 
   submitDisputeEvidence(): Promise<ProcessorDispute> {
     return Promise.reject(unsupported("disputes through the API (Adyen's Disputes API is a separate service)"));
-  }
-
-  createPayout(): Promise<ProcessorPayout> {
-    return Promise.reject(unsupported('payouts'));
-  }
-
-  cancelPayout(): Promise<ProcessorPayout> {
-    return Promise.reject(unsupported('payouts'));
-  }
-
-  syncPayout(): Promise<ProcessorPayout> {
-    return Promise.reject(unsupported('payouts'));
-  }
-
-  findPayoutByReference(): Promise<ProcessorPayout | null> {
-    return Promise.reject(unsupported('payouts'));
-  }
-
-  createSession(): Promise<WalletSession> {
-    return Promise.reject(unsupported('wallet sessions'));
   }
 
   /** A modification Adyen received: the payment is unchanged until its notification. */

@@ -13,13 +13,12 @@ import {
   type ConnectorWebhooks,
   type ProcessorDispute,
   type ProcessorPayment,
-  type ProcessorPayout,
   type ProcessorRefund,
   type RefundRequest,
-  type WalletSession,
   singleEvent,
   unsafeCurrencyRefusal,
 } from '../port.ts';
+import { WithoutPayoutsOrSessions } from '../not-supported.ts';
 import { parseStripeCallback, SIGNATURE_HEADER, verifyStripeSignature } from './callbacks.ts';
 import { connectorErrorOf } from './decline-map.ts';
 import { toProcessorDispute, toProcessorPayment, toProcessorRefund } from './status-map.ts';
@@ -49,7 +48,7 @@ type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 // wire.ts's IDEAL_BANKS are exactly the banks the library types for iDEAL: adding or dropping one fails to compile.
 true satisfies Exactly<IdealBank, KnownValues<Stripe.PaymentIntentCreateParams.PaymentMethodData.Ideal.Bank>>;
 
-export class StripeConnector implements Connector {
+export class StripeConnector extends WithoutPayoutsOrSessions implements Connector {
   readonly name = 'stripe';
   readonly webhooks: ConnectorWebhooks;
   readonly #stripe: Stripe;
@@ -58,6 +57,7 @@ export class StripeConnector implements Connector {
     credentials: StripeCredentials,
     private readonly options: { apiBase: string; timeoutMs: number },
   ) {
+    super();
     const base = new URL(options.apiBase);
     this.#stripe = new Stripe(credentials.apiKey, {
       host: base.hostname,
@@ -170,26 +170,6 @@ export class StripeConnector implements Connector {
   async submitDisputeEvidence(disputeId: string, evidence: Record<string, string>, idempotencyKey: string): Promise<ProcessorDispute> {
     const dispute = await this.read(disputeSchema, () => this.#stripe.disputes.update(disputeId, { evidence, submit: true }, { idempotencyKey }));
     return toProcessorDispute(dispute, unixNow());
-  }
-
-  createPayout(): Promise<ProcessorPayout> {
-    return Promise.reject(unsupported('payouts'));
-  }
-
-  cancelPayout(): Promise<ProcessorPayout> {
-    return Promise.reject(unsupported('payouts'));
-  }
-
-  syncPayout(): Promise<ProcessorPayout> {
-    return Promise.reject(unsupported('payouts'));
-  }
-
-  findPayoutByReference(): Promise<ProcessorPayout | null> {
-    return Promise.reject(unsupported('payouts'));
-  }
-
-  createSession(): Promise<WalletSession> {
-    return Promise.reject(unsupported('wallet sessions'));
   }
 
   /** A call answering with an intent; a decline is Stripe's 402 card error carrying it: an answer too. */

@@ -3,6 +3,7 @@
 // sent by Stripe's official library (connector.ts).
 import { z } from 'zod';
 import { ConnectorError, type AuthorizeRequest, type PaymentMethod } from '../port.ts';
+import { notSupported } from '../not-supported.ts';
 
 /** Text Stripe sends that may be stored: bounded, without NUL, well-formed (PostgreSQL holds neither). */
 const stripeText = (max: number) =>
@@ -186,5 +187,4 @@ export function paymentMethodData(method: PaymentMethod) {
 }
 
 /** A refusal for what this connector does not do: nothing was sent, and no other try at Stripe would differ. */
-export const unsupported = (what: string) =>
-  new ConnectorError(`stripe: ${what} are not supported by this connector`, 'rejected', false, 'unsupported_by_connector');
+export const unsupported = (what: string) => notSupported('stripe', what);
