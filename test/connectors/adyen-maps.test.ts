@@ -103,9 +103,15 @@ describe('refusal reasons', () => {
 
   it.each(rows)('%s → %s (sent on: %s), Adyen’s code kept beside it', (adyenCode, ours, sentOn) => {
     const reason = REFUSAL_REASONS[adyenCode]!.reason;
-    expect(paymentErrorOf(adyenCode, reason)).toEqual({ code: ours, processorCode: adyenCode, message: `${reason} (Adyen refusalReasonCode ${adyenCode})` });
+    const answer = { resultCode: 'Refused', refusalReason: reason, refusalReasonCode: adyenCode };
+    expect(paymentErrorOf(adyenCode, reason, answer)).toEqual({
+      code: ours,
+      processorCode: adyenCode,
+      message: `${reason} (Adyen refusalReasonCode ${adyenCode})`,
+      processorBody: answer,
+    });
     // A notification carries the reason's text only: the same code, Adyen's found by its reason.
-    expect(paymentErrorOf(undefined, reason)).toMatchObject({ code: ours, processorCode: adyenCode });
+    expect(paymentErrorOf(undefined, reason, undefined)).toMatchObject({ code: ours, processorCode: adyenCode });
     // The decision is the catalog's: the same as any processor's decline with that code.
     expect(retryDecision({ kind: 'declined', code: ours }, context).retry).toBe(sentOn);
     expect(sentOn).toBe(DECLINE_CATALOG[ours].retry === 'soft' || DECLINE_CATALOG[ours].retry === 'processor_error');
@@ -113,12 +119,13 @@ describe('refusal reasons', () => {
 
   it('fraud, lost or stolen cards and balance are never retried; an unknown code is a plain decline, Adyen’s code kept', () => {
     for (const code of ['12', '14', '20', '22', '31', '6', '24', '8']) expect(HARD_DECLINE_CODES.has(declineOf(code, undefined))).toBe(true);
-    expect(paymentErrorOf('999', 'Something new')).toEqual({
+    expect(paymentErrorOf('999', 'Something new', undefined)).toEqual({
       code: 'card_declined',
       processorCode: '999',
       message: 'Something new (Adyen refusalReasonCode 999)',
+      processorBody: null,
     });
-    expect(paymentErrorOf(undefined, 'Something new')).toMatchObject({ code: 'card_declined', processorCode: null });
+    expect(paymentErrorOf(undefined, 'Something new', undefined)).toMatchObject({ code: 'card_declined', processorCode: null });
     expect(declineOf('constructor', undefined)).toBe('card_declined');
   });
 
@@ -218,8 +225,10 @@ describe('notification HMAC', () => {
     const hmacSignature = new hmacValidator().calculateHmac(unsigned as never, key);
     return { ...unsigned, additionalData: { ...unsigned.additionalData, hmacSignature } };
   };
-  const body = (...items: NotificationItem[]) =>
-    Buffer.from(JSON.stringify({ live: 'false', notificationItems: items.map((i) => ({ NotificationRequestItem: i })) }));
+  const notification = (live: 'true' | 'false', items: NotificationItem[]) =>
+    Buffer.from(JSON.stringify({ live, notificationItems: items.map((i) => ({ NotificationRequestItem: i })) }));
+  const body = (...items: NotificationItem[]) => notification('false', items);
+  const testAccount = { merchantAccount: 'TestMerchant', live: false };
 
   it('accepts exactly what the official library signs, and agrees with its validator', () => {
     const capture = signed({ eventCode: 'CAPTURE', originalReference: 'PSP1' });
@@ -229,7 +238,7 @@ describe('notification HMAC', () => {
       expect(new hmacValidator().validateHMAC(signedItem as never, HMAC_KEY)).toBe(true);
     }
     expect(verifyAdyenNotification(body(capture, authorisation), HMAC_KEY)).toBe(true);
-    expect(parseAdyenNotification(body(capture), 'TestMerchant')).toMatchObject([{ kind: 'payment', eventId: 'PSP2:CAPTURE:true', eventType: 'CAPTURE' }]);
+    expect(parseAdyenNotification(body(capture), testAccount)).toMatchObject([{ kind: 'payment', eventId: 'PSP2:CAPTURE:true', eventType: 'CAPTURE' }]);
   });
 
   it('reads every item of a batch, in order; those of another merchant account and eventCodes not acted on are ignored', () => {
@@ -241,13 +250,25 @@ describe('notification HMAC', () => {
       // Not a table row, though every object has one by that name.
       item({ eventCode: 'constructor', pspReference: 'PSP6' }),
     ];
-    expect(parseAdyenNotification(body(...items), 'TestMerchant')).toEqual([
+    expect(parseAdyenNotification(body(...items), testAccount)).toEqual([
       expect.objectContaining({ kind: 'payment', eventId: 'PSP2:CAPTURE:true' }),
       expect.objectContaining({ kind: 'refund', eventId: 'PSP3:REFUND:false', refund: expect.objectContaining({ status: 'failed' }) }),
       { kind: 'ignored', eventId: 'PSP4:REFUND:true', eventType: 'REFUND', reason: 'other_merchant_account' },
       { kind: 'ignored', eventId: 'PSP5:REPORT_AVAILABLE:true', eventType: 'REPORT_AVAILABLE', reason: 'unrecognised_event' },
       { kind: 'ignored', eventId: 'PSP6:constructor:true', eventType: 'constructor', reason: 'unrecognised_event' },
     ]);
+  });
+
+  it('ignores every item of a notification from the other environment than the account’s: test for a live account, live for a test one', () => {
+    const items = [item({ eventCode: 'CAPTURE', originalReference: 'PSP1' }), item({ eventCode: 'REFUND', pspReference: 'PSP3', originalReference: 'PSP1' })];
+    const ignored = [
+      { kind: 'ignored', eventId: 'PSP2:CAPTURE:true', eventType: 'CAPTURE', reason: 'mode_mismatch' },
+      { kind: 'ignored', eventId: 'PSP3:REFUND:true', eventType: 'REFUND', reason: 'mode_mismatch' },
+    ];
+    const liveAccount = { ...testAccount, live: true };
+    expect(parseAdyenNotification(notification('false', items), liveAccount)).toEqual(ignored);
+    expect(parseAdyenNotification(notification('true', items), testAccount)).toEqual(ignored);
+    expect(parseAdyenNotification(notification('true', items), liveAccount)).toMatchObject([{ kind: 'payment' }, { kind: 'refund' }]);
   });
 
   it('rejects another key, a changed signed field, a missing signature, one unsigned item, and bodies that are not notifications', () => {

@@ -65,7 +65,7 @@ async function confirm(number: string, options: { holderName?: string; input?: P
   const result = await shop.publishable(ConfirmPaymentDocument, {
     input: { clientSecret: created.clientSecret, paymentMethodData: card(number, options.holderName) },
   });
-  return { id: created.id, result };
+  return { id: created.id, clientSecret: created.clientSecret, result };
 }
 
 const paymentOf = async (id: string) => dataOf(await shop.secret(PaymentDocument, { id })).payment;
@@ -108,14 +108,25 @@ describe('Adyen card payments', () => {
     expect((await paymentOf(id)).status).toBe('SUCCEEDED');
   });
 
-  it('a refusal is PAYMENT_DECLINED with our code and Adyen’s, each in its own field', async () => {
-    const { id, result } = await confirm('4111111111111111', { holderName: 'NOT_ENOUGH_BALANCE' });
+  it('a refusal is PAYMENT_DECLINED with our code and Adyen’s, each in its own field, and Adyen’s answer for the secret key only', async () => {
+    const { id, clientSecret, result } = await confirm('4111111111111111', { holderName: 'NOT_ENOUGH_BALANCE' });
     const declined = errorOf(result, 'PAYMENT_DECLINED');
     expect(declined.extensions).toMatchObject({ declineCode: 'insufficient_funds', processorCode: '12' });
     expect(declined.extensions?.declineMessage).toBe('Not enough balance (Adyen refusalReasonCode 12)');
     const payment = await paymentOf(id);
     expect(payment).toMatchObject({ status: 'FAILED', errorCode: 'insufficient_funds', processorErrorCode: '12' });
     expect(payment.activeAttempt).toMatchObject({ errorCode: 'insufficient_funds', processorErrorCode: '12' });
+    // Adyen's answer kept on the attempt, without the card's expiry its additional data carries.
+    expect(payment.activeAttempt.processorError).toEqual({
+      pspReference: payment.activeAttempt.connectorTransactionId,
+      merchantReference: payment.activeAttempt.id,
+      resultCode: 'Refused',
+      refusalReason: 'Not enough balance',
+      refusalReasonCode: '12',
+      additionalData: { refusalReasonRaw: 'Not enough balance', cardSummary: '1111' },
+    });
+    const browser = dataOf(await shop.publishable(PaymentDocument, { id, clientSecret })).payment;
+    expect(browser.activeAttempt).toMatchObject({ processorErrorCode: '12', processorError: null });
   });
 
   it('manual capture: authorised, captured at Adyen, SUCCEEDED on its CAPTURE notification', async () => {
@@ -374,6 +385,19 @@ describe('Adyen notification batches', () => {
       [eventIdOf(capture!)]: ['applied'],
       [eventIdOf(otherAccount)]: ['other_merchant_account'],
     });
+  });
+
+  it('a notification from Adyen’s live environment for this test account is acknowledged and logged as ignored, never applied', async () => {
+    const { id } = await confirm('4111111111111111', { input: { captureMethod: 'MANUAL' } });
+    await fake.deliver();
+    await shop.secret(CapturePaymentDocument, { input: { paymentId: id } });
+    const [capture] = fake.queued.splice(0);
+    expect(await fake.deliverBatch([capture!], 'true')).toEqual({ status: 200, body: '[accepted]' });
+    expect((await paymentOf(id)).status).not.toBe('SUCCEEDED');
+    expect(await loggedOutcomes([capture!])).toEqual({ [eventIdOf(capture!)]: ['mode_mismatch'] });
+    // From the test environment, as the account is: applied.
+    expect(await fake.deliverBatch([capture!], 'false')).toEqual({ status: 200, body: '[accepted]' });
+    expect((await paymentOf(id)).status).toBe('SUCCEEDED');
   });
 
   it('an item that fails unexpectedly makes Adyen send the batch again (500); sent again, what was applied changes nothing and the rest is applied', async () => {

@@ -95,7 +95,7 @@ describe('declines', () => {
     ['stolen_card_v2', true, 'card_declined'],
   ])('%s (sandbox retryable: %s) reads as %s', async (code, retryable, ours) => {
     const { answer } = await outcome({ status: 402, body: payment({ status: 'failed', amount_captured: 0, error: { code, message: 'No.', retryable } }) });
-    expect((answer as ProcessorPayment).error).toEqual({ code: ours, processorCode: code, message: 'No.' });
+    expect((answer as ProcessorPayment).error).toEqual({ code: ours, processorCode: code, message: 'No.', processorBody: { code, message: 'No.', retryable } });
   });
 });
 

@@ -120,6 +120,50 @@ describe('card payments at Stripe', () => {
     expect(payment.errorMessage).toContain(`(stripe: ${stripeCodes})`);
   });
 
+  it('a decline keeps Stripe’s error object on the attempt, for the secret key only, never the card number its message quotes', async () => {
+    fake.quoteCardInDeclines((number) => `Your card ${number} has insufficient funds.`);
+    let declined;
+    try {
+      declined = await pay(CARDS.insufficientFunds);
+    } finally {
+      fake.quoteCardInDeclines(null);
+    }
+    const error = errorOf(declined.confirmed, 'PAYMENT_DECLINED');
+    const payment = await paymentOf(declined.created.id);
+    expect(payment.activeAttempt.processorError).toEqual({
+      type: 'card_error',
+      code: 'card_declined',
+      decline_code: 'insufficient_funds',
+      message: 'Your card [number masked] has insufficient funds.',
+      doc_url: 'https://stripe.com/docs/error-codes/card_declined',
+    });
+    expect(payment.attempts.at(-1)?.processorError).toEqual(payment.activeAttempt.processorError);
+    // Nowhere: not in the error answered, the payment's message nor its attempts.
+    expect(JSON.stringify([error, payment])).not.toContain(CARDS.insufficientFunds);
+    const browser = dataOf(await shop.publishable(PaymentDocument, { id: declined.created.id, clientSecret: declined.created.clientSecret })).payment;
+    expect(browser.activeAttempt).toMatchObject({ processorErrorCode: 'insufficient_funds', processorError: null });
+    expect(browser.attempts.map((attempt) => attempt.processorError)).toEqual([null]);
+  });
+
+  it('a capture Stripe refuses (HTTP 400) keeps its error object on the attempt, without the intent’s client_secret', async () => {
+    const { created } = await pay(CARDS.success, { captureMethod: 'MANUAL' });
+    const intent = fake.intents.get((await paymentOf(created.id)).activeAttempt.connectorTransactionId!)!;
+    // Cancelled at Stripe meanwhile (in its dashboard): Stripe refuses the capture.
+    intent.status = 'canceled';
+    errorOf(await shop.secret(CapturePaymentDocument, { input: { paymentId: created.id } }), 'INVALID_STATE');
+    const attempt = (await paymentOf(created.id)).activeAttempt;
+    expect(attempt).toMatchObject({ status: 'CAPTURE_FAILED', processorErrorCode: 'payment_intent_unexpected_state' });
+    expect(attempt.processorError).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'payment_intent_unexpected_state',
+      message: 'You cannot capture this PaymentIntent because it has a status of canceled.',
+      doc_url: 'https://stripe.com/docs/error-codes/payment-intent-unexpected-state',
+      payment_intent: { id: intent.id, status: 'canceled' },
+    });
+    expect(JSON.stringify(attempt.processorError)).not.toContain(String(intent.client_secret));
+    expect(JSON.stringify(attempt.processorError)).not.toMatch(/statusCode|requestId|headers/);
+  });
+
   it('manual capture, captured in part: PARTIALLY_CAPTURED, the amount sent as amount_to_capture', async () => {
     const { created, confirmed } = await pay(CARDS.success, { captureMethod: 'MANUAL' });
     expect(dataOf(confirmed).confirmPayment).toMatchObject({ status: 'REQUIRES_CAPTURE', amountCapturable: 1500 });

@@ -69,6 +69,7 @@ describe('PaymentIntent statuses', () => {
       code: 'card_declined',
       processorCode: 'generic_decline',
       message: 'Your card was declined. (stripe: card_declined/generic_decline)',
+      processorBody: declined,
     });
   });
 
@@ -157,8 +158,9 @@ describe('declines', () => {
   });
 
   it.each(rows)('%s → %s (sent on: %s), Stripe’s code kept beside it', (stripeCode, ours, sentOn) => {
-    const decline = declineOf({ type: 'card_error', code: 'card_declined', decline_code: stripeCode, message: 'Declined.' });
-    expect(decline).toEqual({ code: ours, processorCode: stripeCode, message: `Declined. (stripe: card_declined/${stripeCode})` });
+    const stripeError = { type: 'card_error', code: 'card_declined', decline_code: stripeCode, message: 'Declined.' };
+    const decline = declineOf(stripeError);
+    expect(decline).toEqual({ code: ours, processorCode: stripeCode, message: `Declined. (stripe: card_declined/${stripeCode})`, processorBody: stripeError });
     // The decision is the catalog's: the same as any processor's decline with that code.
     expect(retryDecision({ kind: 'declined', code: decline.code }, noProfileCodes).retry).toBe(sentOn);
     expect(sentOn).toBe(DECLINE_CATALOG[ours].retry === 'soft' || DECLINE_CATALOG[ours].retry === 'processor_error');
@@ -167,7 +169,7 @@ describe('declines', () => {
   it('a code without decline_code is read by its code; an unknown one is a decline not sent on', () => {
     expect(declineOf({ type: 'card_error', code: 'expired_card', message: 'Expired.' })).toMatchObject({ code: 'expired_card', processorCode: 'expired_card' });
     const unknown = declineOf({ type: 'card_error', code: 'something_new', message: 'No.' });
-    expect(unknown).toEqual({ code: 'card_declined', processorCode: 'something_new', message: 'No. (stripe: something_new)' });
+    expect(unknown).toMatchObject({ code: 'card_declined', processorCode: 'something_new', message: 'No. (stripe: something_new)' });
     expect(retryDecision({ kind: 'declined', code: unknown.code }, noProfileCodes).retry).toBe(false);
   });
 

@@ -120,6 +120,11 @@ export class ConnectorCallbackService {
     if (event.kind === 'ignored') {
       if (event.reason === 'other_merchant_account')
         logger.warn({ connectorAccountId, processorEventId: event.eventId }, 'callback for another merchant account at the processor');
+      if (event.reason === 'mode_mismatch')
+        logger.warn(
+          { connectorAccountId, processorEventId: event.eventId },
+          "callback from the processor's other environment (test or live) than the account's",
+        );
       return { logged: event.reason, answered: 'ignored' };
     }
     const result = await this.apply(connectorAccountId, event);

@@ -8,6 +8,7 @@ import type { ProcessorRefundStatus } from '../refunds/machine.ts';
 import type { PaymentMethodType } from '../payments/methods.ts';
 import type { CaptureMethod } from '../payments/machine/statuses.ts';
 import type { DeclineCode } from '../../kernel/declines.ts';
+import { maskCardNumbers, processorErrorBody, type ProcessorErrorBody } from '../../kernel/processor-error-body.ts';
 
 export interface CardDetails {
   number: string;
@@ -86,12 +87,15 @@ export interface ProcessorPayment {
 
 /**
  * Why a payment failed: the decline catalog's code (src/kernel/declines.ts, which also says whether another processor
- * may be tried), the processor's own code as it sent it (null when it sent none), and its message.
+ * may be tried), the processor's own code as it sent it (null when it sent none), its message (card numbers masked:
+ * maskCardNumbers), and the error body it sent, scrubbed (processorErrorBody: no card data, no secrets; null when it
+ * sent none).
  */
 export interface PaymentError {
   code: DeclineCode;
   processorCode: string | null;
   message: string;
+  processorBody: ProcessorErrorBody | null;
 }
 
 export interface RefundRequest {
@@ -155,6 +159,12 @@ export interface WalletSession {
  * acted (timeout, 5xx): then the payment stays pending and is synced, never failed by guess.
  */
 export class ConnectorError extends Error {
+  /**
+   * The error body the processor answered with, scrubbed (processorErrorBody); null when it sent none. Not enumerable,
+   * so a log line given the error (pino copies an error's enumerable fields) never carries it.
+   */
+  declare readonly processorBody: ProcessorErrorBody | null;
+
   constructor(
     message: string,
     /**
@@ -164,9 +174,13 @@ export class ConnectorError extends Error {
     readonly kind: 'timeout' | 'unreachable' | 'server_error' | 'bad_response' | 'rejected' | 'unauthorized',
     readonly outcomeUnknown: boolean,
     readonly processorCode?: string,
+    /** The processor's error body as it sent it (parsed JSON), scrubbed here before anything else holds it. */
+    body?: unknown,
   ) {
-    super(message);
+    // Its message quotes the processor's, which is logged and shown: a card number in it is masked.
+    super(maskCardNumbers(message));
     this.name = 'ConnectorError';
+    Object.defineProperty(this, 'processorBody', { value: processorErrorBody(body), enumerable: false });
   }
 }
 
@@ -276,8 +290,11 @@ export interface IgnoredCallback {
   kind: 'ignored';
   eventId: string;
   eventType: string;
-  /** `other_merchant_account`: for another account at the processor that shares the signing key (Adyen's company-level webhooks). */
-  reason: 'unrecognised_event' | 'other_merchant_account';
+  /**
+   * `other_merchant_account`: for another account at the processor that shares the signing key (Adyen's company-level
+   * webhooks); `mode_mismatch`: from the processor's test environment for a live account, or its live one for a test account.
+   */
+  reason: 'unrecognised_event' | 'other_merchant_account' | 'mode_mismatch';
 }
 
 /** The events of a callback whose body carries one (`callback`, or none when null): Stripe's and the sandbox's. */

@@ -99,6 +99,7 @@ export const CONNECTORS = {
       new AdyenConnector(credentials, {
         baseUrl: checkoutBaseUrl(credentials, settings.mode, settings.adyenCheckoutApiBase),
         timeoutMs: settings.timeoutMs,
+        mode: settings.mode,
       }),
   } satisfies ConnectorDefinition<AdyenCredentials>,
 } as const satisfies Record<

@@ -45,7 +45,7 @@ builder.prismaObject('ConnectorCallback', {
     verification: t.exposeString('verification', { description: 'VERIFIED, FAILED or NOT_IMPLEMENTED.' }),
     outcome: t.exposeString('outcome', {
       description:
-        'applied, duplicate_or_stale, payment_not_found, unrecognised_event, other_merchant_account, dispute_currency_mismatch, dispute_amount_over_captured, dispute_awaiting_capture, deferred, signature_mismatch, no_webhook_secret or webhooks_not_implemented. A callback of several events (Adyen batches them) has a row per event.',
+        'applied, duplicate_or_stale, payment_not_found, unrecognised_event, other_merchant_account, mode_mismatch, dispute_currency_mismatch, dispute_amount_over_captured, dispute_awaiting_capture, deferred, signature_mismatch, no_webhook_secret or webhooks_not_implemented. A callback of several events (Adyen batches them) has a row per event.',
     }),
     processorEventId: t.exposeString('processorEventId', { nullable: true }),
     processorEventType: t.exposeString('processorEventType', { nullable: true }),

@@ -89,6 +89,13 @@ export const PaymentAttemptRef = builder.prismaObject('PaymentAttempt', {
     errorCode: t.exposeString('errorCode', { nullable: true, description: ERROR_CODE_DESCRIPTION }),
     processorErrorCode: t.exposeString('processorErrorCode', { nullable: true, description: PROCESSOR_ERROR_CODE_DESCRIPTION }),
     errorMessage: t.exposeString('errorMessage', { nullable: true }),
+    processorError: t.field({
+      type: 'JSON',
+      nullable: true,
+      description:
+        "The processor's error body of the failure as it sent it (Stripe's error object, Adyen's refusal or HTTP error), without card data or secrets and at most 8 KB; null when it sent none, and for a publishable key.",
+      resolve: (attempt, _args, { principal }) => forSecretKey(principal, attempt.processorError),
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),

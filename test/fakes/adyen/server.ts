@@ -73,8 +73,8 @@ export interface AdyenFake {
    * payments processed in Brazil).
    */
   disputeNotification(paymentPspReference: string, eventCode: string, disputeStatus?: string): NotificationItemInput;
-  /** Sends `items` in one request, as Adyen batches them; the answer. */
-  deliverBatch(items: NotificationItemInput[]): Promise<{ status: number; body: string }>;
+  /** Sends `items` in one request, as Adyen batches them, from its test environment unless `live` is "true"; the answer. */
+  deliverBatch(items: NotificationItemInput[], live?: 'true' | 'false'): Promise<{ status: number; body: string }>;
   close(): Promise<void>;
 }
 
@@ -113,7 +113,7 @@ export async function startAdyenFake(): Promise<AdyenFake> {
       for (const item of sending) answers.push(await send([item]));
       return answers;
     },
-    deliverBatch: (items) => send(items),
+    deliverBatch: (items, live) => send(items, live),
     disputeNotification: (paymentPspReference, eventCode, disputeStatus) => {
       const payment = payments.get(paymentPspReference);
       if (payment === undefined) throw new Error(`the Adyen fake has no payment ${paymentPspReference}`);
@@ -139,7 +139,7 @@ export async function startAdyenFake(): Promise<AdyenFake> {
   };
 
   /** One notification of `inputs`' items, each signed on its own and checked against its eventCode's request in the webhooks document. */
-  async function send(inputs: NotificationItemInput[]) {
+  async function send(inputs: NotificationItemInput[], live: 'true' | 'false' = 'false') {
     if (target === null) throw new Error('the Adyen fake has nowhere to send notifications (notifyTo)');
     const { url, hmacKey } = target;
     const notificationItems = inputs.map((input) => {
@@ -157,11 +157,11 @@ export async function startAdyenFake(): Promise<AdyenFake> {
       };
       const hmacSignature = new hmacValidator().calculateHmac(item as never, input.hmacKey ?? hmacKey);
       const wrapped = { NotificationRequestItem: { ...item, additionalData: { ...item.additionalData, hmacSignature } } };
-      const errors = notificationErrors(input.eventCode, { live: 'false', notificationItems: [wrapped] });
+      const errors = notificationErrors(input.eventCode, { live, notificationItems: [wrapped] });
       if (errors.length > 0) throw new Error(`the fake's ${input.eventCode} notification does not follow Adyen's webhooks document: ${errors.join('; ')}`);
       return wrapped;
     });
-    const body = JSON.stringify({ live: 'false', notificationItems });
+    const body = JSON.stringify({ live, notificationItems });
     const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     return { status: response.status, body: await response.text() };
   }
@@ -178,7 +178,15 @@ export async function startAdyenFake(): Promise<AdyenFake> {
     };
     const common = { pspReference: payment.pspReference, merchantReference: payment.reference };
     const refusal = method.holderName === undefined ? undefined : REFUSING_HOLDER_NAMES[method.holderName];
-    if (refusal) return { status: 200, body: { ...common, resultCode: 'Refused', refusalReason: refusal.reason, refusalReasonCode: refusal.code } };
+    if (refusal) {
+      // As Adyen's with its additional data on (Customer Area, Developers > Additional data): the card's summary and expiry among it.
+      const additionalData = {
+        refusalReasonRaw: refusal.reason,
+        cardSummary: (method.number ?? '').slice(-4),
+        expiryDate: `${method.expiryMonth}/${method.expiryYear}`,
+      };
+      return { status: 200, body: { ...common, resultCode: 'Refused', refusalReason: refusal.reason, refusalReasonCode: refusal.code, additionalData } };
+    }
     payments.set(payment.pspReference, payment);
     if (method.type === 'ideal' || method.number === REDIRECT_CARD) {
       const url = `${fake.url}/hpp/authenticate/${payment.pspReference}`;

@@ -47,6 +47,11 @@ export interface FakeStripe {
   decideDispute(disputeId: string, outcome: 'won' | 'lost'): Promise<StripeObject>;
   /** The next `count` requests to `path` are carried out, then their connections dropped before the answer: answers lost on the way. */
   loseAnswers(path: string, count: number): void;
+  /**
+   * From now on, a declined card's error message is `message(cardNumber)` (null: Stripe's own again), to check
+   * that a processor quoting the card number in its error is never kept or shown with it.
+   */
+  quoteCardInDeclines(message: ((cardNumber: string) => string) | null): void;
   /** Sends an event about `object` to every registered endpoint (awaiting their answers); the answers' statuses. */
   sendEvent(type: string, object: StripeObject): Promise<number[]>;
   close(): Promise<void>;
@@ -96,6 +101,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const idempotent = new Map<string, Answer>();
   const requests: RecordedRequest[] = [];
   const answersToLose = new Map<string, number>();
+  let declineMessage: ((cardNumber: string) => string) | null = null;
   const signer = new Stripe('sk_test_signer');
   let url = '';
 
@@ -150,10 +156,17 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     if (methodData.type === 'ideal') return { status: 200, body: requireRedirect(intent, 'ideal') };
     const outcome = STRIPE_TEST_CARDS[String(card.number)] ?? { kind: 'approve' };
     if (outcome.kind === 'decline') {
-      const error = { type: 'card_error', code: outcome.code, decline_code: outcome.declineCode, message: outcome.message };
+      const message = declineMessage?.(String(card.number)) ?? outcome.message;
+      const error = {
+        type: 'card_error',
+        code: outcome.code,
+        decline_code: outcome.declineCode,
+        message,
+        doc_url: `https://stripe.com/docs/error-codes/${outcome.code}`,
+      };
       Object.assign(intent, { status: 'requires_payment_method', last_payment_error: error });
       void sendEvent('payment_intent.payment_failed', intent);
-      return stripeError(402, 'card_error', outcome.code, outcome.message, { decline_code: outcome.declineCode, payment_intent: intent });
+      return stripeError(402, 'card_error', outcome.code, message, { decline_code: outcome.declineCode, doc_url: error.doc_url, payment_intent: intent });
     }
     if (outcome.kind === '3ds') return { status: 200, body: requireRedirect(intent, '3ds') };
     authorize(intent);
@@ -368,6 +381,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       'invalid_request_error',
       'payment_intent_unexpected_state',
       `You cannot ${action} this PaymentIntent because it has a status of ${String(intent.status)}.`,
+      // As Stripe's: the intent as it stands (client_secret included) and the code's documentation.
+      { payment_intent: intent, doc_url: 'https://stripe.com/docs/error-codes/payment-intent-unexpected-state' },
     );
 
   /**
@@ -447,6 +462,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     openDispute,
     decideDispute,
     loseAnswers: (path, count) => void answersToLose.set(path, count),
+    quoteCardInDeclines: (message) => {
+      declineMessage = message;
+    },
     sendEvent,
     close: async () => {
       server.closeAllConnections();

@@ -28,7 +28,7 @@ export function verifyItem(item: NotificationItem, hmacKey: string): boolean {
   return signature.length === expected.length && timingSafeEqual(signature, expected);
 }
 
-function readNotification(rawBody: Buffer): NotificationItem[] | null {
+function readNotification(rawBody: Buffer): { live: boolean; items: NotificationItem[] } | null {
   let json: unknown;
   try {
     json = JSON.parse(rawBody.toString('utf8'));
@@ -36,26 +36,31 @@ function readNotification(rawBody: Buffer): NotificationItem[] | null {
     return null;
   }
   const notification = notificationSchema.safeParse(json);
-  return notification.success ? notification.data.notificationItems.map((wrapper) => wrapper.NotificationRequestItem) : null;
+  if (!notification.success) return null;
+  return { live: notification.data.live === 'true', items: notification.data.notificationItems.map((wrapper) => wrapper.NotificationRequestItem) };
 }
 
 /** Whether every item of the notification carries a valid signature under `hmacKey`. */
 export function verifyAdyenNotification(rawBody: Buffer, hmacKey: string): boolean {
-  const items = readNotification(rawBody);
-  return items !== null && items.every((item) => verifyItem(item, hmacKey));
+  const items = readNotification(rawBody)?.items;
+  return items !== undefined && items.every((item) => verifyItem(item, hmacKey));
 }
 
 /**
  * Every item of the notification, in the order sent: Adyen batches several items per request. The eventId is
- * Adyen's identity of an event: pspReference, eventCode and success. An item for another merchant account than
- * `merchantAccount` is ignored (a company-level webhook signs every merchant account's items with one key), as is
+ * Adyen's identity of an event: pspReference, eventCode and success. Ignored: every item of a notification from
+ * Adyen's other environment than the account's (`live` says which: a test notification never moves a live payment,
+ * nor a live one a test payment, should both be pointed at one URL with one key), an item for another merchant
+ * account than `merchantAccount` (a company-level webhook signs every merchant account's items with one key), and
  * one whose eventCode the connector does not act on.
  */
-export function parseAdyenNotification(rawBody: Buffer, merchantAccount: string): (ConnectorCallback | IgnoredCallback)[] {
-  return (readNotification(rawBody) ?? []).map((item) => {
+export function parseAdyenNotification(rawBody: Buffer, account: { merchantAccount: string; live: boolean }): (ConnectorCallback | IgnoredCallback)[] {
+  const notification = readNotification(rawBody);
+  return (notification?.items ?? []).map((item) => {
     const eventId = `${item.pspReference}:${item.eventCode}:${item.success}`;
     const ignored = (reason: IgnoredCallback['reason']): IgnoredCallback => ({ kind: 'ignored', eventId, eventType: item.eventCode, reason });
-    if (item.merchantAccountCode !== merchantAccount) return ignored('other_merchant_account');
+    if (notification!.live !== account.live) return ignored('mode_mismatch');
+    if (item.merchantAccountCode !== account.merchantAccount) return ignored('other_merchant_account');
     const read = Object.hasOwn(EVENT_CODES, item.eventCode) ? EVENT_CODES[item.eventCode]! : undefined;
     return read?.(item, eventId) ?? ignored('unrecognised_event');
   });

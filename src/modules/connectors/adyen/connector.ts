@@ -60,7 +60,7 @@ export class AdyenConnector extends WithoutPayoutsOrSessions implements Connecto
   readonly name = 'adyen';
   readonly webhooks: ConnectorWebhooks = {
     verify: (rawBody, _headers, secret) => verifyAdyenNotification(rawBody, secret),
-    parse: (rawBody) => parseAdyenNotification(rawBody, this.credentials.merchantAccount),
+    parse: (rawBody) => parseAdyenNotification(rawBody, { merchantAccount: this.credentials.merchantAccount, live: this.options.mode === 'LIVE' }),
     acknowledgement: ACCEPTED_BODY,
     register: () =>
       Promise.reject(
@@ -74,7 +74,8 @@ export class AdyenConnector extends WithoutPayoutsOrSessions implements Connecto
 
   constructor(
     private readonly credentials: AdyenCredentials,
-    private readonly options: { baseUrl: string; timeoutMs: number },
+    /** `mode`: the account's, which its notifications' `live` must match. */
+    private readonly options: { baseUrl: string; timeoutMs: number; mode: Mode },
   ) {
     super();
   }

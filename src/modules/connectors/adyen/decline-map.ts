@@ -3,6 +3,7 @@
 // Adyen's own code is kept beside it, and its reason in the message. An HTTP error is a ConnectorError saying whether
 // the request certainly did nothing.
 import { UNKNOWN_DECLINE, type DeclineCode } from '../../../kernel/declines.ts';
+import { maskCardNumbers, processorErrorBody } from '../../../kernel/processor-error-body.ts';
 import { ConnectorError, type PaymentError } from '../port.ts';
 import { adyenErrorSchema } from './wire.ts';
 
@@ -63,34 +64,38 @@ function adyenCodeOf(refusalReasonCode: string | undefined, refusalReason: strin
 export const declineOf = (refusalReasonCode: string | undefined, refusalReason: string | undefined): DeclineCode =>
   rowOf(adyenCodeOf(refusalReasonCode, refusalReason))?.code ?? UNKNOWN_DECLINE;
 
-/** The payment's error: the catalog's code, Adyen's own code beside it and its reason in the message (a payment shows both). */
-export function paymentErrorOf(refusalReasonCode: string | undefined, refusalReason: string | undefined): PaymentError {
+/**
+ * The payment's error: the catalog's code, Adyen's own code beside it and its reason in the message (a payment shows
+ * both), and `body`, what Adyen sent about it (the /payments answer, or the notification item).
+ */
+export function paymentErrorOf(refusalReasonCode: string | undefined, refusalReason: string | undefined, body: unknown): PaymentError {
   const adyenCode = adyenCodeOf(refusalReasonCode, refusalReason);
-  const message = `${refusalReason ?? 'Refused'} (Adyen refusalReasonCode ${refusalReasonCode ?? 'none'})`;
-  return { code: declineOf(refusalReasonCode, refusalReason), processorCode: adyenCode ?? null, message };
+  const message = maskCardNumbers(`${refusalReason ?? 'Refused'} (Adyen refusalReasonCode ${refusalReasonCode ?? 'none'})`);
+  return { code: declineOf(refusalReasonCode, refusalReason), processorCode: adyenCode ?? null, message, processorBody: processorErrorBody(body) };
 }
 
 /** A processing error (resultCode Error): Adyen failed, so another processor may be tried. */
-export const processingErrorOf = (refusalReason: string | undefined): PaymentError => ({
+export const processingErrorOf = (refusalReason: string | undefined, body: unknown): PaymentError => ({
   code: 'processing_error',
   processorCode: null,
-  message: `${refusalReason ?? 'Error'} (Adyen resultCode Error)`,
+  message: maskCardNumbers(`${refusalReason ?? 'Error'} (Adyen resultCode Error)`),
+  processorBody: processorErrorBody(body),
 });
 
 /**
- * An HTTP error as a ConnectorError. Adyen's 4xx (validation, a wrong state, an unknown pspReference) did
+ * An HTTP error as a ConnectorError, with Adyen's body (status, errorCode, message, errorType, pspReference). Adyen's 4xx (validation, a wrong state, an unknown pspReference) did
  * nothing; 401 and 403 refused our credentials; anything else (a 5xx, a body we cannot read) may hide a change.
  */
 export function refusalOf(status: number, payload: unknown, what: string): ConnectorError {
   const error = adyenErrorSchema.safeParse(payload).data;
   const detail = error ? `${error.message} (${error.errorCode})` : `HTTP ${status}`;
   if (error && (status === 401 || status === 403))
-    return new ConnectorError(`Adyen refused the credentials for ${what}: ${detail}`, 'unauthorized', false, error.errorCode);
+    return new ConnectorError(`Adyen refused the credentials for ${what}: ${detail}`, 'unauthorized', false, error.errorCode, payload);
   // 704: the same Idempotency-Key is still being processed or was processed (Adyen answers it with 409 or 422),
   // so the first request may have acted.
   if (error && status >= 400 && status < 500 && status !== 429 && status !== 409 && error.errorCode !== '704')
-    return new ConnectorError(`Adyen rejected ${what}: ${detail}`, 'rejected', false, error.errorCode);
-  return new ConnectorError(`Adyen answered ${what} with ${detail}`, 'server_error', true, error?.errorCode);
+    return new ConnectorError(`Adyen rejected ${what}: ${detail}`, 'rejected', false, error.errorCode, payload);
+  return new ConnectorError(`Adyen answered ${what} with ${detail}`, 'server_error', true, error?.errorCode, payload);
 }
 
 /** Adyen has no API to read a payment or a refund: their outcome comes in notifications only. */

@@ -38,8 +38,8 @@ export function toProcessorPayment(response: AdyenPaymentResponse, captureMethod
 }
 
 function errorOf(response: AdyenPaymentResponse): ProcessorPayment['error'] {
-  if (response.resultCode === 'Error') return processingErrorOf(response.refusalReason);
-  return paymentErrorOf(response.refusalReasonCode, response.refusalReason);
+  if (response.resultCode === 'Error') return processingErrorOf(response.refusalReason, response);
+  return paymentErrorOf(response.refusalReasonCode, response.refusalReason, response);
 }
 
 type Callback = ConnectorCallback | null;
@@ -60,11 +60,11 @@ function paymentCallback(
 }
 
 const failedPayment = (item: NotificationItem, eventId: string): Callback =>
-  paymentCallback(item, eventId, { status: 'failed', amountCapturable: 0, amountCaptured: 0, error: paymentErrorOf(undefined, item.reason) });
+  paymentCallback(item, eventId, { status: 'failed', amountCapturable: 0, amountCaptured: 0, error: paymentErrorOf(undefined, item.reason, item) });
 
 /** A capture Adyen could not make, whether or not it reported it done before (CAPTURE_FAILED follows a CAPTURE). */
 const failedCapture = (item: NotificationItem, eventId: string): Callback =>
-  paymentCallback(item, eventId, { status: 'capture_failed', amountCapturable: 0, amountCaptured: 0, error: paymentErrorOf(undefined, item.reason) });
+  paymentCallback(item, eventId, { status: 'capture_failed', amountCapturable: 0, amountCaptured: 0, error: paymentErrorOf(undefined, item.reason, item) });
 
 function refundCallback(item: NotificationItem, eventId: string, status: ProcessorRefund['status']): Callback {
   const error = status === 'failed' ? { code: 'refund_failed', message: item.reason ?? 'Adyen could not refund' } : null;

@@ -29,22 +29,25 @@ export const RESULT_CODES = [
 export type ResultCode = (typeof RESULT_CODES)[number];
 
 /** The answer of POST /payments and /payments/details. */
-export const adyenPaymentResponseSchema = z.object({
-  pspReference: adyenText(100).optional(),
-  resultCode: z.enum(RESULT_CODES),
-  merchantReference: adyenText(100).optional(),
-  refusalReason: adyenText(1000).optional(),
-  refusalReasonCode: adyenText(10).optional(),
-  amount: adyenAmount.optional(),
-  action: z
-    .object({
-      type: z.string(),
-      method: z.enum(['GET', 'POST']).optional(),
-      url: adyenText(2048).optional(),
-      data: z.record(z.string(), adyenText(20_000)).optional(),
-    })
-    .optional(),
-});
+export const adyenPaymentResponseSchema = z
+  .object({
+    pspReference: adyenText(100).optional(),
+    resultCode: z.enum(RESULT_CODES),
+    merchantReference: adyenText(100).optional(),
+    refusalReason: adyenText(1000).optional(),
+    refusalReasonCode: adyenText(10).optional(),
+    amount: adyenAmount.optional(),
+    action: z
+      .object({
+        type: z.string(),
+        method: z.enum(['GET', 'POST']).optional(),
+        url: adyenText(2048).optional(),
+        data: z.record(z.string(), adyenText(20_000)).optional(),
+      })
+      .optional(),
+    // The rest as Adyen sent it (additionalData, ...): a refusal's answer is kept, scrubbed, on the failed attempt.
+  })
+  .catchall(z.unknown());
 export type AdyenPaymentResponse = z.infer<typeof adyenPaymentResponseSchema>;
 
 /** The answer of a capture, cancel or refund: Adyen received it; the outcome comes in a notification. */

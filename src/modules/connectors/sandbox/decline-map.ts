@@ -4,14 +4,19 @@
 // be tried. What is mapped here is the rest: a code outside the catalog, the one decline that changes the payment's
 // status, and which HTTP refusals prove that a request changed nothing.
 import { isDeclineCode, UNKNOWN_DECLINE } from '../../../kernel/declines.ts';
+import { maskCardNumbers, processorErrorBody } from '../../../kernel/processor-error-body.ts';
 import { ConnectorError, type PaymentError } from '../port.ts';
 import { sandboxErrorSchema, type SandboxPayment } from './wire.ts';
 
-/** A failed payment's error: the sandbox's code when the catalog has it, else the catalog's unknown decline; the sandbox's code kept beside. */
+/**
+ * A failed payment's error: the sandbox's code when the catalog has it, else the catalog's unknown decline; the
+ * sandbox's code kept beside, and its error object.
+ */
 export const paymentErrorOf = (error: NonNullable<SandboxPayment['error']>): PaymentError => ({
   code: isDeclineCode(error.code) ? error.code : UNKNOWN_DECLINE,
   processorCode: error.code,
-  message: error.message,
+  message: maskCardNumbers(error.message),
+  processorBody: processorErrorBody(error),
 });
 
 /** The decline of a customer who failed 3DS: the payment's status is then authentication_failed, not failed. */
@@ -39,8 +44,8 @@ function definiteRefusal(status: number, code: string): 'rejected' | 'unauthoriz
 export function refusalOf(processor: string, status: number, payload: unknown, what: string): ConnectorError {
   const error = sandboxErrorSchema.safeParse(payload).data?.error;
   const kind = error === undefined ? null : definiteRefusal(status, error.code);
-  if (error !== undefined && kind !== null) return new ConnectorError(`${processor} rejected ${what}: ${error.message}`, kind, false, error.code);
-  return new ConnectorError(`${processor} answered HTTP ${status}${error ? ` (${error.code})` : ''}`, 'server_error', true, error?.code);
+  if (error !== undefined && kind !== null) return new ConnectorError(`${processor} rejected ${what}: ${error.message}`, kind, false, error.code, payload);
+  return new ConnectorError(`${processor} answered HTTP ${status}${error ? ` (${error.code})` : ''}`, 'server_error', true, error?.code, payload);
 }
 
 /** Only the processor's own "no such payment" proves there is none (a 404 from a wrong URL does not). */

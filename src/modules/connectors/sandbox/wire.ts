@@ -43,8 +43,11 @@ export const sandboxPaymentSchema = z.object({
     ])
     .nullable(),
   payment_method_token: processorText(200).nullish(),
-  // Its `retryable` is not read: the decline catalog decides (decline-map.ts).
-  error: z.object({ code: processorText(100), message: processorText(1000) }).nullable(),
+  // Its `retryable` is not read: the decline catalog decides (decline-map.ts). The whole object is kept, scrubbed, on the failed attempt.
+  error: z
+    .object({ code: processorText(100), message: processorText(1000) })
+    .catchall(z.unknown())
+    .nullable(),
   canceled_after_capture: z.boolean().optional(),
 });
 export type SandboxPayment = z.infer<typeof sandboxPaymentSchema>;

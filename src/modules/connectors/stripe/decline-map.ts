@@ -3,6 +3,7 @@
 // is kept beside it (and in the message), so the payment shows both. Refused requests map to a ConnectorError that
 // says whether Stripe may have acted.
 import { UNKNOWN_DECLINE, type DeclineCode } from '../../../kernel/declines.ts';
+import { maskCardNumbers, processorErrorBody } from '../../../kernel/processor-error-body.ts';
 import { ConnectorError, type PaymentError } from '../port.ts';
 import type { StripeError } from './wire.ts';
 
@@ -53,15 +54,15 @@ export const DECLINE_CODES: Readonly<Record<string, DeclineCode>> = {
   do_not_try_again: 'do_not_try_again',
 };
 
-/** A failed payment's error: the catalog's code, Stripe's own (its decline_code, else its code), both in the message too. */
+/** A failed payment's error: the catalog's code, Stripe's own (its decline_code, else its code), both in the message too, and its error object. */
 export function declineOf(error: StripeError): PaymentError {
   const stripeCodes = [error.code, error.decline_code].filter((code) => code != null);
   // A decline_code we have no entry for is unknown, whatever its code says: Stripe sends its generic card_declined
   // code with every decline_code, the ones we have no row for too.
   const stripeCode = error.decline_code ?? error.code ?? null;
   const code = (stripeCode !== null && Object.hasOwn(DECLINE_CODES, stripeCode) ? DECLINE_CODES[stripeCode] : undefined) ?? UNKNOWN_DECLINE;
-  const message = `${error.message ?? 'The payment failed.'} (stripe: ${stripeCodes.join('/') || error.type})`;
-  return { code, processorCode: stripeCode, message };
+  const message = maskCardNumbers(`${error.message ?? 'The payment failed.'} (stripe: ${stripeCodes.join('/') || error.type})`);
+  return { code, processorCode: stripeCode, message, processorBody: processorErrorBody(error) };
 }
 
 /** What this file reads of the errors Stripe's library throws: their class name is their `type`. */
@@ -71,6 +72,15 @@ interface LibraryError {
   statusCode?: number;
   code?: string;
   detail?: unknown;
+  /** Stripe's error object, to which the library adds the response's headers, statusCode and requestId. */
+  raw?: unknown;
+}
+
+/** The error object as Stripe sent it: the library's `raw` without what the library added to it. */
+function sentBody(error: LibraryError): unknown {
+  if (typeof error.raw !== 'object' || error.raw === null) return undefined;
+  const { headers, statusCode, requestId, ...sent } = error.raw as Record<string, unknown>;
+  return sent;
 }
 
 const isLibraryError = (error: unknown): error is LibraryError => {
@@ -85,6 +95,7 @@ const isLibraryError = (error: unknown): error is LibraryError => {
 export function connectorErrorOf(error: unknown, timeoutMs: number): ConnectorError {
   if (!isLibraryError(error)) return new ConnectorError(`stripe: ${(error as Error).message}`, 'bad_response', true);
   const code = error.code ?? undefined;
+  const body = sentBody(error);
   switch (error.type) {
     case 'StripeConnectionError': {
       const cause = (error.detail as { code?: string } | undefined)?.code;
@@ -94,11 +105,11 @@ export function connectorErrorOf(error: unknown, timeoutMs: number): ConnectorEr
     }
     case 'StripeAuthenticationError':
     case 'StripePermissionError':
-      return new ConnectorError(`stripe refused the credentials: ${error.message}`, 'unauthorized', false, code);
+      return new ConnectorError(`stripe refused the credentials: ${error.message}`, 'unauthorized', false, code, body);
     case 'StripeInvalidRequestError':
     case 'StripeCardError':
-      return new ConnectorError(`stripe rejected the request: ${error.message}`, 'rejected', false, code);
+      return new ConnectorError(`stripe rejected the request: ${error.message}`, 'rejected', false, code, body);
     default:
-      return new ConnectorError(`stripe answered HTTP ${error.statusCode ?? '?'} (${error.type}${code ? `: ${code}` : ''})`, 'server_error', true, code);
+      return new ConnectorError(`stripe answered HTTP ${error.statusCode ?? '?'} (${error.type}${code ? `: ${code}` : ''})`, 'server_error', true, code, body);
   }
 }

@@ -19,12 +19,15 @@ const stripeAmount = z.number().int().nonnegative().max(2_147_483_647);
 const metadata = z.object({ reference: stripeText(100).optional() }).catchall(z.unknown());
 
 /** A failure as Stripe reports it: `last_payment_error` of an intent, or the `error` of a refused request. */
-export const stripeErrorSchema = z.object({
-  type: stripeText(100),
-  code: stripeText(100).nullish(),
-  decline_code: stripeText(100).nullish(),
-  message: stripeText(1000).nullish(),
-});
+export const stripeErrorSchema = z
+  .object({
+    type: stripeText(100),
+    code: stripeText(100).nullish(),
+    decline_code: stripeText(100).nullish(),
+    message: stripeText(1000).nullish(),
+    // The rest as Stripe sent it (param, doc_url, request_log_url, ...): kept, scrubbed, on the failed attempt.
+  })
+  .catchall(z.unknown());
 export type StripeError = z.infer<typeof stripeErrorSchema>;
 
 export const PAYMENT_INTENT_STATUSES = [

@@ -7,7 +7,7 @@ import { transitionAttempt } from '../machine/attempt.ts';
 import { AWAITING_PROCESSOR_INTENT_STATUSES } from '../machine/statuses.ts';
 import type { Payment } from '../store.ts';
 import type { PaymentDependencies } from './dependencies.ts';
-import { errorFieldsOf, MAX_COMMIT_RETRIES } from './processor-answers.ts';
+import { errorFieldsOf, MAX_COMMIT_RETRIES, processorErrorColumn } from './processor-answers.ts';
 
 export class ProcessorCallOutcomes {
   constructor(private readonly deps: PaymentDependencies) {}
@@ -73,7 +73,7 @@ export class ProcessorCallOutcomes {
     });
     const failed = await this.deps.store.commit(payment, {
       moves: [move],
-      attempt: connectorErrorFields,
+      attempt: { ...connectorErrorFields, processorError: processorErrorColumn(error.processorBody) },
       intent: connectorErrorFields,
       actor: 'processor',
     });

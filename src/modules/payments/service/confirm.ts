@@ -16,7 +16,7 @@ import { keptFields } from '../kept-fields.ts';
 import type { Payment } from '../store.ts';
 import type { ProcessorCallOutcomes } from './call-outcomes.ts';
 import type { PaymentDependencies } from './dependencies.ts';
-import { PAID, type ProcessorAnswers } from './processor-answers.ts';
+import { attemptErrorFieldsOf, PAID, type ProcessorAnswers } from './processor-answers.ts';
 import type { PaymentReads } from './reads.ts';
 import { expiredOrAsIs } from './sweeps.ts';
 
@@ -42,13 +42,11 @@ function attemptFailureOf(outcome: AuthorizeOutcome): AttemptFailure | null {
   return answer.status === 'failed' && answer.error ? { kind: 'declined', code: answer.error.code } : null;
 }
 
-/** The processor's own code of a failed authorization, when it sent one. */
-function processorCodeOf(outcome: AuthorizeOutcome): string | null {
-  return 'error' in outcome ? (outcome.error.processorCode ?? null) : (outcome.answer.error?.processorCode ?? null);
-}
-
-function failureMessage(outcome: AuthorizeOutcome): string {
-  return 'error' in outcome ? outcome.error.message : (outcome.answer.error?.message ?? 'failed');
+/** The error columns of an attempt whose authorization failed with `failure`: our code, the processor's code, message and error body. */
+function failedAttemptFields(outcome: AuthorizeOutcome, failure: AttemptFailure) {
+  const { processorCode, message, processorBody } =
+    'error' in outcome ? outcome.error : (outcome.answer.error ?? { processorCode: null, message: 'failed', processorBody: null });
+  return attemptErrorFieldsOf({ code: failure.code, processorCode: processorCode ?? null, message, processorBody });
 }
 
 export class PaymentConfirmation {
@@ -170,11 +168,10 @@ export class PaymentConfirmation {
           nextConnectorAvailable: index + 1 < candidates.length && pending.attemptCount < MAX_ATTEMPTS_PER_PAYMENT,
         });
         if (decision.retry) {
-          const error = { errorCode: failure.code, processorErrorCode: processorCodeOf(outcome), errorMessage: failureMessage(outcome) };
           try {
             pending = await this.deps.store.startAttempt(pending, {
               closeMove: transitionAttempt('PENDING', 'processor_call', { result: 'failure', retry: true }),
-              closeFields: { ...error, connectorTransactionId: 'answer' in outcome ? outcome.answer.transactionId : null },
+              closeFields: { ...failedAttemptFields(outcome, failure), connectorTransactionId: 'answer' in outcome ? outcome.answer.transactionId : null },
               attempt: routedTo(candidates[index + 1]!),
               trigger: 'retry',
               actor: 'processor',

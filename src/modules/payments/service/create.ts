@@ -108,6 +108,7 @@ export class PaymentCreation {
         errorCode: null,
         processorErrorCode: null,
         errorMessage: null,
+        processorError: null,
         createdAt: now,
         updatedAt: now,
       },

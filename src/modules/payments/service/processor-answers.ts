@@ -7,6 +7,7 @@ import { returnLocation } from '../../../kernel/return-url.ts';
 import { AppError, notFound } from '../../../kernel/errors.ts';
 import { isId } from '../../../kernel/ids.ts';
 import type { Principal } from '../../../kernel/principal.ts';
+import type { ProcessorErrorBody } from '../../../kernel/processor-error-body.ts';
 import { Prisma } from '../../../generated/prisma/client.ts';
 import type { CommittedEvent } from '../../events/index.ts';
 import { ATTEMPT_TARGETS, planProcessorUpdate, processorAmountsProblem, transitionAttempt } from '../machine/attempt.ts';
@@ -23,8 +24,8 @@ export const MAX_COMMIT_RETRIES = 3;
 const TAKES_MONEY: ReadonlySet<ProcessorPayment['status']> = new Set(['captured', 'partially_captured']);
 
 /**
- * A payment's or an attempt's error columns for a processor's failure (all null when it reports none): our code, the
- * processor's own beside it (docs/declines.md), and the message.
+ * A payment's error columns for a processor's failure (all null when it reports none): our code, the processor's own
+ * beside it (docs/declines.md), and the message.
  */
 export const errorFieldsOf = (error: Pick<PaymentError, 'processorCode' | 'message'> & { code: string }) => ({
   errorCode: error.code,
@@ -32,7 +33,17 @@ export const errorFieldsOf = (error: Pick<PaymentError, 'processorCode' | 'messa
   errorMessage: error.message,
 });
 
+/** An attempt's error columns: the payment's, and the processor's error body, scrubbed by its connector (docs/payments.md). */
+export const attemptErrorFieldsOf = (error: Pick<PaymentError, 'processorCode' | 'message' | 'processorBody'> & { code: string }) => ({
+  ...errorFieldsOf(error),
+  processorError: processorErrorColumn(error.processorBody),
+});
+
+/** A processor error body as its JSONB column sets it: SQL NULL when there is none. */
+export const processorErrorColumn = (body: ProcessorErrorBody | null) => body ?? Prisma.DbNull;
+
 const NO_ERROR = { errorCode: null, processorErrorCode: null, errorMessage: null };
+const NO_ATTEMPT_ERROR = { ...NO_ERROR, processorError: Prisma.DbNull };
 
 /** Intent states in which the customer's money is authorized or taken. */
 export const PAID: ReadonlySet<Payment['status']> = new Set(['REQUIRES_CAPTURE', 'PARTIALLY_AUTHORIZED', 'SUCCEEDED', 'PARTIALLY_CAPTURED']);
@@ -240,7 +251,7 @@ export class ProcessorAnswers {
           amountCaptured: answer.amountCaptured,
           redirectUrl: answer.nextAction?.url ?? null,
           nextAction: (answer.nextAction ?? Prisma.DbNull) as Prisma.InputJsonValue,
-          ...(answer.error ? errorFieldsOf(answer.error) : NO_ERROR),
+          ...(answer.error ? attemptErrorFieldsOf(answer.error) : NO_ATTEMPT_ERROR),
         },
         intent: {
           amountCapturable: answer.amountCapturable,
