@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ConnectorError } from '../src/modules/connectors/port.ts';
 import { createLogger } from '../src/platform/logger.ts';
 
 /** A logger at `info` writing into an array, one JSON line per call. */
@@ -100,5 +101,19 @@ describe('deep and card-scoped redaction', () => {
     const logged = JSON.parse(output());
     expect(logged.invoice.number).toBe('INV-42');
     expect(logged.card.number).toBe('[redacted]');
+  });
+});
+
+describe('processor errors', () => {
+  it("logs a ConnectorError without the processor's error body it carries, and with card numbers in its message masked", () => {
+    const { logger, output } = capture();
+    const error = new ConnectorError('stripe rejected the request: card 4000 0000 0000 0002 refused', 'rejected', false, 'card_declined', {
+      type: 'card_error',
+      request_log_url: 'https://dashboard.stripe.com/logs/BODYONLYVALUE',
+    });
+    expect(error.processorBody).toMatchObject({ request_log_url: 'https://dashboard.stripe.com/logs/BODYONLYVALUE' });
+    logger.warn({ err: error }, 'processor call failed');
+    expect(output()).toContain('card_declined');
+    expect(output()).not.toMatch(/BODYONLYVALUE|4000 0000 0000 0002/);
   });
 });

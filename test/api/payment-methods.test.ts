@@ -336,7 +336,9 @@ describe('retries across processors', () => {
     const retried = dataOf(await confirmWith(shop, created.clientSecret, card('4242424242424242'))).confirmPayment;
     expect(retried).toMatchObject({ status: 'SUCCEEDED', attemptCount: 2, errorCode: null, processorErrorCode: null });
     expect(await attemptsOf(shop, created.id)).toEqual(['sandbox:AUTHORIZATION_FAILED', 'sandbox:CHARGED']);
-    const { history } = await getPayment(shop, created.id);
+    const { history, attempts } = await getPayment(shop, created.id);
+    // The new attempt starts without the failed one's error; the failed one keeps it.
+    expect(attempts.map((attempt) => (attempt.processorError as { code?: string } | null)?.code ?? null)).toEqual(['card_declined', null]);
     expect(
       history
         .filter((row) => row.subject === 'intent')

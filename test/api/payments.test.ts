@@ -137,6 +137,8 @@ describe('declines', () => {
     const payment = await get(created.id);
     expect(payment).toMatchObject({ status: 'FAILED', errorCode: code, processorErrorCode: code });
     expect(payment.activeAttempt.status).toBe('AUTHORIZATION_FAILED');
+    // The sandbox's error object, as it sent it.
+    expect(payment.activeAttempt.processorError).toEqual({ code, message: payment.errorMessage, retryable: expect.any(Boolean) });
   });
 });
 

@@ -67,6 +67,11 @@ describe('a payment routed to Adyen, then Stripe', () => {
     const { result, payment, attempts } = await pay(['adyen', 'stripe'], '4242424242424242', 'ISSUER_UNAVAILABLE');
     expect(dataOf(result).confirmPayment.status).toBe('SUCCEEDED');
     expect(attempts).toEqual(['adyen:FAILURE:issuer_unavailable/9', 'stripe:CHARGED:']);
+    // The attempt left for the next processor keeps Adyen's answer; the one that succeeded has none.
+    expect(payment.attempts.map((attempt) => attempt.processorError)).toEqual([
+      expect.objectContaining({ resultCode: 'Refused', refusalReasonCode: '9' }),
+      null,
+    ]);
     expect(payment.amountReceived).toBe(4200);
   });
 
