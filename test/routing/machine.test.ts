@@ -64,6 +64,9 @@ describe('conditionHolds', () => {
     ['cardNetwork in, absent', { field: 'cardNetwork', in: ['mastercard'] }, FACTS, false],
     ['cardNetwork notIn', { field: 'cardNetwork', notIn: ['visa'] }, FACTS, false],
     ['cardNetwork notIn, absent', { field: 'cardNetwork', notIn: ['amex'] }, FACTS, true],
+    ['cardNetwork in, differing in a character that is not a letter', { field: 'cardNetwork', in: ['visa`'] }, { ...FACTS, cardNetwork: 'visa@' }, false],
+    ['cardNetwork in, longer', { field: 'cardNetwork', in: ['visa2'] }, FACTS, false],
+    ['cardNetwork in, shorter', { field: 'cardNetwork', in: ['vis'] }, FACTS, false],
     ['cardNetwork null, in', { field: 'cardNetwork', in: ['visa'] }, NO_CARD, false],
     ['cardNetwork null, notIn', { field: 'cardNetwork', notIn: ['visa'] }, NO_CARD, true],
     ['billingCountry in, other case', { field: 'billingCountry', in: ['de', 'fr'] }, FACTS, true],
@@ -186,7 +189,7 @@ describe('decideRoute: rules', () => {
     );
     const decision = decideRoute(algorithm, inputs());
     expect(decision).toMatchObject({ algorithm: 'rules', candidates: ['adyen-1', 'stripe-1'], chosen: 'adyen-1' });
-    expect(decision.reason).toBe('Rule 2, "EUR cards", matched: adyen-1 and stripe-1.');
+    expect(decision.reason).toBe('Rule 2, "EUR cards", matched: adyen-1, then stripe-1.');
   });
 
   it('a rule holds only when all its conditions do', () => {
@@ -197,7 +200,7 @@ describe('decideRoute: rules', () => {
   it('no rule holds: the defaults, and the reason says so', () => {
     const decision = decideRoute(table({ name: 'USD', conditions: [{ field: 'currency', in: ['USD'] }], connectorAccountIds: ['adyen-1'] }), inputs());
     expect(decision.candidates).toEqual(['fauxpay-1', 'stripe-1']);
-    expect(decision.reason).toMatch(/^No rule matched: the defaults, fauxpay-1 and stripe-1\.$/);
+    expect(decision.reason).toMatch(/^No rule matched: the defaults, fauxpay-1, then stripe-1\.$/);
   });
 
   it('a matching rule none of whose accounts is eligible falls to the defaults, and the reason says so', () => {
@@ -308,7 +311,7 @@ describe('decideRoute: circuit health', () => {
     const decision = decideRoute(priority, inputs({ health: circuits({ 'adyen-1': 'half_open', 'stripe-1': 'open' }) }));
     expect(decision.candidates).toEqual(['adyen-1', 'fauxpay-1']);
     expect(decision.reason).toBe(
-      'Priority: adyen-1, stripe-1 and fauxpay-1 in the set order; stripe-1 skipped: circuit open; adyen-1 is half-open: this payment is the probe.',
+      'Priority: adyen-1, then stripe-1, then fauxpay-1; stripe-1 skipped: circuit open; adyen-1 is half-open: this payment is the probe.',
     );
   });
 
@@ -335,7 +338,7 @@ describe('decideRoute: circuit health', () => {
   it('names accounts through the lookup it is given', () => {
     const names: Record<string, string> = { 'adyen-1': 'Adyen EU', 'stripe-1': 'Stripe US', 'fauxpay-1': 'FauxPay' };
     const decision = decideRoute(priority, inputs({ health: circuits({ 'adyen-1': 'open' }) }), (id) => names[id]!);
-    expect(decision.reason).toBe('Priority: Adyen EU, Stripe US and FauxPay in the set order; Adyen EU skipped: circuit open.');
+    expect(decision.reason).toBe('Priority: Adyen EU, then Stripe US, then FauxPay; Adyen EU skipped: circuit open.');
     expect(decision.chosen).toBe('stripe-1');
   });
 });

@@ -13,7 +13,7 @@
 //      answers is neither trusted nor condemned, ties in its order; a share explorationPercent / 100 of payments
 //      puts another account than the best first, so a recovered connector is noticed. That share is decided by
 //      the draw's low bits (frac(draw × 2^16)), not by `draw` itself, so it is independent of where `draw`
-//      falls; which other account explores is uniform among them.
+//      falls (a draw of 32 random bits leaves 16 for it); which other account explores is uniform among them.
 // 2. Health, for every algorithm: accounts whose circuit is open are skipped; when every account the algorithm
 //    chose is open they are all kept, in order (failing open beats refusing the payment). Half-open counts as
 //    closed: the service marks it so only for the one payment holding the probe.
@@ -50,16 +50,32 @@ export function conditionHolds(condition: RoutingCondition, facts: RoutingFacts)
     );
   }
   // Metadata values are the merchant's own strings and compare exactly; the other fields are codes (ISO
-  // currencies and countries, card networks, method types) that compare case-insensitively.
-  const value =
-    condition.field === 'metadata'
-      ? Object.hasOwn(facts.metadata, condition.key)
-        ? facts.metadata[condition.key]!
-        : null
-      : (facts[condition.field]?.toLowerCase() ?? null);
-  const listed = (list: readonly string[]) =>
-    value !== null && list.some((item) => (condition.field === 'metadata' ? item === value : item.toLowerCase() === value));
-  return (condition.in === undefined || listed(condition.in)) && (condition.notIn === undefined || !listed(condition.notIn));
+  // currencies and countries, card networks, method types) whose letters compare case-insensitively.
+  const exact = condition.field === 'metadata';
+  const value = exact ? (Object.hasOwn(facts.metadata, condition.key) ? facts.metadata[condition.key]! : null) : facts[condition.field];
+  return (condition.in === undefined || listed(condition.in, value, exact)) && (condition.notIn === undefined || !listed(condition.notIn, value, exact));
+}
+
+/** Whether `value` is in `list`; a missing value is in no list. */
+function listed(list: readonly string[], value: string | null, exact: boolean): boolean {
+  if (value === null) return false;
+  for (const item of list) if (exact ? item === value : sameCode(item, value)) return true;
+  return false;
+}
+
+/**
+ * Equal but for the case of ASCII letters, without lower-casing copies: a rules table is read for every
+ * payment, and allocating per list item made 100 rules cost about four times the 50 µs budget (docs/routing.md).
+ */
+function sameCode(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    const lower = x | 0x20;
+    if (x !== y && (lower !== (y | 0x20) || lower < 0x61 || lower > 0x7a)) return false;
+  }
+  return true;
 }
 
 /** The algorithm's order of the eligible accounts, before health, and the clause that explains it. */
@@ -96,7 +112,7 @@ function orderOf(algorithm: RoutingAlgorithm | null, inputs: RoutingInputs, name
       const order = usable(algorithm.connectorAccountIds);
       return {
         order,
-        clause: order.length ? `priority: ${names(order, nameOf)} in the set order` : 'priority: none of the set accounts can take this payment',
+        clause: order.length ? `priority: ${inOrder(order, nameOf)}` : 'priority: none of the set accounts can take this payment',
       };
     }
     case 'volumeSplit':
@@ -126,7 +142,7 @@ function volumeSplit(
   const first = shares.find((share) => draw < (cumulative += share.percent) / total) ?? shares.at(-1)!;
   const rest = byPercent.filter((id) => id !== first.connectorAccountId);
   const renormalised = total === 100 ? '' : ` (shares taken of the ${total} % whose accounts can take this payment)`;
-  const followers = rest.length ? `, then ${names(rest, nameOf)} by share` : '';
+  const followers = rest.length ? `, then ${inOrder(rest, nameOf)} by share` : '';
   return {
     order: [first.connectorAccountId, ...rest],
     clause: `volume split: draw ${draw.toFixed(3)} fell in ${nameOf(first.connectorAccountId)}'s ${first.percent} % share${renormalised}${followers}`,
@@ -141,12 +157,12 @@ function rules(
 ): Ordering {
   const index = algorithm.rules.findIndex((rule) => rule.conditions.every((condition) => conditionHolds(condition, facts)));
   const defaults = usable(algorithm.defaultConnectorAccountIds);
-  const toDefaults = defaults.length ? `the defaults, ${names(defaults, nameOf)}` : 'and none of the default accounts can take this payment either';
+  const toDefaults = defaults.length ? `the defaults, ${inOrder(defaults, nameOf)}` : 'and none of the default accounts can take this payment either';
   if (index === -1) return { order: defaults, clause: `no rule matched: ${toDefaults}` };
   const rule = algorithm.rules[index]!;
   const matched = `rule ${index + 1}, "${rule.name}", matched`;
   const order = usable(rule.connectorAccountIds);
-  if (order.length) return { order, clause: `${matched}: ${names(order, nameOf)}` };
+  if (order.length) return { order, clause: `${matched}: ${inOrder(order, nameOf)}` };
   return { order: defaults, clause: `${matched} but none of its accounts can take this payment: ${toDefaults}` };
 }
 
@@ -159,14 +175,14 @@ function successRate(algorithm: Extract<RoutingAlgorithm, { type: 'successRate' 
   const [best, ...others] = ranked.map((rate) => rate.connectorAccountId) as [string, ...string[]];
   const share = Math.min(Math.max(algorithm.explorationPercent, 0), 100) / 100;
   const probe = (inputs.draw * EXPLORATION_DRAW_SCALE) % 1;
-  const compared = `ranked ${ranked.map((rate) => `${nameOf(rate.connectorAccountId)} ${shownRate(rate)}`).join(', ')}`;
+  const compared = `${ranked.map((rate) => `${nameOf(rate.connectorAccountId)} ${shownRate(rate)}`).join(', ')}`;
   const of = `success rate of ${inputs.facts.paymentMethodType}${inputs.facts.cardNetwork ? ` ${inputs.facts.cardNetwork}` : ''} ${inputs.facts.currency.toUpperCase()} payments`;
   if (others.length === 0 || probe >= share) return { order: [best, ...others], clause: `${of}, best first: ${compared}`, rates: ranked };
   // probe / share is uniform in [0, 1) given probe < share: it picks which other account explores.
   const explorer = others[Math.min(others.length - 1, Math.floor((probe / share) * others.length))]!;
   return {
     order: [explorer, best, ...others.filter((id) => id !== explorer)],
-    clause: `${of}: this payment explores (${algorithm.explorationPercent} % do), so ${nameOf(explorer)} goes before the best, ${nameOf(best)}; ${compared}`,
+    clause: `${of}: this payment explores (${algorithm.explorationPercent} % do), so ${nameOf(explorer)} goes before the best; by rate: ${compared}`,
     rates: ranked,
   };
 }
@@ -193,6 +209,11 @@ function afterHealth(order: string[], health: ReadonlyMap<string, CircuitState>,
     ...(probes.length ? [`${names(probes, nameOf)} ${probes.length === 1 ? 'is' : 'are'} half-open: this payment is the probe`] : []),
   ];
   return { candidates, clauses };
+}
+
+/** "a, then b, then c": the order accounts are tried in. */
+function inOrder(ids: readonly string[], nameOf: AccountName): string {
+  return ids.map(nameOf).join(', then ');
 }
 
 /** "a", "a and b", "a, b and c". */
