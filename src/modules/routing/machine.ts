@@ -138,6 +138,7 @@ function volumeSplit(
   if (total <= 0) return { order: byPercent, clause: "volume split: the eligible accounts have no share, so they go in the split's order" };
   // draw < cumulative / total rather than draw × total < cumulative: 70 / 100 is exactly the double 0.7, so a
   // draw of 0.7 falls in the second share of a 70/30 split, as it should.
+  // The last share's bound is total / total, exactly 1, so only a draw outside the contract's [0, 1) reaches `??`.
   let cumulative = 0;
   const first = shares.find((share) => draw < (cumulative += share.percent) / total) ?? shares.at(-1)!;
   const rest = byPercent.filter((id) => id !== first.connectorAccountId);
@@ -175,7 +176,7 @@ function successRate(algorithm: Extract<RoutingAlgorithm, { type: 'successRate' 
   const [best, ...others] = ranked.map((rate) => rate.connectorAccountId) as [string, ...string[]];
   const share = Math.min(Math.max(algorithm.explorationPercent, 0), 100) / 100;
   const probe = (inputs.draw * EXPLORATION_DRAW_SCALE) % 1;
-  const compared = `${ranked.map((rate) => `${nameOf(rate.connectorAccountId)} ${shownRate(rate)}`).join(', ')}`;
+  const compared = ranked.map((rate) => `${nameOf(rate.connectorAccountId)} ${shownRate(rate)}`).join(', ');
   const of = `success rate of ${inputs.facts.paymentMethodType}${inputs.facts.cardNetwork ? ` ${inputs.facts.cardNetwork}` : ''} ${inputs.facts.currency.toUpperCase()} payments`;
   if (others.length === 0 || probe >= share) return { order: [best, ...others], clause: `${of}, best first: ${compared}`, rates: ranked };
   // probe / share is uniform in [0, 1) given probe < share: it picks which other account explores.
