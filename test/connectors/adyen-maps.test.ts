@@ -241,12 +241,22 @@ describe('notification HMAC', () => {
       // Not a table row, though every object has one by that name.
       item({ eventCode: 'constructor', pspReference: 'PSP6' }),
     ];
+    // Each event carries its own item as sent (its log row keeps that, not the whole batch).
+    const own = (index: number) => JSON.stringify({ NotificationRequestItem: items[index] });
     expect(parseAdyenNotification(body(...items), 'TestMerchant')).toEqual([
-      expect.objectContaining({ kind: 'payment', eventId: 'PSP2:CAPTURE:true' }),
-      expect.objectContaining({ kind: 'refund', eventId: 'PSP3:REFUND:false', refund: expect.objectContaining({ status: 'failed' }) }),
-      { kind: 'ignored', eventId: 'PSP4:REFUND:true', eventType: 'REFUND', reason: 'other_merchant_account' },
-      { kind: 'ignored', eventId: 'PSP5:REPORT_AVAILABLE:true', eventType: 'REPORT_AVAILABLE', reason: 'unrecognised_event' },
-      { kind: 'ignored', eventId: 'PSP6:constructor:true', eventType: 'constructor', reason: 'unrecognised_event' },
+      expect.objectContaining({ kind: 'payment', eventId: 'PSP2:CAPTURE:true', itemBody: own(0) }),
+      expect.objectContaining({ kind: 'refund', eventId: 'PSP3:REFUND:false', refund: expect.objectContaining({ status: 'failed' }), itemBody: own(1) }),
+      // The account it was for, named in the operator's warning.
+      {
+        kind: 'ignored',
+        eventId: 'PSP4:REFUND:true',
+        eventType: 'REFUND',
+        reason: 'other_merchant_account',
+        processorAccount: 'OtherMerchant',
+        itemBody: own(2),
+      },
+      { kind: 'ignored', eventId: 'PSP5:REPORT_AVAILABLE:true', eventType: 'REPORT_AVAILABLE', reason: 'unrecognised_event', itemBody: own(3) },
+      { kind: 'ignored', eventId: 'PSP6:constructor:true', eventType: 'constructor', reason: 'unrecognised_event', itemBody: own(4) },
     ]);
   });
 

@@ -329,6 +329,17 @@ describe('Adyen notification batches', () => {
       [refunded!]: ['applied'],
     };
     expect(await loggedOutcomes(batch)).toEqual(firstTime);
+    // Each row keeps its own item, signed by Adyen on its own, not the whole batch once per item.
+    const { rows: kept } = await sql.query<{ processor_event_id: string; body: Buffer }>(
+      'SELECT processor_event_id, body FROM connector_callbacks WHERE connector_account_id = $1 AND processor_event_id = ANY($2)',
+      [accountId, batch.map(eventIdOf)],
+    );
+    expect(kept).toHaveLength(batch.length);
+    for (const row of kept) {
+      const { NotificationRequestItem: keptItem } = JSON.parse(row.body.toString('utf8')) as { NotificationRequestItem: NotificationItemInput };
+      expect(eventIdOf(keptItem)).toBe(row.processor_event_id);
+      expect(keptItem.additionalData).toHaveProperty('hmacSignature');
+    }
 
     const events = await eventCount([manual.id, automatic.id, refund.id]);
     expect(await fake.deliverBatch(batch)).toEqual({ status: 200, body: '[accepted]' });

@@ -274,6 +274,8 @@ export type ConnectorCallback = {
   /** The processor's event name, as sent (`payment.succeeded`). */
   eventType: string;
   reference: string | null;
+  /** Of a body that batches several events (Adyen's): this event's own JSON, kept by its row of the callback log. */
+  itemBody?: string;
 } & (
   | { kind: 'payment'; payment: ProcessorPayment }
   | { kind: 'refund'; refund: ProcessorRefund }
@@ -290,6 +292,10 @@ export interface IgnoredCallback {
   eventType: string;
   /** `other_merchant_account`: for another account at the processor that shares the signing key (Adyen's company-level webhooks). */
   reason: 'unrecognised_event' | 'other_merchant_account';
+  /** Of `other_merchant_account`: the processor's account the event was for, for the operator's warning. */
+  processorAccount?: string;
+  /** As ConnectorCallback's. */
+  itemBody?: string;
 }
 
 /** The events of a callback whose body carries one (`callback`, or none when null): Stripe's and the sandbox's. */
