@@ -107,9 +107,9 @@ describe('deep and card-scoped redaction', () => {
 describe('processor errors', () => {
   it("logs a ConnectorError without the processor's error body it carries, and with card numbers in its message masked", () => {
     const { logger, output } = capture();
-    const error = new ConnectorError('stripe rejected the request: card 4000 0000 0000 0002 refused', 'rejected', false, 'card_declined', {
-      type: 'card_error',
-      request_log_url: 'https://dashboard.stripe.com/logs/BODYONLYVALUE',
+    const error = new ConnectorError('stripe rejected the request: card 4000 0000 0000 0002 refused', 'rejected', false, {
+      processorCode: 'card_declined',
+      body: { type: 'card_error', request_log_url: 'https://dashboard.stripe.com/logs/BODYONLYVALUE' },
     });
     expect(error.processorBody).toMatchObject({ request_log_url: 'https://dashboard.stripe.com/logs/BODYONLYVALUE' });
     logger.warn({ err: error }, 'processor call failed');

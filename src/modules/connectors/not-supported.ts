@@ -3,7 +3,7 @@
 import { ConnectorError, type ProcessorPayout, type WalletSession } from './port.ts';
 
 export const notSupported = (processor: string, what: string) =>
-  new ConnectorError(`${processor}: ${what} are not supported by this connector`, 'rejected', false, 'unsupported_by_connector');
+  new ConnectorError(`${processor}: ${what} are not supported by this connector`, 'rejected', false, { processorCode: 'unsupported_by_connector' });
 
 /**
  * Payouts and wallet sessions, refused: Stripe's and Adyen's are other products (Connect transfers, Adyen's

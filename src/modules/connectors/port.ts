@@ -159,6 +159,13 @@ export interface WalletSession {
  * acted (timeout, 5xx): then the payment stays pending and is synced, never failed by guess.
  */
 export class ConnectorError extends Error {
+  /** The processor's own code, as it sent it. */
+  readonly processorCode?: string;
+  /**
+   * The decline catalog's code of a refusal that reads as a decline, made before any payment existed (a card number
+   * or expiry date the processor would not take, a currency it does not take): so a hard one is never sent on.
+   */
+  readonly declineCode?: DeclineCode;
   /**
    * The error body the processor answered with, scrubbed (processorErrorBody); null when it sent none. Not enumerable,
    * so a log line given the error (pino copies an error's enumerable fields) never carries it.
@@ -173,16 +180,32 @@ export class ConnectorError extends Error {
      */
     readonly kind: 'timeout' | 'unreachable' | 'server_error' | 'bad_response' | 'rejected' | 'unauthorized',
     readonly outcomeUnknown: boolean,
-    readonly processorCode?: string,
-    /** The processor's error body as it sent it (parsed JSON), scrubbed here before anything else holds it. */
-    body?: unknown,
+    details: ConnectorErrorDetails = {},
   ) {
     // Its message quotes the processor's, which is logged and shown: a card number in it is masked.
     super(maskCardNumbers(message));
     this.name = 'ConnectorError';
-    Object.defineProperty(this, 'processorBody', { value: processorErrorBody(body), enumerable: false });
+    if (details.processorCode !== undefined) this.processorCode = details.processorCode;
+    if (details.declineCode !== undefined) this.declineCode = details.declineCode;
+    Object.defineProperty(this, 'processorBody', { value: processorErrorBody(details.body), enumerable: false });
   }
 }
+
+/** What a ConnectorError may carry besides its message, kind and outcome: each only when the processor's answer gave it. */
+export interface ConnectorErrorDetails {
+  /** The processor's own code. */
+  processorCode?: string | undefined;
+  /** The catalog's code, of a refusal that reads as a decline (ConnectorError.declineCode). */
+  declineCode?: DeclineCode | undefined;
+  /** The processor's error body as it sent it (parsed JSON), scrubbed by the constructor before anything else holds it. */
+  body?: unknown;
+}
+
+/**
+ * A refusal's code as the payment's `errorCode` shows it (docs/declines.md): the catalog's code when the refusal is
+ * about the card, else `connector_error` (the processor's own code is the payment's `processorErrorCode`).
+ */
+export const refusalCodeOf = (error: ConnectorError): string => error.declineCode ?? 'connector_error';
 
 /**
  * Currencies whose minor unit Stripe and Adyen both count as ISO 4217 does (src/kernel/money.ts), so an amount
@@ -221,7 +244,7 @@ export function unsafeCurrencyRefusal(processor: string, currency: string): Conn
     `${processor} is not yet used for payments in ${currency.toUpperCase()}: its minor unit differs from ISO 4217's`,
     'rejected',
     false,
-    'currency_not_supported',
+    { processorCode: 'currency_not_supported', declineCode: 'currency_not_supported' },
   );
 }
 
@@ -276,6 +299,8 @@ export type ConnectorCallback = {
   /** The processor's event name, as sent (`payment.succeeded`). */
   eventType: string;
   reference: string | null;
+  /** Of a body that batches several events (Adyen's): this event's own JSON, kept by its row of the callback log. */
+  itemBody?: string;
 } & (
   | { kind: 'payment'; payment: ProcessorPayment }
   | { kind: 'refund'; refund: ProcessorRefund }
@@ -295,6 +320,10 @@ export interface IgnoredCallback {
    * webhooks); `mode_mismatch`: from the processor's test environment for a live account, or its live one for a test account.
    */
   reason: 'unrecognised_event' | 'other_merchant_account' | 'mode_mismatch';
+  /** Of `other_merchant_account`: the processor's account the event was for, for the operator's warning. */
+  processorAccount?: string;
+  /** As ConnectorCallback's. */
+  itemBody?: string;
 }
 
 /** The events of a callback whose body carries one (`callback`, or none when null): Stripe's and the sandbox's. */

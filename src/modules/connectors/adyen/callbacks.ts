@@ -28,7 +28,8 @@ export function verifyItem(item: NotificationItem, hmacKey: string): boolean {
   return signature.length === expected.length && timingSafeEqual(signature, expected);
 }
 
-function readNotification(rawBody: Buffer): { live: boolean; items: NotificationItem[] } | null {
+/** The notification's `live` flag and its items, each read and as sent (its own JSON, for its row of the callback log). */
+function readNotification(rawBody: Buffer): { live: boolean; items: { item: NotificationItem; sent: string }[] } | null {
   let json: unknown;
   try {
     json = JSON.parse(rawBody.toString('utf8'));
@@ -37,13 +38,17 @@ function readNotification(rawBody: Buffer): { live: boolean; items: Notification
   }
   const notification = notificationSchema.safeParse(json);
   if (!notification.success) return null;
-  return { live: notification.data.live === 'true', items: notification.data.notificationItems.map((wrapper) => wrapper.NotificationRequestItem) };
+  const sent = (json as { notificationItems: unknown[] }).notificationItems;
+  return {
+    live: notification.data.live === 'true',
+    items: notification.data.notificationItems.map((wrapper, index) => ({ item: wrapper.NotificationRequestItem, sent: JSON.stringify(sent[index]) })),
+  };
 }
 
 /** Whether every item of the notification carries a valid signature under `hmacKey`. */
 export function verifyAdyenNotification(rawBody: Buffer, hmacKey: string): boolean {
   const items = readNotification(rawBody)?.items;
-  return items !== undefined && items.every((item) => verifyItem(item, hmacKey));
+  return items !== undefined && items.every(({ item }) => verifyItem(item, hmacKey));
 }
 
 /**
@@ -51,17 +56,19 @@ export function verifyAdyenNotification(rawBody: Buffer, hmacKey: string): boole
  * Adyen's identity of an event: pspReference, eventCode and success. Ignored: every item of a notification from
  * Adyen's other environment than the account's (`live` says which: a test notification never moves a live payment,
  * nor a live one a test payment, should both be pointed at one URL with one key), an item for another merchant
- * account than `merchantAccount` (a company-level webhook signs every merchant account's items with one key), and
- * one whose eventCode the connector does not act on.
+ * account than `merchantAccount`, naming that account (a company-level webhook sends every merchant account's items
+ * to one URL: docs/connectors/adyen.md), and one whose eventCode the connector does not act on. Each event carries
+ * its item's own JSON, which its row of the callback log keeps (a batch's body once per item would be kept N times).
  */
 export function parseAdyenNotification(rawBody: Buffer, account: { merchantAccount: string; live: boolean }): (ConnectorCallback | IgnoredCallback)[] {
   const notification = readNotification(rawBody);
-  return (notification?.items ?? []).map((item) => {
+  return (notification?.items ?? []).map(({ item, sent }) => {
     const eventId = `${item.pspReference}:${item.eventCode}:${item.success}`;
-    const ignored = (reason: IgnoredCallback['reason']): IgnoredCallback => ({ kind: 'ignored', eventId, eventType: item.eventCode, reason });
+    const ignored = (reason: IgnoredCallback['reason']): IgnoredCallback => ({ kind: 'ignored', eventId, eventType: item.eventCode, reason, itemBody: sent });
     if (notification!.live !== account.live) return ignored('mode_mismatch');
-    if (item.merchantAccountCode !== account.merchantAccount) return ignored('other_merchant_account');
+    if (item.merchantAccountCode !== account.merchantAccount) return { ...ignored('other_merchant_account'), processorAccount: item.merchantAccountCode };
     const read = Object.hasOwn(EVENT_CODES, item.eventCode) ? EVENT_CODES[item.eventCode]! : undefined;
-    return read?.(item, eventId) ?? ignored('unrecognised_event');
+    const event = read?.(item, eventId);
+    return event == null ? ignored('unrecognised_event') : { ...event, itemBody: sent };
   });
 }

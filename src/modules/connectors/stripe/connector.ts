@@ -201,10 +201,7 @@ const unixNow = () => Math.floor(Date.now() / 1000);
 
 /** Stripe cannot prove a resource absent by our reference: the caller keeps waiting rather than fail it. */
 function notConclusive(resource: 'payment' | 'refund', reference: string): ConnectorError {
-  return new ConnectorError(
-    `Stripe found no ${resource} with reference ${reference} yet, which does not prove there is none`,
-    'bad_response',
-    true,
-    'not_found_yet',
-  );
+  return new ConnectorError(`Stripe found no ${resource} with reference ${reference} yet, which does not prove there is none`, 'bad_response', true, {
+    processorCode: 'not_found_yet',
+  });
 }

@@ -162,15 +162,15 @@ export function methodRefusal(request: Pick<AuthorizeRequest, 'paymentMethod' | 
   if (method.type === 'card') return null;
   if (method.type !== 'bank_redirect') return unsupported(`${method.type} payments`);
   if (request.currency.toUpperCase() !== 'EUR')
-    return new ConnectorError(`stripe: iDEAL takes payments in EUR only, not ${request.currency.toUpperCase()}`, 'rejected', false, 'currency_not_supported');
+    return new ConnectorError(`stripe: iDEAL takes payments in EUR only, not ${request.currency.toUpperCase()}`, 'rejected', false, {
+      processorCode: 'currency_not_supported',
+      declineCode: 'currency_not_supported',
+    });
   if (request.captureMethod === 'MANUAL') return unsupported('manual captures of iDEAL payments');
   if (!isIdealBank(method.bank))
-    return new ConnectorError(
-      `stripe: iDEAL has no bank named ${method.bank}; Stripe's are ${IDEAL_BANKS.join(', ')}`,
-      'rejected',
-      false,
-      'bank_not_supported',
-    );
+    return new ConnectorError(`stripe: iDEAL has no bank named ${method.bank}; Stripe's are ${IDEAL_BANKS.join(', ')}`, 'rejected', false, {
+      processorCode: 'bank_not_supported',
+    });
   return null;
 }
 

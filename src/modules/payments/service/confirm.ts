@@ -1,6 +1,6 @@
 // Confirming a payment: routing it to the connector accounts that may take its method, then authorizing it
 // at the first and, while an attempt fails in a way the profile retries, at the next ones.
-import { ConnectorError, methodTypeOf, type PaymentMethod, type ProcessorPayment } from '../../connectors/port.ts';
+import { ConnectorError, methodTypeOf, refusalCodeOf, type PaymentMethod, type ProcessorPayment } from '../../connectors/port.ts';
 import { AppError, invalidInput } from '../../../kernel/errors.ts';
 import type { MerchantPrincipal, Principal } from '../../../kernel/principal.ts';
 import type { ConnectorAccount, SavedPaymentMethod } from '../../../generated/prisma/client.ts';
@@ -36,7 +36,9 @@ type AuthorizeOutcome = { answer: ProcessorPayment } | { error: ConnectorError }
 /** The failure of an authorization, as retry rules see it; null when it did not fail (or left the outcome unknown). */
 function attemptFailureOf(outcome: AuthorizeOutcome): AttemptFailure | null {
   if ('error' in outcome) {
-    return outcome.error.outcomeUnknown ? null : { kind: 'not_processed', code: outcome.error.processorCode ?? `connector_${outcome.error.kind}` };
+    // Read through the catalog as a decline is (refusalCodeOf), never by the processor's own code: Stripe's
+    // incorrect_number is the catalog's invalid_number, a hard decline.
+    return outcome.error.outcomeUnknown ? null : { kind: 'not_processed', code: refusalCodeOf(outcome.error) };
   }
   const { answer } = outcome;
   return answer.status === 'failed' && answer.error ? { kind: 'declined', code: answer.error.code } : null;
@@ -177,7 +179,8 @@ export class PaymentConfirmation {
               actor: 'processor',
             });
           } catch (conflict) {
-            // A callback or sync moved the payment first (it learnt the same failure): what it did stands.
+            // A callback or sync changed the payment first: what it did stands. (A failure it learnt is this
+            // request's to apply while it waits for the answer, so that happens only if it seemed stalled.)
             if (!(conflict instanceof AppError && conflict.code === 'CONFLICT')) throw conflict;
             return this.outcomes.settled(pending, await this.deps.store.get(pending.id));
           }
@@ -187,7 +190,7 @@ export class PaymentConfirmation {
         this.deps.context.logger.info({ paymentId: pending.id, code: failure.code, reason: decision.reason }, 'attempt failed without retry');
       }
       if ('error' in outcome) return this.outcomes.settled(pending, await this.outcomes.afterConnectorError(pending, outcome.error, 'processor_call'));
-      const result = await this.answers.applyAnswer(pending, outcome.answer, 'processor');
+      const result = await this.answers.applyCallAnswer(pending, outcome.answer);
       if (options.saved && result.activeAttempt.id === pending.activeAttempt.id && PAID.has(result.status))
         await this.deps.customers.markUsed(options.saved.id);
       return this.outcomes.settled(pending, this.outcomes.declinedOrResult(result, outcome.answer));
