@@ -37,6 +37,11 @@ const sandboxConfigSchema = z.object({
   /** The waits before each retry of a failed sandbox callback; unset: the server's default (1 s, 5 s, 30 s, 2 min). */
   SANDBOX_CALLBACK_RETRY_DELAYS_MS: integerListFrom(0, 3_600_000, 20).optional(),
   /** Where customers' browsers reach the sandbox (challenge URLs are built from it). */
+  /** The token `/_control` requires; unset, it is open (docs/sandbox.md: then never expose the sandbox). */
+  SANDBOX_CONTROL_TOKEN: z
+    .string()
+    .regex(/^\S{16,256}$/, 'must be 16 to 256 characters without spaces')
+    .optional(),
   SANDBOX_PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' }).optional(),
 });
 

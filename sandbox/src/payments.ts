@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { SANDBOX_TRANSFER_IBAN, bankDebitOutcome, ibanValid } from './banks.ts';
 import { cardBehaviours, cardBrand, cardFunds, cardOutcome, luhnValid } from './cards.ts';
+import { STEERED_DECLINE } from './control.ts';
 import { APPROVED, NO_DISPUTE, REFUNDS_SUCCEED, TRANSFER_EXPIRED, type Outcome } from './outcomes.ts';
 import { PAYMENT_METHOD_TYPES, type PaymentMethodType } from './processors.ts';
 import type { Personality } from './personality.ts';
@@ -184,7 +185,7 @@ function methodDetail<K extends Exclude<PaymentMethodType, 'card'>>(input: Creat
   return detail;
 }
 
-function createCardPayment({ processor, store }: Personality, apiKey: string, input: CreatePaymentInput, draft: Draft): RouteResult {
+function createCardPayment({ processor, store, control }: Personality, apiKey: string, input: CreatePaymentInput, draft: Draft): RouteResult {
   if (input.three_ds === undefined) throw new ApiError(400, 'invalid_request', 'three_ds is required.');
   const { number, card } = cardToCharge(store, apiKey, input);
   const outcome = cardOutcome({ number, expMonth: card.expMonth, expYear: card.expYear }, new Date(), processor.cardRules);
@@ -194,14 +195,17 @@ function createCardPayment({ processor, store }: Personality, apiKey: string, in
   // decided here is what a challenge completed later authorises.
   const funds = cardFunds(number, draft.amount, input.partial_authorization !== undefined);
   if (funds.kind === 'failed') return decided(store, withCard, funds);
+  // A merchant-initiated payment is exempt from 3D Secure: its customer is not there to be challenged.
+  const exempt = input.off_session === true;
+  const challenged = !exempt && (outcome.kind === 'challenge' || input.three_ds === 'required');
+  // The steered declines (control.ts) are of payments approved at once: test cards keep their own answers.
+  if (!challenged && control.declinesNext()) return decided(store, withCard, STEERED_DECLINE);
   // A card is saved only once accepted (authorised, or sent to 3D Secure): a declined card is not kept. A
   // saved card paying (payment_method_token) is not saved again, so it gets no new token.
   const save = input.setup_future_usage !== undefined && input.card !== undefined;
   const paymentMethodToken = save ? store.saveCard({ apiKey, number, card }).id : null;
   const accepted = { ...withCard, authorizedAmount: funds.amount, paymentMethodToken };
-  // A merchant-initiated payment is exempt from 3D Secure: its customer is not there to be challenged.
-  const exempt = input.off_session === true;
-  if (!exempt && (outcome.kind === 'challenge' || input.three_ds === 'required')) return created(store, { ...accepted, status: 'requires_device_data' });
+  if (challenged) return created(store, { ...accepted, status: 'requires_device_data' });
   // Not failed: approved, or a challenge the exemption skips.
   return decided(store, accepted, APPROVED);
 }

@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Callbacks, DEFAULT_CALLBACK_RETRY_DELAYS_MS } from './callbacks.ts';
 import type { SandboxConfig } from './config.ts';
+import { ProcessorControl, answerControl } from './control.ts';
 import { handleCustomerRequest } from './customer.ts';
 import { scheduleDisputeOpening } from './disputes.ts';
 import { listen, reachableHost, sendJson } from './http.ts';
@@ -34,6 +35,8 @@ export interface SandboxOptions {
   payoutSettleMs?: number;
   /** The waits before each retry of a callback that failed, in ms (default 1 s, 5 s, 30 s, 2 min). */
   callbackRetryDelaysMs?: readonly number[];
+  /** The token `/_control` requires (`Authorization: Bearer <token>`); without one it is open, for a sandbox that is not exposed. */
+  controlToken?: string;
 }
 
 export interface Sandbox {
@@ -46,10 +49,13 @@ const DEFAULT_BANK_DEBIT_SETTLE_MS = 3000;
 const DEFAULT_REFUND_SETTLE_MS = 3000;
 const DEFAULT_DISPUTE_OPEN_MS = 3000;
 const DEFAULT_PAYOUT_SETTLE_MS = 3000;
+/** Steering the processors (control.ts): outside every personality's prefix, so an outage never closes it. */
+const CONTROL_PATH = '/_control';
 
 interface Context extends RouteSettings {
   personalities: readonly Personality[];
   latencyMs: number;
+  controlToken: string | undefined;
 }
 
 /** What every personality the server plays shares. */
@@ -63,16 +69,33 @@ async function handleApi(context: Context, personality: Personality, request: In
   let latencyMs = context.latencyMs;
   const answer: JsonReply = await answerOrRefusal(async () => {
     latencyMs = millisecondsHeader(request, 'x-sandbox-latency-ms', MAX_LATENCY_MS) ?? latencyMs;
+    personality.control.requireAvailable();
     return answerApi(context, personality, request, url);
   });
   // The work is done before the delay, as with a slow processor: a caller that times out may find the payment later.
   if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+  sendAnswer(reply, answer);
+}
+
+function sendAnswer(reply: ServerResponse, answer: JsonReply): void {
   if (!reply.destroyed) sendJson(reply, answer.status, answer.body, answer.headers);
 }
 
 async function handleRequest(context: Context, request: IncomingMessage, reply: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://sandbox');
   const path = url.pathname;
+  if (path === CONTROL_PATH)
+    return sendAnswer(
+      reply,
+      await answerOrRefusal(() =>
+        answerControl(
+          context.personalities.map(({ control }) => control),
+          context.controlToken,
+          request,
+          url,
+        ),
+      ),
+    );
   const personality = context.personalities.find(({ processor }) => path.startsWith(`${processor.apiPrefix}/`));
   if (personality) return handleApi(context, personality, request, reply, url);
   if (await handleCustomerRequest(context.personalities, request, reply, path)) return;
@@ -89,7 +112,7 @@ function play(processor: Processor, { publicUrl, retryDelaysMs, disputeOpenMs }:
     notify: (changed) => callbacks?.changed(changed),
     paymentSucceeded: (payment) => scheduleDisputeOpening(store, payment, disputeOpenMs),
   });
-  return { processor, store, callbacks };
+  return { processor, store, callbacks, control: new ProcessorControl(processor.name) };
 }
 
 export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
@@ -105,6 +128,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const context: Context = {
     personalities: PROCESSORS.map((processor) => play(processor, playing)),
     latencyMs: options.latencyMs ?? 0,
+    controlToken: options.controlToken,
     publicUrl,
     bankDebitSettleMs: options.bankDebitSettleMs ?? DEFAULT_BANK_DEBIT_SETTLE_MS,
     refundSettleMs: options.refundSettleMs ?? DEFAULT_REFUND_SETTLE_MS,
@@ -142,5 +166,6 @@ export function startSandboxFromConfig(config: SandboxConfig): Promise<Sandbox> 
     disputeOpenMs: config.SANDBOX_DISPUTE_OPEN_MS,
     payoutSettleMs: config.SANDBOX_PAYOUT_SETTLE_MS,
     callbackRetryDelaysMs: config.SANDBOX_CALLBACK_RETRY_DELAYS_MS,
+    controlToken: config.SANDBOX_CONTROL_TOKEN,
   });
 }

@@ -63,6 +63,13 @@ const configSchema = z.object({
   ADYEN_CHECKOUT_API_BASE: z.url({ protocol: /^https?$/ }).default('https://checkout-test.adyen.com'),
   /** How long a processor call may take before its outcome is treated as unknown (the payment stays PROCESSING). */
   CONNECTOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  /**
+   * A connector account's circuit breaker (docs/routing.md#connector-health): this many timeouts or processor
+   * failures within the window skip the account, in every process, for the cool-down; then one payment probes it.
+   */
+  ROUTING_CIRCUIT_FAILURES: z.coerce.number().int().min(1).max(10_000).default(5),
+  ROUTING_CIRCUIT_WINDOW_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+  ROUTING_CIRCUIT_COOLDOWN_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
   /** Scales every webhook retry delay (the seed's 24 h schedule): 0.001 runs it in 86 s, for tests and demos. */
   WEBHOOK_RETRY_DELAY_SCALE: z.coerce.number().positive().max(1000).default(1),
   /**

@@ -48,6 +48,11 @@ export interface Body {
   expires_at: number;
   // The wallet sheet's answer
   payment_token: string;
+  // A processor's control state (/_control)
+  processor: string;
+  declineRate: number;
+  outage: boolean;
+  seed: number;
 }
 
 export interface Answer {

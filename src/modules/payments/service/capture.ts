@@ -38,7 +38,7 @@ export class PaymentCaptures {
         currency: initiated.currency,
         charged: initiated.amount + initiated.surchargeAmount,
       });
-      return this.outcomes.settled(initiated, this.outcomes.declinedOrResult(await this.answers.applyAnswer(initiated, answer, 'processor'), answer));
+      return this.outcomes.settled(initiated, this.outcomes.declinedOrResult(await this.answers.applyCallAnswer(initiated, answer), answer));
     } catch (error) {
       return this.outcomes.settled(initiated, await this.outcomes.afterConnectorError(initiated, error, 'capture_at_processor'));
     }
@@ -97,7 +97,7 @@ export class PaymentCaptures {
     const connector = await this.answers.connectorOf(cancelled);
     try {
       const answer = await connector.void(cancelled.activeAttempt.connectorTransactionId!, `${cancelled.activeAttempt.id}_void`);
-      return this.outcomes.settled(cancelled, await this.answers.applyAnswer(cancelled, answer, 'processor'));
+      return this.outcomes.settled(cancelled, await this.answers.applyCallAnswer(cancelled, answer));
     } catch (error) {
       return this.outcomes.settled(cancelled, await this.outcomes.afterConnectorError(cancelled, error, 'void_at_processor'));
     }

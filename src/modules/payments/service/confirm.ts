@@ -184,7 +184,8 @@ export class PaymentConfirmation {
               actor: 'processor',
             });
           } catch (conflict) {
-            // A callback or sync moved the payment first (it learnt the same failure): what it did stands.
+            // A callback or sync changed the payment first: what it did stands. (A failure it learnt is this
+            // request's to apply while it waits for the answer, so that happens only if it seemed stalled.)
             if (!(conflict instanceof AppError && conflict.code === 'CONFLICT')) throw conflict;
             return this.outcomes.settled(pending, await this.deps.store.get(pending.id));
           }
@@ -194,7 +195,7 @@ export class PaymentConfirmation {
         this.deps.context.logger.info({ paymentId: pending.id, code: failure.code, reason: decision.reason }, 'attempt failed without retry');
       }
       if ('error' in outcome) return this.outcomes.settled(pending, await this.outcomes.afterConnectorError(pending, outcome.error, 'processor_call'));
-      const result = await this.answers.applyAnswer(pending, outcome.answer, 'processor');
+      const result = await this.answers.applyCallAnswer(pending, outcome.answer);
       if (options.saved && result.activeAttempt.id === pending.activeAttempt.id && PAID.has(result.status))
         await this.deps.customers.markUsed(options.saved.id);
       return this.outcomes.settled(pending, this.outcomes.declinedOrResult(result, outcome.answer));

@@ -2,6 +2,8 @@
 // API, redirect return or schedule). Each moves the payment to what the processor reports, along the
 // table's rows only: an answer that no row leads to (late, duplicate or out of order) changes nothing;
 // neither does `pending` (still working). Re-reads and re-plans when a concurrent request moved the payment first.
+// A failure of an authorization its own request may still be waiting for is that request's to apply: it may
+// retry the payment on the next connector, which a FAILED payment would forbid (docs/payments.md).
 import { ConnectorError, type Connector, type PaymentError, type ProcessorPayment } from '../../connectors/port.ts';
 import { returnLocation } from '../../../kernel/return-url.ts';
 import { AppError, notFound } from '../../../kernel/errors.ts';
@@ -10,7 +12,7 @@ import type { Principal } from '../../../kernel/principal.ts';
 import { Prisma } from '../../../generated/prisma/client.ts';
 import type { CommittedEvent } from '../../events/index.ts';
 import { ATTEMPT_TARGETS, planProcessorUpdate, processorAmountsProblem, transitionAttempt } from '../machine/attempt.ts';
-import { SYNCABLE_INTENT_STATUSES } from '../machine/statuses.ts';
+import { intentStatusOf, SYNCABLE_INTENT_STATUSES } from '../machine/statuses.ts';
 import type { Commit, Payment } from '../store.ts';
 import { askProcessor } from '../../processor-sync/index.ts';
 import type { PaymentDependencies } from './dependencies.ts';
@@ -36,6 +38,9 @@ const NO_ERROR = { errorCode: null, processorErrorCode: null, errorMessage: null
 
 /** Intent states in which the customer's money is authorized or taken. */
 export const PAID: ReadonlySet<Payment['status']> = new Set(['REQUIRES_CAPTURE', 'PARTIALLY_AUTHORIZED', 'SUCCEEDED', 'PARTIALLY_CAPTURED']);
+
+/** What an answer that changes nothing is worth logging. */
+type Logged = { level: 'info' | 'error'; message: string };
 
 export class ProcessorAnswers {
   constructor(
@@ -139,17 +144,28 @@ export class ProcessorAnswers {
   }
 
   /**
-   * The processor's answer about `asked`'s active attempt: applied to that attempt only. If another attempt
-   * became active meanwhile (a retry, a manual retry after a callback), the answer changes nothing.
+   * The processor's answer to the call the caller made about `sent`'s active attempt (confirm, capture, void):
+   * applied to that attempt only, failure included. If another attempt became active meanwhile, it changes nothing.
    */
-  async applyAnswer(asked: Payment, answer: ProcessorPayment, actor: string): Promise<Payment> {
+  async applyCallAnswer(sent: Payment, answer: ProcessorPayment): Promise<Payment> {
+    return (await this.applyAnswerTo(sent.id, answer, 'processor', { attemptId: sent.activeAttempt.id, held: sent, ownCall: true })).payment;
+  }
+
+  /**
+   * A processor's answer about `asked`'s active attempt that `actor` asked for (a sync, a redirect): applied to
+   * that attempt only. If another attempt became active meanwhile (a retry, a manual retry after a callback),
+   * the answer changes nothing.
+   */
+  private async applyAnswer(asked: Payment, answer: ProcessorPayment, actor: string): Promise<Payment> {
     return (await this.applyAnswerTo(asked.id, answer, actor, { attemptId: asked.activeAttempt.id, held: asked })).payment;
   }
 
   /**
-   * applyAnswer, saying whether it committed a change, changed nothing, or gave up to concurrent changes
-   * (deferred to sync). `attemptId`: only while that attempt is the active one (on every re-read).
+   * applyAnswer, saying whether it committed a change, changed nothing, or deferred it (to a sync after
+   * repeated concurrent changes, or to the authorization request still waiting for the answer).
+   * `attemptId`: only while that attempt is the active one (on every re-read).
    * `recoveryRows: false`: never the stalled-request recovery rows (for answers that may be old).
+   * `ownCall`: the answer to the caller's own processor call, which no other request waits for.
    * `held`: the state the caller committed just before asking the processor, tried first without reading
    * it again (two statements fewer on every confirm, capture and void): the commit's version guard refuses
    * it if anything changed meanwhile, and then the payment is read. Only a fresh read may conclude that the
@@ -159,7 +175,7 @@ export class ProcessorAnswers {
     paymentId: string,
     answer: ProcessorPayment,
     actor: string,
-    options: { attemptId?: string; recoveryRows?: boolean; held?: Payment } = {},
+    options: { attemptId?: string; recoveryRows?: boolean; held?: Payment; ownCall?: true } = {},
   ): Promise<{ payment: Payment; outcome: 'committed' | 'unchanged' | 'deferred' }> {
     let held = options.held;
     for (let conflicts = 0; ;) {
@@ -167,14 +183,11 @@ export class ProcessorAnswers {
       const onHeld = held !== undefined;
       held = undefined;
       const plan = this.planAnswer(payment, answer, options);
-      if ('unchanged' in plan) {
+      if ('unchanged' in plan || 'leftToItsRequest' in plan) {
         if (onHeld) continue;
-        if (plan.unchanged)
-          this.deps.context.logger[plan.unchanged.level](
-            { paymentId, status: payment.activeAttempt.status, answer: answer.status, actor },
-            plan.unchanged.message,
-          );
-        return { payment, outcome: 'unchanged' };
+        const logged = 'unchanged' in plan ? plan.unchanged : plan.leftToItsRequest;
+        if (logged) this.deps.context.logger[logged.level]({ paymentId, status: payment.activeAttempt.status, answer: answer.status, actor }, logged.message);
+        return { payment, outcome: 'unchanged' in plan ? 'unchanged' : 'deferred' };
       }
       try {
         const moved = await this.deps.store.commit(payment, { ...plan.commit, actor, alsoInTransaction: (after) => this.cardToKeep(payment, after, answer) });
@@ -197,8 +210,8 @@ export class ProcessorAnswers {
   private planAnswer(
     payment: Payment,
     answer: ProcessorPayment,
-    options: { attemptId?: string; recoveryRows?: boolean },
-  ): { commit: Omit<Commit, 'actor'> } | { unchanged: { level: 'info' | 'error'; message: string } | null } {
+    options: { attemptId?: string; recoveryRows?: boolean; ownCall?: true },
+  ): { commit: Omit<Commit, 'actor'> } | { unchanged: Logged | null } | { leftToItsRequest: Logged } {
     if (options.attemptId !== undefined && payment.activeAttempt.id !== options.attemptId) return { unchanged: null };
     const amountsProblem =
       answer.status === 'pending'
@@ -225,6 +238,11 @@ export class ProcessorAnswers {
       return { unchanged: { level: 'error', message: 'the processor reports a refunded capture failed: settle its refunds at the processor' } };
     }
     if (path === null) return { unchanged: { level: 'info', message: 'ignored a processor answer no transition leads to' } };
+    if (!options.ownCall && path.length > 0 && intentStatusOf(path.at(-1)!.to) === 'FAILED' && this.awaitsItsCall(payment)) {
+      // Its request, which may retry it on the next connector, applies it when the answer reaches it (or a sync
+      // does once that request has certainly ended): failed here first, the payment could not be retried.
+      return { leftToItsRequest: { level: 'info', message: 'left a failed authorization to its request, still waiting for the answer' } };
+    }
     if (path.length === 0) {
       // Still learn the processor's id of a pending attempt (a timed-out call), without moving it.
       return payment.activeAttempt.connectorTransactionId === null
@@ -277,6 +295,14 @@ export class ProcessorAnswers {
       const token = answer.paymentMethodToken ?? this.deps.customers.processorToken(saved);
       return this.deps.mandates.recordForPayment(tx, { ...after, customerId }, saved, token);
     };
+  }
+
+  /**
+   * Whether the request that sent the attempt's authorization may still be waiting for the processor's answer:
+   * the attempt is PENDING, no answer has named the processor's payment yet, and that request has not certainly ended.
+   */
+  private awaitsItsCall(payment: Payment): boolean {
+    return payment.activeAttempt.status === 'PENDING' && payment.activeAttempt.connectorTransactionId === null && !this.isStalled(payment);
   }
 
   /** Whether the request that moved the attempt last has certainly ended (see AttemptConditions.stalled). */
