@@ -1,41 +1,44 @@
 // `npm run bench`: starts the service's processes on a fresh database and Redis prefix, measures each figure
 // beside its ceiling measured in the same run, and writes bench/results.json (everything) and
 // bench/results.md (the short table). Sizes come from BENCH_* variables (bench/lib/settings.ts); BENCH_ONLY
-// runs some parts (createPayment, createConfirm, webhooks, subscriptions). Whatever fails, every process it
-// started is stopped and the database and the prefix's Redis keys are removed.
+// runs some parts (routing, createPayment, createConfirm, webhooks, subscriptions; routing alone starts no
+// stack). Whatever fails, every process it started is stopped and the database and the prefix's Redis keys are removed.
 import { writeFile } from 'node:fs/promises';
 import { benchCreateConfirm } from './create-confirm.ts';
 import { benchCreatePayment } from './create-payment.ts';
 import { finishMachineInfo, machineInfo } from './lib/machine.ts';
 import { stopAll } from './lib/processes.ts';
 import { markdown, type Results } from './lib/report.ts';
-import { loadSettings, type Part } from './lib/settings.ts';
+import { isPurePart, loadSettings, type Part, type PurePart } from './lib/settings.ts';
 import { Stack } from './lib/stack.ts';
 import { round } from './lib/stats.ts';
+import { benchRouting } from './routing.ts';
 import { benchSubscriptions } from './subscriptions.ts';
 import { benchWebhooks } from './webhooks.ts';
 
 const settings = loadSettings();
 const started = performance.now();
-console.log(`bench: preparing a fresh database and Redis prefix (parts: ${settings.parts.join(', ')})`);
-const stack = await Stack.create(settings);
+const needsStack = !settings.parts.every(isPurePart);
+console.log(`bench: parts ${settings.parts.join(', ')}${needsStack ? '; preparing a fresh database and Redis prefix' : ''}`);
+const stack = needsStack ? await Stack.create(settings) : null;
 // Room for stopping the processes and dropping the database after the last part.
-stack.deadline = started + (settings.budgetS - 15) * 1000;
+if (stack) stack.deadline = started + (settings.budgetS - 15) * 1000;
 
 let cleaned: Promise<void> | null = null;
 const cleanup = () =>
   (cleaned ??= (async () => {
-    await stack.close().catch((error: unknown) => console.error(`bench: cleanup failed: ${(error as Error).message}`));
+    await stack?.close().catch((error: unknown) => console.error(`bench: cleanup failed: ${(error as Error).message}`));
     await stopAll();
   })());
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    console.error(`bench: ${signal}, stopping its processes and dropping ${stack.database.url}`);
+    console.error(`bench: ${signal}, stopping its processes${stack ? ` and dropping ${stack.database.url}` : ''}`);
     void cleanup().then(() => process.exit(130));
   });
 }
 
-const parts: Record<Part, (stack: Stack) => Promise<unknown>> = {
+const pureParts: Record<PurePart, () => unknown> = { routing: benchRouting };
+const stackParts: Record<Exclude<Part, PurePart>, (stack: Stack) => Promise<unknown>> = {
   createPayment: benchCreatePayment,
   createConfirm: benchCreateConfirm,
   subscriptions: benchSubscriptions,
@@ -43,7 +46,7 @@ const parts: Record<Part, (stack: Stack) => Promise<unknown>> = {
 };
 
 try {
-  const machine = await machineInfo(stack.sql, stack.redis, settings.pgbench);
+  const machine = await machineInfo(stack, settings.pgbench);
   const results: Results = {
     benchmark: 'payments orchestrator: npm run bench',
     date: new Date().toISOString(),
@@ -52,12 +55,18 @@ try {
     wallSeconds: { total: 0, parts: {} },
     failures: {},
   };
-  console.log('bench: starting the API, worker and sandbox processes');
-  await stack.start({ sandboxLatencyMs: 0 });
+  let processesStarted = false;
   for (const part of settings.parts) {
+    // The processes start before the first part that needs them: the pure parts run first, on a quiet machine.
+    if (stack && !processesStarted && !isPurePart(part)) {
+      console.log('bench: starting the API, worker and sandbox processes');
+      await stack.start({ sandboxLatencyMs: 0 });
+      processesStarted = true;
+    }
     const partStarted = performance.now();
     try {
-      (results as unknown as Record<string, unknown>)[part] = await parts[part](stack);
+      // `stack` exists whenever a part that is not pure was asked for (needsStack).
+      (results as unknown as Record<string, unknown>)[part] = isPurePart(part) ? pureParts[part]() : await stackParts[part](stack!);
     } catch (error) {
       // The other parts still run; the failure is in the results and the exit code.
       console.error(`bench: ${part} failed: ${(error as Error).stack}`);

@@ -15,16 +15,17 @@ const run = (command: string, args: string[]) => {
 
 const loadAverage = () => os.loadavg().map((value) => Math.round(value * 100) / 100);
 
-export async function machineInfo(sql: pg.Pool, redis: Redis, pgbench: string) {
-  const { rows } = await sql.query<{ version: string }>('SELECT version()');
-  const redisVersion = /redis_version:(\S+)/.exec(await redis.info('server'))?.[1] ?? 'unknown';
+/** `stores` is null when only pure parts run: no database or Redis was started to ask. */
+export async function machineInfo(stores: { sql: pg.Pool; redis: Redis } | null, pgbench: string) {
+  const postgres = stores ? (await stores.sql.query<{ version: string }>('SELECT version()')).rows[0]!.version.split(' on ')[0]! : 'PostgreSQL not started';
+  const redisVersion = stores ? (/redis_version:(\S+)/.exec(await stores.redis.info('server'))?.[1] ?? 'unknown') : 'not started';
   return {
     cpus: os.cpus().length,
     cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
     memoryGb: Math.round(os.totalmem() / 2 ** 30),
     os: `${os.type()} ${os.release()}`,
     node: process.version,
-    postgres: rows[0]!.version.split(' on ')[0]!,
+    postgres,
     redis: redisVersion,
     pgbench: run(pgbench, ['--version']),
     gitCommit: run('git', ['rev-parse', 'HEAD']),

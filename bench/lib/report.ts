@@ -1,6 +1,7 @@
 // bench/results.md: one short table (figure, its ceiling measured in the same run, ratio) and how to read it.
 import type { benchCreateConfirm } from '../create-confirm.ts';
 import type { benchCreatePayment } from '../create-payment.ts';
+import type { benchRouting } from '../routing.ts';
 import type { benchSubscriptions } from '../subscriptions.ts';
 import type { benchWebhooks } from '../webhooks.ts';
 import type { MachineInfo } from './machine.ts';
@@ -14,6 +15,7 @@ export interface Results {
   wallSeconds: { total: number; parts: Record<string, number> };
   /** Parts that failed, with their error; their rows are missing. */
   failures: Record<string, string>;
+  routing?: ReturnType<typeof benchRouting>;
   createPayment?: Awaited<ReturnType<typeof benchCreatePayment>>;
   createConfirm?: Awaited<ReturnType<typeof benchCreateConfirm>>;
   webhooks?: Awaited<ReturnType<typeof benchWebhooks>>;
@@ -27,6 +29,15 @@ const shown = (value: number | null) => (value === null ? 'n/a' : value.toFixed(
 export function markdown(results: Results): string {
   const rows: [string, string, string, string][] = [];
   const row = (figure: string, measured: string, ceiling: string, value: number | null) => rows.push([figure, measured, ceiling, shown(value)]);
+  const rt = results.routing;
+  if (rt) {
+    row(
+      `Routing decision, a table of ${rt.rules} rules all read (the last one matches), p50 (goal < 50 µs)`,
+      `${number(rt.rulesUs.p50)} µs`,
+      `a priority list of the same accounts: ${number(rt.priorityUs.p50)} µs`,
+      rt.ratios.p50ToPriority,
+    );
+  }
   const cp = results.createPayment;
   if (cp) {
     const closed = `closed loop, ${cp.concurrency} connections`;
@@ -158,6 +169,7 @@ export function markdown(results: Results): string {
     ...Object.entries(results.failures).map(([part, error]) => `**${part} failed** (its rows are missing): ${error.split('\n')[0]}\n`),
     '**How each figure is measured** (the service runs as deployed: API, worker and sandbox processor are separate processes on a fresh database; the load generator is a process of its own, on the same 2 CPUs).',
     '',
+    `- *Routing decision*: \`decideRoute\` (src/modules/routing/machine.ts) in the bench process, no I/O, on ${results.routing?.rules ?? 'n/a'} rules of ${results.routing?.conditionsPerRule ?? 'n/a'} conditions each (amount, currency, card network, a metadata key) that the payment meets but for the metadata value of all rules but the last, with one candidate's circuit open; ${results.routing?.samples ?? 'n/a'} samples, each a batch of ${results.routing?.callsPerSample ?? 'n/a'} calls divided by its size. The ceiling is the same call with a priority list instead of the rules.`,
     "- *Closed loop*: a fixed number of connections (autocannon for createPayment) or virtual users (the create + confirm flow, bench/processes/load.ts), each sending its next request when the last is answered: throughput at that concurrency. *Open model*: a fixed arrival rate (half the service's closed-loop rate by default, `BENCH_OPEN_LOAD`), sent on schedule whether or not earlier requests were answered, latency counted from each request's due time: latency below saturation. The ceiling gets the same rate.",
     "- *CPU time per request or payment*: the CPU time (user + system, /proc) the API process used during the closed-loop run, warm-up included, divided by the operations completed: work done rather than time waited, so a busy machine moves it less than throughput. (PostgreSQL's, the worker's and the sandbox's CPU are in bench/results.json where they apply.)",
     '- *No-I/O Yoga*: graphql-yoga on node:http with the same mutations and selected fields, answering constants (bench/processes/bare-yoga.ts); its confirm waits the same processor latency.',

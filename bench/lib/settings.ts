@@ -1,9 +1,14 @@
 // The bench's sizes, from the environment (defaults: the full run, under 10 minutes on a 2-CPU machine).
 // Develop with small ones, e.g. BENCH_DURATION_S=3 BENCH_BACKLOG_EVENTS=2000 BENCH_SUBSCRIBERS=100.
 
-// In the order they run: the webhook backlog last, so its drain can use what is left of the time budget.
-const PARTS = ['createPayment', 'createConfirm', 'subscriptions', 'webhooks'] as const;
+// In the order they run: the pure micro-benchmarks first, in the bench process before the stack's processes
+// start (they need none of it); the webhook backlog last, so its drain can use what is left of the time budget.
+const PARTS = ['routing', 'createPayment', 'createConfirm', 'subscriptions', 'webhooks'] as const;
 export type Part = (typeof PARTS)[number];
+/** Parts that need no database, Redis or service process: with only these, none is started. */
+const PURE_PARTS = ['routing'] as const satisfies readonly Part[];
+export type PurePart = (typeof PURE_PARTS)[number];
+export const isPurePart = (part: Part): part is PurePart => (PURE_PARTS as readonly Part[]).includes(part);
 
 function number(name: string, fallback: number, min: number, max: number): number {
   const raw = process.env[name];
