@@ -58,6 +58,8 @@ describe('a connector account whose processor fails', () => {
       expect([payment.status, accounts]).toEqual(['PROCESSING', [fauxpay]]);
     }
     expect(await circuits(stack.api)).toEqual({ [fauxpay]: 'OPEN', [sandbox]: 'CLOSED' });
+    const health = dataOf(await shop.secret(ConnectorHealthDocument, {})).connectorAccounts.find((account) => account.id === fauxpay)!.health;
+    expect(health!.reopensAt).toBe(new Date(now + COOLDOWN_MS).toISOString());
     expect(await circuits(second)).toEqual({ [fauxpay]: 'OPEN', [sandbox]: 'CLOSED' });
 
     const skipped = await payByCard(shop);

@@ -73,7 +73,14 @@ const ProfileRoutingAlgorithmRef = builder.objectRef<StoredAlgorithm>('ProfileRo
 
 const ConnectorHealthRef = builder.simpleObject('ConnectorHealth', {
   description: 'The account’s circuit breaker, as every API process sees it (docs/routing.md, Connector health).',
-  fields: (t) => ({ state: t.field({ type: CircuitStateEnum }) }),
+  fields: (t) => ({
+    state: t.field({ type: CircuitStateEnum }),
+    reopensAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'For an OPEN circuit, when its cool-down ends and one payment may probe the account; null otherwise.',
+    }),
+  }),
 });
 
 builder.objectField(PaymentRef, 'routing', (t) =>
@@ -105,8 +112,8 @@ builder.objectField(ConnectorAccountRef, 'health', (t) =>
     nullable: true,
     description: 'The account’s circuit breaker; null when it cannot be read (Redis unreachable: payments then route as if every circuit were closed).',
     resolve: async (account, _args, { services }) => {
-      const state = await services.routing.circuitOf(account.id);
-      return state && { state: state.toUpperCase() as Uppercase<typeof state> };
+      const circuit = await services.routing.circuitOf(account.id);
+      return circuit && { state: circuit.state.toUpperCase() as Uppercase<typeof circuit.state>, reopensAt: circuit.reopensAt };
     },
   }),
 );

@@ -178,9 +178,10 @@ export class RoutingService {
     });
   }
 
-  /** Each account's circuit, as every process sees it; null when Redis cannot be reached. */
-  async circuitOf(accountId: string): Promise<CircuitState | null> {
-    return this.signal('read connector health', null, async () => (await this.health.states([accountId], this.now())).get(accountId) ?? 'closed');
+  /** An account's circuit as every process sees it, and when an open one's cool-down ends; null when Redis cannot be reached. */
+  async circuitOf(accountId: string): Promise<{ state: CircuitState; reopensAt: Date | null } | null> {
+    const circuit = await this.signal('read connector health', null, async () => (await this.health.circuits([accountId], this.now())).get(accountId) ?? null);
+    return circuit && { state: circuit.state, reopensAt: circuit.openUntil === null ? null : new Date(circuit.openUntil) };
   }
 
   /** The accounts of `ids`, in that order (a decision's candidates). */
