@@ -11,6 +11,7 @@ import { cardBrand } from '../../kernel/cards.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import type { ConnectorAccount, SavedPaymentMethod } from '../../generated/prisma/client.ts';
 import type { ConnectorAccountService } from '../connectors/index.ts';
+import { profileSettings } from '../merchants/index.ts';
 import { methodTypeOf, type ConnectorError, type PaymentMethod, type ProcessorPayment } from '../connectors/port.ts';
 import type { PaymentMethodType } from '../payments/methods.ts';
 import type { CircuitState, RoutingAlgorithm, RoutingDecision, RoutingFacts, SuccessRate } from './algorithm.ts';
@@ -194,7 +195,7 @@ export class RoutingService {
   private async profileOf(principal: MerchantPrincipal, profileId: string) {
     const profile = await this.context.db.businessProfile.findFirst({ where: { id: profileId, merchantId: principal.merchantId } });
     if (profile === null) throw invalidInput('profileId', `no business profile ${profileId} for this merchant`);
-    return { id: profile.id, routing: principal.mode === 'LIVE' ? profile.liveRouting : profile.testRouting };
+    return { id: profile.id, routing: profileSettings(profile, principal.mode).routing };
   }
 
   /**
