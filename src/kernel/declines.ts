@@ -27,6 +27,7 @@ export const DECLINE_CATALOG = {
   currency_not_supported: { meaning: 'The processor does not take this currency (for this card).', retry: 'soft' },
   authentication_required: { meaning: 'The issuer asks for 3D Secure authentication, which the payment was sent without.', retry: 'soft' },
   card_declined: { meaning: 'The issuer declined without a specific reason (a generic decline, do not honor, a referral).', retry: 'opt_in' },
+  unknown_decline: { meaning: "The processor declined with a code no decline map knows (the processor's own code is kept beside).", retry: 'opt_in' },
   invalid_amount: { meaning: 'The amount is out of range for the card or the processor.', retry: 'opt_in' },
   transaction_not_allowed: { meaning: 'The card may not be used for this kind of payment.', retry: 'opt_in' },
   card_velocity_exceeded: { meaning: "The card's limit on amount or number of payments was reached.", retry: 'opt_in' },
@@ -43,6 +44,7 @@ export const DECLINE_CATALOG = {
   expired_card: { meaning: 'The card has expired.', retry: 'hard' },
   incorrect_cvc: { meaning: "The card's security code is wrong.", retry: 'hard' },
   invalid_number: { meaning: 'The card number is wrong.', retry: 'hard' },
+  invalid_expiry_date: { meaning: "The card's expiry month or year is not valid.", retry: 'hard' },
   lost_card: { meaning: 'The card was reported lost.', retry: 'hard' },
   stolen_card: { meaning: 'The card was reported stolen.', retry: 'hard' },
   pickup_card: { meaning: 'The issuer asks for the card to be kept (blocked, maybe lost or stolen).', retry: 'hard' },
@@ -52,14 +54,19 @@ export const DECLINE_CATALOG = {
   account_closed: { meaning: 'The card or bank account is closed.', retry: 'hard' },
   revocation_of_authorization: { meaning: "The cardholder revoked the merchant's authorization to charge the card (a stop payment).", retry: 'hard' },
   do_not_try_again: { meaning: 'The issuer or the processor says the card must not be tried again.', retry: 'hard' },
+  duplicate_transaction: { meaning: 'A payment with the same amount and card was just made: another would charge the customer twice.', retry: 'hard' },
 } as const satisfies Record<string, DeclineEntry>;
 
 export type DeclineCode = keyof typeof DECLINE_CATALOG;
 
 export const DECLINE_CODES = Object.keys(DECLINE_CATALOG) as DeclineCode[];
 
-/** What a processor's code no map has a row for reads as: a decline not sent on (a wrong guess must not charge twice). */
-export const UNKNOWN_DECLINE: DeclineCode = 'card_declined';
+/**
+ * What a processor's code no map has a row for reads as: a decline of its own, not sent on unless a profile names it
+ * (a code the profile opted in for, such as card_declined, must not carry unknown ones along: one may say the card was
+ * just charged). Not hard either: a manual retry with the same card stays possible.
+ */
+export const UNKNOWN_DECLINE: DeclineCode = 'unknown_decline';
 
 export const isDeclineCode = (code: string): code is DeclineCode => Object.hasOwn(DECLINE_CATALOG, code);
 

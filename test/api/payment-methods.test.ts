@@ -206,11 +206,12 @@ describe('every payment method group of the seed, end to end', () => {
     const answer = await confirmWith(shop, created.clientSecret, paymentMethodData);
     expect(answer.status).toBe(402);
     const error = errorOf(answer, 'PAYMENT_DECLINED');
-    expect(error.extensions).toMatchObject({ declineCode: 'invalid_request', paymentId: created.id, status: 'FAILED' });
+    expect(error.extensions).toMatchObject({ declineCode: 'connector_error', processorCode: 'invalid_request', paymentId: created.id, status: 'FAILED' });
     expect(error.extensions?.declineMessage).toContain(message);
     expect(await getPayment(shop, created.id)).toMatchObject({
       status: 'FAILED',
-      errorCode: 'invalid_request',
+      errorCode: 'connector_error',
+      processorErrorCode: 'invalid_request',
       activeAttempt: { status: 'AUTHORIZATION_FAILED' },
     });
   });

@@ -320,7 +320,7 @@ describe('when the processor fails', () => {
       expect(answered.status).toBe(502);
       expect(errorOf(answered, 'CONNECTOR_ERROR').extensions?.status).toBe('FAILED');
       const payment = dataOf(await shop.secret(PaymentDocument, { id: created.id })).payment;
-      expect(payment).toMatchObject({ errorCode: 'invalid_api_key', activeAttempt: { status: 'AUTHORIZATION_FAILED' } });
+      expect(payment).toMatchObject({ errorCode: 'connector_error', processorErrorCode: 'invalid_api_key', activeAttempt: { status: 'AUTHORIZATION_FAILED' } });
     } finally {
       await isolated.close();
       await refusing.close();

@@ -4,7 +4,7 @@ import { hmacValidator } from '@adyen/api-library';
 import { describe, expect, it } from 'vitest';
 import { parseAdyenNotification, verifyAdyenNotification, verifyItem } from '../../src/modules/connectors/adyen/callbacks.ts';
 import { DECLINE_CATALOG, type DeclineCode } from '../../src/kernel/declines.ts';
-import { declineOf, paymentErrorOf, REFUSAL_REASONS, refusalOf } from '../../src/modules/connectors/adyen/decline-map.ts';
+import { CARD_VALIDATION_ERRORS, declineOf, paymentErrorOf, REFUSAL_REASONS, refusalOf } from '../../src/modules/connectors/adyen/decline-map.ts';
 import { declineOf as stripeDeclineOf } from '../../src/modules/connectors/stripe/decline-map.ts';
 import { DISPUTE_STATUSES, EVENT_CODES, RESULT_CODE_STATUSES, toProcessorPayment } from '../../src/modules/connectors/adyen/status-map.ts';
 import { RESULT_CODES, type NotificationItem } from '../../src/modules/connectors/adyen/wire.ts';
@@ -111,15 +111,15 @@ describe('refusal reasons', () => {
     expect(sentOn).toBe(DECLINE_CATALOG[ours].retry === 'soft' || DECLINE_CATALOG[ours].retry === 'processor_error');
   });
 
-  it('fraud, lost or stolen cards and balance are never retried; an unknown code is a plain decline, Adyen’s code kept', () => {
+  it('fraud, lost or stolen cards and balance are never retried; an unknown code is the unknown decline, Adyen’s code kept', () => {
     for (const code of ['12', '14', '20', '22', '31', '6', '24', '8']) expect(HARD_DECLINE_CODES.has(declineOf(code, undefined))).toBe(true);
     expect(paymentErrorOf('999', 'Something new')).toEqual({
-      code: 'card_declined',
+      code: 'unknown_decline',
       processorCode: '999',
       message: 'Something new (Adyen refusalReasonCode 999)',
     });
-    expect(paymentErrorOf(undefined, 'Something new')).toMatchObject({ code: 'card_declined', processorCode: null });
-    expect(declineOf('constructor', undefined)).toBe('card_declined');
+    expect(paymentErrorOf(undefined, 'Something new')).toMatchObject({ code: 'unknown_decline', processorCode: null });
+    expect(declineOf('constructor', undefined)).toBe('unknown_decline');
   });
 
   it('Adyen and Stripe read the same decline as the same code (issuer unavailable, insufficient funds, fraud)', () => {
@@ -241,12 +241,22 @@ describe('notification HMAC', () => {
       // Not a table row, though every object has one by that name.
       item({ eventCode: 'constructor', pspReference: 'PSP6' }),
     ];
+    // Each event carries its own item as sent (its log row keeps that, not the whole batch).
+    const own = (index: number) => JSON.stringify({ NotificationRequestItem: items[index] });
     expect(parseAdyenNotification(body(...items), 'TestMerchant')).toEqual([
-      expect.objectContaining({ kind: 'payment', eventId: 'PSP2:CAPTURE:true' }),
-      expect.objectContaining({ kind: 'refund', eventId: 'PSP3:REFUND:false', refund: expect.objectContaining({ status: 'failed' }) }),
-      { kind: 'ignored', eventId: 'PSP4:REFUND:true', eventType: 'REFUND', reason: 'other_merchant_account' },
-      { kind: 'ignored', eventId: 'PSP5:REPORT_AVAILABLE:true', eventType: 'REPORT_AVAILABLE', reason: 'unrecognised_event' },
-      { kind: 'ignored', eventId: 'PSP6:constructor:true', eventType: 'constructor', reason: 'unrecognised_event' },
+      expect.objectContaining({ kind: 'payment', eventId: 'PSP2:CAPTURE:true', itemBody: own(0) }),
+      expect.objectContaining({ kind: 'refund', eventId: 'PSP3:REFUND:false', refund: expect.objectContaining({ status: 'failed' }), itemBody: own(1) }),
+      // The account it was for, named in the operator's warning.
+      {
+        kind: 'ignored',
+        eventId: 'PSP4:REFUND:true',
+        eventType: 'REFUND',
+        reason: 'other_merchant_account',
+        processorAccount: 'OtherMerchant',
+        itemBody: own(2),
+      },
+      { kind: 'ignored', eventId: 'PSP5:REPORT_AVAILABLE:true', eventType: 'REPORT_AVAILABLE', reason: 'unrecognised_event', itemBody: own(3) },
+      { kind: 'ignored', eventId: 'PSP6:constructor:true', eventType: 'constructor', reason: 'unrecognised_event', itemBody: own(4) },
     ]);
   });
 
@@ -275,5 +285,17 @@ describe('HTTP refusals', () => {
     const body = (errorCode: string) => ({ status: 422, errorCode, message: 'x', errorType: 'validation' });
     expect(refusalOf(422, body('101'), 'the payment')).toMatchObject({ kind: 'rejected', outcomeUnknown: false });
     for (const status of [409, 422]) expect(refusalOf(status, body('704'), 'the payment')).toMatchObject({ outcomeUnknown: true });
+  });
+
+  it('a validation error about the card (number, CVC, expiry) carries the catalog code, a hard decline; any other carries none', () => {
+    const body = (errorCode: string) => ({ status: 422, errorCode, message: 'x', errorType: 'validation' });
+    const expected = { '101': 'invalid_number', '103': 'incorrect_cvc', '129': 'invalid_expiry_date', '140': 'invalid_expiry_date' };
+    expect(CARD_VALIDATION_ERRORS).toEqual(expected);
+    for (const [errorCode, code] of Object.entries(expected)) {
+      expect(refusalOf(422, body(errorCode), 'the payment')).toMatchObject({ kind: 'rejected', processorCode: errorCode, declineCode: code });
+      expect(HARD_DECLINE_CODES.has(code)).toBe(true);
+    }
+    expect(refusalOf(422, body('167'), 'the capture').declineCode).toBeUndefined();
+    expect(refusalOf(422, body('constructor'), 'the payment').declineCode).toBeUndefined();
   });
 });

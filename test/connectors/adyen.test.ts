@@ -178,6 +178,31 @@ describe('Adyen card payments', () => {
     expect((await paymentOf(id)).status).toBe('SUCCEEDED');
   });
 
+  it('a return after a garbled one is a /payments/details call of its own (its Idempotency-Key comes from its redirectResult), not the first answer again', async () => {
+    const { id, result } = await confirm(REDIRECT_CARD, { input: { returnUrl: 'https://shop.example/done' } });
+    const back = new URL((await fetch(dataOf(result).confirmPayment.nextAction!.redirectToUrl, { redirect: 'manual' })).headers.get('location')!);
+    const garbled = new URL(back);
+    garbled.searchParams.set('redirectResult', Buffer.from('no such payment').toString('base64url'));
+    await fetch(garbled, { redirect: 'manual' });
+    expect((await paymentOf(id)).status).not.toBe('SUCCEEDED');
+    const returned = await fetch(back, { redirect: 'manual' });
+    expect(Object.fromEntries(new URL(returned.headers.get('location')!).searchParams)).toEqual({ payment_id: id, status: 'succeeded' });
+    const keys = fake.requests.filter((request) => request.path === '/v71/payments/details').map((request) => request.idempotencyKey);
+    expect(new Set(keys.slice(-2)).size).toBe(2);
+  });
+
+  it('an empty redirectResult field POSTed does not hide the one in the return URL’s query', async () => {
+    const { id, result } = await confirm(REDIRECT_CARD, { input: { returnUrl: 'https://shop.example/done' } });
+    const back = (await fetch(dataOf(result).confirmPayment.nextAction!.redirectToUrl, { redirect: 'manual' })).headers.get('location')!;
+    const returned = await fetch(back, { method: 'POST', body: new URLSearchParams({ redirectResult: '' }), redirect: 'manual' });
+    expect(returned.status).toBe(303);
+    expect(fake.requests.at(-1)!).toMatchObject({
+      path: '/v71/payments/details',
+      body: { details: { redirectResult: new URL(back).searchParams.get('redirectResult') } },
+    });
+    expect((await paymentOf(id)).status).toBe('SUCCEEDED');
+  });
+
   it('3DS returned by POST: the redirectResult of the form goes to /payments/details, and the browser is sent on with a GET', async () => {
     const { id, result } = await confirm(REDIRECT_CARD, { input: { returnUrl: 'https://shop.example/done' } });
     fake.returnWith('POST');
@@ -329,6 +354,17 @@ describe('Adyen notification batches', () => {
       [refunded!]: ['applied'],
     };
     expect(await loggedOutcomes(batch)).toEqual(firstTime);
+    // Each row keeps its own item, signed by Adyen on its own, not the whole batch once per item.
+    const { rows: kept } = await sql.query<{ processor_event_id: string; body: Buffer }>(
+      'SELECT processor_event_id, body FROM connector_callbacks WHERE connector_account_id = $1 AND processor_event_id = ANY($2)',
+      [accountId, batch.map(eventIdOf)],
+    );
+    expect(kept).toHaveLength(batch.length);
+    for (const row of kept) {
+      const { NotificationRequestItem: keptItem } = JSON.parse(row.body.toString('utf8')) as { NotificationRequestItem: NotificationItemInput };
+      expect(eventIdOf(keptItem)).toBe(row.processor_event_id);
+      expect(keptItem.additionalData).toHaveProperty('hmacSignature');
+    }
 
     const events = await eventCount([manual.id, automatic.id, refund.id]);
     expect(await fake.deliverBatch(batch)).toEqual({ status: 200, body: '[accepted]' });

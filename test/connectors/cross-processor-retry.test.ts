@@ -11,7 +11,7 @@ import {
   PaymentDocument,
   UpdateBusinessProfileDocument,
 } from '../gql/graphql.ts';
-import { startAdyenFake, type AdyenFake } from '../fakes/adyen/server.ts';
+import { INVALID_NUMBER_CARD, startAdyenFake, type AdyenFake } from '../fakes/adyen/server.ts';
 import { startFakeStripe, type FakeStripe } from '../fakes/stripe/server.ts';
 import { createMerchant } from '../support/api.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
@@ -77,6 +77,14 @@ describe('a payment routed to Adyen, then Stripe', () => {
     expect(attempts).toEqual(['adyen:AUTHORIZATION_FAILED:fraudulent/20']);
     expect(stripeCharges()).toBe(before);
   });
+
+  it('is not sent on after Adyen refused the card number before any payment (422, errorCode 101): a hard decline, Stripe never asked', async () => {
+    const before = stripeCharges();
+    const { result, attempts } = await pay(['adyen', 'stripe'], INVALID_NUMBER_CARD, undefined, ['card_declined', 'unknown_decline']);
+    expect(errorOf(result, 'PAYMENT_DECLINED').extensions).toMatchObject({ declineCode: 'invalid_number', processorCode: '101' });
+    expect(attempts).toEqual(['adyen:AUTHORIZATION_FAILED:invalid_number/101']);
+    expect(stripeCharges()).toBe(before);
+  });
 });
 
 describe('a payment routed to Stripe, then Adyen', () => {
@@ -100,6 +108,15 @@ describe('a payment routed to Stripe, then Adyen', () => {
     const { result, attempts } = await pay(['stripe', 'adyen'], '4000000000009995', undefined, ['card_declined']);
     expect(errorOf(result, 'PAYMENT_DECLINED').extensions).toMatchObject({ declineCode: 'insufficient_funds', processorCode: 'insufficient_funds' });
     expect(attempts).toEqual(['stripe:AUTHORIZATION_FAILED:insufficient_funds/insufficient_funds']);
+    expect(adyenPayments()).toBe(before);
+  });
+
+  it('is not sent on after Stripe refused the card number before any PaymentIntent (incorrect_number): a hard decline, Adyen never asked', async () => {
+    const before = adyenPayments();
+    const { result, payment, attempts } = await pay(['stripe', 'adyen'], INVALID_NUMBER_CARD, undefined, ['card_declined', 'unknown_decline']);
+    expect(errorOf(result, 'PAYMENT_DECLINED').extensions).toMatchObject({ declineCode: 'invalid_number', processorCode: 'incorrect_number' });
+    expect(payment).toMatchObject({ status: 'FAILED', errorCode: 'invalid_number', processorErrorCode: 'incorrect_number' });
+    expect(attempts).toEqual(['stripe:AUTHORIZATION_FAILED:invalid_number/incorrect_number']);
     expect(adyenPayments()).toBe(before);
   });
 });

@@ -92,7 +92,7 @@ describe('declines', () => {
     ['insufficient_funds', true, 'insufficient_funds'],
     ['processing_error', false, 'processing_error'],
     ['card_declined', true, 'card_declined'],
-    ['stolen_card_v2', true, 'card_declined'],
+    ['stolen_card_v2', true, 'unknown_decline'],
   ])('%s (sandbox retryable: %s) reads as %s', async (code, retryable, ours) => {
     const { answer } = await outcome({ status: 402, body: payment({ status: 'failed', amount_captured: 0, error: { code, message: 'No.', retryable } }) });
     expect((answer as ProcessorPayment).error).toEqual({ code: ours, processorCode: code, message: 'No.' });

@@ -3,7 +3,8 @@
 // the same operations as on the sandbox, and Stripe's webhooks move its payments.
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   CancelPaymentDocument,
   CancelPaymentPostCaptureDocument,
@@ -26,6 +27,7 @@ import { startStack, type Stack } from '../support/stack.ts';
 
 let fake: FakeStripe;
 let stack: Stack;
+let sql: pg.Client;
 let shop: Awaited<ReturnType<typeof createMerchant>> & { connectorAccountId: string };
 
 const stripeKey = (mode: 'test' | 'live' = 'test') => `sk_${mode}_${randomBytes(12).toString('hex')}`;
@@ -40,8 +42,11 @@ beforeAll(async () => {
     }),
   ).createConnectorAccount;
   shop = { ...merchant, connectorAccountId: account.id };
+  sql = new pg.Client({ connectionString: inject('databaseUrl') });
+  await sql.connect();
 });
 afterAll(async () => {
+  await sql?.end();
   await stack?.close();
   await fake?.close();
 });
@@ -165,6 +170,18 @@ describe('card payments at Stripe', () => {
     const synced = dataOf(await shop.secret(SyncRefundDocument, { input: { refundId: pending.id } })).syncRefund;
     expect(synced).toMatchObject({ id: pending.id, status: 'SUCCEEDED', amount: 400 });
     expect(fake.requests.at(-1)).toMatchObject({ method: 'GET', path: '/v1/refunds', params: { payment_intent: transactionId } });
+  });
+
+  it('a refund whose answer was lost, of an attempt that never learnt its PaymentIntent id: no lookup (Stripe would list every refund of the account), it stays PENDING', async () => {
+    const { created } = await pay(CARDS.success);
+    fake.loseAnswers('/v1/refunds', 2);
+    const pending = dataOf(await shop.secret(CreateRefundDocument, { input: { paymentId: created.id, amount: 300 } })).createRefund;
+    // What a payment whose authorization answer was lost and never found would look like.
+    await sql.query('UPDATE payment_attempts SET connector_transaction_id = NULL WHERE id = $1', [(await paymentOf(created.id)).activeAttempt.id]);
+    const sent = fake.requests.length;
+    const synced = dataOf(await shop.secret(SyncRefundDocument, { input: { refundId: pending.id } })).syncRefund;
+    expect(synced).toMatchObject({ id: pending.id, status: 'PENDING' });
+    expect(fake.requests.slice(sent)).toEqual([]);
   });
 
   it('3DS: requires_action redirects to Stripe’s page; back at our redirect route, the intent is retrieved: SUCCEEDED', async () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { DECLINE_CATALOG, isDeclineCode, type DeclineCode } from '../../src/kernel/declines.ts';
 import { retryDecision } from '../../src/modules/payments/machine/retry.ts';
 import { CALLBACK_TOLERANCE_SECONDS, parseStripeCallback, verifyStripeSignature } from '../../src/modules/connectors/stripe/callbacks.ts';
-import { DECLINE_CODES, declineOf } from '../../src/modules/connectors/stripe/decline-map.ts';
+import { connectorErrorOf, DECLINE_CODES, declineOf } from '../../src/modules/connectors/stripe/decline-map.ts';
 import {
   DISPUTE_STATUS_MAP,
   PAYMENT_STATUSES,
@@ -135,6 +135,8 @@ describe('declines', () => {
     ['incorrect_cvc', 'incorrect_cvc', false],
     ['invalid_cvc', 'incorrect_cvc', false],
     ['incorrect_number', 'invalid_number', false],
+    ['invalid_expiry_month', 'invalid_expiry_date', false],
+    ['invalid_expiry_year', 'invalid_expiry_date', false],
     ['invalid_number', 'invalid_number', false],
     ['lost_card', 'lost_card', false],
     ['stolen_card', 'stolen_card', false],
@@ -148,6 +150,8 @@ describe('declines', () => {
     ['revocation_of_all_authorizations', 'revocation_of_authorization', false],
     ['stop_payment_order', 'revocation_of_authorization', false],
     ['do_not_try_again', 'do_not_try_again', false],
+    ['card_decline_rate_limit_exceeded', 'do_not_try_again', false],
+    ['duplicate_transaction', 'duplicate_transaction', false],
   ];
   const noProfileCodes = { retriesUsed: 0, maxRetries: 3, retryableDeclineCodes: [], nextConnectorAvailable: true };
 
@@ -167,20 +171,47 @@ describe('declines', () => {
   it('a code without decline_code is read by its code; an unknown one is a decline not sent on', () => {
     expect(declineOf({ type: 'card_error', code: 'expired_card', message: 'Expired.' })).toMatchObject({ code: 'expired_card', processorCode: 'expired_card' });
     const unknown = declineOf({ type: 'card_error', code: 'something_new', message: 'No.' });
-    expect(unknown).toEqual({ code: 'card_declined', processorCode: 'something_new', message: 'No. (stripe: something_new)' });
+    expect(unknown).toEqual({ code: 'unknown_decline', processorCode: 'something_new', message: 'No. (stripe: something_new)' });
     expect(retryDecision({ kind: 'declined', code: unknown.code }, noProfileCodes).retry).toBe(false);
+    // A profile that retries plain declines does not retry what no map read.
+    expect(retryDecision({ kind: 'declined', code: unknown.code }, { ...noProfileCodes, retryableDeclineCodes: ['card_declined'] }).retry).toBe(false);
   });
 
   it('a decline_code it has no row for is unknown, whatever its code (card_declined) maps to', () => {
-    for (const declineCode of ['duplicate_transaction', 'new_account_information_available', 'testmode_decline']) {
+    for (const declineCode of ['new_account_information_available', 'testmode_decline']) {
       expect(DECLINE_CODES[declineCode]).toBeUndefined();
       expect(declineOf({ type: 'card_error', code: 'card_declined', decline_code: declineCode, message: 'No.' })).toMatchObject({
-        code: 'card_declined',
+        code: 'unknown_decline',
         processorCode: declineCode,
       });
     }
     // Not a row: an inherited property of the table is no Stripe code.
-    expect(declineOf({ type: 'card_error', code: 'card_declined', decline_code: 'constructor', message: 'No.' }).code).toBe('card_declined');
+    expect(declineOf({ type: 'card_error', code: 'card_declined', decline_code: 'constructor', message: 'No.' }).code).toBe('unknown_decline');
+  });
+
+  it('an identical charge that just went through, and a card declined too often lately, are hard: never sent on, even when the profile retries plain declines', () => {
+    const everything = { ...noProfileCodes, retryableDeclineCodes: ['card_declined', 'unknown_decline'] };
+    for (const [declineCode, ours] of [
+      ['duplicate_transaction', 'duplicate_transaction'],
+      ['card_decline_rate_limit_exceeded', 'do_not_try_again'],
+    ] as const) {
+      const decline = declineOf({ type: 'card_error', code: 'card_declined', decline_code: declineCode, message: 'No.' });
+      expect(decline).toMatchObject({ code: ours, processorCode: declineCode });
+      expect(retryDecision({ kind: 'declined', code: decline.code }, everything)).toEqual({ retry: false, reason: `${ours} is a hard decline` });
+    }
+  });
+
+  it('a card error before any PaymentIntent (Stripe refused the card details) is a refusal carrying the catalog code, Stripe’s beside', () => {
+    for (const [code, ours] of [
+      ['incorrect_number', 'invalid_number'],
+      ['invalid_expiry_year', 'invalid_expiry_date'],
+      ['invalid_cvc', 'incorrect_cvc'],
+    ] as const) {
+      const raw = { type: 'card_error' as const, code, message: 'Refused.', param: 'number' };
+      const refusal = connectorErrorOf(new Stripe.errors.StripeCardError(raw), 1000);
+      expect(refusal).toMatchObject({ kind: 'rejected', outcomeUnknown: false, processorCode: code, declineCode: ours });
+      expect(retryDecision({ kind: 'not_processed', code: refusal.declineCode! }, noProfileCodes).retry).toBe(false);
+    }
   });
 });
 

@@ -22,7 +22,9 @@ describe('the decline catalog', () => {
     expect(mapped.filter((code) => !isDeclineCode(code))).toEqual([]);
   });
 
-  it('an unknown code is a decline that is not sent on without the profile', () => {
+  it('an unknown code is a decline of its own, not sent on without the profile naming it, nor hard (the same card may be confirmed again)', () => {
+    expect(UNKNOWN_DECLINE).toBe('unknown_decline');
+    expect(UNKNOWN_DECLINE).not.toBe('card_declined');
     expect(declineRetryOf(UNKNOWN_DECLINE)).toBe('opt_in');
     expect(declineRetryOf('something_no_processor_sent')).toBe('opt_in');
     expect(isDeclineCode('constructor')).toBe(false);

@@ -63,6 +63,9 @@ describe('retryDecision', () => {
     expect(retryDecision({ kind: 'declined', code: 'processing_error' }, base)).toEqual({ retry: true });
     expect(retryDecision({ kind: 'declined', code: 'card_declined' }, base).retry).toBe(false);
     expect(retryDecision({ kind: 'declined', code: 'card_declined' }, { ...base, retryableDeclineCodes: ['card_declined'] })).toEqual({ retry: true });
+    // A code no map read is not a plain decline: only a profile naming unknown_decline sends it on.
+    expect(retryDecision({ kind: 'declined', code: 'unknown_decline' }, { ...base, retryableDeclineCodes: ['card_declined'] }).retry).toBe(false);
+    expect(retryDecision({ kind: 'declined', code: 'unknown_decline' }, { ...base, retryableDeclineCodes: ['unknown_decline'] })).toEqual({ retry: true });
   });
 
   it('names the reason for each refusal', () => {

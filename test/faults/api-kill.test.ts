@@ -2,7 +2,7 @@
 // What must hold: the processor acted (its own state is the truth), the payment was left pending and
 // syncable (the pending state committed before the call), and a sync through another API process brings it
 // to the processor's true state, with one authorization at the processor and one event per change.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CapturePaymentDocument, ConfirmPaymentDocument, CreatePaymentDocument, PaymentDocument, SyncPaymentDocument } from '../gql/graphql.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { startProcessStack, type ProcessStack } from '../support/process-stack.ts';
@@ -11,11 +11,15 @@ import { eventReaching, eventsOf, shopWithReceiver, type Shop } from '../support
 
 const card = (number: string) => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } });
 
+const CONNECTOR_TIMEOUT_MS = 6_000;
+
 let stack: ProcessStack;
 let shop: Shop;
 beforeAll(async () => {
   // One API process that survives, a worker for the webhooks, and a tap between the APIs and the processor.
-  stack = await startProcessStack({ apis: 1, workers: 1, tap: true });
+  // A connector timeout long enough for the doomed process's calls to be held until it is killed, short enough
+  // that a sync may conclude on a decline soon after (twice the timeout: docs/payments.md, "Processor calls").
+  stack = await startProcessStack({ apis: 1, workers: 1, tap: true, env: { CONNECTOR_TIMEOUT_MS: String(CONNECTOR_TIMEOUT_MS) } });
   shop = await shopWithReceiver(stack);
 });
 afterAll(async () => {
@@ -89,8 +93,21 @@ describe('an API process killed between the processor call and the commit', () =
       const truth = await shop.sandboxPayment(`?reference=${read.activeAttempt.id}`);
       expect(truth.body.status, example.name).toBe(example.processor);
 
-      // The merchant syncs through the API process that is still up.
-      const synced = dataOf(await shop.secret(SyncPaymentDocument, { input: { paymentId: created.id } })).syncPayment;
+      // The merchant syncs through the API process that is still up. A decline is left to the request that may
+      // still retry it elsewhere until that request has certainly ended; a sync then concludes.
+      const sync = async () => dataOf(await shop.secret(SyncPaymentDocument, { input: { paymentId: created.id } })).syncPayment;
+      let synced = await sync();
+      if (example.name === 'declined') {
+        expect(synced, example.name).toMatchObject({ status: 'PROCESSING', activeAttempt: { status: 'PENDING' } });
+        synced = await vi.waitFor(
+          async () => {
+            const settled = await sync();
+            expect(settled.status).toBe('FAILED');
+            return settled;
+          },
+          { timeout: 6 * CONNECTOR_TIMEOUT_MS, interval: 500 },
+        );
+      }
       expect(synced, example.name).toMatchObject({
         status: example.status,
         amountReceived: truth.body.amount_captured,

@@ -38,7 +38,8 @@ export async function handleRedirectResponse(
   const [, paymentId = '', connector = ''] = match;
   if (!isId('payment', paymentId) || !isConnectorName(connector)) return sendPage(reply, 404, NOT_FOUND_PAGE);
   try {
-    const redirectResult = form.get('redirectResult') ?? query.get('redirectResult');
+    // An empty field is no redirectResult: it must not hide the query's.
+    const redirectResult = form.get('redirectResult') || query.get('redirectResult') || null;
     const { payment, location } = await services.payments.returnFromRedirect(paymentId, connector, query.get('token') ?? '', redirectResult);
     if (location) {
       // 303 after a POST: the browser goes on to the merchant's page with a GET (a 302 may repeat the POST).

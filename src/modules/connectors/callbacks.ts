@@ -100,7 +100,7 @@ export class ConnectorCallbackService {
     }
     // A body may carry several events (Adyen's batches). Each is applied in the order sent and logged in a row of
     // its own, with its event id, payment and outcome (so a payment's callbacks are found by its id), every row
-    // keeping the request's bytes and headers, which verified them all. One the processor must send again does
+    // keeping the request's headers and its event's own JSON (the whole body, when it carries one event). One the processor must send again does
     // not stop the others: the whole request comes again, and what was applied changes nothing the second time
     // (each resource's state table). An unexpected error stops the loop and is answered 500, sent again the same way.
     const outcomes: string[] = [];
@@ -118,8 +118,13 @@ export class ConnectorCallbackService {
   private async handle(connectorAccountId: string, event: ConnectorCallback | IgnoredCallback): Promise<HandledEvent> {
     const { logger } = this.context;
     if (event.kind === 'ignored') {
+      // A company-level webhook (Adyen) sends every account's events here: each account needs its own webhook
+      // pointing at its own URL (docs/connectors/adyen.md), or the other account's events are lost to it.
       if (event.reason === 'other_merchant_account')
-        logger.warn({ connectorAccountId, processorEventId: event.eventId }, 'callback for another merchant account at the processor');
+        logger.warn(
+          { connectorAccountId, processorEventId: event.eventId, merchantAccountCode: event.processorAccount },
+          'callback for another merchant account at the processor: ignored; give that account a webhook of its own',
+        );
       return { logged: event.reason, answered: 'ignored' };
     }
     const result = await this.apply(connectorAccountId, event);
@@ -243,7 +248,7 @@ export class ConnectorCallbackService {
       connectorAccountId: account.id,
       connectorName: account.connectorName,
       headers: verified ? withoutCredentials(callback.headers) : unverifiedHeaders(callback.headers),
-      body: new Uint8Array(verified ? callback.rawBody : []),
+      body: new Uint8Array(verified ? bodyOf(callback.rawBody, details.callback) : []),
       verification,
       outcome,
       // Only verified content is trusted enough to be indexed by.
@@ -285,6 +290,10 @@ export class ConnectorCallbackService {
     });
   }
 }
+
+/** What a verified event's log row keeps: its own item of a batch, else the whole body (which it alone is). */
+const bodyOf = (rawBody: Buffer, event: ConnectorCallback | IgnoredCallback | undefined): Buffer =>
+  event?.itemBody === undefined ? rawBody : Buffer.from(event.itemBody, 'utf8');
 
 const withoutCredentials = (headers: IncomingCallback['headers']) =>
   Object.fromEntries(Object.entries(headers).filter(([name, value]) => value !== undefined && !SECRET_HEADERS.has(name)));

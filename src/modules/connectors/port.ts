@@ -164,11 +164,22 @@ export class ConnectorError extends Error {
     readonly kind: 'timeout' | 'unreachable' | 'server_error' | 'bad_response' | 'rejected' | 'unauthorized',
     readonly outcomeUnknown: boolean,
     readonly processorCode?: string,
+    /**
+     * The decline catalog's code of a refusal that reads as a decline, made before any payment existed (a card number
+     * or expiry date the processor would not take, a currency it does not take): so a hard one is never sent on.
+     */
+    readonly declineCode?: DeclineCode,
   ) {
     super(message);
     this.name = 'ConnectorError';
   }
 }
+
+/**
+ * A refusal's code as the payment's `errorCode` shows it (docs/declines.md): the catalog's code when the refusal is
+ * about the card, else `connector_error` (the processor's own code is the payment's `processorErrorCode`).
+ */
+export const refusalCodeOf = (error: ConnectorError): string => error.declineCode ?? 'connector_error';
 
 /**
  * Currencies whose minor unit Stripe and Adyen both count as ISO 4217 does (src/kernel/money.ts), so an amount
@@ -207,6 +218,7 @@ export function unsafeCurrencyRefusal(processor: string, currency: string): Conn
     `${processor} is not yet used for payments in ${currency.toUpperCase()}: its minor unit differs from ISO 4217's`,
     'rejected',
     false,
+    'currency_not_supported',
     'currency_not_supported',
   );
 }
@@ -262,6 +274,8 @@ export type ConnectorCallback = {
   /** The processor's event name, as sent (`payment.succeeded`). */
   eventType: string;
   reference: string | null;
+  /** Of a body that batches several events (Adyen's): this event's own JSON, kept by its row of the callback log. */
+  itemBody?: string;
 } & (
   | { kind: 'payment'; payment: ProcessorPayment }
   | { kind: 'refund'; refund: ProcessorRefund }
@@ -278,6 +292,10 @@ export interface IgnoredCallback {
   eventType: string;
   /** `other_merchant_account`: for another account at the processor that shares the signing key (Adyen's company-level webhooks). */
   reason: 'unrecognised_event' | 'other_merchant_account';
+  /** Of `other_merchant_account`: the processor's account the event was for, for the operator's warning. */
+  processorAccount?: string;
+  /** As ConnectorCallback's. */
+  itemBody?: string;
 }
 
 /** The events of a callback whose body carries one (`callback`, or none when null): Stripe's and the sandbox's. */

@@ -149,7 +149,11 @@ export class RefundService {
     const answer = await askProcessor(
       refund.connectorRefundId,
       (id) => connector.syncRefund(id),
-      async () => connector.findRefundByReference(refund.id, await this.refundedTransactionId(refund)),
+      async () => {
+        const transactionId = await this.refundedTransactionId(refund);
+        // Without the payment's id no lookup can conclude anything (Stripe's would list every refund of the account).
+        return transactionId === null ? null : connector.findRefundByReference(refund.id, transactionId);
+      },
     );
     // No refund at the processor: the call may still be in flight, so nothing is concluded from absence.
     return answer === null ? refund : (await this.apply(refund.id, answer, actor)).refund;
@@ -244,10 +248,10 @@ export class RefundService {
     return refund;
   }
 
-  /** The processor's id of the payment the refund is of (its attempt captured, so it has one). */
-  private async refundedTransactionId(refund: Refund): Promise<string> {
+  /** The processor's id of the payment the refund is of; null when its attempt never learnt it. */
+  private async refundedTransactionId(refund: Refund): Promise<string | null> {
     const attempt = await this.context.db.paymentAttempt.findUniqueOrThrow({ where: { id: refund.attemptId }, select: { connectorTransactionId: true } });
-    return attempt.connectorTransactionId!;
+    return attempt.connectorTransactionId;
   }
 
   private async connectorOf(refund: Refund): Promise<Connector> {

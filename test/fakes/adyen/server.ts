@@ -11,6 +11,11 @@ import { checkoutRequestErrors, notificationErrors } from './openapi.ts';
 /** Adyen's test cards: these authorise; 4212345678901237 asks for 3DS2 by redirect. */
 const AUTHORISED_CARDS = new Set(['4111111111111111', '5555555555554444']);
 export const REDIRECT_CARD = '4212345678901237';
+/**
+ * A Luhn-valid number this fake reads as one Adyen cannot take (our own validation refuses a wrong check digit before
+ * any call): answered as Adyen answers an invalid card number, HTTP 422 with errorCode 101, before any payment exists.
+ */
+export const INVALID_NUMBER_CARD = '4999999999999996';
 
 /** Adyen's test holder names that force a refusal, with its refusalReasonCode and refusalReason. */
 export const REFUSING_HOLDER_NAMES: Readonly<Record<string, { code: string; reason: string }>> = {
@@ -168,6 +173,9 @@ export async function startAdyenFake(): Promise<AdyenFake> {
 
   function authorise(body: Record<string, unknown>): { status: number; body: unknown } {
     const method = body.paymentMethod as Record<string, string>;
+    // Adyen's example of a validation error (docs.adyen.com/development-resources/error-codes).
+    if (method.number === INVALID_NUMBER_CARD)
+      return { status: 422, body: { status: 422, errorCode: '101', message: 'Invalid card number', errorType: 'validation', pspReference: pspReference() } };
     const payment: FakePayment = {
       pspReference: pspReference(),
       reference: body.reference as string,

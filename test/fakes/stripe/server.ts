@@ -12,8 +12,15 @@ import fixtures from './fixtures.json' with { type: 'json' };
 type StripeObject = Record<string, unknown>;
 type Params = Record<string, unknown>;
 
-/** A test card's outcome: approved, challenged by 3DS, or declined with Stripe's codes. */
-type CardOutcome = { kind: 'approve' } | { kind: '3ds' } | { kind: 'decline'; code: string; declineCode: string; message: string };
+/**
+ * A test card's outcome: approved, challenged by 3DS, declined with Stripe's codes (a PaymentIntent that failed), or
+ * refused as card details Stripe cannot charge before any PaymentIntent exists (a card error without one).
+ */
+type CardOutcome =
+  | { kind: 'approve' }
+  | { kind: '3ds' }
+  | { kind: 'decline'; code: string; declineCode: string; message: string }
+  | { kind: 'card_error'; code: string; message: string; param: string };
 
 /** Stripe's documented test cards (docs.stripe.com/testing#declined-payments); any other number is approved. */
 export const STRIPE_TEST_CARDS: Readonly<Record<string, CardOutcome>> = {
@@ -23,6 +30,9 @@ export const STRIPE_TEST_CARDS: Readonly<Record<string, CardOutcome>> = {
   '4000000000009995': { kind: 'decline', code: 'card_declined', declineCode: 'insufficient_funds', message: 'Your card has insufficient funds.' },
   '4000000000000069': { kind: 'decline', code: 'expired_card', declineCode: 'expired_card', message: 'Your card has expired.' },
   '4000000000000127': { kind: 'decline', code: 'incorrect_cvc', declineCode: 'incorrect_cvc', message: "Your card's security code is incorrect." },
+  // Stripe's 4242 4242 4242 4241 (a wrong check digit) is refused as incorrect_number; our own validation refuses that
+  // number before any call, so this Luhn-valid number stands for one Stripe cannot read as a card.
+  '4999999999999996': { kind: 'card_error', code: 'incorrect_number', message: 'Your card number is incorrect.', param: 'number' },
 };
 
 export interface RecordedRequest {
@@ -122,6 +132,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       if (refusal) return refusal;
     }
     const card = (methodData.card ?? {}) as Params;
+    const outcome = STRIPE_TEST_CARDS[String(card.number)] ?? { kind: 'approve' };
+    // Refused card details: Stripe's 402 card error names the parameter, and no PaymentIntent was made to carry it.
+    if (outcome.kind === 'card_error') return stripeError(402, 'card_error', outcome.code, outcome.message, { param: outcome.param });
     const manual = params.capture_method === 'manual';
     const amount = Number(params.amount);
     const intent: StripeObject = {
@@ -148,7 +161,6 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     intents.set(String(intent.id), intent);
     // iDEAL in test mode: a page at Stripe where the customer authorizes or fails the payment (docs.stripe.com/payments/ideal/accept-a-payment#test-integration).
     if (methodData.type === 'ideal') return { status: 200, body: requireRedirect(intent, 'ideal') };
-    const outcome = STRIPE_TEST_CARDS[String(card.number)] ?? { kind: 'approve' };
     if (outcome.kind === 'decline') {
       const error = { type: 'card_error', code: outcome.code, decline_code: outcome.declineCode, message: outcome.message };
       Object.assign(intent, { status: 'requires_payment_method', last_payment_error: error });

@@ -28,7 +28,8 @@ export function verifyItem(item: NotificationItem, hmacKey: string): boolean {
   return signature.length === expected.length && timingSafeEqual(signature, expected);
 }
 
-function readNotification(rawBody: Buffer): NotificationItem[] | null {
+/** The notification's items, each read and as sent (its own JSON, for its row of the callback log). */
+function readNotification(rawBody: Buffer): { item: NotificationItem; sent: string }[] | null {
   let json: unknown;
   try {
     json = JSON.parse(rawBody.toString('utf8'));
@@ -36,27 +37,31 @@ function readNotification(rawBody: Buffer): NotificationItem[] | null {
     return null;
   }
   const notification = notificationSchema.safeParse(json);
-  return notification.success ? notification.data.notificationItems.map((wrapper) => wrapper.NotificationRequestItem) : null;
+  if (!notification.success) return null;
+  const sent = (json as { notificationItems: unknown[] }).notificationItems;
+  return notification.data.notificationItems.map((wrapper, index) => ({ item: wrapper.NotificationRequestItem, sent: JSON.stringify(sent[index]) }));
 }
 
 /** Whether every item of the notification carries a valid signature under `hmacKey`. */
 export function verifyAdyenNotification(rawBody: Buffer, hmacKey: string): boolean {
   const items = readNotification(rawBody);
-  return items !== null && items.every((item) => verifyItem(item, hmacKey));
+  return items !== null && items.every(({ item }) => verifyItem(item, hmacKey));
 }
 
 /**
  * Every item of the notification, in the order sent: Adyen batches several items per request. The eventId is
  * Adyen's identity of an event: pspReference, eventCode and success. An item for another merchant account than
- * `merchantAccount` is ignored (a company-level webhook signs every merchant account's items with one key), as is
- * one whose eventCode the connector does not act on.
+ * `merchantAccount` is ignored, naming that account (a company-level webhook sends every merchant account's items to
+ * one URL: docs/connectors/adyen.md), as is one whose eventCode the connector does not act on. Each event carries its
+ * item's own JSON, which its row of the callback log keeps (a batch's body once per item would be kept N times).
  */
 export function parseAdyenNotification(rawBody: Buffer, merchantAccount: string): (ConnectorCallback | IgnoredCallback)[] {
-  return (readNotification(rawBody) ?? []).map((item) => {
+  return (readNotification(rawBody) ?? []).map(({ item, sent }) => {
     const eventId = `${item.pspReference}:${item.eventCode}:${item.success}`;
-    const ignored = (reason: IgnoredCallback['reason']): IgnoredCallback => ({ kind: 'ignored', eventId, eventType: item.eventCode, reason });
-    if (item.merchantAccountCode !== merchantAccount) return ignored('other_merchant_account');
+    const ignored = (reason: IgnoredCallback['reason']): IgnoredCallback => ({ kind: 'ignored', eventId, eventType: item.eventCode, reason, itemBody: sent });
+    if (item.merchantAccountCode !== merchantAccount) return { ...ignored('other_merchant_account'), processorAccount: item.merchantAccountCode };
     const read = Object.hasOwn(EVENT_CODES, item.eventCode) ? EVENT_CODES[item.eventCode]! : undefined;
-    return read?.(item, eventId) ?? ignored('unrecognised_event');
+    const event = read?.(item, eventId);
+    return event == null ? ignored('unrecognised_event') : { ...event, itemBody: sent };
   });
 }

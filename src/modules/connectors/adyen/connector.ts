@@ -2,6 +2,7 @@
 // v72 and builds its hosts from the environment alone, so it cannot be pointed at ADYEN_CHECKOUT_API_BASE.
 // Adyen answers captures, cancels and refunds with "received" and has no API to read a payment or a refund:
 // their outcomes come in its notifications (callbacks.ts), and sync says so.
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Mode } from '../../../kernel/api-keys.ts';
 import {
@@ -89,7 +90,10 @@ export class AdyenConnector extends WithoutPayoutsOrSessions implements Connecto
 
   /** After a redirect, Adyen's `redirectResult` (from the return URL) completes the payment. */
   async completeRedirect({ reference, redirectResult, captureMethod, amount }: RedirectCompletion): Promise<ProcessorPayment> {
-    const response = await this.read(adyenPaymentResponseSchema, 'the payment details', '/payments/details', `${reference}_details`, {
+    // One key per redirectResult: the same return sent twice is answered once, but another leg (a second challenge,
+    // a return after a garbled one) is a call of its own, not the first one's answer again.
+    const leg = createHash('sha256').update(redirectResult).digest('hex').slice(0, 16);
+    const response = await this.read(adyenPaymentResponseSchema, 'the payment details', '/payments/details', `${reference}_details_${leg}`, {
       details: { redirectResult },
     });
     return toProcessorPayment(response, captureMethod, amount, reference);

@@ -78,6 +78,20 @@ export const processingErrorOf = (refusalReason: string | undefined): PaymentErr
 });
 
 /**
+ * Adyen's validation errorCodes about the card's details (docs.adyen.com/development-resources/error-codes), which it
+ * answers with HTTP 422 before any payment exists, as the catalog's codes: a refusal that is a decline.
+ */
+export const CARD_VALIDATION_ERRORS: Readonly<Record<string, DeclineCode>> = {
+  '101': 'invalid_number', // Invalid card number
+  '103': 'incorrect_cvc', // CVC is not the right length
+  '129': 'invalid_expiry_date', // Expiry Date Invalid
+  '140': 'invalid_expiry_date', // Invalid expiryMonth[1..12] / expiryYear>2000, or before now
+};
+
+const cardValidationDecline = (errorCode: string): DeclineCode | undefined =>
+  Object.hasOwn(CARD_VALIDATION_ERRORS, errorCode) ? CARD_VALIDATION_ERRORS[errorCode] : undefined;
+
+/**
  * An HTTP error as a ConnectorError. Adyen's 4xx (validation, a wrong state, an unknown pspReference) did
  * nothing; 401 and 403 refused our credentials; anything else (a 5xx, a body we cannot read) may hide a change.
  */
@@ -89,7 +103,7 @@ export function refusalOf(status: number, payload: unknown, what: string): Conne
   // 704: the same Idempotency-Key is still being processed or was processed (Adyen answers it with 409 or 422),
   // so the first request may have acted.
   if (error && status >= 400 && status < 500 && status !== 429 && status !== 409 && error.errorCode !== '704')
-    return new ConnectorError(`Adyen rejected ${what}: ${detail}`, 'rejected', false, error.errorCode);
+    return new ConnectorError(`Adyen rejected ${what}: ${detail}`, 'rejected', false, error.errorCode, cardValidationDecline(error.errorCode));
   return new ConnectorError(`Adyen answered ${what} with ${detail}`, 'server_error', true, error?.errorCode);
 }
 

@@ -39,7 +39,11 @@ function definiteRefusal(status: number, code: string): 'rejected' | 'unauthoriz
 export function refusalOf(processor: string, status: number, payload: unknown, what: string): ConnectorError {
   const error = sandboxErrorSchema.safeParse(payload).data?.error;
   const kind = error === undefined ? null : definiteRefusal(status, error.code);
-  if (error !== undefined && kind !== null) return new ConnectorError(`${processor} rejected ${what}: ${error.message}`, kind, false, error.code);
+  if (error !== undefined && kind !== null) {
+    // Its refusals of a card (a wrong number) carry the catalog's codes, as its declines do.
+    const declineCode = isDeclineCode(error.code) ? error.code : undefined;
+    return new ConnectorError(`${processor} rejected ${what}: ${error.message}`, kind, false, error.code, declineCode);
+  }
   return new ConnectorError(`${processor} answered HTTP ${status}${error ? ` (${error.code})` : ''}`, 'server_error', true, error?.code);
 }
 

@@ -4,7 +4,7 @@
 // says whether Stripe may have acted.
 import { UNKNOWN_DECLINE, type DeclineCode } from '../../../kernel/declines.ts';
 import { ConnectorError, type PaymentError } from '../port.ts';
-import type { StripeError } from './wire.ts';
+import { stripeErrorSchema, type StripeError } from './wire.ts';
 
 /** Stripe's decline and error codes (docs.stripe.com/declines/codes, docs.stripe.com/error-codes) as the catalog's. */
 export const DECLINE_CODES: Readonly<Record<string, DeclineCode>> = {
@@ -39,6 +39,8 @@ export const DECLINE_CODES: Readonly<Record<string, DeclineCode>> = {
   invalid_cvc: 'incorrect_cvc',
   incorrect_number: 'invalid_number',
   invalid_number: 'invalid_number',
+  invalid_expiry_month: 'invalid_expiry_date',
+  invalid_expiry_year: 'invalid_expiry_date',
   lost_card: 'lost_card',
   stolen_card: 'stolen_card',
   pickup_card: 'pickup_card',
@@ -51,14 +53,17 @@ export const DECLINE_CODES: Readonly<Record<string, DeclineCode>> = {
   revocation_of_all_authorizations: 'revocation_of_authorization',
   stop_payment_order: 'revocation_of_authorization',
   do_not_try_again: 'do_not_try_again',
+  // Stripe's "too many declines of this card lately, try in 24 hours": another processor must not be asked either.
+  card_decline_rate_limit_exceeded: 'do_not_try_again',
+  duplicate_transaction: 'duplicate_transaction',
 };
 
 /** A failed payment's error: the catalog's code, Stripe's own (its decline_code, else its code), both in the message too. */
 export function declineOf(error: StripeError): PaymentError {
-  const stripeCodes = [error.code, error.decline_code].filter((code) => code != null);
+  const stripeCodes = [error.code, error.decline_code].filter((code) => code != null && code !== '');
   // A decline_code we have no entry for is unknown, whatever its code says: Stripe sends its generic card_declined
   // code with every decline_code, the ones we have no row for too.
-  const stripeCode = error.decline_code ?? error.code ?? null;
+  const stripeCode = error.decline_code || error.code || null;
   const code = (stripeCode !== null && Object.hasOwn(DECLINE_CODES, stripeCode) ? DECLINE_CODES[stripeCode] : undefined) ?? UNKNOWN_DECLINE;
   const message = `${error.message ?? 'The payment failed.'} (stripe: ${stripeCodes.join('/') || error.type})`;
   return { code, processorCode: stripeCode, message };
@@ -71,6 +76,8 @@ interface LibraryError {
   statusCode?: number;
   code?: string;
   detail?: unknown;
+  /** The error object of Stripe's answer, as sent. */
+  raw?: unknown;
 }
 
 const isLibraryError = (error: unknown): error is LibraryError => {
@@ -95,8 +102,13 @@ export function connectorErrorOf(error: unknown, timeoutMs: number): ConnectorEr
     case 'StripeAuthenticationError':
     case 'StripePermissionError':
       return new ConnectorError(`stripe refused the credentials: ${error.message}`, 'unauthorized', false, code);
+    case 'StripeCardError': {
+      // A card error without a PaymentIntent (one with it is an answer, connector.ts): Stripe refused the card's
+      // details before any payment existed (incorrect_number, invalid_expiry_year), a decline read by the same map.
+      const decline = declineOf(stripeErrorSchema.safeParse(error.raw).data ?? { type: 'card_error', code, message: error.message });
+      return new ConnectorError(`stripe declined the card: ${decline.message}`, 'rejected', false, decline.processorCode ?? code, decline.code);
+    }
     case 'StripeInvalidRequestError':
-    case 'StripeCardError':
       return new ConnectorError(`stripe rejected the request: ${error.message}`, 'rejected', false, code);
     default:
       return new ConnectorError(`stripe answered HTTP ${error.statusCode ?? '?'} (${error.type}${code ? `: ${code}` : ''})`, 'server_error', true, code);

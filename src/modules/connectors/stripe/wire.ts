@@ -159,7 +159,13 @@ export function methodRefusal(request: Pick<AuthorizeRequest, 'paymentMethod' | 
   if (method.type === 'card') return null;
   if (method.type !== 'bank_redirect') return unsupported(`${method.type} payments`);
   if (request.currency.toUpperCase() !== 'EUR')
-    return new ConnectorError(`stripe: iDEAL takes payments in EUR only, not ${request.currency.toUpperCase()}`, 'rejected', false, 'currency_not_supported');
+    return new ConnectorError(
+      `stripe: iDEAL takes payments in EUR only, not ${request.currency.toUpperCase()}`,
+      'rejected',
+      false,
+      'currency_not_supported',
+      'currency_not_supported',
+    );
   if (request.captureMethod === 'MANUAL') return unsupported('manual captures of iDEAL payments');
   if (!isIdealBank(method.bank))
     return new ConnectorError(

@@ -1,7 +1,7 @@
 // What follows a processor call a payment's operation made (confirm, capture, void): a refusal or a
 // decline turned into the caller's error, a payment left PROCESSING announced, and one left waiting on its
 // processor put on the sync schedule.
-import { ConnectorError, type ProcessorPayment } from '../../connectors/port.ts';
+import { ConnectorError, refusalCodeOf, type ProcessorPayment } from '../../connectors/port.ts';
 import { AppError } from '../../../kernel/errors.ts';
 import { transitionAttempt } from '../machine/attempt.ts';
 import { AWAITING_PROCESSOR_INTENT_STATUSES } from '../machine/statuses.ts';
@@ -66,11 +66,7 @@ export class ProcessorCallOutcomes {
       payment.activeAttempt.status === 'VOID_POST_CHARGE_INITIATED'
         ? transitionAttempt(payment.activeAttempt.status, 'void_refused')
         : transitionAttempt(payment.activeAttempt.status, trigger, { result: 'failure' });
-    const connectorErrorFields = errorFieldsOf({
-      code: error.processorCode ?? 'connector_error',
-      processorCode: error.processorCode ?? null,
-      message: error.message,
-    });
+    const connectorErrorFields = errorFieldsOf({ code: refusalCodeOf(error), processorCode: error.processorCode ?? null, message: error.message });
     const failed = await this.deps.store.commit(payment, {
       moves: [move],
       attempt: connectorErrorFields,
@@ -85,7 +81,7 @@ export class ProcessorCallOutcomes {
       const processor = { processorCode: error.processorCode ?? null, processorMessage: error.message, paymentId: failed.id, status: failed.status };
       if (trigger === 'processor_call') {
         throw new AppError('PAYMENT_DECLINED', `The payment was declined: ${error.message}.`, {
-          declineCode: processor.processorCode ?? 'processor_refused',
+          declineCode: connectorErrorFields.errorCode,
           declineMessage: error.message,
           ...processor,
         });

@@ -1,6 +1,6 @@
 // Confirming a payment: routing it to the connector accounts that may take its method, then authorizing it
 // at the first and, while an attempt fails in a way the profile retries, at the next ones.
-import { ConnectorError, methodTypeOf, type PaymentMethod, type ProcessorPayment } from '../../connectors/port.ts';
+import { ConnectorError, methodTypeOf, refusalCodeOf, type PaymentMethod, type ProcessorPayment } from '../../connectors/port.ts';
 import { AppError, invalidInput } from '../../../kernel/errors.ts';
 import type { MerchantPrincipal, Principal } from '../../../kernel/principal.ts';
 import type { ConnectorAccount, Prisma, SavedPaymentMethod } from '../../../generated/prisma/client.ts';
@@ -36,7 +36,9 @@ type AuthorizeOutcome = { answer: ProcessorPayment } | { error: ConnectorError }
 /** The failure of an authorization, as retry rules see it; null when it did not fail (or left the outcome unknown). */
 function attemptFailureOf(outcome: AuthorizeOutcome): AttemptFailure | null {
   if ('error' in outcome) {
-    return outcome.error.outcomeUnknown ? null : { kind: 'not_processed', code: outcome.error.processorCode ?? `connector_${outcome.error.kind}` };
+    // Read through the catalog as a decline is (refusalCodeOf), never by the processor's own code: Stripe's
+    // incorrect_number is the catalog's invalid_number, a hard decline.
+    return outcome.error.outcomeUnknown ? null : { kind: 'not_processed', code: refusalCodeOf(outcome.error) };
   }
   const { answer } = outcome;
   return answer.status === 'failed' && answer.error ? { kind: 'declined', code: answer.error.code } : null;
