@@ -49,6 +49,12 @@ async function circuits(api: TestApi) {
   return Object.fromEntries(accounts.map((account) => [account.id, account.health?.state]));
 }
 
+/** routingPreview through `api`: where a 10.00 EUR card payment would go now. */
+async function preview(api: TestApi) {
+  const input = { profileId: shop.profileId, amount: 1000, currency: 'EUR', paymentMethodType: 'CARD' as const };
+  return dataOf(await api.as(shop.secretKey)(RoutingPreviewDocument, { input })).routingPreview;
+}
+
 describe('a connector account whose processor fails', () => {
   it('is skipped by every process while its circuit is open, probed after the cool-down, and routed to again once the probe succeeds', async () => {
     await steer({ outage: true });
@@ -67,17 +73,15 @@ describe('a connector account whose processor fails', () => {
     expect(skipped.payment.routing).toMatchObject({ chosen: { id: sandbox }, candidates: [{ id: sandbox }] });
     expect(skipped.payment.routing!.reason).toContain(`fauxpay ${fauxpay} skipped: circuit open`);
     // The other API process decides alike.
-    const preview = dataOf(
-      await second.as(shop.secretKey)(RoutingPreviewDocument, {
-        input: { profileId: shop.profileId, amount: 1000, currency: 'EUR', paymentMethodType: 'CARD' },
-      }),
-    ).routingPreview;
-    expect(preview).toMatchObject({ chosen: { id: sandbox }, candidates: [{ id: sandbox }] });
-    expect(preview.reason).toContain(`fauxpay ${fauxpay} skipped: circuit open`);
+    const elsewhere = await preview(second);
+    expect(elsewhere).toMatchObject({ chosen: { id: sandbox }, candidates: [{ id: sandbox }] });
+    expect(elsewhere.reason).toContain(`fauxpay ${fauxpay} skipped: circuit open`);
 
     await steer({ outage: false });
     now += COOLDOWN_MS;
     expect(await circuits(second)).toEqual({ [fauxpay]: 'HALF_OPEN', [sandbox]: 'CLOSED' });
+    // A preview claims no probe: the next payment still holds it.
+    expect((await preview(second)).chosen).toEqual({ id: fauxpay });
     const probe = await payByCard(shop);
     expect([probe.payment.status, probe.accounts]).toEqual(['SUCCEEDED', [fauxpay]]);
     expect(probe.payment.routing!.reason).toContain(`fauxpay ${fauxpay} is half-open: this payment is the probe`);
@@ -85,5 +89,17 @@ describe('a connector account whose processor fails', () => {
     const after = await payByCard(shop);
     expect(after.accounts).toEqual([fauxpay]);
     expect(after.payment.routing!.reason).not.toContain('circuit');
+  });
+
+  it('opens again for another cool-down when its probe fails', async () => {
+    await steer({ outage: true });
+    for (let failure = 0; failure < 2; failure += 1) expect((await payByCard(shop)).accounts).toEqual([fauxpay]);
+    expect((await circuits(stack.api))[fauxpay]).toBe('OPEN');
+    now += COOLDOWN_MS;
+    const probe = await payByCard(shop);
+    expect([probe.payment.status, probe.accounts]).toEqual(['PROCESSING', [fauxpay]]);
+    expect(await circuits(second)).toEqual({ [fauxpay]: 'OPEN', [sandbox]: 'CLOSED' });
+    expect((await payByCard(shop)).accounts).toEqual([sandbox]);
+    await steer({ outage: false });
   });
 });
