@@ -1,7 +1,7 @@
 // `npm run bench`: starts the service's processes on a fresh database and Redis prefix, measures each figure
 // beside its ceiling measured in the same run, and writes bench/results.json (everything) and
 // bench/results.md (the short table). Sizes come from BENCH_* variables (bench/lib/settings.ts); BENCH_ONLY
-// runs some parts (routing, createPayment, createConfirm, webhooks, subscriptions; routing alone starts no
+// runs some parts (routing, createPayment, createConfirm, routingOutcomes, webhooks, subscriptions; routing alone starts no
 // stack). Whatever fails, every process it started is stopped and the database and the prefix's Redis keys are removed.
 import { writeFile } from 'node:fs/promises';
 import { benchCreateConfirm } from './create-confirm.ts';
@@ -13,6 +13,7 @@ import { isPurePart, loadSettings, type Part, type PurePart } from './lib/settin
 import { Stack } from './lib/stack.ts';
 import { round } from './lib/stats.ts';
 import { benchRouting } from './routing.ts';
+import { benchRoutingOutcomes } from './routing-outcomes.ts';
 import { benchSubscriptions } from './subscriptions.ts';
 import { benchWebhooks } from './webhooks.ts';
 
@@ -41,6 +42,7 @@ const pureParts: Record<PurePart, () => unknown> = { routing: benchRouting };
 const stackParts: Record<Exclude<Part, PurePart>, (stack: Stack) => Promise<unknown>> = {
   createPayment: benchCreatePayment,
   createConfirm: benchCreateConfirm,
+  routingOutcomes: benchRoutingOutcomes,
   subscriptions: benchSubscriptions,
   webhooks: benchWebhooks,
 };

@@ -2,6 +2,7 @@
 import type { benchCreateConfirm } from '../create-confirm.ts';
 import type { benchCreatePayment } from '../create-payment.ts';
 import type { benchRouting } from '../routing.ts';
+import type { benchRoutingOutcomes } from '../routing-outcomes.ts';
 import type { benchSubscriptions } from '../subscriptions.ts';
 import type { benchWebhooks } from '../webhooks.ts';
 import type { MachineInfo } from './machine.ts';
@@ -16,6 +17,7 @@ export interface Results {
   /** Parts that failed, with their error; their rows are missing. */
   failures: Record<string, string>;
   routing?: ReturnType<typeof benchRouting>;
+  routingOutcomes?: Awaited<ReturnType<typeof benchRoutingOutcomes>>;
   createPayment?: Awaited<ReturnType<typeof benchCreatePayment>>;
   createConfirm?: Awaited<ReturnType<typeof benchCreateConfirm>>;
   webhooks?: Awaited<ReturnType<typeof benchWebhooks>>;
@@ -36,6 +38,28 @@ export function markdown(results: Results): string {
       `${number(rt.rulesUs.p50)} µs`,
       `a priority list of the same accounts: ${number(rt.priorityUs.p50)} µs`,
       rt.ratios.p50ToPriority,
+    );
+  }
+  const ro = results.routingOutcomes;
+  if (ro) {
+    const { successRate: sr, volumeSplit: vs } = ro;
+    row(
+      `Success-rate routing, one of two accounts declining half: first attempts of the last ${ro.payments.measuredLast} of ${ro.payments.degraded} payments to the healthy one (goal ≥ 80 %)`,
+      `${number(sr.lastOfDegradedToHealthyPercent)} %`,
+      'the goal: 80 %',
+      ratio(sr.lastOfDegradedToHealthyPercent, 80),
+    );
+    row(
+      `Success-rate routing, the declining account recovered: its share of first attempts, last ${ro.payments.measuredLast} of ${ro.payments.recovery} payments`,
+      `${number(sr.lastAfterRecoveryToRecoveredPercent)} %`,
+      `while it declined: ${number(sr.lastOfDegradedToRecoveredPercent)} %`,
+      ratio(sr.lastAfterRecoveryToRecoveredPercent, sr.lastOfDegradedToRecoveredPercent),
+    );
+    row(
+      `Volume split 70 / 30 over ${vs.payments} payments: first attempts per account (goal ± 5 points)`,
+      `${number(vs.firstPercent)} % / ${number(vs.secondPercent)} %`,
+      'the split: 70 % / 30 %',
+      ratio(vs.firstPercent, 70),
     );
   }
   const cp = results.createPayment;
@@ -169,6 +193,7 @@ export function markdown(results: Results): string {
     ...Object.entries(results.failures).map(([part, error]) => `**${part} failed** (its rows are missing): ${error.split('\n')[0]}\n`),
     '**How each figure is measured** (the service runs as deployed: API, worker and sandbox processor are separate processes on a fresh database; the load generator is a process of its own, on the same 2 CPUs).',
     '',
+    `- *Routing outcomes*: payments one at a time (createPayment with confirm, card 4242…) through the running API and sandbox processors, on the demo merchant's sandbox account and a fauxpay account steered with the sandbox's /_control (declineRate 0.5, seeded; then 0). Success rate with windowSize ${results.routingOutcomes?.successRate.windowSize ?? 'n/a'} and explorationPercent ${results.routingOutcomes?.successRate.explorationPercent ?? 'n/a'}, the declining account listed first; a payment's draw comes from its id, so the volume split's shares are as uniform as the ids are random.`,
     `- *Routing decision*: \`decideRoute\` (src/modules/routing/machine.ts) in the bench process, no I/O, on ${results.routing?.rules ?? 'n/a'} rules of ${results.routing?.conditionsPerRule ?? 'n/a'} conditions each (amount, currency, card network, a metadata key) that the payment meets but for the metadata value of all rules but the last, with one candidate's circuit open; ${results.routing?.samples ?? 'n/a'} samples, each a batch of ${results.routing?.callsPerSample ?? 'n/a'} calls divided by its size. The ceiling is the same call with a priority list instead of the rules.`,
     "- *Closed loop*: a fixed number of connections (autocannon for createPayment) or virtual users (the create + confirm flow, bench/processes/load.ts), each sending its next request when the last is answered: throughput at that concurrency. *Open model*: a fixed arrival rate (half the service's closed-loop rate by default, `BENCH_OPEN_LOAD`), sent on schedule whether or not earlier requests were answered, latency counted from each request's due time: latency below saturation. The ceiling gets the same rate.",
     "- *CPU time per request or payment*: the CPU time (user + system, /proc) the API process used during the closed-loop run, warm-up included, divided by the operations completed: work done rather than time waited, so a busy machine moves it less than throughput. (PostgreSQL's, the worker's and the sandbox's CPU are in bench/results.json where they apply.)",

@@ -3,7 +3,7 @@
 
 // In the order they run: the pure micro-benchmarks first, in the bench process before the stack's processes
 // start (they need none of it); the webhook backlog last, so its drain can use what is left of the time budget.
-const PARTS = ['routing', 'createPayment', 'createConfirm', 'subscriptions', 'webhooks'] as const;
+const PARTS = ['routing', 'createPayment', 'createConfirm', 'routingOutcomes', 'subscriptions', 'webhooks'] as const;
 export type Part = (typeof PARTS)[number];
 /** Parts that need no database, Redis or service process: with only these, none is started. */
 const PURE_PARTS = ['routing'] as const satisfies readonly Part[];

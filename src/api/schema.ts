@@ -15,6 +15,7 @@ import '../modules/subscriptions/schema.ts';
 import '../modules/payment-links/schema.ts';
 import '../modules/events/schema.ts';
 import '../modules/events/activity-schema.ts';
+import '../modules/routing/schema.ts';
 import { builder } from '../platform/graphql/builder.ts';
 
 export const schema = builder.toSchema();

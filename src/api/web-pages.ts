@@ -94,6 +94,10 @@ const DASHBOARD_PAGE = page(
     <div class="card"><h2>Payments by status (last hour)</h2><div id="chart-statuses"></div></div>
     <div class="card"><h2>Webhook success rate (last hour)</h2><div id="chart-webhooks"></div></div>
   </section>
+  <section class="card" aria-labelledby="routing-heading">
+    <h2 id="routing-heading">Routing</h2>
+    <ul id="routing-algorithms"></ul>
+  </section>
   <section class="card" aria-labelledby="recent-heading">
     <h2 id="recent-heading">Recent payments <small>(live)</small></h2>
     <div class="table-scroll"><table id="payments"><thead><tr><th scope="col">Payment</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Connector</th><th scope="col">Created</th><th scope="col">Updated</th></tr></thead><tbody id="payments-body"></tbody></table></div>

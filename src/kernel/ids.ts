@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   connectorCallback: 'cbk',
   paymentLink: 'plink',
   subscription: 'sub',
+  routingAlgorithm: 'rta',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,5 +1,6 @@
 // What every process role plugs into its services: the queues (payment sync schedule, webhook relay), the
 // live feed (Redis pub/sub for subscriptions) and the webhook HTTP client. One place, so the API and the worker cannot wire them differently.
+import { Redis } from 'ioredis';
 import type { Config } from '../platform/config.ts';
 import { createWebhookSender } from '../modules/events/index.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -7,6 +8,7 @@ import { createLiveFeed, type LiveFeed } from '../api/live-feed.ts';
 import type { ServiceAdapters } from '../modules/services.ts';
 import { PaymentSyncQueue } from '../modules/processor-sync/index.ts';
 import { WebhookQueue } from '../modules/events/index.ts';
+import { createRoutingSignals } from '../modules/routing/index.ts';
 
 export interface ProcessAdapters extends ServiceAdapters {
   webhookQueue: WebhookQueue;
@@ -14,21 +16,28 @@ export interface ProcessAdapters extends ServiceAdapters {
   close(): Promise<void>;
 }
 
-export function createAdapters(config: Config, logger: Logger): ProcessAdapters {
+/** `clock`: the routing signals' (tests); the system clock by default. */
+export function createAdapters(config: Config, logger: Logger, clock?: () => number): ProcessAdapters {
   const paymentSyncQueue = new PaymentSyncQueue(config, logger);
   const webhookQueue = new WebhookQueue(config, logger);
   const webhookSender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS });
   const liveFeed = createLiveFeed(config, logger);
+  // Routing's reads and writes fail at once while Redis is away (no offline queue): payments route without them.
+  const routingRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  routingRedis.on('error', (error) => logger.warn({ err: error }, 'routing redis connection error'));
   return {
     paymentSyncScheduler: paymentSyncQueue,
     eventRelay: webhookQueue,
     webhookSender,
     livePublisher: liveFeed,
+    routingSignals: createRoutingSignals(routingRedis, config),
+    clock,
     liveFeed,
     webhookQueue,
     close: async () => {
       webhookSender.close();
       await liveFeed.close();
+      routingRedis.disconnect();
       // Closing sends QUIT; with Redis unreachable that fails, and there is nothing left to flush anyway.
       const closed = await Promise.allSettled([paymentSyncQueue.close(), webhookQueue.close()]);
       for (const result of closed) if (result.status === 'rejected') logger.warn({ err: result.reason }, 'closing a queue failed; its connection is dropped');

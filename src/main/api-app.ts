@@ -22,14 +22,19 @@ export interface ApiApp {
   close: () => Promise<void>;
 }
 
-export async function startApi(config: Config, logger: Logger): Promise<ApiApp> {
+export interface ApiOptions {
+  /** The routing signals' clock (milliseconds): tests pass theirs to cross a circuit's cool-down without waiting. */
+  clock?: () => number;
+}
+
+export async function startApi(config: Config, logger: Logger, options: ApiOptions = {}): Promise<ApiApp> {
   await checkPostgres(config.DATABASE_URL);
   await checkRedis(config.REDIS_URL);
   const context = createServiceContext(config, logger);
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
   // The API only enqueues (a payment's sync schedule, committed events); worker processes run the jobs.
-  const adapters = createAdapters(config, logger);
+  const adapters = createAdapters(config, logger, options.clock);
   const services = createServices(context, adapters);
   const metrics = createMetrics();
   const gate = new SubscriptionGate(config, services.apiKeys, logger);

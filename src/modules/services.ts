@@ -22,6 +22,8 @@ import { EventOutbox, type EventRelay, type LivePublisher } from './events/outbo
 import { EventService } from './events/service.ts';
 import { WebhookDeliveryService } from './events/delivery.ts';
 import type { WebhookSender } from './events/sender.ts';
+import { RoutingService } from './routing/service.ts';
+import type { RoutingSignals } from './routing/index.ts';
 
 /** What services need from outside the process (the worker's queues, the network). */
 export interface ServiceAdapters {
@@ -29,6 +31,10 @@ export interface ServiceAdapters {
   eventRelay: EventRelay;
   webhookSender: WebhookSender;
   livePublisher: LivePublisher & PaymentLivePublisher;
+  /** Connector health and success rates, in Redis so every process routes alike (docs/routing.md). */
+  routingSignals: RoutingSignals;
+  /** The routing signals' clock, in milliseconds since the epoch; tests pass their own to cross a cool-down without waiting. */
+  clock?: () => number;
 }
 
 export function createServices(context: ServiceContext, adapters: ServiceAdapters) {
@@ -37,7 +43,9 @@ export function createServices(context: ServiceContext, adapters: ServiceAdapter
   const outbox = new EventOutbox(context, adapters.eventRelay, adapters.livePublisher);
   const mandates = new MandateService(context, outbox, customers);
   const paymentEvents = new PaymentEvents(outbox, adapters.livePublisher, context.logger);
-  const payments = new PaymentService(context, connectorAccounts, customers, mandates, paymentEvents, adapters.paymentSyncScheduler);
+  const { health, successRates } = adapters.routingSignals;
+  const routing = new RoutingService(context, connectorAccounts, health, successRates, adapters.clock);
+  const payments = new PaymentService(context, connectorAccounts, customers, mandates, paymentEvents, adapters.paymentSyncScheduler, routing);
   const refunds = new RefundService(context, payments, connectorAccounts, outbox, adapters.paymentSyncScheduler);
   const disputes = new DisputeService(context, connectorAccounts, outbox);
   const payouts = new PayoutService(context, connectorAccounts, outbox, adapters.paymentSyncScheduler);
@@ -47,6 +55,7 @@ export function createServices(context: ServiceContext, adapters: ServiceAdapter
     merchantAccounts: new MerchantAccountService(context),
     businessProfiles: new BusinessProfileService(context),
     connectorAccounts,
+    routing,
     connectorCallbacks: new ConnectorCallbackService(context, connectorAccounts, { payments, refunds, disputes, mandates, payouts }),
     idempotency: new IdempotencyService(context),
     customers,

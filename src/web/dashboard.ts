@@ -1,6 +1,7 @@
 // The live dashboard (GET /dashboard, the secret key entered or given in the fragment `#secret_key=…`):
 // recent payments whose rows update as their changes commit (the paymentChanges subscription), a payment's
-// attempts, status history and webhook deliveries (with a retry button), and the last hour in two charts.
+// attempts, status history, routing decision and webhook deliveries (with a retry button), the last hour in two
+// charts, and each business profile's active routing algorithm (docs/routing.md).
 import { formatMinor } from '../kernel/money.ts';
 import { createTransport, type Transport } from '../sdk/transport.ts';
 import {
@@ -12,6 +13,8 @@ import {
   DashboardRetryDeliveryDocument,
   type DashboardEventFragment,
   type DashboardPaymentFragment,
+  type DashboardProfilesQuery,
+  type RoutingAlgorithmType,
 } from './gql/graphql.ts';
 import { byId, element, showError } from './dom.ts';
 
@@ -26,6 +29,29 @@ const live = byId('live');
 
 const when = (iso: string) => new Date(iso).toLocaleTimeString();
 const statusBadge = (status: string) => element('span', { class: `badge status-${status.toLowerCase()}` }, status.toLowerCase().replace(/_/g, ' '));
+
+const ALGORITHM_NAMES: Record<RoutingAlgorithmType, string> = {
+  PRIORITY: 'Priority',
+  VOLUME_SPLIT: 'Volume split',
+  RULES: 'Rules',
+  SUCCESS_RATE: 'Success rate',
+};
+
+/** Each profile's active routing algorithm of the key's mode, or the default order when it has none. */
+function drawRouting(profiles: DashboardProfilesQuery['businessProfiles']): void {
+  byId('routing-algorithms').replaceChildren(
+    ...profiles.map((profile) =>
+      element(
+        'li',
+        { 'data-profile-id': profile.id },
+        `${profile.name}: `,
+        profile.routingAlgorithm
+          ? `${ALGORITHM_NAMES[profile.routingAlgorithm.type]} (since ${when(profile.routingAlgorithm.createdAt)})`
+          : 'no algorithm, the default connector order',
+      ),
+    ),
+  );
+}
 
 function secretKey(): string | null {
   const fragment = new URLSearchParams(location.hash.slice(1)).get('secret_key');
@@ -107,6 +133,12 @@ async function openDetail(api: Transport, paymentId: string, open: (id: string) 
       ` · received ${formatMinor(payment.amountReceived, payment.currency)}`,
       payment.errorMessage ? ` · ${payment.errorMessage}` : '',
     ),
+    element('h3', {}, 'Routing'),
+    element(
+      'p',
+      { id: 'routing-reason' },
+      payment.routing ? `${ALGORITHM_NAMES[payment.routing.algorithm]}: ${payment.routing.reason}` : 'Not routed yet: the payment was not confirmed.',
+    ),
     element('h3', {}, 'Attempts'),
     table(
       ['#', 'Status', 'Connector', 'Method', 'Error'],
@@ -184,6 +216,7 @@ async function startDashboard(key: string): Promise<void> {
   const { businessProfiles } = await api.request(DashboardProfilesDocument, {});
   const { payments } = await api.request(DashboardPaymentsDocument, { first: RECENT_PAYMENTS });
   for (const edge of payments.edges) upsert(edge.node, open, false);
+  drawRouting(businessProfiles);
   byId('board').hidden = false;
   byId('key-form').hidden = true;
   let refresh: ReturnType<typeof setTimeout> | null = null;

@@ -1,5 +1,6 @@
 // Each table has one writer (docs/architecture.md): only the payments store writes payment_intents and
-// payment_attempts, so the version bump every change of a payment needs is in one place. This scans the
+// payment_attempts, so the version bump every change of a payment needs is in one place; only the routing store
+// writes routing_algorithms, so one active algorithm per profile and mode is kept in one place. This scans the
 // product's source for writes of those tables, through raw SQL or the Prisma client.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,6 +10,9 @@ const SRC = path.resolve(import.meta.dirname, '../../src');
 const OWNER = 'modules/payments/store.ts';
 const RAW_SQL_WRITE = /\b(UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+payment_(intents|attempts)\b/i;
 const PRISMA_WRITE = /\.payment(Intent|Attempt)\.(create|createMany|update|updateMany|upsert|delete|deleteMany)\b/;
+const ROUTING_OWNER = 'modules/routing/store.ts';
+const ROUTING_RAW_SQL_WRITE = /\b(UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+routing_algorithms\b/i;
+const ROUTING_PRISMA_WRITE = /\.routingAlgorithm\.(create|createMany|update|updateMany|upsert|delete|deleteMany)\b/;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -18,17 +22,18 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-function writersOf(files: Record<string, string>): string[] {
+function writersOf(files: Record<string, string>, rawSql = RAW_SQL_WRITE, prisma = PRISMA_WRITE): string[] {
   return Object.entries(files)
-    .filter(([, source]) => RAW_SQL_WRITE.test(source) || PRISMA_WRITE.test(source))
+    .filter(([, source]) => rawSql.test(source) || prisma.test(source))
     .map(([file]) => file)
     .sort();
 }
 
+const productFiles = () => Object.fromEntries(sourceFiles(SRC).map((file) => [path.relative(SRC, file), readFileSync(file, 'utf8')]));
+
 describe('the payment tables', () => {
   it('are written by the payments store alone', () => {
-    const files = Object.fromEntries(sourceFiles(SRC).map((file) => [path.relative(SRC, file), readFileSync(file, 'utf8')]));
-    expect(writersOf(files)).toEqual([OWNER]);
+    expect(writersOf(productFiles())).toEqual([OWNER]);
   });
 
   it('count a raw-SQL or Prisma write anywhere else as a second writer', () => {
@@ -40,5 +45,20 @@ describe('the payment tables', () => {
         'modules/events/service.ts': 'SELECT * FROM payment_intents WHERE id = $1 FOR UPDATE',
       }),
     ).toEqual(['modules/disputes/service.ts', 'modules/refunds/service.ts', OWNER].sort());
+  });
+});
+
+describe('routing_algorithms', () => {
+  it('is written by the routing store alone', () => {
+    expect(writersOf(productFiles(), ROUTING_RAW_SQL_WRITE, ROUTING_PRISMA_WRITE)).toEqual([ROUTING_OWNER]);
+  });
+
+  it('counts a write of it anywhere else as a second writer', () => {
+    const files = {
+      [ROUTING_OWNER]: 'await tx.routingAlgorithm.create({ data })',
+      'modules/merchants/profile-service.ts': 'await db.routingAlgorithm.updateMany({ where: { profileId } })',
+      'modules/routing/service.ts': 'await db.routingAlgorithm.findMany({ where: { profileId } })',
+    };
+    expect(writersOf(files, ROUTING_RAW_SQL_WRITE, ROUTING_PRISMA_WRITE)).toEqual(['modules/merchants/profile-service.ts', ROUTING_OWNER].sort());
   });
 });

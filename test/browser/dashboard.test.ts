@@ -1,8 +1,9 @@
 // The live dashboard in a real Chromium: payments made through the API appear and change without a reload,
-// and a payment's detail shows its attempts, history and webhook deliveries, whose retry button sends again.
+// and a payment's detail shows its attempts, routing reason, history and webhook deliveries, whose retry button
+// sends again; the profile's active routing algorithm is shown.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfirmPaymentDocument, CreatePaymentDocument } from '../gql/graphql.ts';
+import { ConfirmPaymentDocument, ConnectorHealthDocument, CreatePaymentDocument, SetRoutingAlgorithmDocument } from '../gql/graphql.ts';
 import { eventually, launchBrowser, openPage, screenshot } from '../support/browser.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
@@ -41,7 +42,12 @@ describe('the live dashboard', () => {
 
     // The charts count the last hour's payments and delivery attempts once the event was delivered.
     await eventReaching(shop, created.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
+    expect(await page.locator('#routing-algorithms').textContent()).toContain('no algorithm, the default connector order');
+    // An algorithm set after the payment was routed: the profile shows it, the payment keeps its own decision.
+    const [account] = dataOf(await shop.secret(ConnectorHealthDocument, {})).connectorAccounts;
+    dataOf(await shop.secret(SetRoutingAlgorithmDocument, { input: { profileId: shop.profileId, algorithm: { priority: [account!.id] } } }));
     await page.reload();
+    await eventually(() => page.locator('#routing-algorithms').textContent()).toMatch(/: Priority \(since /);
     await eventually(() => page.locator('#chart-statuses').textContent()).toContain('succeeded1');
     await eventually(() => page.locator('#webhook-rate').textContent()).toMatch(/^100 % of \d+ delivery attempts got a 2xx\.$/);
 
@@ -52,6 +58,9 @@ describe('the live dashboard', () => {
     const text = await detail.textContent();
     expect(text).toContain('Attempts');
     expect(text).toContain('charged');
+    expect(await detail.locator('#routing-reason').textContent()).toBe(
+      "Priority: No routing algorithm is set, so the eligible accounts go in the profile's default order.",
+    );
     expect(text).toMatch(/requires payment method.*succeeded/s);
     expect(text).toContain('payment_succeeded');
     expect(await detail.locator('.badge.status-delivered').count()).toBeGreaterThan(0);

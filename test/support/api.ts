@@ -1,7 +1,7 @@
 // Starts the real API (HTTP server on a free port) against this run's database.
 import pg from 'pg';
 import { inject } from 'vitest';
-import { startApi, type ApiApp } from '../../src/main/api-app.ts';
+import { startApi, type ApiApp, type ApiOptions } from '../../src/main/api-app.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { CreateMerchantAccountDocument } from '../gql/graphql.ts';
@@ -56,9 +56,9 @@ export const apiClient = (url: string): ApiClient => ({ url, as: (key) => graphq
 
 export interface TestApi extends ApiApp, ApiClient {}
 
-export async function startTestApi(overrides: Record<string, string> = {}): Promise<TestApi> {
+export async function startTestApi(overrides: Record<string, string> = {}, options: ApiOptions = {}): Promise<TestApi> {
   const config = loadConfig(testEnv(overrides));
-  const api = await startApi(config, createLogger(config.LOG_LEVEL));
+  const api = await startApi(config, createLogger(config.LOG_LEVEL), options);
   return { ...api, ...apiClient(api.url) };
 }
 

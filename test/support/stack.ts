@@ -37,6 +37,8 @@ export interface StackOptions {
   workerEnv?: Record<string, string>;
   /** false: no worker (the test starts its own, when and how it wants). */
   worker?: boolean;
+  /** The API's routing clock (milliseconds): a test moves it to cross a circuit's cool-down without waiting. */
+  clock?: () => number;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -51,7 +53,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   // A Redis prefix of its own: the stack's worker syncs through its own sandbox, so it must see only the
   // payments of this stack, not those of another test's stack running meanwhile.
   const env = { SANDBOX_URL: sandbox.url, REDIS_PREFIX: `${inject('redisPrefix')}_${randomBytes(3).toString('hex')}`, ...options.env };
-  const api = await startTestApi(env);
+  const api = await startTestApi(env, { clock: options.clock });
   const worker = options.worker === false ? null : await startTestWorker({ ...env, ...options.workerEnv });
   return {
     api,

@@ -11,6 +11,7 @@ import type { ProcessorPayment } from '../connectors/port.ts';
 import type { CustomerService } from '../customers/index.ts';
 import type { MandateService } from '../mandates/index.ts';
 import type { PaymentSyncJob, PaymentSyncScheduler } from '../processor-sync/index.ts';
+import type { RoutingService } from '../routing/index.ts';
 import { PaymentStore, type Payment, type PaymentPublisher } from './store.ts';
 import { ProcessorCallOutcomes } from './service/call-outcomes.ts';
 import { PaymentCaptures } from './service/capture.ts';
@@ -39,10 +40,11 @@ export class PaymentService {
     mandates: MandateService,
     publisher: PaymentPublisher,
     syncScheduler: PaymentSyncScheduler,
+    routing: RoutingService,
   ) {
     this.store = new PaymentStore(context.db, publisher);
     this.#keys = new PaymentKeys(context);
-    const deps: PaymentDependencies = { context, store: this.store, keys: this.#keys, connectorAccounts, customers, mandates, syncScheduler };
+    const deps: PaymentDependencies = { context, store: this.store, keys: this.#keys, connectorAccounts, customers, mandates, syncScheduler, routing };
     this.#reads = new PaymentReads(deps);
     this.#answers = new ProcessorAnswers(deps, this.#reads);
     const outcomes = new ProcessorCallOutcomes(deps);

@@ -109,12 +109,19 @@ export class ConnectorHealth {
 
   /** Each account's state at `now`, in one round trip: open while now < openUntil, then half-open until a probe settles. */
   async states(accountIds: readonly string[], now: number): Promise<Map<string, CircuitState>> {
+    const circuits = await this.circuits(accountIds, now);
+    return new Map([...circuits].map(([accountId, circuit]) => [accountId, circuit.state]));
+  }
+
+  /** Each account's state at `now` and, for an open one, when its cool-down ends (ms): what connectorAccounts { health } shows. */
+  async circuits(accountIds: readonly string[], now: number): Promise<Map<string, { state: CircuitState; openUntil: number | null }>> {
     if (accountIds.length === 0) return new Map();
     const openUntil = await this.#redis.routingCircuitOpenUntil(accountIds.length, ...accountIds.map((accountId) => this.#circuitKey(accountId)));
     return new Map(
       accountIds.map((accountId, index) => {
         const until = openUntil[index] ?? null;
-        return [accountId, until === null ? 'closed' : now < Number(until) ? 'open' : 'half_open'];
+        const state: CircuitState = until === null ? 'closed' : now < Number(until) ? 'open' : 'half_open';
+        return [accountId, { state, openUntil: state === 'open' ? Number(until) : null }];
       }),
     );
   }

@@ -7,6 +7,7 @@ import { SuccessRates } from './success-rates.ts';
 export * from './algorithm.ts';
 export { ConnectorHealth, type CallOutcome, type CircuitSettings } from './health.ts';
 export { SuccessRates } from './success-rates.ts';
+export { RoutingService, type AuthorizationOutcome, type RoutedPayment } from './service.ts';
 
 export interface RoutingSignals {
   health: ConnectorHealth;

@@ -3,8 +3,8 @@
 import { ConnectorError, methodTypeOf, refusalCodeOf, type PaymentMethod, type ProcessorPayment } from '../../connectors/port.ts';
 import { AppError, invalidInput } from '../../../kernel/errors.ts';
 import type { MerchantPrincipal, Principal } from '../../../kernel/principal.ts';
-import type { ConnectorAccount, SavedPaymentMethod } from '../../../generated/prisma/client.ts';
-import { profileSettings, type ProfileSettings } from '../../merchants/index.ts';
+import type { ConnectorAccount, Prisma, SavedPaymentMethod } from '../../../generated/prisma/client.ts';
+import { profileSettings } from '../../merchants/index.ts';
 import { parseInput } from '../../../kernel/validation.ts';
 import { transitionAttempt, type AttemptTransition } from '../machine/attempt.ts';
 import { HARD_DECLINE_CODES, MAX_ATTEMPTS_PER_PAYMENT, retryDecision, type AttemptFailure } from '../machine/retry.ts';
@@ -114,12 +114,15 @@ export class PaymentConfirmation {
   async confirmLoaded(principal: MerchantPrincipal, payment: Payment, method: PaymentMethod, options: ConfirmOptions): Promise<Payment> {
     const profile = await this.deps.context.db.businessProfile.findUniqueOrThrow({ where: { id: payment.profileId } });
     const settings = profileSettings(profile, payment.mode);
-    const candidates = await this.routeCandidates(payment, settings, method, options.saved);
+    // The decision is stored on the payment (Payment.routing); its candidates are the attempts' order.
+    const routed = await this.deps.routing.decideForPayment(payment, settings.routing, method, options.saved);
+    const candidates = routed.accounts;
     const kept = keptFields(method, this.deps.keys.fingerprintKey(payment.merchantId), options.saved);
     const routedTo = (account: ConnectorAccount) => ({ ...kept, connectorAccountId: account.id, connectorName: account.connectorName });
     // The profile's surcharge for the method paid with is fixed at confirm, for every attempt of this confirm.
     const surchargeAmount = surchargeFor(payment.amount, methodTypeOf(method), settings.surcharges);
-    const intent = { surchargeAmount, ...(options.returnUrl ? { returnUrl: options.returnUrl } : {}) };
+    const routing = routed.decision as unknown as Prisma.InputJsonObject;
+    const intent = { surchargeAmount, routing, ...(options.returnUrl ? { returnUrl: options.returnUrl } : {}) };
     let pending: Payment;
     if (payment.status === 'FAILED') {
       if (!MANUALLY_RETRYABLE.has(payment.activeAttempt.status)) {
@@ -161,6 +164,7 @@ export class PaymentConfirmation {
       const allowPartialAuthorization =
         settings.allowPartialAuthorization && pending.captureMethod === 'MANUAL' && pending.authenticationType === 'NO_THREE_DS';
       const outcome = await this.authorizeAt(pending, account, method, { saveCard, allowPartialAuthorization });
+      await this.deps.routing.recordAuthorization(routed.facts, account.id, outcome);
       const failure = attemptFailureOf(outcome);
       if (failure !== null) {
         const decision = retryDecision(failure, {
@@ -235,37 +239,5 @@ export class PaymentConfirmation {
       if (error instanceof ConnectorError) return { error };
       throw error;
     }
-  }
-
-  /**
-   * The connector accounts a payment may use, in routing order; a saved card is usable only at the account
-   * that issued its token. INVALID_INPUT naming the method when none accepts it.
-   */
-  async routeCandidates(
-    payment: Pick<Payment, 'merchantId' | 'mode' | 'currency' | 'country' | 'connectors'>,
-    settings: Pick<ProfileSettings, 'routing'>,
-    method: PaymentMethod,
-    saved: SavedPaymentMethod | null,
-  ): Promise<ConnectorAccount[]> {
-    const paymentMethodType = methodTypeOf(method);
-    const eligible = await this.deps.connectorAccounts.eligible({
-      merchantId: payment.merchantId,
-      mode: payment.mode,
-      paymentMethodType,
-      currency: payment.currency,
-      country: payment.country,
-      paymentConnectors: payment.connectors,
-      profileRouting: settings.routing,
-    });
-    const candidates = saved ? eligible.filter((account) => account.id === saved.connectorAccountId) : eligible;
-    if (candidates.length === 0) {
-      const field = saved ? 'paymentMethodId' : 'paymentMethodData';
-      const where = `${payment.currency}${payment.country ? ` from ${payment.country}` : ''} in ${payment.mode.toLowerCase()} mode`;
-      throw invalidInput(
-        field,
-        `no connector account of this merchant accepts ${paymentMethodType} payments in ${where}${saved ? ' at the account that saved this card' : ''}; see paymentMethods, or createConnectorAccount`,
-      );
-    }
-    return candidates;
   }
 }

@@ -1,6 +1,6 @@
 // Creating a payment: its intent and first attempt as one new row each, with the payment method when one
 // is given, and confirmed at once when asked (or when it charges a mandate).
-import type { PaymentMethod } from '../../connectors/port.ts';
+import { methodTypeOf, type PaymentMethod } from '../../connectors/port.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { SecretKeyPrincipal } from '../../../kernel/principal.ts';
 import { profileFor } from '../../merchants/index.ts';
@@ -36,7 +36,7 @@ export class PaymentCreation {
     // A payment that could not be confirmed is refused before anything is written.
     if (input.confirm) {
       const routed = { ...principal, currency: input.currency, country: input.country ?? null, connectors: input.connectors ?? [] };
-      await this.confirmation.routeCandidates(routed, settings, method!, mandate?.savedPaymentMethod ?? null);
+      await this.deps.routing.eligibleAccounts(routed, methodTypeOf(method!), settings.routing, mandate?.savedPaymentMethod ?? null);
     }
     // The charge starts here: a revocation committed before this claim refuses it, before anything is written.
     if (mandate) await this.deps.mandates.claimForCharge(mandate);
@@ -58,6 +58,7 @@ export class PaymentCreation {
       amountCapturable: 0,
       amountReceived: 0,
       amountRefunded: 0,
+      routing: null,
       surchargeAmount: 0,
       customerId,
       mandateId: mandate?.id ?? null,

@@ -5,6 +5,7 @@ import type { ConnectorAccountService } from '../../connectors/index.ts';
 import type { CustomerService } from '../../customers/index.ts';
 import type { MandateService } from '../../mandates/index.ts';
 import type { PaymentSyncScheduler } from '../../processor-sync/index.ts';
+import type { RoutingService } from '../../routing/index.ts';
 import type { PaymentStore } from '../store.ts';
 import type { PaymentKeys } from './keys.ts';
 
@@ -16,4 +17,5 @@ export interface PaymentDependencies {
   readonly customers: CustomerService;
   readonly mandates: MandateService;
   readonly syncScheduler: PaymentSyncScheduler;
+  readonly routing: RoutingService;
 }

@@ -1,0 +1,292 @@
+// Routing's use cases (docs/routing.md): setting a profile's algorithm, deciding where a payment goes (the
+// eligible accounts, the active algorithm, the connector accounts' health and success rates), previewing that
+// decision, and recording each authorization's outcome for the next decisions. Health and rates live in
+// Redis, shared by every process; when Redis cannot be reached, payments are routed without them (fail open).
+import { createHash } from 'node:crypto';
+import { invalidInput } from '../../kernel/errors.ts';
+import type { Mode } from '../../kernel/api-keys.ts';
+import type { MerchantPrincipal } from '../../kernel/principal.ts';
+import { parseInput } from '../../kernel/validation.ts';
+import { cardBrand } from '../../kernel/cards.ts';
+import type { ServiceContext } from '../../platform/context.ts';
+import type { ConnectorAccount, SavedPaymentMethod } from '../../generated/prisma/client.ts';
+import type { ConnectorAccountService } from '../connectors/index.ts';
+import { profileSettings } from '../merchants/index.ts';
+import { methodTypeOf, type ConnectorError, type PaymentMethod, type ProcessorPayment } from '../connectors/port.ts';
+import type { PaymentMethodType } from '../payments/methods.ts';
+import type { CircuitState, RoutingAlgorithm, RoutingDecision, RoutingFacts, SuccessRate } from './algorithm.ts';
+import { decideRoute, rateKeyOf } from './machine.ts';
+import type { ConnectorHealth } from './health.ts';
+import type { SuccessRates } from './success-rates.ts';
+import { accountReferences, algorithmOf, routingPreviewInput, setRoutingAlgorithmInput } from './inputs.ts';
+import { RoutingAlgorithmStore, type StoredAlgorithm } from './store.ts';
+
+/** What routing needs of a payment. */
+export interface RoutablePayment {
+  id: string;
+  merchantId: string;
+  profileId: string;
+  mode: Mode;
+  amount: number;
+  currency: string;
+  country: string | null;
+  metadata: unknown;
+  /** The payment's own connector order (names). */
+  connectors: readonly string[];
+}
+
+/** A payment's decision, with its candidates as accounts in order and the facts its outcomes are recorded under. */
+export interface RoutedPayment {
+  decision: RoutingDecision;
+  accounts: ConnectorAccount[];
+  facts: RoutingFacts;
+}
+
+/** What an authorization at one account came to: the processor's answer, or the error that stood for one. */
+export type AuthorizationOutcome = { answer: ProcessorPayment } | { error: ConnectorError };
+
+/** A ConnectorError that says the processor is unwell (it timed out, could not be reached, or failed with a 5xx). */
+const PROCESSOR_FAILURES: ReadonlySet<ConnectorError['kind']> = new Set(['timeout', 'unreachable', 'server_error']);
+
+/** Algorithms the history keeps on show. */
+const HISTORY_LIMIT = 20;
+
+/** A payment's draw in [0, 1): stable for the payment, so its volume split and exploration do not change when it is confirmed again. */
+export function drawOf(paymentId: string): number {
+  return createHash('sha256').update(paymentId).digest().readUIntBE(0, 6) / 2 ** 48;
+}
+
+/** The card network routing facts name (visa, mastercard, …), or null for a method that is not a card or a brand not known. */
+function cardNetworkOf(method: PaymentMethod, saved: SavedPaymentMethod | null): string | null {
+  const brand = method.type === 'card' ? cardBrand(method.card.number) : method.type === 'saved_card' ? saved?.cardBrand : null;
+  return brand && brand !== 'UNKNOWN' ? brand.toLowerCase() : null;
+}
+
+/** The payment's metadata as string pairs (what createPayment accepts; anything else is left out). */
+function metadataOf(metadata: unknown): Record<string, string> {
+  if (metadata === null || typeof metadata !== 'object') return {};
+  return Object.fromEntries(Object.entries(metadata).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}
+
+export class RoutingService {
+  private readonly store: RoutingAlgorithmStore;
+
+  constructor(
+    private readonly context: ServiceContext,
+    private readonly connectorAccounts: ConnectorAccountService,
+    private readonly health: ConnectorHealth,
+    private readonly successRates: SuccessRates,
+    /** Milliseconds since the epoch: the circuits' clock (tests inject theirs to pass a cool-down without waiting). */
+    private readonly now: () => number = Date.now,
+  ) {
+    this.store = new RoutingAlgorithmStore(context.db);
+  }
+
+  /**
+   * Checks every account the algorithm names (the merchant's, in the key's mode) and makes it the profile's
+   * active algorithm of that mode; the one it replaces joins the history.
+   */
+  async setAlgorithm(principal: MerchantPrincipal, rawInput: unknown): Promise<StoredAlgorithm> {
+    const input = parseInput(setRoutingAlgorithmInput, rawInput);
+    await this.profileOf(principal, input.profileId);
+    const references = accountReferences(input.algorithm);
+    const accounts = await this.context.db.connectorAccount.findMany({
+      where: { id: { in: references.map((reference) => reference.id) }, merchantId: principal.merchantId },
+      select: { id: true, mode: true },
+    });
+    const modes = new Map(accounts.map((account) => [account.id, account.mode]));
+    for (const { path, id } of references) {
+      const mode = modes.get(id);
+      // Another merchant's account is as unknown as one that does not exist: its existence is not ours to tell.
+      if (mode === undefined) throw invalidInput(path, `no connector account ${id} for this merchant`);
+      if (mode !== principal.mode)
+        throw invalidInput(
+          path,
+          `${id} is a ${mode.toLowerCase()} connector account; a ${principal.mode.toLowerCase()} key routes to ${principal.mode.toLowerCase()} accounts`,
+        );
+    }
+    return this.store.setActive(input.profileId, principal.mode, algorithmOf(input.algorithm), principal.keyId);
+  }
+
+  async activeAlgorithm(profileId: string, mode: Mode): Promise<StoredAlgorithm | null> {
+    return this.store.active(profileId, mode);
+  }
+
+  async algorithmHistory(profileId: string, mode: Mode): Promise<StoredAlgorithm[]> {
+    return this.store.history(profileId, mode, HISTORY_LIMIT);
+  }
+
+  /**
+   * Where a payment goes: the accounts eligible for it (a saved card: only the account that issued its token),
+   * ordered by the profile's active algorithm, open circuits skipped. A half-open account is tried by one
+   * payment at a time, the probe: the first to claim it. INVALID_INPUT naming the method when none accepts it.
+   */
+  async decideForPayment(
+    payment: RoutablePayment,
+    profileRouting: readonly string[],
+    method: PaymentMethod,
+    saved: SavedPaymentMethod | null,
+  ): Promise<RoutedPayment> {
+    const facts: RoutingFacts = {
+      amount: payment.amount,
+      currency: payment.currency,
+      paymentMethodType: methodTypeOf(method),
+      cardNetwork: cardNetworkOf(method, saved),
+      billingCountry: payment.country,
+      metadata: metadataOf(payment.metadata),
+    };
+    const candidates = await this.eligibleAccounts(payment, facts.paymentMethodType, profileRouting, saved);
+    const decision = await this.decide(payment.profileId, payment.mode, facts, candidates, drawOf(payment.id), { claimProbe: true });
+    const byId = new Map(candidates.map((account) => [account.id, account]));
+    const accounts = decision.candidates.map((id) => byId.get(id)!);
+    if (accounts.length === 0)
+      throw invalidInput(
+        saved ? 'paymentMethodId' : 'paymentMethodData',
+        `no connector account the routing algorithm names can take this payment: ${decision.reason}`,
+      );
+    return { decision, accounts, facts };
+  }
+
+  /** The decision a payment with these facts would get now: nothing is recorded and no probe is claimed. */
+  async preview(principal: MerchantPrincipal, rawInput: unknown): Promise<RoutingDecision> {
+    const input = parseInput(routingPreviewInput, rawInput);
+    const profile = await this.profileOf(principal, input.profileId);
+    const facts: RoutingFacts = {
+      amount: input.amount,
+      currency: input.currency,
+      paymentMethodType: input.paymentMethodType,
+      cardNetwork: input.cardNetwork ?? null,
+      billingCountry: input.billingCountry ?? null,
+      metadata: input.metadata,
+    };
+    const payment = { merchantId: principal.merchantId, mode: principal.mode, currency: input.currency, country: facts.billingCountry, connectors: [] };
+    // None eligible is an answer here, not an error: the decision says so.
+    const eligible = await this.eligible(payment, facts.paymentMethodType, profile.routing);
+    // A preview has no payment id to draw from: a fresh draw, as the next payment would get one.
+    return this.decide(profile.id, principal.mode, facts, eligible, Math.random(), { claimProbe: false });
+  }
+
+  /**
+   * Records one authorization's outcome, after it (outside any transaction): any processor answer says the
+   * processor is up, a timeout, connection failure or 5xx that it is not; an answer counts for the success rate
+   * (a decline as not authorized), an error does not. Never fails the payment: a Redis failure is logged.
+   */
+  async recordAuthorization(facts: RoutingFacts, accountId: string, outcome: AuthorizationOutcome): Promise<void> {
+    const processorFailed = 'error' in outcome && PROCESSOR_FAILURES.has(outcome.error.kind);
+    await this.signal('record the authorization', undefined, async () => {
+      await this.health.record(accountId, processorFailed ? 'failure' : 'success', this.now());
+      if ('answer' in outcome) await this.successRates.record(accountId, rateKeyOf(facts), outcome.answer.status !== 'failed');
+    });
+  }
+
+  /** An account's circuit as every process sees it, and when an open one's cool-down ends; null when Redis cannot be reached. */
+  async circuitOf(accountId: string): Promise<{ state: CircuitState; reopensAt: Date | null } | null> {
+    const circuit = await this.signal('read connector health', null, async () => (await this.health.circuits([accountId], this.now())).get(accountId) ?? null);
+    return circuit && { state: circuit.state, reopensAt: circuit.openUntil === null ? null : new Date(circuit.openUntil) };
+  }
+
+  /** The accounts of `ids`, in that order (a decision's candidates). */
+  async accountsByIds(ids: readonly string[]): Promise<ConnectorAccount[]> {
+    const accounts = await this.context.db.connectorAccount.findMany({ where: { id: { in: [...ids] } } });
+    const byId = new Map(accounts.map((account) => [account.id, account]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  private async profileOf(principal: MerchantPrincipal, profileId: string) {
+    const profile = await this.context.db.businessProfile.findFirst({ where: { id: profileId, merchantId: principal.merchantId } });
+    if (profile === null) throw invalidInput('profileId', `no business profile ${profileId} for this merchant`);
+    return { id: profile.id, routing: profileSettings(profile, principal.mode).routing };
+  }
+
+  /**
+   * The accounts that may take a payment of this method, in the default order (the payment's connectors, the
+   * profile's, then age); a saved card only at the account that issued its token. INVALID_INPUT naming the
+   * method when none does.
+   */
+  async eligibleAccounts(
+    payment: Pick<RoutablePayment, 'merchantId' | 'mode' | 'currency' | 'country' | 'connectors'>,
+    paymentMethodType: PaymentMethodType,
+    profileRouting: readonly string[],
+    saved: Pick<SavedPaymentMethod, 'connectorAccountId'> | null,
+  ): Promise<ConnectorAccount[]> {
+    const eligible = await this.eligible(payment, paymentMethodType, profileRouting);
+    const accounts = saved ? eligible.filter((account) => account.id === saved.connectorAccountId) : eligible;
+    if (accounts.length === 0) {
+      const field = saved ? 'paymentMethodId' : 'paymentMethodData';
+      const where = `${payment.currency}${payment.country ? ` from ${payment.country}` : ''} in ${payment.mode.toLowerCase()} mode`;
+      throw invalidInput(
+        field,
+        `no connector account of this merchant accepts ${paymentMethodType} payments in ${where}${saved ? ' at the account that saved this card' : ''}; see paymentMethods, or createConnectorAccount`,
+      );
+    }
+    return accounts;
+  }
+
+  private eligible(
+    payment: Pick<RoutablePayment, 'merchantId' | 'mode' | 'currency' | 'country' | 'connectors'>,
+    paymentMethodType: PaymentMethodType,
+    profileRouting: readonly string[],
+  ): Promise<ConnectorAccount[]> {
+    return this.connectorAccounts.eligible({
+      merchantId: payment.merchantId,
+      mode: payment.mode,
+      paymentMethodType,
+      currency: payment.currency,
+      country: payment.country,
+      paymentConnectors: payment.connectors,
+      profileRouting,
+    });
+  }
+
+  /** The machine's decision over the eligible accounts, with the signals Redis holds (none when it cannot be reached). */
+  private async decide(
+    profileId: string,
+    mode: Mode,
+    facts: RoutingFacts,
+    eligible: readonly ConnectorAccount[],
+    draw: number,
+    options: { claimProbe: boolean },
+  ): Promise<RoutingDecision> {
+    const algorithm: RoutingAlgorithm | null = (await this.store.active(profileId, mode))?.algorithm ?? null;
+    const ids = eligible.map((account) => account.id);
+    const now = this.now();
+    let signalsMissing = false;
+    const withoutSignals = <T>(fallback: T) => {
+      signalsMissing = true;
+      return fallback;
+    };
+    const states = await this.signal('read connector health', null, () => this.health.states(ids, now));
+    const health = states ? await this.resolveHalfOpen(ids, states, now, options.claimProbe) : withoutSignals(new Map<string, CircuitState>());
+    let rates: ReadonlyMap<string, SuccessRate> = new Map();
+    if (algorithm?.type === 'successRate') {
+      const read = await this.signal('read success rates', null, () => this.successRates.rates(ids, rateKeyOf(facts), algorithm.windowSize));
+      rates = read ?? withoutSignals(rates);
+    }
+    const connectorOf = new Map(eligible.map((account) => [account.id, account.connectorName]));
+    const decision = decideRoute(algorithm, { facts, eligible: ids, health, rates, draw }, (id) => `${connectorOf.get(id) ?? 'account'} ${id}`);
+    return signalsMissing ? { ...decision, reason: `${decision.reason} Connector health and success rates could not be read, so none counted.` } : decision;
+  }
+
+  /**
+   * One payment at a time probes a half-open account: the first half-open one in the eligible order is this
+   * payment's probe if it claims it; the other half-open ones stay closed to it, as open ones are. A preview
+   * claims nothing and shows half-open as it is.
+   */
+  private async resolveHalfOpen(ids: readonly string[], states: Map<string, CircuitState>, now: number, claim: boolean): Promise<Map<string, CircuitState>> {
+    if (!claim) return states;
+    const halfOpen = ids.filter((id) => states.get(id) === 'half_open');
+    if (halfOpen.length === 0) return states;
+    const probing = (await this.signal('claim a probe', false, () => this.health.claimProbe(halfOpen[0]!, now))) ? halfOpen[0] : null;
+    return new Map(ids.map((id) => [id, states.get(id) === 'half_open' && id !== probing ? 'open' : (states.get(id) ?? 'closed')]));
+  }
+
+  /** A Redis call whose failure must not fail the payment: logged, and `fallback` stands for its result. */
+  private async signal<T>(what: string, fallback: T, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      this.context.logger.warn({ err: error }, `routing could not ${what}; routing without it`);
+      return fallback;
+    }
+  }
+}
