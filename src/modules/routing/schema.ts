@@ -135,27 +135,27 @@ const RoutingConditionInput = inputTypeFor('RoutingConditionInput', conditionInp
 });
 
 const VolumeSplitInput = builder.inputType('VolumeSplitInput', {
-  fields: (t) => ({ connectorAccountId: t.string({ required: true }), percent: t.int({ required: true }) }),
+  fields: (t) => ({ connectorAccountId: t.id({ required: true }), percent: t.int({ required: true }) }),
 });
 
 const RoutingRuleInput = builder.inputType('RoutingRuleInput', {
   fields: (t) => ({
     name: t.string({ required: true }),
     conditions: t.field({ type: [RoutingConditionInput], required: true, description: 'All must hold; [] always holds.' }),
-    connectorAccountIds: t.stringList({ required: true }),
+    connectorAccountIds: t.idList({ required: true }),
   }),
 });
 
 const RoutingRulesInput = builder.inputType('RoutingRulesInput', {
   fields: (t) => ({
     rules: t.field({ type: [RoutingRuleInput], required: true, description: 'The first rule whose conditions all hold decides.' }),
-    defaultConnectorAccountIds: t.stringList({ required: true, description: 'Where payments go when no rule holds.' }),
+    defaultConnectorAccountIds: t.idList({ required: true, description: 'Where payments go when no rule holds.' }),
   }),
 });
 
 const SuccessRateRoutingInput = builder.inputType('SuccessRateRoutingInput', {
   fields: (t) => ({
-    connectorAccountIds: t.stringList({ required: true }),
+    connectorAccountIds: t.idList({ required: true }),
     windowSize: t.int({ description: 'The last answers counted per account, method, card network and currency: 10 to 1000 (100 by default).' }),
     explorationPercent: t.int({ description: 'The share of payments sent first to another account than the best, 0 to 50 (5 by default).' }),
   }),
@@ -164,7 +164,7 @@ const SuccessRateRoutingInput = builder.inputType('SuccessRateRoutingInput', {
 const RoutingAlgorithmInput = inputTypeFor('RoutingAlgorithmInput', routingAlgorithmInput, {
   description: 'Exactly one of these.',
   fields: (t) => ({
-    priority: t.stringList({ description: 'Connector account ids in the order payments try them.' }),
+    priority: t.idList({ description: 'Connector account ids in the order payments try them.' }),
     volumeSplit: t.field({ type: [VolumeSplitInput], description: 'Percents adding up to 100: each payment goes first to one account drawn by them.' }),
     rules: t.field({ type: RoutingRulesInput }),
     successRate: t.field({ type: SuccessRateRoutingInput }),
@@ -173,7 +173,7 @@ const RoutingAlgorithmInput = inputTypeFor('RoutingAlgorithmInput', routingAlgor
 
 const SetRoutingAlgorithmInput = inputTypeFor('SetRoutingAlgorithmInput', setRoutingAlgorithmInput, {
   fields: (t) => ({
-    profileId: t.string({ required: true }),
+    profileId: t.id({ required: true }),
     algorithm: t.field({ type: RoutingAlgorithmInput, required: true }),
   }),
 });
@@ -190,7 +190,7 @@ builder.mutationField('setRoutingAlgorithm', (t) =>
 
 const RoutingPreviewInput = inputTypeFor('RoutingPreviewInput', routingPreviewInput, {
   fields: (t) => ({
-    profileId: t.string({ required: true }),
+    profileId: t.id({ required: true }),
     amount: t.int({ required: true }),
     currency: t.string({ required: true }),
     paymentMethodType: t.field({ type: PaymentMethodTypeEnum, required: true }),

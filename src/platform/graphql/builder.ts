@@ -14,7 +14,8 @@ export const builder = new SchemaBuilder<{
   AuthScopes: { admin: boolean; secretKey: boolean; publishableKey: boolean };
   // A root field declares its scope once, with t.withAuth(scopes): its resolver then sees the principal that scope admits.
   AuthContexts: { admin: ContextFor<'admin'>; secretKey: ContextFor<'secretKey'>; publishableKey: ContextFor<'publishableKey'> };
-  Scalars: { DateTime: { Input: Date; Output: Date }; JSON: { Input: unknown; Output: unknown } };
+  // IDs are our prefixed strings (src/kernel/ids.ts), never numbers, both ways.
+  Scalars: { ID: { Input: string; Output: string }; DateTime: { Input: Date; Output: Date }; JSON: { Input: unknown; Output: unknown } };
   DefaultFieldNullability: false;
 }>({
   defaultFieldNullability: false,
