@@ -22,8 +22,13 @@ export function createAdapters(config: Config, logger: Logger, clock?: () => num
   const webhookQueue = new WebhookQueue(config, logger);
   const webhookSender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS });
   const liveFeed = createLiveFeed(config, logger);
-  // Routing's reads and writes fail at once while Redis is away (no offline queue): payments route without them.
-  const routingRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  // Routing's reads and writes fail at once while Redis is away (no offline queue), and within
+  // ROUTING_REDIS_TIMEOUT_MS when it is connected but does not answer: payments route without them.
+  const routingRedis = new Redis(config.ROUTING_REDIS_URL ?? config.REDIS_URL, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    commandTimeout: config.ROUTING_REDIS_TIMEOUT_MS,
+  });
   routingRedis.on('error', (error) => logger.warn({ err: error }, 'routing redis connection error'));
   return {
     paymentSyncScheduler: paymentSyncQueue,

@@ -43,8 +43,7 @@ export function createServices(context: ServiceContext, adapters: ServiceAdapter
   const outbox = new EventOutbox(context, adapters.eventRelay, adapters.livePublisher);
   const mandates = new MandateService(context, outbox, customers);
   const paymentEvents = new PaymentEvents(outbox, adapters.livePublisher, context.logger);
-  const { health, successRates } = adapters.routingSignals;
-  const routing = new RoutingService(context, connectorAccounts, health, successRates, adapters.clock);
+  const routing = new RoutingService(context, connectorAccounts, adapters.routingSignals, adapters.clock);
   const payments = new PaymentService(context, connectorAccounts, customers, mandates, paymentEvents, adapters.paymentSyncScheduler, routing);
   const refunds = new RefundService(context, payments, connectorAccounts, outbox, adapters.paymentSyncScheduler);
   const disputes = new DisputeService(context, connectorAccounts, outbox);

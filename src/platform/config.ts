@@ -70,6 +70,10 @@ const configSchema = z.object({
   ROUTING_CIRCUIT_FAILURES: z.coerce.number().int().min(1).max(10_000).default(5),
   ROUTING_CIRCUIT_WINDOW_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
   ROUTING_CIRCUIT_COOLDOWN_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
+  /** The Redis connector health and success rates live on (docs/routing.md#connector-health); REDIS_URL when unset. */
+  ROUTING_REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  /** How long a routing signal's read or write may take before the payment goes on without it: a Redis that stops answering costs each confirm at most this. */
+  ROUTING_REDIS_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(150),
   /** Scales every webhook retry delay (the seed's 24 h schedule): 0.001 runs it in 86 s, for tests and demos. */
   WEBHOOK_RETRY_DELAY_SCALE: z.coerce.number().positive().max(1000).default(1),
   /**

@@ -161,6 +161,8 @@ export interface WalletSession {
 export class ConnectorError extends Error {
   /** The processor's own code, as it sent it. */
   readonly processorCode?: string;
+  /** The HTTP status the processor answered with, when it answered one: routing counts only a 5xx as the processor failing. */
+  readonly httpStatus?: number;
   /**
    * The decline catalog's code of a refusal that reads as a decline, made before any payment existed (a card number
    * or expiry date the processor would not take, a currency it does not take): so a hard one is never sent on.
@@ -187,6 +189,7 @@ export class ConnectorError extends Error {
     this.name = 'ConnectorError';
     if (details.processorCode !== undefined) this.processorCode = details.processorCode;
     if (details.declineCode !== undefined) this.declineCode = details.declineCode;
+    if (details.httpStatus !== undefined) this.httpStatus = details.httpStatus;
     Object.defineProperty(this, 'processorBody', { value: processorErrorBody(details.body), enumerable: false });
   }
 }
@@ -199,6 +202,8 @@ export interface ConnectorErrorDetails {
   declineCode?: DeclineCode | undefined;
   /** The processor's error body as it sent it (parsed JSON), scrubbed by the constructor before anything else holds it. */
   body?: unknown;
+  /** The HTTP status of the processor's answer (ConnectorError.httpStatus). */
+  httpStatus?: number | undefined;
 }
 
 /**

@@ -4,7 +4,7 @@
 // (claimProbe) sends a payment; its success closes the circuit, its failure opens it for another cool-down.
 // Time is the caller's `now`, so the logic never rests on Redis TTLs (those only clean up forgotten keys);
 // each change is one Lua script, so processes recording at once neither lose a failure nor open twice.
-import type { Redis, Result } from 'ioredis';
+import type { ChainableCommander, Redis, Result } from 'ioredis';
 import type { CircuitState } from './algorithm.ts';
 
 /** A call's outcome as the circuit counts it: a timeout or a processor failure (5xx, connection error) fails; any answer, a decline too, succeeds. */
@@ -74,6 +74,23 @@ for index, key in ipairs(KEYS) do openUntil[index] = redis.call('HGET', key, 'op
 return openUntil
 `;
 
+/** An account's circuit at some moment, and when an open one's cool-down ends (ms). */
+export interface Circuit {
+  state: CircuitState;
+  openUntil: number | null;
+}
+
+/** The circuits of `accountIds` at `now`, from their openUntil as OPEN_UNTIL answers it. */
+function circuitsOf(accountIds: readonly string[], now: number, openUntil: readonly (string | null)[]): Map<string, Circuit> {
+  return new Map(
+    accountIds.map((accountId, index) => {
+      const until = openUntil[index] ?? null;
+      const state: CircuitState = until === null ? 'closed' : now < Number(until) ? 'open' : 'half_open';
+      return [accountId, { state, openUntil: state === 'open' ? Number(until) : null }];
+    }),
+  );
+}
+
 /** How long a circuit nobody records on is kept: long past any window and cool-down, for cleanup only. */
 const RETENTION_PAST_SETTINGS_MS = 24 * 3600 * 1000;
 
@@ -93,18 +110,12 @@ export class ConnectorHealth {
 
   /** Counts one call's outcome at `now` (ms); returns the circuit's state after it. */
   async record(accountId: string, outcome: CallOutcome, now: number): Promise<CircuitState> {
-    const { failures, windowMs, cooldownMs } = this.#settings;
-    const retentionMs = RETENTION_PAST_SETTINGS_MS + windowMs + cooldownMs;
-    return this.#redis.routingCircuitRecord(
-      this.#circuitKey(accountId),
-      this.#failuresKey(accountId),
-      outcome,
-      now,
-      failures,
-      windowMs,
-      cooldownMs,
-      retentionMs,
-    );
+    return this.#redis.routingCircuitRecord(...this.#recordArgs(accountId, outcome, now));
+  }
+
+  /** `record`, queued on `commands` to go in the same round trip as others. */
+  queueRecord(commands: ChainableCommander, accountId: string, outcome: CallOutcome, now: number): void {
+    commands.routingCircuitRecord(...this.#recordArgs(accountId, outcome, now));
   }
 
   /** Each account's state at `now`, in one round trip: open while now < openUntil, then half-open until a probe settles. */
@@ -114,21 +125,30 @@ export class ConnectorHealth {
   }
 
   /** Each account's state at `now` and, for an open one, when its cool-down ends (ms): what connectorAccounts { health } shows. */
-  async circuits(accountIds: readonly string[], now: number): Promise<Map<string, { state: CircuitState; openUntil: number | null }>> {
+  async circuits(accountIds: readonly string[], now: number): Promise<Map<string, Circuit>> {
     if (accountIds.length === 0) return new Map();
-    const openUntil = await this.#redis.routingCircuitOpenUntil(accountIds.length, ...accountIds.map((accountId) => this.#circuitKey(accountId)));
-    return new Map(
-      accountIds.map((accountId, index) => {
-        const until = openUntil[index] ?? null;
-        const state: CircuitState = until === null ? 'closed' : now < Number(until) ? 'open' : 'half_open';
-        return [accountId, { state, openUntil: state === 'open' ? Number(until) : null }];
-      }),
-    );
+    return circuitsOf(accountIds, now, await this.#redis.routingCircuitOpenUntil(...this.#openUntilArgs(accountIds)));
+  }
+
+  /** `circuits`, queued on `commands` (at least one account): the reply, once sent, reads as `circuits` returns. */
+  queueCircuits(commands: ChainableCommander, accountIds: readonly string[], now: number): (reply: unknown) => Map<string, Circuit> {
+    commands.routingCircuitOpenUntil(...this.#openUntilArgs(accountIds));
+    return (reply) => circuitsOf(accountIds, now, reply as (string | null)[]);
   }
 
   /** For a half-open account: true for one caller per cool-down, who sends the probe; false for the others, who treat it as open. */
   async claimProbe(accountId: string, now: number): Promise<boolean> {
     return (await this.#redis.routingCircuitClaimProbe(this.#circuitKey(accountId), now, this.#settings.cooldownMs)) === 1;
+  }
+
+  #recordArgs(accountId: string, outcome: CallOutcome, now: number): [string, string, CallOutcome, number, number, number, number, number] {
+    const { failures, windowMs, cooldownMs } = this.#settings;
+    const retentionMs = RETENTION_PAST_SETTINGS_MS + windowMs + cooldownMs;
+    return [this.#circuitKey(accountId), this.#failuresKey(accountId), outcome, now, failures, windowMs, cooldownMs, retentionMs];
+  }
+
+  #openUntilArgs(accountIds: readonly string[]): [number, ...string[]] {
+    return [accountIds.length, ...accountIds.map((accountId) => this.#circuitKey(accountId))];
   }
 
   #circuitKey(accountId: string): string {

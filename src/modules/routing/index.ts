@@ -3,16 +3,12 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../../platform/config.ts';
 import { ConnectorHealth } from './health.ts';
 import { SuccessRates } from './success-rates.ts';
+import type { RoutingSignals } from './service.ts';
 
 export * from './algorithm.ts';
-export { ConnectorHealth, type CallOutcome, type CircuitSettings } from './health.ts';
+export { ConnectorHealth, type CallOutcome, type Circuit, type CircuitSettings } from './health.ts';
 export { SuccessRates } from './success-rates.ts';
-export { RoutingService, type AuthorizationOutcome, type RoutedPayment } from './service.ts';
-
-export interface RoutingSignals {
-  health: ConnectorHealth;
-  successRates: SuccessRates;
-}
+export { RoutingService, type AuthorizationOutcome, type RoutedPayment, type RoutingSignals } from './service.ts';
 
 /** The circuit breakers and success rates of this deployment (its REDIS_PREFIX), on `redis`. */
 export function createRoutingSignals(redis: Redis, config: Config): RoutingSignals {
@@ -23,5 +19,6 @@ export function createRoutingSignals(redis: Redis, config: Config): RoutingSigna
       cooldownMs: config.ROUTING_CIRCUIT_COOLDOWN_MS,
     }),
     successRates: new SuccessRates(redis, config.REDIS_PREFIX),
+    batch: () => redis.pipeline(),
   };
 }

@@ -16,6 +16,7 @@ import { methodTypeOf, type ConnectorError, type PaymentMethod, type ProcessorPa
 import type { PaymentMethodType } from '../payments/methods.ts';
 import type { CircuitState, RoutingAlgorithm, RoutingDecision, RoutingFacts, SuccessRate } from './algorithm.ts';
 import { decideRoute, rateKeyOf } from './machine.ts';
+import type { ChainableCommander } from 'ioredis';
 import type { ConnectorHealth } from './health.ts';
 import type { SuccessRates } from './success-rates.ts';
 import { accountReferences, algorithmOf, routingPreviewInput, setRoutingAlgorithmInput } from './inputs.ts';
@@ -45,8 +46,37 @@ export interface RoutedPayment {
 /** What an authorization at one account came to: the processor's answer, or the error that stood for one. */
 export type AuthorizationOutcome = { answer: ProcessorPayment } | { error: ConnectorError };
 
-/** A ConnectorError that says the processor is unwell (it timed out, could not be reached, or failed with a 5xx). */
-const PROCESSOR_FAILURES: ReadonlySet<ConnectorError['kind']> = new Set(['timeout', 'unreachable', 'server_error']);
+/** The signals every process shares in Redis (createRoutingSignals). */
+export interface RoutingSignals {
+  health: ConnectorHealth;
+  successRates: SuccessRates;
+  /** Commands queued to go to Redis in one round trip (the health's and rates' queue* methods). */
+  batch: () => ChainableCommander;
+}
+
+/**
+ * Whether an error says the processor is unwell: it timed out, could not be reached, or failed with a 5xx. Not
+ * a 429 or 409 (rate limiting, a conflict) nor a body we could not read: the processor answered, and opening
+ * its circuit for those would send every payment elsewhere because of one merchant's traffic.
+ */
+export function processorFailed(error: ConnectorError): boolean {
+  if (error.kind === 'timeout' || error.kind === 'unreachable') return true;
+  return error.kind === 'server_error' && error.httpStatus !== undefined && error.httpStatus >= 500;
+}
+
+/** Whether an answer counts for the success rate as authorized (true) or not (false); null for one not settled yet (pending, 3DS). */
+export function authorizedOf(status: ProcessorPayment['status']): boolean | null {
+  if (SETTLED_AUTHORIZED.has(status)) return true;
+  return status === 'failed' || status === 'authentication_failed' ? false : null;
+}
+const SETTLED_AUTHORIZED: ReadonlySet<ProcessorPayment['status']> = new Set(['authorized', 'captured', 'partially_authorized', 'partially_captured']);
+
+/** The replies of `commands` once sent; the first command's error, if any, is thrown. */
+async function sent(commands: ChainableCommander): Promise<unknown[]> {
+  const replies = (await commands.exec()) ?? [];
+  for (const [error] of replies) if (error) throw error;
+  return replies.map(([, reply]) => reply);
+}
 
 /** Algorithms the history keeps on show. */
 const HISTORY_LIMIT = 20;
@@ -68,14 +98,39 @@ function metadataOf(metadata: unknown): Record<string, string> {
   return Object.fromEntries(Object.entries(metadata).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
 
+/** What routing knows of a payment paid with `method`. */
+function factsOf(payment: Omit<RoutablePayment, 'id'>, method: PaymentMethod, saved: SavedPaymentMethod | null): RoutingFacts {
+  return {
+    amount: payment.amount,
+    currency: payment.currency,
+    paymentMethodType: methodTypeOf(method),
+    cardNetwork: cardNetworkOf(method, saved),
+    billingCountry: payment.country,
+    metadata: metadataOf(payment.metadata),
+  };
+}
+
+/** The refusal of a payment none of whose eligible accounts the algorithm names. */
+const unroutable = (decision: RoutingDecision) =>
+  invalidInput('paymentMethodData', `no connector account the routing algorithm names can take this payment: ${decision.reason}`);
+
+/** A saved card's decision: the account that issued its token, the only one that can charge it. */
+function savedCardDecision(algorithm: RoutingAlgorithm | null, issuer: ConnectorAccount): RoutingDecision {
+  return {
+    algorithm: algorithm?.type ?? 'priority',
+    candidates: [issuer.id],
+    chosen: issuer.id,
+    reason: `A saved card goes to the account that issued its token, ${issuer.connectorName} ${issuer.id}, whatever the routing algorithm.`,
+  };
+}
+
 export class RoutingService {
   private readonly store: RoutingAlgorithmStore;
 
   constructor(
     private readonly context: ServiceContext,
     private readonly connectorAccounts: ConnectorAccountService,
-    private readonly health: ConnectorHealth,
-    private readonly successRates: SuccessRates,
+    private readonly signals: RoutingSignals,
     /** Milliseconds since the epoch: the circuits' clock (tests inject theirs to pass a cool-down without waiting). */
     private readonly now: () => number = Date.now,
   ) {
@@ -117,9 +172,10 @@ export class RoutingService {
   }
 
   /**
-   * Where a payment goes: the accounts eligible for it (a saved card: only the account that issued its token),
-   * ordered by the profile's active algorithm, open circuits skipped. A half-open account is tried by one
-   * payment at a time, the probe: the first to claim it. INVALID_INPUT naming the method when none accepts it.
+   * Where a payment goes: the accounts eligible for it, ordered by the profile's active algorithm, open circuits
+   * skipped; a half-open account goes first only for the payment that claims its probe. A saved card (a mandate's
+   * too) goes to the account that issued its token whatever the algorithm: no other can charge the token.
+   * INVALID_INPUT naming the method when none accepts it.
    */
   async decideForPayment(
     payment: RoutablePayment,
@@ -127,24 +183,29 @@ export class RoutingService {
     method: PaymentMethod,
     saved: SavedPaymentMethod | null,
   ): Promise<RoutedPayment> {
-    const facts: RoutingFacts = {
-      amount: payment.amount,
-      currency: payment.currency,
-      paymentMethodType: methodTypeOf(method),
-      cardNetwork: cardNetworkOf(method, saved),
-      billingCountry: payment.country,
-      metadata: metadataOf(payment.metadata),
-    };
+    const facts = factsOf(payment, method, saved);
     const candidates = await this.eligibleAccounts(payment, facts.paymentMethodType, profileRouting, saved);
-    const decision = await this.decide(payment.profileId, payment.mode, facts, candidates, drawOf(payment.id), { claimProbe: true });
+    const algorithm = (await this.store.active(payment.profileId, payment.mode))?.algorithm ?? null;
+    if (saved) return { decision: savedCardDecision(algorithm, candidates[0]!), accounts: candidates, facts };
+    const decision = await this.decide(algorithm, facts, candidates, drawOf(payment.id), { claimProbe: true });
     const byId = new Map(candidates.map((account) => [account.id, account]));
     const accounts = decision.candidates.map((id) => byId.get(id)!);
-    if (accounts.length === 0)
-      throw invalidInput(
-        saved ? 'paymentMethodId' : 'paymentMethodData',
-        `no connector account the routing algorithm names can take this payment: ${decision.reason}`,
-      );
+    if (accounts.length === 0) throw unroutable(decision);
     return { decision, accounts, facts };
+  }
+
+  /**
+   * Refuses, as confirming would, a payment that no connector account can take: none eligible, or none the
+   * active algorithm names (that depends on neither health, rates nor the draw). Claims and records nothing:
+   * createPayment asks before it writes anything.
+   */
+  async refuseUnroutable(payment: Omit<RoutablePayment, 'id'>, profileRouting: readonly string[], method: PaymentMethod, saved: SavedPaymentMethod | null) {
+    const facts = factsOf(payment, method, saved);
+    const candidates = await this.eligibleAccounts(payment, facts.paymentMethodType, profileRouting, saved);
+    if (saved) return;
+    const algorithm = (await this.store.active(payment.profileId, payment.mode))?.algorithm ?? null;
+    const decision = decideRoute(algorithm, { facts, eligible: candidates.map((account) => account.id), health: new Map(), rates: new Map(), draw: 0 });
+    if (decision.candidates.length === 0) throw unroutable(decision);
   }
 
   /** The decision a payment with these facts would get now: nothing is recorded and no probe is claimed. */
@@ -162,26 +223,36 @@ export class RoutingService {
     const payment = { merchantId: principal.merchantId, mode: principal.mode, currency: input.currency, country: facts.billingCountry, connectors: [] };
     // None eligible is an answer here, not an error: the decision says so.
     const eligible = await this.eligible(payment, facts.paymentMethodType, profile.routing);
+    const algorithm = (await this.store.active(profile.id, principal.mode))?.algorithm ?? null;
     // A preview has no payment id to draw from: a fresh draw, as the next payment would get one.
-    return this.decide(profile.id, principal.mode, facts, eligible, Math.random(), { claimProbe: false });
+    return this.decide(algorithm, facts, eligible, Math.random(), { claimProbe: false });
   }
 
   /**
-   * Records one authorization's outcome, after it (outside any transaction): any processor answer says the
-   * processor is up, a timeout, connection failure or 5xx that it is not; an answer counts for the success rate
-   * (a decline as not authorized), an error does not. Never fails the payment: a Redis failure is logged.
+   * Records one authorization's outcome, once the payment has saved it (outside any transaction), in one round
+   * trip: any processor answer says the processor is up, a timeout, connection failure or 5xx that it is not;
+   * a settled answer counts for the success rate (a decline as not authorized), an error or a pending answer
+   * does not. Never fails the payment: a Redis failure or a Redis that does not answer within
+   * ROUTING_REDIS_TIMEOUT_MS is logged.
    */
   async recordAuthorization(facts: RoutingFacts, accountId: string, outcome: AuthorizationOutcome): Promise<void> {
-    const processorFailed = 'error' in outcome && PROCESSOR_FAILURES.has(outcome.error.kind);
+    const health = 'error' in outcome && processorFailed(outcome.error) ? 'failure' : 'success';
+    const authorized = 'answer' in outcome ? authorizedOf(outcome.answer.status) : null;
     await this.signal('record the authorization', undefined, async () => {
-      await this.health.record(accountId, processorFailed ? 'failure' : 'success', this.now());
-      if ('answer' in outcome) await this.successRates.record(accountId, rateKeyOf(facts), outcome.answer.status !== 'failed');
+      const commands = this.signals.batch();
+      this.signals.health.queueRecord(commands, accountId, health, this.now());
+      if (authorized !== null) this.signals.successRates.queueRecord(commands, accountId, rateKeyOf(facts), authorized);
+      await sent(commands);
     });
   }
 
   /** An account's circuit as every process sees it, and when an open one's cool-down ends; null when Redis cannot be reached. */
   async circuitOf(accountId: string): Promise<{ state: CircuitState; reopensAt: Date | null } | null> {
-    const circuit = await this.signal('read connector health', null, async () => (await this.health.circuits([accountId], this.now())).get(accountId) ?? null);
+    const circuit = await this.signal(
+      'read connector health',
+      null,
+      async () => (await this.signals.health.circuits([accountId], this.now())).get(accountId) ?? null,
+    );
     return circuit && { state: circuit.state, reopensAt: circuit.openUntil === null ? null : new Date(circuit.openUntil) };
   }
 
@@ -240,44 +311,61 @@ export class RoutingService {
 
   /** The machine's decision over the eligible accounts, with the signals Redis holds (none when it cannot be reached). */
   private async decide(
-    profileId: string,
-    mode: Mode,
+    algorithm: RoutingAlgorithm | null,
     facts: RoutingFacts,
     eligible: readonly ConnectorAccount[],
     draw: number,
     options: { claimProbe: boolean },
   ): Promise<RoutingDecision> {
-    const algorithm: RoutingAlgorithm | null = (await this.store.active(profileId, mode))?.algorithm ?? null;
     const ids = eligible.map((account) => account.id);
     const now = this.now();
-    let signalsMissing = false;
-    const withoutSignals = <T>(fallback: T) => {
-      signalsMissing = true;
-      return fallback;
-    };
-    const states = await this.signal('read connector health', null, () => this.health.states(ids, now));
-    const health = states ? await this.resolveHalfOpen(ids, states, now, options.claimProbe) : withoutSignals(new Map<string, CircuitState>());
-    let rates: ReadonlyMap<string, SuccessRate> = new Map();
-    if (algorithm?.type === 'successRate') {
-      const read = await this.signal('read success rates', null, () => this.successRates.rates(ids, rateKeyOf(facts), algorithm.windowSize));
-      rates = read ?? withoutSignals(rates);
-    }
+    const signals = await this.signal('read connector health and success rates', null, () => this.readSignals(algorithm, ids, facts, now));
+    const rates = signals?.rates ?? new Map<string, SuccessRate>();
     const connectorOf = new Map(eligible.map((account) => [account.id, account.connectorName]));
-    const decision = decideRoute(algorithm, { facts, eligible: ids, health, rates, draw }, (id) => `${connectorOf.get(id) ?? 'account'} ${id}`);
-    return signalsMissing ? { ...decision, reason: `${decision.reason} Connector health and success rates could not be read, so none counted.` } : decision;
+    const decideWith = (health: ReadonlyMap<string, CircuitState>) =>
+      decideRoute(algorithm, { facts, eligible: ids, health, rates, draw }, (id) => `${connectorOf.get(id) ?? 'account'} ${id}`);
+    if (signals === null) {
+      const decision = decideWith(new Map());
+      return { ...decision, reason: `${decision.reason} Connector health and success rates could not be read, so none counted.` };
+    }
+    return options.claimProbe ? this.decideClaimingProbe(signals.health, now, decideWith) : decideWith(signals.health);
+  }
+
+  /** The accounts' circuits and, for success-rate routing, their rates: one round trip. */
+  private async readSignals(algorithm: RoutingAlgorithm | null, ids: readonly string[], facts: RoutingFacts, now: number) {
+    if (ids.length === 0) return { health: new Map<string, CircuitState>(), rates: new Map<string, SuccessRate>() };
+    const commands = this.signals.batch();
+    const circuitsOf = this.signals.health.queueCircuits(commands, ids, now);
+    const ratesOf = algorithm?.type === 'successRate' ? this.signals.successRates.queueRates(commands, ids, rateKeyOf(facts), algorithm.windowSize) : null;
+    const [circuits, rates] = await sent(commands);
+    return {
+      health: new Map([...circuitsOf(circuits)].map(([id, circuit]) => [id, circuit.state])),
+      rates: ratesOf ? ratesOf(rates) : new Map<string, SuccessRate>(),
+    };
   }
 
   /**
-   * One payment at a time probes a half-open account: the first half-open one in the eligible order is this
-   * payment's probe if it claims it; the other half-open ones stay closed to it, as open ones are. A preview
-   * claims nothing and shows half-open as it is.
+   * One payment at a time probes a half-open account: decided as if it were closed, a payment sent to it first
+   * claims its probe; if another claimed it, the payment is decided again with that account open. Half-open
+   * accounts it does not go to first stay open to it (a retry never probes), and their probes stay unclaimed for
+   * the payments the algorithm sends to them.
    */
-  private async resolveHalfOpen(ids: readonly string[], states: Map<string, CircuitState>, now: number, claim: boolean): Promise<Map<string, CircuitState>> {
-    if (!claim) return states;
-    const halfOpen = ids.filter((id) => states.get(id) === 'half_open');
-    if (halfOpen.length === 0) return states;
-    const probing = (await this.signal('claim a probe', false, () => this.health.claimProbe(halfOpen[0]!, now))) ? halfOpen[0] : null;
-    return new Map(ids.map((id) => [id, states.get(id) === 'half_open' && id !== probing ? 'open' : (states.get(id) ?? 'closed')]));
+  private async decideClaimingProbe(
+    states: ReadonlyMap<string, CircuitState>,
+    now: number,
+    decideWith: (health: ReadonlyMap<string, CircuitState>) => RoutingDecision,
+  ): Promise<RoutingDecision> {
+    const health = new Map(states);
+    for (;;) {
+      const { chosen } = decideWith(health);
+      const probing = chosen !== null && health.get(chosen) === 'half_open';
+      if (probing && !(await this.signal('claim a probe', false, () => this.signals.health.claimProbe(chosen, now)))) {
+        health.set(chosen, 'open');
+        continue;
+      }
+      for (const [id, state] of health) if (state === 'half_open' && !(probing && id === chosen)) health.set(id, 'open');
+      return decideWith(health);
+    }
   }
 
   /** A Redis call whose failure must not fail the payment: logged, and `fallback` stands for its result. */

@@ -1,7 +1,7 @@
 // The recent authorization outcomes of each connector account for each routing key (a payment's method, card
 // network and currency), kept in Redis so every API process ranks accounts alike (docs/routing.md#success-rate).
 // Each (account, key) is a list of its last outcomes, newest first: "1" authorized, "0" declined.
-import type { Redis, Result } from 'ioredis';
+import type { ChainableCommander, Redis, Result } from 'ioredis';
 import type { SuccessRate } from './algorithm.ts';
 import { ROUTING_LIMITS } from './algorithm.ts';
 
@@ -39,6 +39,11 @@ const KEPT_OUTCOMES = ROUTING_LIMITS.windowSize.max;
 /** How long an (account, key) nobody records on is kept: stale rates say little, and dead accounts' keys go. */
 const RETENTION_MS = 30 * 24 * 3600 * 1000;
 
+/** Each account's counts from RATES' reply: successes, total, successes, total, … */
+function ratesOf(accountIds: readonly string[], counts: readonly number[]): Map<string, SuccessRate> {
+  return new Map(accountIds.map((accountId, index) => [accountId, { successes: counts[2 * index]!, total: counts[2 * index + 1]! }]));
+}
+
 export class SuccessRates {
   readonly #redis: Redis;
   readonly #prefix: string;
@@ -52,14 +57,32 @@ export class SuccessRates {
 
   /** Adds one authorization outcome of `accountId` under `key`, keeping the last KEPT_OUTCOMES. */
   async record(accountId: string, key: string, authorized: boolean): Promise<void> {
-    await this.#redis.routingOutcomeRecord(this.#outcomesKey(accountId, key), authorized ? '1' : '0', KEPT_OUTCOMES, RETENTION_MS);
+    await this.#redis.routingOutcomeRecord(...this.#recordArgs(accountId, key, authorized));
+  }
+
+  /** `record`, queued on `commands` to go in the same round trip as others. */
+  queueRecord(commands: ChainableCommander, accountId: string, key: string, authorized: boolean): void {
+    commands.routingOutcomeRecord(...this.#recordArgs(accountId, key, authorized));
   }
 
   /** Each account's successes out of its last `windowSize` outcomes under `key` (fewer when it has fewer), in one round trip. */
   async rates(accountIds: readonly string[], key: string, windowSize: number): Promise<Map<string, SuccessRate>> {
     if (accountIds.length === 0) return new Map();
-    const counts = await this.#redis.routingSuccessRates(accountIds.length, ...accountIds.map((accountId) => this.#outcomesKey(accountId, key)), windowSize);
-    return new Map(accountIds.map((accountId, index) => [accountId, { successes: counts[2 * index]!, total: counts[2 * index + 1]! }]));
+    return ratesOf(accountIds, await this.#redis.routingSuccessRates(...this.#ratesArgs(accountIds, key, windowSize)));
+  }
+
+  /** `rates`, queued on `commands` (at least one account): the reply, once sent, reads as `rates` returns. */
+  queueRates(commands: ChainableCommander, accountIds: readonly string[], key: string, windowSize: number): (reply: unknown) => Map<string, SuccessRate> {
+    commands.routingSuccessRates(...this.#ratesArgs(accountIds, key, windowSize));
+    return (reply) => ratesOf(accountIds, reply as number[]);
+  }
+
+  #recordArgs(accountId: string, key: string, authorized: boolean): [string, string, number, number] {
+    return [this.#outcomesKey(accountId, key), authorized ? '1' : '0', KEPT_OUTCOMES, RETENTION_MS];
+  }
+
+  #ratesArgs(accountIds: readonly string[], key: string, windowSize: number): [number, ...(string | number)[]] {
+    return [accountIds.length, ...accountIds.map((accountId) => this.#outcomesKey(accountId, key)), windowSize];
   }
 
   #outcomesKey(accountId: string, key: string): string {

@@ -114,7 +114,11 @@ export function refusalOf(status: number, payload: unknown, what: string): Conne
       declineCode: cardValidationDecline(error.errorCode),
       body: payload,
     });
-  return new ConnectorError(`Adyen answered ${what} with ${detail}`, 'server_error', true, { processorCode: error?.errorCode, body: payload });
+  return new ConnectorError(`Adyen answered ${what} with ${detail}`, 'server_error', true, {
+    processorCode: error?.errorCode,
+    body: payload,
+    httpStatus: status,
+  });
 }
 
 /** Adyen has no API to read a payment or a refund: their outcome comes in notifications only. */

@@ -52,6 +52,7 @@ export function refusalOf(processor: string, status: number, payload: unknown, w
   return new ConnectorError(`${processor} answered HTTP ${status}${error ? ` (${error.code})` : ''}`, 'server_error', true, {
     processorCode: error?.code,
     body: payload,
+    httpStatus: status,
   });
 }
 

@@ -127,6 +127,7 @@ export function connectorErrorOf(error: unknown, timeoutMs: number): ConnectorEr
       return new ConnectorError(`stripe answered HTTP ${error.statusCode ?? '?'} (${error.type}${code ? `: ${code}` : ''})`, 'server_error', true, {
         processorCode: code,
         body,
+        httpStatus: error.statusCode,
       });
   }
 }

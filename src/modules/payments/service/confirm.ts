@@ -114,28 +114,20 @@ export class PaymentConfirmation {
   async confirmLoaded(principal: MerchantPrincipal, payment: Payment, method: PaymentMethod, options: ConfirmOptions): Promise<Payment> {
     const profile = await this.deps.context.db.businessProfile.findUniqueOrThrow({ where: { id: payment.profileId } });
     const settings = profileSettings(profile, payment.mode);
+    const kept = keptFields(method, this.deps.keys.fingerprintKey(payment.merchantId), options.saved);
+    const routedTo = (account: ConnectorAccount) => ({ ...kept, connectorAccountId: account.id, connectorName: account.connectorName });
+    // A payment that cannot be confirmed is refused before it is routed: routing may claim a connector's probe.
+    const moves = payment.status === 'FAILED' ? null : this.confirmMoves(payment, kept.cardFingerprint);
+    if (moves === null) await this.refuseManualRetry(payment, kept.cardFingerprint);
     // The decision is stored on the payment (Payment.routing); its candidates are the attempts' order.
     const routed = await this.deps.routing.decideForPayment(payment, settings.routing, method, options.saved);
     const candidates = routed.accounts;
-    const kept = keptFields(method, this.deps.keys.fingerprintKey(payment.merchantId), options.saved);
-    const routedTo = (account: ConnectorAccount) => ({ ...kept, connectorAccountId: account.id, connectorName: account.connectorName });
     // The profile's surcharge for the method paid with is fixed at confirm, for every attempt of this confirm.
     const surchargeAmount = surchargeFor(payment.amount, methodTypeOf(method), settings.surcharges);
     const routing = routed.decision as unknown as Prisma.InputJsonObject;
     const intent = { surchargeAmount, routing, ...(options.returnUrl ? { returnUrl: options.returnUrl } : {}) };
     let pending: Payment;
-    if (payment.status === 'FAILED') {
-      if (!MANUALLY_RETRYABLE.has(payment.activeAttempt.status)) {
-        throw new AppError('INVALID_STATE', `A FAILED payment whose attempt ended ${payment.activeAttempt.status} cannot be confirmed again.`, {
-          status: payment.status,
-        });
-      }
-      if (payment.attemptCount >= MAX_ATTEMPTS_PER_PAYMENT) {
-        throw new AppError('INVALID_STATE', `This FAILED payment has had ${payment.attemptCount} attempts, the most allowed; create a new payment.`, {
-          status: payment.status,
-        });
-      }
-      await this.refuseHardDeclinedCard(payment, kept.cardFingerprint);
+    if (moves === null) {
       pending = await this.deps.store.startAttempt(payment, {
         closeMove: null,
         attempt: routedTo(candidates[0]!),
@@ -144,15 +136,6 @@ export class PaymentConfirmation {
         actor: principal.keyId,
       });
     } else {
-      const moves: AttemptTransition[] = [];
-      let status = payment.activeAttempt.status;
-      if (status === 'PAYMENT_METHOD_AWAITED' || status === 'CONFIRMATION_AWAITED') {
-        const supplied = transitionAttempt(status, 'payment_method_supplied');
-        // Re-supplying the same card at confirm is not a change worth a history row.
-        if (supplied.to !== status || payment.activeAttempt.cardFingerprint !== kept.cardFingerprint) moves.push(supplied);
-        status = supplied.to;
-      }
-      moves.push(transitionAttempt(status, 'confirm'));
       pending = await this.deps.store.commit(payment, { moves, attempt: routedTo(candidates[0]!), intent, actor: principal.keyId });
     }
     for (let index = 0, retriesUsed = 0; ; index += 1) {
@@ -164,41 +147,74 @@ export class PaymentConfirmation {
       const allowPartialAuthorization =
         settings.allowPartialAuthorization && pending.captureMethod === 'MANUAL' && pending.authenticationType === 'NO_THREE_DS';
       const outcome = await this.authorizeAt(pending, account, method, { saveCard, allowPartialAuthorization });
-      await this.deps.routing.recordAuthorization(routed.facts, account.id, outcome);
-      const failure = attemptFailureOf(outcome);
-      if (failure !== null) {
-        const decision = retryDecision(failure, {
-          retriesUsed,
-          maxRetries: settings.maxRetries,
-          retryableDeclineCodes: settings.retryableDeclineCodes,
-          nextConnectorAvailable: index + 1 < candidates.length && pending.attemptCount < MAX_ATTEMPTS_PER_PAYMENT,
-        });
-        if (decision.retry) {
-          try {
-            pending = await this.deps.store.startAttempt(pending, {
-              closeMove: transitionAttempt('PENDING', 'processor_call', { result: 'failure', retry: true }),
-              closeFields: { ...failedAttemptFields(outcome, failure), connectorTransactionId: 'answer' in outcome ? outcome.answer.transactionId : null },
-              attempt: routedTo(candidates[index + 1]!),
-              trigger: 'retry',
-              actor: 'processor',
-            });
-          } catch (conflict) {
-            // A callback or sync changed the payment first: what it did stands. (A failure it learnt is this
-            // request's to apply while it waits for the answer, so that happens only if it seemed stalled.)
-            if (!(conflict instanceof AppError && conflict.code === 'CONFLICT')) throw conflict;
-            return this.outcomes.settled(pending, await this.deps.store.get(pending.id));
+      try {
+        const failure = attemptFailureOf(outcome);
+        if (failure !== null) {
+          const decision = retryDecision(failure, {
+            retriesUsed,
+            maxRetries: settings.maxRetries,
+            retryableDeclineCodes: settings.retryableDeclineCodes,
+            nextConnectorAvailable: index + 1 < candidates.length && pending.attemptCount < MAX_ATTEMPTS_PER_PAYMENT,
+          });
+          if (decision.retry) {
+            try {
+              pending = await this.deps.store.startAttempt(pending, {
+                closeMove: transitionAttempt('PENDING', 'processor_call', { result: 'failure', retry: true }),
+                closeFields: { ...failedAttemptFields(outcome, failure), connectorTransactionId: 'answer' in outcome ? outcome.answer.transactionId : null },
+                attempt: routedTo(candidates[index + 1]!),
+                trigger: 'retry',
+                actor: 'processor',
+              });
+            } catch (conflict) {
+              // A callback or sync changed the payment first: what it did stands. (A failure it learnt is this
+              // request's to apply while it waits for the answer, so that happens only if it seemed stalled.)
+              if (!(conflict instanceof AppError && conflict.code === 'CONFLICT')) throw conflict;
+              return this.outcomes.settled(pending, await this.deps.store.get(pending.id));
+            }
+            retriesUsed += 1;
+            continue;
           }
-          retriesUsed += 1;
-          continue;
+          this.deps.context.logger.info({ paymentId: pending.id, code: failure.code, reason: decision.reason }, 'attempt failed without retry');
         }
-        this.deps.context.logger.info({ paymentId: pending.id, code: failure.code, reason: decision.reason }, 'attempt failed without retry');
+        if ('error' in outcome) return this.outcomes.settled(pending, await this.outcomes.afterConnectorError(pending, outcome.error, 'processor_call'));
+        const result = await this.answers.applyCallAnswer(pending, outcome.answer);
+        if (options.saved && result.activeAttempt.id === pending.activeAttempt.id && PAID.has(result.status))
+          await this.deps.customers.markUsed(options.saved.id);
+        return this.outcomes.settled(pending, this.outcomes.declinedOrResult(result, outcome.answer));
+      } finally {
+        // Only once the answer is saved, and never failing it: routing's Redis is bounded by ROUTING_REDIS_TIMEOUT_MS.
+        await this.deps.routing.recordAuthorization(routed.facts, account.id, outcome);
       }
-      if ('error' in outcome) return this.outcomes.settled(pending, await this.outcomes.afterConnectorError(pending, outcome.error, 'processor_call'));
-      const result = await this.answers.applyCallAnswer(pending, outcome.answer);
-      if (options.saved && result.activeAttempt.id === pending.activeAttempt.id && PAID.has(result.status))
-        await this.deps.customers.markUsed(options.saved.id);
-      return this.outcomes.settled(pending, this.outcomes.declinedOrResult(result, outcome.answer));
     }
+  }
+
+  /** The moves confirming a payment that has not failed makes; INVALID_STATE when it cannot be confirmed. */
+  private confirmMoves(payment: Payment, cardFingerprint: string | null | undefined): AttemptTransition[] {
+    const moves: AttemptTransition[] = [];
+    let status = payment.activeAttempt.status;
+    if (status === 'PAYMENT_METHOD_AWAITED' || status === 'CONFIRMATION_AWAITED') {
+      const supplied = transitionAttempt(status, 'payment_method_supplied');
+      // Re-supplying the same card at confirm is not a change worth a history row.
+      if (supplied.to !== status || payment.activeAttempt.cardFingerprint !== cardFingerprint) moves.push(supplied);
+      status = supplied.to;
+    }
+    moves.push(transitionAttempt(status, 'confirm'));
+    return moves;
+  }
+
+  /** Refuses confirming a FAILED payment again when its attempt cannot be retried, it has had its attempts, or its card will be declined again. */
+  private async refuseManualRetry(payment: Payment, cardFingerprint: string | null | undefined): Promise<void> {
+    if (!MANUALLY_RETRYABLE.has(payment.activeAttempt.status)) {
+      throw new AppError('INVALID_STATE', `A FAILED payment whose attempt ended ${payment.activeAttempt.status} cannot be confirmed again.`, {
+        status: payment.status,
+      });
+    }
+    if (payment.attemptCount >= MAX_ATTEMPTS_PER_PAYMENT) {
+      throw new AppError('INVALID_STATE', `This FAILED payment has had ${payment.attemptCount} attempts, the most allowed; create a new payment.`, {
+        status: payment.status,
+      });
+    }
+    await this.refuseHardDeclinedCard(payment, cardFingerprint);
   }
 
   /**

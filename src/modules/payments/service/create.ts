@@ -1,6 +1,6 @@
 // Creating a payment: its intent and first attempt as one new row each, with the payment method when one
 // is given, and confirmed at once when asked (or when it charges a mandate).
-import { methodTypeOf, type PaymentMethod } from '../../connectors/port.ts';
+import type { PaymentMethod } from '../../connectors/port.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { SecretKeyPrincipal } from '../../../kernel/principal.ts';
 import { profileFor } from '../../merchants/index.ts';
@@ -35,8 +35,17 @@ export class PaymentCreation {
       : (input.paymentMethodData ?? null);
     // A payment that could not be confirmed is refused before anything is written.
     if (input.confirm) {
-      const routed = { ...principal, currency: input.currency, country: input.country ?? null, connectors: input.connectors ?? [] };
-      await this.deps.routing.eligibleAccounts(routed, methodTypeOf(method!), settings.routing, mandate?.savedPaymentMethod ?? null);
+      const routed = {
+        merchantId: principal.merchantId,
+        profileId: profile.id,
+        mode: principal.mode,
+        amount: input.amount,
+        currency: input.currency,
+        country: input.country ?? null,
+        metadata: input.metadata ?? null,
+        connectors: input.connectors ?? [],
+      };
+      await this.deps.routing.refuseUnroutable(routed, settings.routing, method!, mandate?.savedPaymentMethod ?? null);
     }
     // The charge starts here: a revocation committed before this claim refuses it, before anything is written.
     if (mandate) await this.deps.mandates.claimForCharge(mandate);
