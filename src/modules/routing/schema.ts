@@ -3,6 +3,7 @@
 import type { Principal } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
 import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { requestLoader } from '../../platform/graphql/request-loader.ts';
 import { ConnectorAccountRef } from '../connectors/schema.ts';
 import { BusinessProfileRef } from '../merchants/profile-schema.ts';
 import { PaymentMethodTypeEnum } from '../payments/methods-schema.ts';
@@ -31,6 +32,14 @@ const RoutingRateRef = builder.simpleObject('RoutingRate', {
   fields: (t) => ({ connectorAccountId: t.string(), successes: t.int(), total: t.int() }),
 });
 
+/** Connector accounts by id, one query per request: a list of payments asks for its decisions' accounts at once. */
+const connectorAccount = requestLoader(
+  async ({ services }, ids) => new Map((await services.routing.accountsByIds(ids)).map((account) => [account.id, account])),
+);
+
+/** Circuits by account id, one Redis round trip per request; none while Redis cannot be reached. */
+const circuit = requestLoader(async ({ services }, ids) => (await services.routing.circuitsOf(ids)) ?? new Map());
+
 const RoutingDecisionRef = builder.objectRef<RoutingDecision>('RoutingDecision').implement({
   description: 'Where a payment goes and why: the algorithm, the connector accounts in the order they are tried (retries follow it), the first of them.',
   fields: (t) => ({
@@ -38,13 +47,15 @@ const RoutingDecisionRef = builder.objectRef<RoutingDecision>('RoutingDecision')
     candidates: t.field({
       type: [ConnectorAccountRef],
       description: 'In the order they are tried: the first attempt goes to the first, each retry to the next.',
-      resolve: (decision, _args, { services }) => services.routing.accountsByIds(decision.candidates),
+      resolve: async (decision, _args, context) =>
+        (await Promise.all(decision.candidates.map((id) => connectorAccount(context, id)))).filter((account) => account !== null),
     }),
     chosen: t.field({
       type: ConnectorAccountRef,
       nullable: true,
       description: 'Where the first attempt goes; null when no account can take the payment.',
-      resolve: async (decision, _args, { services }) => (decision.chosen ? ((await services.routing.accountsByIds([decision.chosen]))[0] ?? null) : null),
+      // The first candidate: loaded with them.
+      resolve: (decision, _args, context) => (decision.chosen ? connectorAccount(context, decision.chosen) : null),
     }),
     reason: t.exposeString('reason', { description: 'Why, in a sentence: the rule that matched, the draw, the rates compared, the accounts skipped and why.' }),
     rates: t.field({
@@ -111,9 +122,9 @@ builder.objectField(ConnectorAccountRef, 'health', (t) =>
     type: ConnectorHealthRef,
     nullable: true,
     description: 'The account’s circuit breaker; null when it cannot be read (Redis unreachable: payments then route as if every circuit were closed).',
-    resolve: async (account, _args, { services }) => {
-      const circuit = await services.routing.circuitOf(account.id);
-      return circuit && { state: circuit.state.toUpperCase() as Uppercase<typeof circuit.state>, reopensAt: circuit.reopensAt };
+    resolve: async (account, _args, context) => {
+      const health = await circuit(context, account.id);
+      return health && { state: health.state.toUpperCase() as Uppercase<typeof health.state>, reopensAt: health.reopensAt };
     },
   }),
 );

@@ -175,17 +175,18 @@ export class RoutingService {
    * Where a payment goes: the accounts eligible for it, ordered by the profile's active algorithm, open circuits
    * skipped; a half-open account goes first only for the payment that claims its probe. A saved card (a mandate's
    * too) goes to the account that issued its token whatever the algorithm: no other can charge the token.
-   * INVALID_INPUT naming the method when none accepts it.
+   * `algorithm`: the profile's active one (activeAlgorithm), read by the caller with the profile. INVALID_INPUT
+   * naming the method when none accepts it.
    */
   async decideForPayment(
     payment: RoutablePayment,
     profileRouting: readonly string[],
+    algorithm: RoutingAlgorithm | null,
     method: PaymentMethod,
     saved: SavedPaymentMethod | null,
   ): Promise<RoutedPayment> {
     const facts = factsOf(payment, method, saved);
     const candidates = await this.eligibleAccounts(payment, facts.paymentMethodType, profileRouting, saved);
-    const algorithm = (await this.store.active(payment.profileId, payment.mode))?.algorithm ?? null;
     if (saved) return { decision: savedCardDecision(algorithm, candidates[0]!), accounts: candidates, facts };
     const decision = await this.decide(algorithm, facts, candidates, drawOf(payment.id), { claimProbe: true });
     const byId = new Map(candidates.map((account) => [account.id, account]));
@@ -246,14 +247,11 @@ export class RoutingService {
     });
   }
 
-  /** An account's circuit as every process sees it, and when an open one's cool-down ends; null when Redis cannot be reached. */
-  async circuitOf(accountId: string): Promise<{ state: CircuitState; reopensAt: Date | null } | null> {
-    const circuit = await this.signal(
-      'read connector health',
-      null,
-      async () => (await this.signals.health.circuits([accountId], this.now())).get(accountId) ?? null,
-    );
-    return circuit && { state: circuit.state, reopensAt: circuit.openUntil === null ? null : new Date(circuit.openUntil) };
+  /** Accounts' circuits as every process sees them, and when an open one's cool-down ends, in one round trip; null when Redis cannot be reached. */
+  async circuitsOf(accountIds: readonly string[]): Promise<Map<string, { state: CircuitState; reopensAt: Date | null }> | null> {
+    const circuits = await this.signal('read connector health', null, () => this.signals.health.circuits(accountIds, this.now()));
+    if (circuits === null) return null;
+    return new Map([...circuits].map(([id, { state, openUntil }]) => [id, { state, reopensAt: openUntil === null ? null : new Date(openUntil) }]));
   }
 
   /** The accounts of `ids`, in that order (a decision's candidates). */

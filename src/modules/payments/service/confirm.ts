@@ -112,7 +112,11 @@ export class PaymentConfirmation {
    * confirmed again starts a new attempt (manual retry), within MAX_ATTEMPTS_PER_PAYMENT.
    */
   async confirmLoaded(principal: MerchantPrincipal, payment: Payment, method: PaymentMethod, options: ConfirmOptions): Promise<Payment> {
-    const profile = await this.deps.context.db.businessProfile.findUniqueOrThrow({ where: { id: payment.profileId } });
+    // The routing algorithm is read alongside the profile, not after it: one round trip's wait per confirm.
+    const [profile, algorithm] = await Promise.all([
+      this.deps.context.db.businessProfile.findUniqueOrThrow({ where: { id: payment.profileId } }),
+      this.deps.routing.activeAlgorithm(payment.profileId, payment.mode),
+    ]);
     const settings = profileSettings(profile, payment.mode);
     const kept = keptFields(method, this.deps.keys.fingerprintKey(payment.merchantId), options.saved);
     const routedTo = (account: ConnectorAccount) => ({ ...kept, connectorAccountId: account.id, connectorName: account.connectorName });
@@ -120,7 +124,7 @@ export class PaymentConfirmation {
     const moves = payment.status === 'FAILED' ? null : this.confirmMoves(payment, kept.cardFingerprint);
     if (moves === null) await this.refuseManualRetry(payment, kept.cardFingerprint);
     // The decision is stored on the payment (Payment.routing); its candidates are the attempts' order.
-    const routed = await this.deps.routing.decideForPayment(payment, settings.routing, method, options.saved);
+    const routed = await this.deps.routing.decideForPayment(payment, settings.routing, algorithm?.algorithm ?? null, method, options.saved);
     const candidates = routed.accounts;
     // The profile's surcharge for the method paid with is fixed at confirm, for every attempt of this confirm.
     const surchargeAmount = surchargeFor(payment.amount, methodTypeOf(method), settings.surcharges);
