@@ -58,6 +58,23 @@ describe('a half-open account', () => {
     expect([probe.payment.status, probe.accounts]).toEqual(['SUCCEEDED', [fauxpay]]);
     expect(probe.payment.routing!.reason).toContain(`fauxpay ${fauxpay} is half-open: this payment is the probe`);
   });
+
+  it('keeps its probe through a confirm refused for the payment’s state', async () => {
+    await setAlgorithm(shop, { priority: [fauxpay, sandbox] });
+    const paid = await payByCard(shop);
+    expect(paid.payment.status).toBe('SUCCEEDED');
+    await outage(true);
+    for (let failure = 0; failure < 2; failure += 1) expect((await payByCard(shop)).accounts).toEqual([fauxpay]);
+    await outage(false);
+    now += COOLDOWN_MS;
+
+    const card = { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' };
+    const again = await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: paid.clientSecret, paymentMethodData: { card } } });
+    errorOf(again, 'INVALID_STATE');
+    const probe = await payByCard(shop);
+    expect([probe.payment.status, probe.accounts]).toEqual(['SUCCEEDED', [fauxpay]]);
+    expect(probe.payment.routing!.reason).toContain(`fauxpay ${fauxpay} is half-open: this payment is the probe`);
+  });
 });
 
 describe('a saved card', () => {
