@@ -272,7 +272,7 @@ export class RoutingService {
    * profile's, then age); a saved card only at the account that issued its token. INVALID_INPUT naming the
    * method when none does.
    */
-  async eligibleAccounts(
+  private async eligibleAccounts(
     payment: Pick<RoutablePayment, 'merchantId' | 'mode' | 'currency' | 'country' | 'connectors'>,
     paymentMethodType: PaymentMethodType,
     profileRouting: readonly string[],
