@@ -135,11 +135,19 @@ describe('the Stripe connector', () => {
       stripe.createSession(),
       stripe.authorize({ ...request(), paymentMethod: { type: 'bank_debit', accountHolderName: 'A B', iban: 'NL91ABNA0417164300' } }),
       stripe.authorize({ ...ideal(), captureMethod: 'MANUAL' }),
-      stripe.authorize({ ...request(), saveCard: true }),
+      // Stripe would save an iDEAL payment's method as a SEPA debit, which is no card.
+      stripe.authorize({ ...ideal(), saveCard: true }),
     ]) {
       const error = await failure(call);
       expect(error).toBeInstanceOf(ConnectorError);
       expect(error).toMatchObject({ kind: 'rejected', outcomeUnknown: false, processorCode: 'unsupported_by_connector' });
     }
+  });
+
+  it('a saved card token it did not make (not `cus_…:pm_…`) is refused before any call', async () => {
+    const sent = fake.requests.length;
+    const error = await failure(connector().authorize({ ...request(), paymentMethod: { type: 'saved_card', token: 'pm_without_customer', cvc: null } }));
+    expect(error).toMatchObject({ kind: 'rejected', outcomeUnknown: false, processorCode: 'invalid_token' });
+    expect(fake.requests.length).toBe(sent);
   });
 });

@@ -73,6 +73,12 @@ describe('PaymentIntent statuses', () => {
     });
   });
 
+  it('an intent paid with setup_future_usage and a Customer gives our saved card token, `cus_…:pm_…`; one without, none', () => {
+    const paid = { status: 'succeeded', customer: 'cus_1', payment_method: 'pm_1' } as const;
+    expect(toProcessorPayment(intent({ ...paid, setup_future_usage: 'off_session' })).paymentMethodToken).toBe('cus_1:pm_1');
+    expect(toProcessorPayment(intent(paid)).paymentMethodToken).toBeNull();
+  });
+
   it('a lost dispute: conceded without evidence before its deadline, expired after it, lost after a challenge', () => {
     const dueBy = fixtures.dispute.evidence_details.due_by;
     const lost = (submissionCount: number) =>

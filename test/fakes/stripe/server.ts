@@ -18,14 +18,17 @@ type Params = Record<string, unknown>;
  */
 type CardOutcome =
   | { kind: 'approve' }
-  | { kind: '3ds' }
+  /** Authentication on session; off session, approved once set up for it (`afterSetup`), else `authentication_required`. */
+  | { kind: '3ds'; offSession: 'afterSetup' | 'never' }
   | { kind: 'decline'; code: string; declineCode: string; message: string }
   | { kind: 'card_error'; code: string; message: string; param: string };
 
 /** Stripe's documented test cards (docs.stripe.com/testing#declined-payments); any other number is approved. */
 export const STRIPE_TEST_CARDS: Readonly<Record<string, CardOutcome>> = {
   '4242424242424242': { kind: 'approve' },
-  '4000002500003155': { kind: '3ds' },
+  // "Authenticate unless set up" and "Always authenticate" (docs.stripe.com/testing#authentication-and-setup).
+  '4000002500003155': { kind: '3ds', offSession: 'afterSetup' },
+  '4000002760003184': { kind: '3ds', offSession: 'never' },
   '4000000000000002': { kind: 'decline', code: 'card_declined', declineCode: 'generic_decline', message: 'Your card was declined.' },
   '4000000000009995': { kind: 'decline', code: 'card_declined', declineCode: 'insufficient_funds', message: 'Your card has insufficient funds.' },
   '4000000000000069': { kind: 'decline', code: 'expired_card', declineCode: 'expired_card', message: 'Your card has expired.' },
@@ -67,6 +70,16 @@ export interface FakeStripe {
   close(): Promise<void>;
 }
 
+/** Stripe's decline of an off-session payment the bank wants the customer to authenticate (docs.stripe.com/declines/codes). */
+const AUTHENTICATION_REQUIRED = {
+  kind: 'decline',
+  code: 'authentication_required',
+  declineCode: 'authentication_required',
+  message: 'Your card was declined. This transaction requires authentication.',
+} as const;
+
+const refusal = (...args: Parameters<typeof invalidParameter>) => ({ refusal: invalidParameter(...args) });
+
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -106,6 +119,12 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const intents = new Map<string, StripeObject>();
   const refunds = new Map<string, StripeObject>();
   const paymentMethods = new Map<string, StripeObject>();
+  /** Each card PaymentMethod's number (Stripe keeps it; its objects show only last4), and those set up for off-session use. */
+  const cardNumbers = new Map<string, string>();
+  const setUpOffSession = new Set<string>();
+  const customers = new Map<string, StripeObject>();
+  /** Unused cvc_update tokens: single-use, as Stripe's. */
+  const cvcTokens = new Set<string>();
   const disputes = new Map<string, StripeObject>();
   const endpoints: { url: string; secret: string }[] = [];
   const idempotent = new Map<string, Answer>();
@@ -137,10 +156,14 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       const refusal = idealRefusal(params, methodData);
       if (refusal) return refusal;
     }
-    const card = (methodData.card ?? {}) as Params;
-    const outcome = STRIPE_TEST_CARDS[String(card.number)] ?? { kind: 'approve' };
+    const saved = savedMethodOf(params);
+    if ('refusal' in saved) return saved.refusal;
+    const paymentMethod = saved.paymentMethod ?? createPaymentMethod(methodData);
+    const number = cardNumbers.get(String(paymentMethod.id)) ?? '';
+    const outcome = STRIPE_TEST_CARDS[number] ?? { kind: 'approve' };
     // Refused card details: Stripe's 402 card error names the parameter, and no PaymentIntent was made to carry it.
     if (outcome.kind === 'card_error') return stripeError(402, 'card_error', outcome.code, outcome.message, { param: outcome.param });
+    const offSession = params.off_session === 'true';
     const manual = params.capture_method === 'manual';
     const amount = Number(params.amount);
     const intent: StripeObject = {
@@ -152,8 +175,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       capture_method: manual ? 'manual' : 'automatic',
       confirmation_method: 'automatic',
       metadata: params.metadata ?? {},
-      payment_method: createPaymentMethod(methodData).id,
-      payment_method_types: [methodData.type],
+      payment_method: paymentMethod.id,
+      payment_method_types: [paymentMethod.type],
+      customer: params.customer ?? null,
+      setup_future_usage: params.setup_future_usage ?? null,
       last_payment_error: null,
       next_action: null,
       canceled_at: null,
@@ -167,20 +192,24 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     intents.set(String(intent.id), intent);
     // iDEAL in test mode: a page at Stripe where the customer authorizes or fails the payment (docs.stripe.com/payments/ideal/accept-a-payment#test-integration).
     if (methodData.type === 'ideal') return { status: 200, body: requireRedirect(intent, 'ideal') };
-    if (outcome.kind === 'decline') {
-      const message = declineMessage?.(String(card.number)) ?? outcome.message;
+    const declined =
+      outcome.kind === '3ds' && offSession && !(outcome.offSession === 'afterSetup' && setUpOffSession.has(String(paymentMethod.id)))
+        ? AUTHENTICATION_REQUIRED
+        : outcome;
+    if (declined.kind === 'decline') {
+      const message = declineMessage?.(number) ?? declined.message;
       const error = {
         type: 'card_error',
-        code: outcome.code,
-        decline_code: outcome.declineCode,
+        code: declined.code,
+        decline_code: declined.declineCode,
         message,
-        doc_url: `https://stripe.com/docs/error-codes/${outcome.code}`,
+        doc_url: `https://stripe.com/docs/error-codes/${declined.code}`,
       };
       Object.assign(intent, { status: 'requires_payment_method', last_payment_error: error });
       void sendEvent('payment_intent.payment_failed', intent);
-      return stripeError(402, 'card_error', outcome.code, message, { decline_code: outcome.declineCode, doc_url: error.doc_url, payment_intent: intent });
+      return stripeError(402, 'card_error', declined.code, message, { decline_code: declined.declineCode, doc_url: error.doc_url, payment_intent: intent });
     }
-    if (outcome.kind === '3ds') return { status: 200, body: requireRedirect(intent, '3ds') };
+    if (outcome.kind === '3ds' && !offSession) return { status: 200, body: requireRedirect(intent, '3ds') };
     authorize(intent);
     return { status: 200, body: intent };
   }
@@ -203,6 +232,28 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     return null;
   }
 
+  /**
+   * The saved PaymentMethod an intent is to be paid with (null when it names none), or Stripe's refusal: a method
+   * attached to a Customer is used only with that Customer, and a cvc_token is a cvc_update token used once.
+   */
+  function savedMethodOf(params: Params): { paymentMethod: StripeObject | null } | { refusal: Answer } {
+    if (params.payment_method === undefined) return { paymentMethod: null };
+    const paymentMethod = paymentMethods.get(String(params.payment_method));
+    if (paymentMethod === undefined) return refusal('resource_missing', `No such PaymentMethod: '${String(params.payment_method)}'`, 'payment_method');
+    if (paymentMethod.customer !== null && paymentMethod.customer !== params.customer)
+      return refusal(
+        'payment_method_invalid_parameter',
+        'The provided PaymentMethod belongs to a Customer; please include the Customer in the `customer` parameter on the PaymentIntent.',
+        'payment_method',
+      );
+    if (params.off_session === 'true' && params.confirm !== 'true')
+      return refusal('parameter_invalid_empty', 'off_session can only be used with confirm=true.', 'off_session');
+    const cvcToken = ((params.payment_method_options as Params | undefined)?.card as Params | undefined)?.cvc_token;
+    if (cvcToken !== undefined && !cvcTokens.delete(String(cvcToken)))
+      return refusal('token_already_used', `No such unused token: '${String(cvcToken)}'`, 'payment_method_options[card][cvc_token]');
+    return { paymentMethod };
+  }
+
   /** The PaymentMethod an intent is confirmed with: the fixture, of the type sent (an iDEAL one names its bank). */
   function createPaymentMethod(methodData: Params): StripeObject {
     const { card: fixtureCard, ...fixture } = fixtures.payment_method;
@@ -211,8 +262,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       methodData.type === 'ideal'
         ? { ideal: { bank: (methodData.ideal as Params | undefined)?.bank ?? null, bic: null } }
         : { card: { ...fixtureCard, last4: number.slice(-4) } };
-    const method = { ...fixture, id: newId('pm'), created: now(), type: methodData.type, metadata: {}, ...details };
+    const method = { ...fixture, id: newId('pm'), created: now(), type: methodData.type, metadata: {}, customer: null, ...details };
     paymentMethods.set(method.id, method);
+    if (methodData.type === 'card') cardNumbers.set(method.id, number);
     return method;
   }
 
@@ -235,6 +287,11 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       amount_received: manual ? 0 : amount,
       latest_charge: newId('ch'),
     });
+    // Paid with setup_future_usage and a Customer: the method is attached to them, set up for later payments.
+    if (intent.setup_future_usage && intent.customer) {
+      paymentMethods.get(String(intent.payment_method))!.customer = intent.customer;
+      setUpOffSession.add(String(intent.payment_method));
+    }
   }
 
   function route(method: string, path: string, params: Params): Answer {
@@ -264,6 +321,17 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         void sendEvent('payment_intent.canceled', intent);
         return { status: 200, body: intent };
       }
+    }
+    if (resource === 'customers' && method === 'POST' && id === undefined) {
+      const customer = { ...fixtures.customer, id: newId('cus'), created: now(), metadata: params.metadata ?? {} };
+      customers.set(customer.id, customer);
+      return { status: 200, body: customer };
+    }
+    if (resource === 'tokens' && method === 'POST' && params.cvc_update !== undefined) {
+      // A cvc_update token names no card (docs.stripe.com/api/tokens/create_cvc_update).
+      const token = { ...fixtures.token, card: undefined, id: newId('cvctok'), created: now(), type: 'cvc_update' };
+      cvcTokens.add(token.id);
+      return { status: 200, body: token };
     }
     if (resource === 'refunds' && method === 'POST' && id === undefined) return createRefund(params);
     if (resource === 'refunds' && id === undefined) return listRefunds(params);

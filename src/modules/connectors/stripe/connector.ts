@@ -1,7 +1,8 @@
 // The Stripe connector: PaymentIntents confirmed at once (docs.stripe.com/api/payment_intents), refunds,
 // disputes and webhook endpoints, through Stripe's official Node library, which encodes requests as Stripe
 // expects and can be aimed (STRIPE_API_BASE) at a proxy or a local fake. Our attempt or refund id is the
-// call's Idempotency-Key and the object's metadata.reference. Its wire format is in wire.ts, how its answers
+// call's Idempotency-Key (with a suffix for the calls made before it: a card's Customer, a CVC token) and the
+// object's metadata.reference. Its wire format is in wire.ts, how its answers
 // read as ours in status-map.ts and decline-map.ts, its callbacks in callbacks.ts.
 import Stripe from 'stripe';
 import { z } from 'zod';
@@ -23,12 +24,15 @@ import { parseStripeCallback, SIGNATURE_HEADER, verifyStripeSignature } from './
 import { connectorErrorOf } from './decline-map.ts';
 import { toProcessorDispute, toProcessorPayment, toProcessorRefund } from './status-map.ts';
 import {
+  customerSchema,
+  cvcTokenSchema,
   disputeSchema,
   ENABLED_EVENTS,
   methodRefusal,
   paymentIntentSchema,
   paymentMethodData,
   refundSchema,
+  savedCardIds,
   unsupported,
   webhookEndpointSchema,
   type IdealBank,
@@ -91,18 +95,46 @@ export class StripeConnector extends WithoutPayoutsOrSessions implements Connect
   async authorize(request: AuthorizeRequest): Promise<ProcessorPayment> {
     const refused = unsafeCurrencyRefusal('Stripe', request.currency) ?? methodRefusal(request);
     if (refused) throw refused;
-    if (request.saveCard) throw unsupported('saved cards');
     const params: Stripe.PaymentIntentCreateParams = {
       amount: request.amount,
       currency: request.currency.toLowerCase(),
       confirm: true,
       capture_method: request.captureMethod === 'MANUAL' ? 'manual' : 'automatic',
-      payment_method_data: paymentMethodData(request.paymentMethod) as Stripe.PaymentIntentCreateParams.PaymentMethodData,
-      ...(request.paymentMethod.type === 'card' ? { payment_method_options: { card: { request_three_d_secure: request.threeDs ? 'any' : 'automatic' } } } : {}),
+      ...(await this.paidWith(request)),
       return_url: request.returnUrl,
       metadata: { reference: request.reference },
     };
     return this.payment(() => this.#stripe.paymentIntents.create(params, { idempotencyKey: request.reference }));
+  }
+
+  /**
+   * What the intent is paid with (docs.stripe.com/payments/save-during-payment): a new method's details, its card set
+   * up for off-session use with a Customer of its own when asked to save it; or a saved card with its Customer, off
+   * session when no CVC came (a merchant-initiated payment under a mandate: Stripe declines `authentication_required`
+   * if the bank asks for the customer), else with the CVC the customer typed again as a cvc_update token.
+   */
+  private async paidWith(request: AuthorizeRequest): Promise<Partial<Stripe.PaymentIntentCreateParams>> {
+    const method = request.paymentMethod;
+    const card = { request_three_d_secure: request.threeDs ? ('any' as const) : ('automatic' as const) };
+    if (method.type === 'saved_card') {
+      const { customer, paymentMethod } = savedCardIds(method.token);
+      if (method.cvc === null) return { customer, payment_method: paymentMethod, off_session: true };
+      const cvcToken = await this.read(cvcTokenSchema, () =>
+        this.#stripe.tokens.create({ cvc_update: { cvc: method.cvc! } }, { idempotencyKey: `${request.reference}.cvc` }),
+      );
+      return { customer, payment_method: paymentMethod, payment_method_options: { card: { ...card, cvc_token: cvcToken.id } } };
+    }
+    if (request.saveCard && method.type !== 'card') throw unsupported(`saving ${method.type} methods`);
+    const newMethod = {
+      payment_method_data: paymentMethodData(method) as Stripe.PaymentIntentCreateParams.PaymentMethodData,
+      ...(method.type === 'card' ? { payment_method_options: { card } } : {}),
+    };
+    if (!request.saveCard) return newMethod;
+    // One Customer per saved card: the payment's own, made once whatever the retries (its key is the attempt's).
+    const customer = await this.read(customerSchema, () =>
+      this.#stripe.customers.create({ metadata: { reference: request.reference } }, { idempotencyKey: `${request.reference}.customer` }),
+    );
+    return { ...newMethod, customer: customer.id, setup_future_usage: 'off_session' };
   }
 
   capture(transactionId: string, amount: number, idempotencyKey: string) {

@@ -3,7 +3,15 @@
 import type { ProcessorPaymentStatus } from '../../payments/machine/attempt.ts';
 import type { ProcessorDispute, ProcessorPayment, ProcessorRefund } from '../port.ts';
 import { declineOf } from './decline-map.ts';
-import type { DISPUTE_STATUSES, PAYMENT_INTENT_STATUSES, REFUND_STATUSES, StripeDispute, StripePaymentIntent, StripeRefund } from './wire.ts';
+import {
+  savedCardToken,
+  type DISPUTE_STATUSES,
+  type PAYMENT_INTENT_STATUSES,
+  type REFUND_STATUSES,
+  type StripeDispute,
+  type StripePaymentIntent,
+  type StripeRefund,
+} from './wire.ts';
 
 /** Stripe's failure code when the customer did not complete 3D Secure. */
 const AUTHENTICATION_FAILURE = 'payment_intent_authentication_failure';
@@ -51,10 +59,14 @@ export function toProcessorPayment(intent: StripePaymentIntent): ProcessorPaymen
     amountCapturable: intent.amount_capturable,
     amountCaptured: intent.amount_received,
     nextAction: redirect ? { type: 'redirect', url: redirect } : null,
-    paymentMethodToken: null,
+    paymentMethodToken: savedCardOf(intent),
     error: (status === 'failed' || status === 'authentication_failed') && intent.last_payment_error ? declineOf(intent.last_payment_error) : null,
   };
 }
+
+/** The card an intent set up for future payments (setup_future_usage with a Customer: Stripe attaches it to them when paid). */
+const savedCardOf = (intent: StripePaymentIntent) =>
+  intent.setup_future_usage && intent.customer && intent.payment_method ? savedCardToken(intent.customer, intent.payment_method) : null;
 
 export function toProcessorRefund(refund: StripeRefund): ProcessorRefund {
   const status = REFUND_STATUS_MAP[refund.status];

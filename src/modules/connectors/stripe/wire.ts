@@ -53,6 +53,10 @@ export const paymentIntentSchema = z.object({
     .catchall(z.unknown())
     .nullish(),
   last_payment_error: stripeErrorSchema.nullish(),
+  /** Ids, as Stripe sends them unless asked to expand them (we never do). */
+  customer: stripeId.nullish(),
+  payment_method: stripeId.nullish(),
+  setup_future_usage: z.enum(['on_session', 'off_session']).nullish(),
   metadata,
 });
 export type StripePaymentIntent = z.infer<typeof paymentIntentSchema>;
@@ -102,6 +106,27 @@ export const eventSchema = z.object({
   created: z.number().int().nonnegative(),
   data: z.object({ object: z.object({ object: z.string() }).catchall(z.unknown()) }),
 });
+
+/** A Customer (docs.stripe.com/api/customers/object): only its id is read. */
+export const customerSchema = z.object({ id: stripeId, object: z.literal('customer') });
+
+/** A cvc_update Token (docs.stripe.com/api/tokens/create_cvc_update): the CVC re-collected for a saved card. */
+export const cvcTokenSchema = z.object({ id: stripeId, object: z.literal('token') });
+
+/**
+ * Our token of a card saved at Stripe: `<customer id>:<payment method id>` (`cus_…:pm_…`). Stripe charges a saved
+ * PaymentMethod again only with the Customer it is attached to (docs.stripe.com/payments/save-during-payment), so
+ * the token carries both. The product seals it at rest.
+ */
+export const savedCardToken = (customerId: string, paymentMethodId: string) => `${customerId}:${paymentMethodId}`;
+
+export function savedCardIds(token: string): { customer: string; paymentMethod: string } {
+  const match = /^(cus_[A-Za-z0-9]+):(pm_[A-Za-z0-9]+)$/.exec(token);
+  // Never ours: a saved card is only ever charged at the account that saved it (routing), with the token made here.
+  if (match === null)
+    throw new ConnectorError('stripe: the saved card token is not one this connector made', 'rejected', false, { processorCode: 'invalid_token' });
+  return { customer: match[1]!, paymentMethod: match[2]! };
+}
 
 /** A WebhookEndpoint as created: the only time Stripe shows its signing secret. */
 export const webhookEndpointSchema = z.object({ id: stripeId, secret: z.string().startsWith('whsec_') });
@@ -159,7 +184,7 @@ const isIdealBank = (bank: string): bank is IdealBank => (IDEAL_BANKS as readonl
  */
 export function methodRefusal(request: Pick<AuthorizeRequest, 'paymentMethod' | 'currency' | 'captureMethod'>): ConnectorError | null {
   const method = request.paymentMethod;
-  if (method.type === 'card') return null;
+  if (method.type === 'card' || method.type === 'saved_card') return null;
   if (method.type !== 'bank_redirect') return unsupported(`${method.type} payments`);
   if (request.currency.toUpperCase() !== 'EUR')
     return new ConnectorError(`stripe: iDEAL takes payments in EUR only, not ${request.currency.toUpperCase()}`, 'rejected', false, {
@@ -175,10 +200,10 @@ export function methodRefusal(request: Pick<AuthorizeRequest, 'paymentMethod' | 
 }
 
 /**
- * `payment_method_data` for a method methodRefusal let through: a card sent as raw card data (Stripe accepts it in
+ * `payment_method_data` for a new method methodRefusal let through: a card sent as raw card data (Stripe accepts it in
  * test mode, and in live mode from accounts Stripe has enabled for it), or iDEAL with the customer's bank.
  */
-export function paymentMethodData(method: PaymentMethod) {
+export function paymentMethodData(method: Exclude<PaymentMethod, { type: 'saved_card' }>) {
   if (method.type === 'bank_redirect') return { type: 'ideal' as const, ideal: { bank: method.bank } };
   if (method.type !== 'card') throw unsupported(`${method.type} payments`);
   const { card } = method;
