@@ -144,6 +144,14 @@ describe('the Stripe connector', () => {
     }
   });
 
+  it('a lost answer to the Customer made before a saved card’s PaymentIntent is a known outcome: no intent was asked for', async () => {
+    // The library sends a request once more when its connection closes (with the same Idempotency-Key): both answers lost.
+    fake.loseAnswers('/v1/customers', 2);
+    const sent = request();
+    expect(await failure(connector().authorize({ ...sent, saveCard: true }))).toMatchObject({ outcomeUnknown: false });
+    expect(fake.requests.filter((call) => call.idempotencyKey === sent.reference)).toEqual([]);
+  });
+
   it('a saved card token it did not make (not `cus_…:pm_…`) is refused before any call', async () => {
     const sent = fake.requests.length;
     const error = await failure(connector().authorize({ ...request(), paymentMethod: { type: 'saved_card', token: 'pm_without_customer', cvc: null } }));

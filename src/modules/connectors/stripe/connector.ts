@@ -118,9 +118,10 @@ export class StripeConnector extends WithoutPayoutsOrSessions implements Connect
     const card = { request_three_d_secure: request.threeDs ? ('any' as const) : ('automatic' as const) };
     if (method.type === 'saved_card') {
       const { customer, paymentMethod } = savedCardIds(method.token);
-      if (method.cvc === null) return { customer, payment_method: paymentMethod, off_session: true };
-      const cvcToken = await this.read(cvcTokenSchema, () =>
-        this.#stripe.tokens.create({ cvc_update: { cvc: method.cvc! } }, { idempotencyKey: `${request.reference}.cvc` }),
+      const { cvc } = method;
+      if (cvc === null) return { customer, payment_method: paymentMethod, off_session: true };
+      const cvcToken = await this.readBeforeCharging(cvcTokenSchema, () =>
+        this.#stripe.tokens.create({ cvc_update: { cvc } }, { idempotencyKey: `${request.reference}.cvc` }),
       );
       return { customer, payment_method: paymentMethod, payment_method_options: { card: { ...card, cvc_token: cvcToken.id } } };
     }
@@ -131,7 +132,7 @@ export class StripeConnector extends WithoutPayoutsOrSessions implements Connect
     };
     if (!request.saveCard) return newMethod;
     // One Customer per saved card: the payment's own, made once whatever the retries (its key is the attempt's).
-    const customer = await this.read(customerSchema, () =>
+    const customer = await this.readBeforeCharging(customerSchema, () =>
       this.#stripe.customers.create({ metadata: { reference: request.reference } }, { idempotencyKey: `${request.reference}.customer` }),
     );
     return { ...newMethod, customer: customer.id, setup_future_usage: 'off_session' };
@@ -212,6 +213,20 @@ export class StripeConnector extends WithoutPayoutsOrSessions implements Connect
         throw error;
       });
     return toProcessorPayment(await this.read(paymentIntentSchema, intentOrDecline));
+  }
+
+  /**
+   * A call made before the PaymentIntent's (a Customer, a CVC token): whatever became of it, nothing was charged, so
+   * its failure is never an unknown outcome (which would leave the payment waiting for an intent that never was).
+   */
+  private async readBeforeCharging<T>(schema: z.ZodType<T>, call: () => Promise<unknown>): Promise<T> {
+    try {
+      return await this.read(schema, call);
+    } catch (error) {
+      if (!(error instanceof ConnectorError) || !error.outcomeUnknown) throw error;
+      const { processorCode, declineCode, httpStatus, processorBody } = error;
+      throw new ConnectorError(error.message, error.kind, false, { processorCode, declineCode, httpStatus, body: processorBody });
+    }
   }
 
   /** The library's answer, read with `schema`; its errors as ConnectorErrors (decline-map.ts). */
