@@ -233,17 +233,22 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   }
 
   /**
-   * The saved PaymentMethod an intent is to be paid with (null when it names none), or Stripe's refusal: a method
-   * attached to a Customer is used only with that Customer, and a cvc_token is a cvc_update token used once.
+   * The saved PaymentMethod an intent is to be paid with (null when it names none), or Stripe's refusal: the Customer
+   * must exist, a PaymentMethod is used again only attached to a Customer and with that Customer, and a cvc_token is a
+   * cvc_update token used once.
    */
   function savedMethodOf(params: Params): { paymentMethod: StripeObject | null } | { refusal: Answer } {
+    if (params.customer !== undefined && !customers.has(String(params.customer)))
+      return refusal('resource_missing', `No such customer: '${String(params.customer)}'`, 'customer');
     if (params.payment_method === undefined) return { paymentMethod: null };
     const paymentMethod = paymentMethods.get(String(params.payment_method));
     if (paymentMethod === undefined) return refusal('resource_missing', `No such PaymentMethod: '${String(params.payment_method)}'`, 'payment_method');
-    if (paymentMethod.customer !== null && paymentMethod.customer !== params.customer)
+    if (paymentMethod.customer !== params.customer)
       return refusal(
         'payment_method_invalid_parameter',
-        'The provided PaymentMethod belongs to a Customer; please include the Customer in the `customer` parameter on the PaymentIntent.',
+        paymentMethod.customer === null
+          ? 'The provided PaymentMethod was previously used with a PaymentIntent without Customer attachment. It may not be used again. To use a PaymentMethod multiple times, you must attach it to a Customer first.'
+          : 'The provided PaymentMethod belongs to a Customer; please include the Customer in the `customer` parameter on the PaymentIntent.',
         'payment_method',
       );
     if (params.off_session === 'true' && params.confirm !== 'true')

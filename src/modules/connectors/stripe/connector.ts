@@ -2,8 +2,8 @@
 // disputes and webhook endpoints, through Stripe's official Node library, which encodes requests as Stripe
 // expects and can be aimed (STRIPE_API_BASE) at a proxy or a local fake. Our attempt or refund id is the
 // call's Idempotency-Key (with a suffix for the calls made before it: a card's Customer, a CVC token) and the
-// object's metadata.reference. Its wire format is in wire.ts, how its answers
-// read as ours in status-map.ts and decline-map.ts, its callbacks in callbacks.ts.
+// object's metadata.reference. Its wire format is in wire.ts, how its answers read as ours in status-map.ts
+// and decline-map.ts, its callbacks in callbacks.ts.
 import Stripe from 'stripe';
 import { z } from 'zod';
 import type { Mode } from '../../../kernel/api-keys.ts';
