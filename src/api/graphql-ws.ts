@@ -18,6 +18,7 @@ import type { ServerContext } from './yoga.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Services } from '../modules/services.ts';
 import { authenticateWithinLimits } from './authenticate.ts';
+import { CONNECTED_MERCHANT_HEADER } from '../modules/merchants/index.ts';
 import { clientKeyOf, type RateLimits } from '../platform/rate-limits.ts';
 
 /** How long sockets get to close cleanly at shutdown before they are cut. */
@@ -29,6 +30,12 @@ function presentedKeyOf(connectionParams: Readonly<Record<string, unknown>> | un
   const authorization = connectionParams?.authorization;
   const bearer = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
   return bearer?.[1] ?? null;
+}
+
+/** The connected merchant a platform's key acts for, named like the HTTP header (docs/platforms.md). */
+function connectedMerchantOf(connectionParams: Readonly<Record<string, unknown>> | undefined): string | null {
+  const named = connectionParams?.[CONNECTED_MERCHANT_HEADER.toLowerCase()] ?? connectionParams?.connectedMerchantId;
+  return typeof named === 'string' && named.trim() !== '' ? named.trim() : null;
 }
 
 type Operations = { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown };
@@ -52,7 +59,12 @@ export function attachGraphQLWebSocket(deps: {
         const clientIp = clientKeyOf(context.extra.request.socket.remoteAddress);
         let principal;
         try {
-          principal = await authenticateWithinLimits(services.apiKeys, limits, presentedKeyOf(context.connectionParams), clientIp);
+          principal = await authenticateWithinLimits(
+            services.apiKeys,
+            limits,
+            { key: presentedKeyOf(context.connectionParams), connectedMerchantId: connectedMerchantOf(context.connectionParams) },
+            clientIp,
+          );
         } catch (error) {
           if (error instanceof AppError) return [appErrorToGraphQL(error)];
           throw error;

@@ -7,7 +7,7 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../platform/config.ts';
 import { AppError, ERROR_CODES, errorBody } from '../kernel/errors.ts';
 import type { GraphQLContext } from '../platform/graphql/context.ts';
-import { presentedKey, type ServerContext } from './yoga.ts';
+import { presentedCredentials, type ServerContext } from './yoga.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Services } from '../modules/services.ts';
 import type { Principal } from '../kernel/principal.ts';
@@ -44,8 +44,12 @@ function routeLabel(pathname: string): string {
   return 'other';
 }
 
-/** Whose idempotency records a request shares: one API key's (the admin key and no key have their own). */
+/**
+ * Whose idempotency records a request shares: one API key's (the admin key and no key have their own), and a
+ * platform's key has one set per connected merchant it acts for, so one key sent for two merchants is two requests.
+ */
 function scopeOf(principal: Principal): string {
+  if (principal.kind === 'secretKey' && principal.platformMerchantId !== undefined) return `${principal.keyId}:${principal.merchantId}`;
   return 'keyId' in principal ? principal.keyId : principal.kind;
 }
 
@@ -84,7 +88,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     // parsed: a request without a valid API key costs no parse and leaves no idempotency record.
     let principal: Principal;
     try {
-      principal = await authenticateWithinLimits(services.apiKeys, limits, presentedKey(headers), clientIp);
+      principal = await authenticateWithinLimits(services.apiKeys, limits, presentedCredentials(headers), clientIp);
     } catch (error) {
       if (error instanceof AppError) return sendPlain(reply, appErrorResponse(error));
       throw error;

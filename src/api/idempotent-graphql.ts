@@ -1,5 +1,6 @@
 // Idempotency-Key on GraphQL mutations (docs/api.md, "Keys and headers"), with Stripe's semantics: the
-// key is scoped to the authenticated API key that sent it, and the response of every request that began
+// key is scoped to the authenticated API key that sent it (and the connected merchant a platform's key acts for:
+// docs/platforms.md), and the response of every request that began
 // executing is kept, errors included (a processor failure, a decline, an internal error), so a retry
 // never runs an operation twice. Only a request refused before it could act (no or a bad key, invalid
 // input, limits, a concurrent request) leaves the key free for a corrected retry. A keyed document holds

@@ -14,6 +14,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { LiveFeed } from './live-feed.ts';
 import type { SubscriptionGate } from './subscription-gate.ts';
 import type { Services } from '../modules/services.ts';
+import { CONNECTED_MERCHANT_HEADER } from '../modules/merchants/index.ts';
 import type { Principal } from '../kernel/principal.ts';
 import { authenticateWithinLimits } from './authenticate.ts';
 import { type RateLimits } from '../platform/rate-limits.ts';
@@ -28,6 +29,11 @@ export interface ServerContext {
   clientIp: string;
   /** Set when the HTTP layer already authenticated the request (to scope an Idempotency-Key). */
   principal?: Principal;
+}
+
+/** What a request presents to authenticate: its key and the connected merchant it acts for (docs/platforms.md). */
+export function presentedCredentials(headers: Headers): { key: string | null; connectedMerchantId: string | null } {
+  return { key: presentedKey(headers), connectedMerchantId: headers.get(CONNECTED_MERCHANT_HEADER)?.trim() || null };
 }
 
 /** The key from `api-key: <key>` or `Authorization: Bearer <key>`; null when neither is sent. */
@@ -260,7 +266,7 @@ export function createGraphQLServer(deps: {
     cors: { credentials: false },
     context: async ({ request, requestId, clientIp, principal: authenticated }) => {
       try {
-        const principal = authenticated ?? (await authenticateWithinLimits(services.apiKeys, limits, presentedKey(request.headers), clientIp));
+        const principal = authenticated ?? (await authenticateWithinLimits(services.apiKeys, limits, presentedCredentials(request.headers), clientIp));
         return { principal, services, logger: logger.child({ requestId }), requestId, db, live, gate, clientIp, limits };
       } catch (error) {
         if (error instanceof AppError) throw appErrorToGraphQL(error);

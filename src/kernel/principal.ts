@@ -5,7 +5,14 @@ import { AppError } from './errors.ts';
 export type Principal =
   | { kind: 'anonymous' }
   | { kind: 'admin' }
-  | { kind: 'secretKey'; merchantId: string; mode: Mode; keyId: string }
+  | {
+      kind: 'secretKey';
+      merchantId: string;
+      mode: Mode;
+      keyId: string;
+      /** Set when a platform's key acts for `merchantId`, its connected merchant (docs/platforms.md): the platform's id. */
+      platformMerchantId?: string;
+    }
   | { kind: 'publishableKey'; merchantId: string; mode: Mode; keyId: string };
 
 export type MerchantPrincipal = Extract<Principal, { merchantId: string }>;

@@ -81,7 +81,6 @@ function sampleValue(model: string, field: FieldModel): unknown {
   return field.isList ? [one(), one()] : one();
 }
 
-/** Creates a row of `model` with every scalar field set (parents created first) and returns what was written. */
 /** The unique `where` of a row: its @id field, or Prisma's compound key (`a_b: { a, b }`) for an @@id. */
 function uniqueWhere(model: string, row: Record<string, unknown>): Record<string, unknown> {
   const idField = models[model]!.fields.find((field) => field.isId);
@@ -90,15 +89,33 @@ function uniqueWhere(model: string, row: Record<string, unknown>): Record<string
   return { [keyFields.join('_')]: Object.fromEntries(keyFields.map((field) => [field, row[field]])) };
 }
 
-async function createFull(model: string): Promise<Record<string, unknown>> {
+/**
+ * Values a row cannot take with every other field set: a connected merchant (platformMerchantId set) is never a
+ * platform (the CHECK merchant_accounts_platform_not_connected), so isPlatform is written false here; test/platform reads a
+ * platform's back through the API.
+ */
+const SAMPLE_OVERRIDES: Record<string, Record<string, unknown>> = { MerchantAccount: { isPlatform: false } };
+
+/**
+ * Creates a row of `model` with every scalar field set (parents created first) and returns what was written. A
+ * parent of the model's own type (a self-relation) is created without its own self-relations, so the chain ends.
+ */
+async function createFull(model: string, asSelfParent = false): Promise<Record<string, unknown>> {
   const fields = models[model]!.fields;
   const data: Record<string, unknown> = {};
   for (const field of fields) {
     if (field.kind === 'object' || field.isUpdatedAt) continue;
     data[field.name] = sampleValue(model, field);
   }
-  for (const relation of fields.filter((field) => field.kind === 'object' && field.relationFromFields?.length)) {
-    const parent = await createFull(relation.type);
+  const relations = fields.filter((field) => field.kind === 'object' && field.relationFromFields?.length);
+  if (asSelfParent) {
+    for (const self of relations.filter((relation) => relation.type === model)) data[self.relationFromFields![0]!] = null;
+  } else {
+    Object.assign(data, SAMPLE_OVERRIDES[model]);
+  }
+  for (const relation of relations) {
+    if (asSelfParent && relation.type === model) continue;
+    const parent = await createFull(relation.type, relation.type === model);
     const [foreignKey] = relation.relationFromFields!;
     data[foreignKey!] = parent[models[relation.type]!.fields.find((field) => field.isId)!.name];
   }

@@ -52,12 +52,15 @@ const webSocketFrom = (localAddress: string) =>
     }
   };
 
-/** A graphql-ws client of the API at `apiUrl`, authenticated by `key` in connectionParams (from `localAddress` if given). */
-export function wsClient(apiUrl: string, key?: string, localAddress?: string): Client {
+/**
+ * A graphql-ws client of the API at `apiUrl`, authenticated by `key` in connectionParams (from `localAddress` if
+ * given), with `moreParams` beside it (a platform's `x-connected-merchant-id`).
+ */
+export function wsClient(apiUrl: string, key?: string, localAddress?: string, moreParams: Record<string, string> = {}): Client {
   return createClient({
     url: `${apiUrl.replace(/^http/, 'ws')}/graphql`,
     webSocketImpl: localAddress ? webSocketFrom(localAddress) : WebSocket,
-    connectionParams: key ? { 'api-key': key } : {},
+    connectionParams: { ...(key ? { 'api-key': key } : {}), ...moreParams },
     retryAttempts: 0,
     lazy: true,
   });

@@ -1,5 +1,5 @@
 // The merchants module's public entry: what other modules, the API and the processes may use of it.
 export { DemoKeyMismatchError, ensureDemoMerchant, generateDemoKeys } from './demo.ts';
-export { type ApiKeyService } from './key-service.ts';
+export { CONNECTED_MERCHANT_HEADER, type ApiKeyService } from './key-service.ts';
 export { profileFor } from './profile-service.ts';
 export { profileSettings, type ProfileSettings } from './profile-settings.ts';

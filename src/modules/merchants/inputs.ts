@@ -11,8 +11,15 @@ const hostPattern = z
   .toLowerCase()
   .regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a host name or *.domain');
 
-export const createMerchantInput = z.object({
-  name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+const merchantName = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+
+export const createMerchantInput = z.object({ name: merchantName, platform: z.boolean().nullish() });
+
+export const createConnectedMerchantInput = z.object({ name: merchantName });
+
+export const listConnectedMerchantsInput = z.object({
+  first: z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').nullish(),
+  after: z.string().nullish(),
 });
 
 export const updateMerchantInput = z.object({

@@ -1,7 +1,7 @@
 // Issuing, revoking and recognising API keys. A key is shown once, when issued; only its hash is stored.
 import { generateApiKey, hashApiKey, parseApiKey, redactApiKey, secretsEqual, type KeyType, type Mode } from '../../kernel/api-keys.ts';
 import { AppError, notFound } from '../../kernel/errors.ts';
-import { newId } from '../../kernel/ids.ts';
+import { isId, newId } from '../../kernel/ids.ts';
 import type { ApiKey, Prisma } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import type { Principal } from '../../kernel/principal.ts';
@@ -9,6 +9,9 @@ import { parseInput } from '../../kernel/validation.ts';
 import { createApiKeyInput } from './inputs.ts';
 
 type Transaction = Prisma.TransactionClient;
+
+/** The request header (or graphql-ws connection parameter) a platform names the connected merchant it acts for with. */
+export const CONNECTED_MERCHANT_HEADER = 'X-Connected-Merchant-Id';
 
 export interface IssuedKey {
   apiKey: ApiKey;
@@ -48,6 +51,37 @@ export class ApiKeyService {
     if (row.revokedAt !== null) throw new AppError('UNAUTHENTICATED', `The API key ${row.redacted} was revoked.`);
     const kind = row.type === 'SECRET' ? 'secretKey' : 'publishableKey';
     return { kind, merchantId: row.merchantId, mode: row.mode, keyId: row.id };
+  }
+
+  /**
+   * The principal a request runs as when it names a connected merchant (`X-Connected-Merchant-Id`, docs/platforms.md):
+   * that merchant, in the key's mode, with the platform's key and id. Only a platform's secret key may send the
+   * header, and only for a merchant connected to that platform; anything else is refused before any work, with one
+   * answer whether the merchant is unknown, another platform's or a sibling (no way to learn which merchants exist).
+   */
+  async actingFor(principal: Principal, connectedMerchantId: string | null): Promise<Principal> {
+    if (connectedMerchantId === null) return principal;
+    if (principal.kind !== 'secretKey') {
+      throw new AppError('FORBIDDEN', `${CONNECTED_MERCHANT_HEADER}: only a platform's secret key may act for a connected merchant.`, {
+        field: CONNECTED_MERCHANT_HEADER,
+      });
+    }
+    const connected = isId('merchant', connectedMerchantId)
+      ? await this.context.db.merchantAccount.findFirst({
+          where: { id: connectedMerchantId, platformMerchantId: principal.merchantId, platform: { isPlatform: true } },
+          select: { id: true },
+        })
+      : null;
+    if (connected === null) {
+      throw new AppError(
+        'FORBIDDEN',
+        `${CONNECTED_MERCHANT_HEADER}: "${connectedMerchantId.slice(0, 64)}" is not a merchant connected to the platform of this key.`,
+        {
+          field: CONNECTED_MERCHANT_HEADER,
+        },
+      );
+    }
+    return { ...principal, merchantId: connected.id, platformMerchantId: principal.merchantId };
   }
 
   /** Which of `keyIds` may no longer be used (revoked, or gone): their running subscriptions end. */

@@ -1,6 +1,6 @@
 import { builder } from '../../platform/graphql/builder.ts';
 import { inputTypeFor } from '../../platform/graphql/inputs.ts';
-import { createMerchantInput, updateMerchantInput } from './inputs.ts';
+import { createConnectedMerchantInput, createMerchantInput, updateMerchantInput } from './inputs.ts';
 import { BusinessProfileRef } from './profile-schema.ts';
 
 export const MerchantAccountRef = builder.prismaObject('MerchantAccount', {
@@ -10,6 +10,8 @@ export const MerchantAccountRef = builder.prismaObject('MerchantAccount', {
     liveWebhookHosts: t.exposeStringList('liveWebhookHosts', {
       description: 'Hosts a live webhook URL may use (*.domain for subdomains); the operator sets them.',
     }),
+    isPlatform: t.exposeBoolean('isPlatform', { description: 'A platform creates connected merchants and acts for them (docs/platforms.md).' }),
+    platformMerchantId: t.exposeString('platformMerchantId', { nullable: true, description: 'The platform this merchant is connected to, if any.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     businessProfiles: t.relation('businessProfiles', { query: { orderBy: { createdAt: 'asc' } } }),
     apiKeys: t.relation('apiKeys', {
@@ -31,7 +33,10 @@ builder.queryField('merchant', (t) =>
 );
 
 const CreateMerchantAccountInput = inputTypeFor('CreateMerchantAccountInput', createMerchantInput, {
-  fields: (t) => ({ name: t.string({ required: true }) }),
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    platform: t.boolean({ description: 'Makes a platform, which creates connected merchants and acts for them (docs/platforms.md); false by default.' }),
+  }),
 });
 
 const CreateMerchantAccountPayload = builder.simpleObject('CreateMerchantAccountPayload', {
@@ -54,6 +59,40 @@ builder.mutationField('createMerchantAccount', (t) =>
     description: 'Creates a merchant with a default business profile and test keys (admin key).',
     args: { input: t.arg({ type: CreateMerchantAccountInput, required: true }) },
     resolve: (_root, { input }, { services }) => services.merchantAccounts.create(input),
+  }),
+);
+
+const CreateConnectedMerchantInput = inputTypeFor('CreateConnectedMerchantInput', createConnectedMerchantInput, {
+  fields: (t) => ({ name: t.string({ required: true }) }),
+});
+
+builder.mutationField('createConnectedMerchant', (t) =>
+  t.withAuth({ secretKey: true }).field({
+    type: MerchantAccountRef,
+    description:
+      'Creates a merchant connected to the platform of the secret key, with its default business profile and no keys: act for it with X-Connected-Merchant-Id (docs/platforms.md).',
+    args: { input: t.arg({ type: CreateConnectedMerchantInput, required: true }) },
+    resolve: (_root, { input }, { principal, services }) => services.merchantAccounts.createConnected(principal, input),
+  }),
+);
+
+const ConnectedMerchantEdge = builder.simpleObject('ConnectedMerchantEdge', {
+  fields: (t) => ({ cursor: t.string(), node: t.field({ type: MerchantAccountRef }) }),
+});
+// Hand-written like PaymentConnection (modules/payments/schema.ts says why), with its own page info like EventConnection.
+const ConnectedMerchantPageInfo = builder.simpleObject('ConnectedMerchantPageInfo', {
+  fields: (t) => ({ hasNextPage: t.boolean(), endCursor: t.string({ nullable: true }) }),
+});
+const ConnectedMerchantConnection = builder.simpleObject('ConnectedMerchantConnection', {
+  fields: (t) => ({ edges: t.field({ type: [ConnectedMerchantEdge] }), pageInfo: t.field({ type: ConnectedMerchantPageInfo }) }),
+});
+
+builder.queryField('connectedMerchants', (t) =>
+  t.withAuth({ secretKey: true }).field({
+    type: ConnectedMerchantConnection,
+    description: 'The merchants connected to the platform of the secret key, newest first.',
+    args: { first: t.arg.int({ description: '1 to 100; 20 by default.' }), after: t.arg.string() },
+    resolve: (_root, args, { principal, services }) => services.merchantAccounts.listConnected(principal, args),
   }),
 );
 

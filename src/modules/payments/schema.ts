@@ -157,6 +157,12 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
       resolve: (payment) => payment.setupFutureUsage as 'OFF_SESSION' | 'ON_SESSION' | null,
     }),
     profileId: t.exposeString('profileId'),
+    initiatedByPlatformId: t.string({
+      nullable: true,
+      description:
+        'The platform that created this payment acting for its connected merchant (X-Connected-Merchant-Id); null otherwise and for a publishable key.',
+      resolve: (payment, _args, { principal }) => forSecretKey(principal, payment.initiatedByPlatformId),
+    }),
     attemptCount: t.exposeInt('attemptCount'),
     cancellationReason: t.exposeString('cancellationReason', { nullable: true }),
     errorCode: t.exposeString('errorCode', { nullable: true, description: ERROR_CODE_DESCRIPTION }),

@@ -73,6 +73,7 @@ export class PaymentCreation {
       mandateId: mandate?.id ?? null,
       paymentLinkId: origin.paymentLinkId ?? null,
       subscriptionPeriod: origin.subscriptionPeriod ?? null,
+      initiatedByPlatformId: principal.platformMerchantId ?? null,
       country: input.country ?? null,
       description: input.description ?? null,
       metadata: input.metadata ?? null,
