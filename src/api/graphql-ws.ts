@@ -34,8 +34,12 @@ function presentedKeyOf(connectionParams: Readonly<Record<string, unknown>> | un
 
 /** The connected merchant a platform's key acts for, named like the HTTP header (docs/platforms.md). */
 function connectedMerchantOf(connectionParams: Readonly<Record<string, unknown>> | undefined): string | null {
-  const named = connectionParams?.[CONNECTED_MERCHANT_HEADER.toLowerCase()] ?? connectionParams?.connectedMerchantId;
-  return typeof named === 'string' && named.trim() !== '' ? named.trim() : null;
+  const names = new Set([CONNECTED_MERCHANT_HEADER.toLowerCase(), 'connectedmerchantid']);
+  const named = Object.entries(connectionParams ?? {}).find(([name]) => names.has(name.toLowerCase()));
+  if (named === undefined) return null;
+  // Sent in any spelling or shape, it is the caller's intent: anything but an id is refused (ApiKeyService.actingFor),
+  // never dropped, which would act as the platform itself.
+  return typeof named[1] === 'string' ? named[1].trim() : '';
 }
 
 type Operations = { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown };

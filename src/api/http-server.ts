@@ -131,7 +131,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
         const callback = request.method === 'POST' ? CALLBACK_ROUTE.exec(url.pathname) : null;
         if (callback) return handleCallback(services, callback, request, reply);
         const registration = request.method === 'POST' ? REGISTRATION_ROUTE.exec(url.pathname) : null;
-        if (registration) return handleRegistration(services, registration, request, reply);
+        if (registration) return handleRegistration({ services, limits, clientIp }, registration, request, reply);
         const paymentLink = PAYMENT_LINK_ROUTE.exec(url.pathname);
         if (paymentLink) return handlePaymentLink({ services, limits, clientIp }, paymentLink, request, reply);
         return sendJson(reply, 404, errorBody('NOT_FOUND', `No route ${request.method} ${url.pathname}.`));

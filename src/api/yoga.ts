@@ -33,7 +33,8 @@ export interface ServerContext {
 
 /** What a request presents to authenticate: its key and the connected merchant it acts for (docs/platforms.md). */
 export function presentedCredentials(headers: Headers): { key: string | null; connectedMerchantId: string | null } {
-  return { key: presentedKey(headers), connectedMerchantId: headers.get(CONNECTED_MERCHANT_HEADER)?.trim() || null };
+  // A header sent empty is still sent: refused (ApiKeyService.actingFor), never read as absent, which would act as the platform.
+  return { key: presentedKey(headers), connectedMerchantId: headers.get(CONNECTED_MERCHANT_HEADER)?.trim() ?? null };
 }
 
 /** The key from `api-key: <key>` or `Authorization: Bearer <key>`; null when neither is sent. */

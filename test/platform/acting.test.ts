@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActingMerchantDocument, ConnectedMerchantsDocument, CreatePaymentDocument } from '../gql/graphql.ts';
-import { startTestApi, type TestApi } from '../support/api.ts';
+import { createMerchant, startTestApi, type TestApi } from '../support/api.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { actingClient, CONNECTED_MERCHANT_HEADER, connectMerchant, createPlatform } from '../support/platforms.ts';
 import { subscribeWs, wsClient } from '../support/subscriptions.ts';
@@ -62,6 +62,44 @@ describe('X-Connected-Merchant-Id over graphql-ws', () => {
     } finally {
       await Promise.all([acting.dispose(), refused.dispose()]);
     }
+  });
+});
+
+describe('a header sent but not usable is refused, never read as absent (which would act as the platform itself)', () => {
+  it('over HTTP: an empty X-Connected-Merchant-Id is FORBIDDEN and nothing is written', async () => {
+    const before = await api.context.db.paymentIntent.count({ where: { merchantId: platform.merchantId } });
+    const error = errorOf(
+      await actingClient(api, platform.secretKey)(CreatePaymentDocument, { input: { amount: 700, currency: 'EUR' } }, { [CONNECTED_MERCHANT_HEADER]: '' }),
+      'FORBIDDEN',
+    );
+    expect(error.message).toContain(CONNECTED_MERCHANT_HEADER);
+    expect(await api.context.db.paymentIntent.count({ where: { merchantId: platform.merchantId } })).toBe(before);
+  });
+
+  it('over graphql-ws: the header’s own spelling acts for the merchant; an empty or non-string value is FORBIDDEN', async () => {
+    const spelled = wsClient(api.url, platform.secretKey, undefined, { [CONNECTED_MERCHANT_HEADER]: sellers[1]!.id });
+    const empty = wsClient(api.url, platform.secretKey, undefined, { connectedMerchantId: ' ' });
+    const number = wsClient(api.url, platform.secretKey, undefined, { [CONNECTED_MERCHANT_HEADER.toLowerCase()]: 42 });
+    try {
+      const [result] = await subscribeWs(spelled, ActingMerchantDocument, {}).waitFor(1);
+      expect(result!.merchant).toMatchObject({ id: sellers[1]!.id });
+      for (const refused of [empty, number]) {
+        const [error] = await subscribeWs(refused, ActingMerchantDocument, {}).waitForError();
+        expect(error).toMatchObject({ extensions: { code: 'FORBIDDEN' } });
+      }
+    } finally {
+      await Promise.all([spelled.dispose(), empty.dispose(), number.dispose()]);
+    }
+  });
+
+  it('on the webhook registration route: a key that is not a platform’s, sending the header, is FORBIDDEN', async () => {
+    const plain = await createMerchant(api);
+    const registered = await fetch(`${api.url}/account/${plain.merchantId}/webhooks/mca_none`, {
+      method: 'POST',
+      headers: { 'api-key': plain.secretKey, [CONNECTED_MERCHANT_HEADER]: sellers[0]!.id },
+    });
+    expect(registered.status).toBe(403);
+    expect(await registered.json()).toMatchObject({ error: { code: 'FORBIDDEN' } });
   });
 });
 

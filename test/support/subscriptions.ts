@@ -56,7 +56,7 @@ const webSocketFrom = (localAddress: string) =>
  * A graphql-ws client of the API at `apiUrl`, authenticated by `key` in connectionParams (from `localAddress` if
  * given), with `moreParams` beside it (a platform's `x-connected-merchant-id`).
  */
-export function wsClient(apiUrl: string, key?: string, localAddress?: string, moreParams: Record<string, string> = {}): Client {
+export function wsClient(apiUrl: string, key?: string, localAddress?: string, moreParams: Record<string, unknown> = {}): Client {
   return createClient({
     url: `${apiUrl.replace(/^http/, 'ws')}/graphql`,
     webSocketImpl: localAddress ? webSocketFrom(localAddress) : WebSocket,

@@ -5,7 +5,9 @@
 //   the processor (the merchant's secret key).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, ERROR_CODES, errorBody } from '../../kernel/errors.ts';
-import { presentedKey } from '../yoga.ts';
+import { presentedCredentials } from '../yoga.ts';
+import { authenticateWithinLimits } from '../authenticate.ts';
+import type { RateLimits } from '../../platform/rate-limits.ts';
 import type { Services } from '../../modules/services.ts';
 import { requireSecretKey } from '../../kernel/principal.ts';
 import { BodyTooLargeError, readBody, sendJson, toFetchHeaders } from '../../platform/http/node-bridge.ts';
@@ -33,12 +35,19 @@ export async function handleCallback(services: Services, match: RegExpExecArray,
   reply.end(answer.text);
 }
 
-export async function handleRegistration(services: Services, match: RegExpExecArray, request: IncomingMessage, reply: ServerResponse): Promise<void> {
+export async function handleRegistration(
+  { services, limits, clientIp }: { services: Services; limits: RateLimits; clientIp: string },
+  match: RegExpExecArray,
+  request: IncomingMessage,
+  reply: ServerResponse,
+): Promise<void> {
   const [, accountId = '', connectorAccountId = ''] = match;
   try {
     // No body is needed; one is read (bounded) and ignored so the connection stays usable.
     await readBody(request, 16 * 1024);
-    const principal = requireSecretKey(await services.apiKeys.authenticate(presentedKey(toFetchHeaders(request))));
+    // As every API request: within the failed-authentication limit, and as the connected merchant a platform names.
+    const presented = presentedCredentials(toFetchHeaders(request));
+    const principal = requireSecretKey(await authenticateWithinLimits(services.apiKeys, limits, presented, clientIp));
     const registered = await services.connectorCallbacks.register(principal, accountId, connectorAccountId);
     sendJson(reply, 200, {
       merchant_connector_id: registered.merchantConnectorId,
