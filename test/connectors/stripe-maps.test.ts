@@ -77,6 +77,8 @@ describe('PaymentIntent statuses', () => {
     const paid = { status: 'succeeded', customer: 'cus_1', payment_method: 'pm_1' } as const;
     expect(toProcessorPayment(intent({ ...paid, setup_future_usage: 'off_session' })).paymentMethodToken).toBe('cus_1:pm_1');
     expect(toProcessorPayment(intent(paid)).paymentMethodToken).toBeNull();
+    // Ids not of the shape a later charge needs are never sealed as a token that every charge would refuse.
+    expect(toProcessorPayment(intent({ ...paid, payment_method: 'card_1', setup_future_usage: 'off_session' })).paymentMethodToken).toBeNull();
   });
 
   it('a lost dispute: conceded without evidence before its deadline, expired after it, lost after a challenge', () => {

@@ -118,10 +118,16 @@ export const cvcTokenSchema = z.object({ id: stripeId, object: z.literal('token'
  * PaymentMethod again only with the Customer it is attached to (docs.stripe.com/payments/save-during-payment), so
  * the token carries both. The product seals it at rest.
  */
-export const savedCardToken = (customerId: string, paymentMethodId: string) => `${customerId}:${paymentMethodId}`;
+const SAVED_CARD_TOKEN = /^(cus_[A-Za-z0-9]+):(pm_[A-Za-z0-9]+)$/;
+
+/** The token of a card saved at Stripe; null when Stripe's ids are not of the shape every later charge will need. */
+export function savedCardToken(customerId: string, paymentMethodId: string): string | null {
+  const token = `${customerId}:${paymentMethodId}`;
+  return SAVED_CARD_TOKEN.test(token) ? token : null;
+}
 
 export function savedCardIds(token: string): { customer: string; paymentMethod: string } {
-  const match = /^(cus_[A-Za-z0-9]+):(pm_[A-Za-z0-9]+)$/.exec(token);
+  const match = SAVED_CARD_TOKEN.exec(token);
   // Never ours: a saved card is only ever charged at the account that saved it (routing), with the token made here.
   if (match === null)
     throw new ConnectorError('stripe: the saved card token is not one this connector made', 'rejected', false, { processorCode: 'invalid_token' });
