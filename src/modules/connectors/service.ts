@@ -6,7 +6,7 @@ import { AppError, invalidInput } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Mode } from '../../kernel/api-keys.ts';
 import { type PaymentMethodType } from '../payments/methods.ts';
-import type { ConnectorAccount } from '../../generated/prisma/client.ts';
+import type { ConnectorAccount, Prisma } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import type { MerchantPrincipal } from '../../kernel/principal.ts';
 import { parseInput } from '../../kernel/validation.ts';
@@ -71,18 +71,19 @@ export class ConnectorAccountService {
   }
 
   /**
-   * The accounts a payment may be routed to, in the order to try them: enabled, of the merchant and mode,
-   * accepting the method, the currency and the customer's country; ordered by the payment's connector
-   * list, then the profile's, then age. A payment that names connectors is routed to those only.
+   * The accounts a payment may be routed to, in the order to try them: enabled, of the mode, the merchant's
+   * own then (a connected merchant's) its platform's (docs/platforms.md), accepting the method, the currency
+   * and the customer's country; within each merchant's, ordered by the payment's connector list, then the
+   * profile's, then age. A payment that names connectors is routed to those only.
    */
   async eligible(request: RoutingRequest): Promise<ConnectorAccount[]> {
     const accounts = await this.context.db.connectorAccount.findMany({
       where: {
-        merchantId: request.merchantId,
+        ...routableBy(request.merchantId),
         mode: request.mode,
         disabled: false,
         paymentMethods: { has: request.paymentMethodType },
-        OR: [{ currencies: { isEmpty: true } }, { currencies: { has: request.currency } }],
+        AND: { OR: [{ currencies: { isEmpty: true } }, { currencies: { has: request.currency } }] },
       },
       orderBy: { createdAt: 'asc' },
     });
@@ -97,8 +98,14 @@ export class ConnectorAccountService {
       const profile = request.profileRouting.indexOf(account.connectorName);
       return profile === -1 ? Number.MAX_SAFE_INTEGER : request.paymentConnectors.length + profile;
     };
+    const ownerRank = (account: ConnectorAccount) => (account.merchantId === request.merchantId ? 0 : 1);
     // Array.prototype.sort is stable: accounts of equal rank keep their age order.
-    return accepted.sort((a, b) => rank(a) - rank(b));
+    return accepted.sort((a, b) => ownerRank(a) - ownerRank(b) || rank(a) - rank(b));
+  }
+
+  /** Of these accounts, the ones a payment of the merchant may be routed to (routableBy), with their mode. */
+  routableAmong(merchantId: string, ids: readonly string[]): Promise<Pick<ConnectorAccount, 'id' | 'mode'>[]> {
+    return this.context.db.connectorAccount.findMany({ where: { id: { in: [...ids] }, ...routableBy(merchantId) }, select: { id: true, mode: true } });
   }
 
   /** A client for one account, with its credentials decrypted (they never leave this process). */
@@ -115,4 +122,12 @@ export class ConnectorAccountService {
       mode: account.mode,
     });
   }
+}
+
+/**
+ * The accounts a merchant's payments may be routed to: its own and, for a connected merchant, its platform's
+ * (the platform owns the processor relationship, docs/platforms.md); never a sibling's or another platform's.
+ */
+function routableBy(merchantId: string): Prisma.ConnectorAccountWhereInput {
+  return { OR: [{ merchantId }, { merchant: { connectedMerchants: { some: { id: merchantId } } } }] };
 }

@@ -42,6 +42,8 @@ export interface NewEvent {
   objectVersion: number;
   object: Record<string, unknown>;
   isTest: boolean;
+  /** A payment processed through another merchant's connector account names that merchant (docs/platforms.md). */
+  processorMerchantId?: string | null;
 }
 
 /** An event whose body is serialized, to be written by its change's statement or transaction. */
@@ -99,7 +101,15 @@ export class EventOutbox {
     const id = newId('event');
     const now = new Date();
     const contentType = contentTypeOf(event.eventType);
-    const body = serializeWebhook({ merchantId: event.merchantId, eventId: id, eventType: event.eventType, contentType, object: event.object, timestamp: now });
+    const body = serializeWebhook({
+      merchantId: event.merchantId,
+      eventId: id,
+      eventType: event.eventType,
+      contentType,
+      object: event.object,
+      timestamp: now,
+      processorMerchantId: event.processorMerchantId,
+    });
     const nextAttemptAt = event.isTest ? this.testEventFallback(now) : now;
     const live = event.mode === 'LIVE';
     return {

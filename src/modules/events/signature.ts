@@ -11,6 +11,8 @@ export interface OutgoingWebhook {
   /** The resource in its snake_case wire shape (wire-objects.ts). */
   object: Record<string, unknown>;
   timestamp: Date;
+  /** The merchant whose connector account processed the object, when not `merchantId` (docs/platforms.md); null otherwise. */
+  processorMerchantId?: string | null;
 }
 
 /** The exact body: `{"merchant_id","event_id","event_type","content":{"type","object"},"timestamp","processor_merchant_id"}`. */
@@ -21,8 +23,7 @@ export function serializeWebhook(webhook: OutgoingWebhook): string {
     event_type: webhook.eventType,
     content: { type: webhook.contentType, object: webhook.object },
     timestamp: webhook.timestamp.toISOString(),
-    // No platform/connected-merchant split in this service: always null, as the seed allows.
-    processor_merchant_id: null,
+    processor_merchant_id: webhook.processorMerchantId ?? null,
   });
 }
 

@@ -32,7 +32,10 @@ export class PaymentEvents implements PaymentPublisher {
     ];
     const object = paymentWireObject(payment, payment.activeAttempt);
     const { id: objectId, merchantId, profileId, mode, version: objectVersion } = payment;
-    return types.map((type) => this.outbox.prepare({ merchantId, profileId, mode, eventType: type, objectId, objectVersion, object, isTest: false }));
+    const { processorMerchantId } = payment.activeAttempt;
+    return types.map((type) =>
+      this.outbox.prepare({ merchantId, profileId, mode, eventType: type, objectId, objectVersion, object, isTest: false, processorMerchantId }),
+    );
   }
 
   /** After commit: the change's events to the relay, then the payment's new state to live subscribers. Never fails the caller. */

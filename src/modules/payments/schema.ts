@@ -163,6 +163,13 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
         'The platform that created this payment acting for its connected merchant (X-Connected-Merchant-Id); null otherwise and for a publishable key.',
       resolve: (payment, _args, { principal }) => forSecretKey(principal, payment.initiatedByPlatformId),
     }),
+    processorMerchantId: t.string({
+      nullable: true,
+      description:
+        'The merchant whose connector account processed the active attempt when it is not this payment’s merchant (a connected merchant’s platform, docs/platforms.md); null otherwise and for a publishable key.',
+      resolve: async (payment, _args, { principal, services }) =>
+        forSecretKey(principal, (await services.payments.activeAttemptOf(payment)).processorMerchantId),
+    }),
     attemptCount: t.exposeInt('attemptCount'),
     cancellationReason: t.exposeString('cancellationReason', { nullable: true }),
     errorCode: t.exposeString('errorCode', { nullable: true, description: ERROR_CODE_DESCRIPTION }),

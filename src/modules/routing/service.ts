@@ -138,17 +138,18 @@ export class RoutingService {
   }
 
   /**
-   * Checks every account the algorithm names (the merchant's, in the key's mode) and makes it the profile's
+   * Checks every account the algorithm names (the merchant's, or its platform's for a connected merchant, in
+   * the key's mode: those its payments may be routed to) and makes it the profile's
    * active algorithm of that mode; the one it replaces joins the history.
    */
   async setAlgorithm(principal: MerchantPrincipal, rawInput: unknown): Promise<StoredAlgorithm> {
     const input = parseInput(setRoutingAlgorithmInput, rawInput);
     await this.profileOf(principal, input.profileId);
     const references = accountReferences(input.algorithm);
-    const accounts = await this.context.db.connectorAccount.findMany({
-      where: { id: { in: references.map((reference) => reference.id) }, merchantId: principal.merchantId },
-      select: { id: true, mode: true },
-    });
+    const accounts = await this.connectorAccounts.routableAmong(
+      principal.merchantId,
+      references.map((reference) => reference.id),
+    );
     const modes = new Map(accounts.map((account) => [account.id, account.mode]));
     for (const { path, id } of references) {
       const mode = modes.get(id);

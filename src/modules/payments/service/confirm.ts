@@ -119,7 +119,12 @@ export class PaymentConfirmation {
     ]);
     const settings = profileSettings(profile, payment.mode);
     const kept = keptFields(method, this.deps.keys.fingerprintKey(payment.merchantId), options.saved);
-    const routedTo = (account: ConnectorAccount) => ({ ...kept, connectorAccountId: account.id, connectorName: account.connectorName });
+    const routedTo = (account: ConnectorAccount) => ({
+      ...kept,
+      connectorAccountId: account.id,
+      connectorName: account.connectorName,
+      processorMerchantId: account.merchantId === payment.merchantId ? null : account.merchantId,
+    });
     // A payment that cannot be confirmed is refused before it is routed: routing may claim a connector's probe.
     const moves = payment.status === 'FAILED' ? null : this.confirmMoves(payment, kept.cardFingerprint);
     if (moves === null) await this.refuseManualRetry(payment, kept.cardFingerprint);

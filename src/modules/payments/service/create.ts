@@ -101,6 +101,7 @@ export class PaymentCreation {
         captureMethod: input.captureMethod,
         authenticationType: input.authenticationType,
         connectorAccountId: null,
+        processorMerchantId: null,
         connectorName: null,
         connectorTransactionId: null,
         amountCapturable: 0,
