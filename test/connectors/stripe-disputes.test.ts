@@ -1,49 +1,36 @@
 // Disputes at Stripe end to end, against the local fake of Stripe's API (test/fakes/stripe): Stripe's
 // charge.dispute.* webhooks (the fixtures' dispute object) open and move our dispute, and the merchant's
 // acceptDispute and challengeDispute close it or submit its evidence at Stripe.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AcceptDisputeDocument,
   ChallengeDisputeDocument,
   ConfirmPaymentDocument,
-  CreateConnectorAccountDocument,
   CreatePaymentDocument,
   DisputesDocument,
   PaymentDocument,
 } from '../gql/graphql.ts';
-import { startFakeStripe, type FakeStripe } from '../fakes/stripe/server.ts';
-import { createMerchant } from '../support/api.ts';
+import type { FakeStripe } from '../fakes/stripe/server.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import type { Stack } from '../support/stack.ts';
+import { startStripeShop, type StripeShop } from '../support/stripe-shop.ts';
 
 let fake: FakeStripe;
 let stack: Stack;
-let shop: Awaited<ReturnType<typeof createMerchant>>;
+let shop: StripeShop;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  fake = await startFakeStripe();
-  stack = await startStack({ worker: false, env: { STRIPE_API_BASE: fake.url } });
-  shop = await createMerchant(stack.api);
-  const account = dataOf(
-    await shop.secret(CreateConnectorAccountDocument, {
-      input: {
-        connectorName: 'stripe',
-        credentials: { apiKey: `sk_test_${randomBytes(12).toString('hex')}` },
-        webhookSecret: 'whsec_replaced_on_registration',
-      },
-    }),
-  ).createConnectorAccount;
+  ({ fake, stack, shop, close } = await startStripeShop());
   // Stripe's events come to us through the endpoint registration creates at Stripe.
-  const registered = await fetch(`${stack.api.url}/account/${shop.merchantId}/webhooks/${account.id}`, {
+  const registered = await fetch(`${stack.api.url}/account/${shop.merchantId}/webhooks/${shop.connectorAccountId}`, {
     method: 'POST',
     headers: { 'api-key': shop.secretKey },
   });
   expect(registered.status).toBe(200);
 });
 afterAll(async () => {
-  await stack?.close();
-  await fake?.close();
+  await close?.();
 });
 
 /** A 4242 payment captured at Stripe, then disputed by the customer's bank: charge.dispute.created. Our dispute and Stripe's. */

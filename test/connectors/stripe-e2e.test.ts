@@ -1,7 +1,6 @@
 // The Stripe connector through our GraphQL API, against the local fake of Stripe's API (test/fakes/stripe): a
 // merchant adds a Stripe test account and takes card payments (3DS included), captures, voids and refunds with
 // the same operations as on the sandbox, and Stripe's webhooks move its payments.
-import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -20,35 +19,25 @@ import {
   type PaymentMethodDataInput,
 } from '../gql/graphql.ts';
 import fixtures from '../fakes/stripe/fixtures.json' with { type: 'json' };
-import { startFakeStripe, type FakeStripe } from '../fakes/stripe/server.ts';
-import { createMerchant } from '../support/api.ts';
+import type { FakeStripe } from '../fakes/stripe/server.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import type { Stack } from '../support/stack.ts';
+import { startStripeShop, stripeKey, type StripeShop } from '../support/stripe-shop.ts';
 
 let fake: FakeStripe;
 let stack: Stack;
 let sql: pg.Client;
-let shop: Awaited<ReturnType<typeof createMerchant>> & { connectorAccountId: string };
-
-const stripeKey = (mode: 'test' | 'live' = 'test') => `sk_${mode}_${randomBytes(12).toString('hex')}`;
+let shop: StripeShop;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  fake = await startFakeStripe();
-  stack = await startStack({ worker: false, env: { STRIPE_API_BASE: fake.url } });
-  const merchant = await createMerchant(stack.api);
-  const account = dataOf(
-    await merchant.secret(CreateConnectorAccountDocument, {
-      input: { connectorName: 'stripe', credentials: { apiKey: stripeKey() }, webhookSecret: 'whsec_placeholder_until_registered' },
-    }),
-  ).createConnectorAccount;
-  shop = { ...merchant, connectorAccountId: account.id };
+  ({ fake, stack, shop, close } = await startStripeShop());
   sql = new pg.Client({ connectionString: inject('databaseUrl') });
   await sql.connect();
 });
 afterAll(async () => {
   await sql?.end();
-  await stack?.close();
-  await fake?.close();
+  await close?.();
 });
 
 const CARDS = {

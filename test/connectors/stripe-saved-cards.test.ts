@@ -2,31 +2,21 @@
 // (test/fakes/stripe): a card saved on confirm is set up for off-session use with a Customer of its own
 // (docs.stripe.com/payments/save-during-payment), paid again with its Customer and a CVC token, and charged off
 // session under a mandate, where Stripe's test cards that need the customer decline `authentication_required`.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfirmPaymentDocument, CreateConnectorAccountDocument, CreatePaymentDocument, CustomerDocument, PaymentMandateDocument } from '../gql/graphql.ts';
-import { startFakeStripe, type FakeStripe } from '../fakes/stripe/server.ts';
-import { createMerchant } from '../support/api.ts';
+import { ConfirmPaymentDocument, CreatePaymentDocument, CustomerDocument, PaymentMandateDocument } from '../gql/graphql.ts';
+import type { FakeStripe } from '../fakes/stripe/server.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { startStripeShop, type StripeShop } from '../support/stripe-shop.ts';
 
 let fake: FakeStripe;
-let stack: Stack;
-let shop: Awaited<ReturnType<typeof createMerchant>>;
+let shop: StripeShop;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  fake = await startFakeStripe();
-  stack = await startStack({ worker: false, env: { STRIPE_API_BASE: fake.url } });
-  shop = await createMerchant(stack.api);
-  dataOf(
-    await shop.secret(CreateConnectorAccountDocument, {
-      input: { connectorName: 'stripe', credentials: { apiKey: `sk_test_${randomBytes(12).toString('hex')}` }, webhookSecret: 'whsec_placeholder' },
-    }),
-  );
+  ({ fake, shop, close } = await startStripeShop());
 });
 afterAll(async () => {
-  await stack?.close();
-  await fake?.close();
+  await close?.();
 });
 
 const CARDS = { success: '4242424242424242', authenticateUnlessSetUp: '4000002500003155', alwaysAuthenticate: '4000002760003184' };

@@ -16,7 +16,7 @@ import { keptFields } from '../kept-fields.ts';
 import type { Payment } from '../store.ts';
 import type { ProcessorCallOutcomes } from './call-outcomes.ts';
 import type { PaymentDependencies } from './dependencies.ts';
-import { attemptErrorFieldsOf, PAID, type ProcessorAnswers } from './processor-answers.ts';
+import { attemptErrorFieldsOf, NO_ERROR, PAID, type ProcessorAnswers } from './processor-answers.ts';
 import type { PaymentReads } from './reads.ts';
 import { expiredOrAsIs } from './sweeps.ts';
 
@@ -140,7 +140,7 @@ export class PaymentConfirmation {
       pending = await this.deps.store.startAttempt(payment, {
         closeMove: null,
         attempt: routedTo(candidates[0]!),
-        intent: { ...intent, errorCode: null, processorErrorCode: null, errorMessage: null },
+        intent: { ...intent, ...NO_ERROR },
         trigger: 'manual_retry',
         actor: principal.keyId,
       });

@@ -44,7 +44,8 @@ export const attemptErrorFieldsOf = (error: Pick<PaymentError, 'processorCode' |
 /** A processor error body as its JSONB column sets it: SQL NULL when there is none. */
 export const processorErrorColumn = (body: ProcessorErrorBody | null) => body ?? Prisma.DbNull;
 
-const NO_ERROR = { errorCode: null, processorErrorCode: null, errorMessage: null };
+/** A payment's error columns when it has no error (an answer without one, a new attempt's start). */
+export const NO_ERROR = { errorCode: null, processorErrorCode: null, errorMessage: null };
 const NO_ATTEMPT_ERROR = { ...NO_ERROR, processorError: Prisma.DbNull };
 
 /** Intent states in which the customer's money is authorized or taken. */
