@@ -8,6 +8,7 @@ import '../modules/customers/schema.ts';
 import '../modules/payments/methods-schema.ts';
 import '../modules/payments/schema.ts';
 import '../modules/refunds/schema.ts';
+import '../modules/ledger/schema.ts';
 import '../modules/disputes/schema.ts';
 import '../modules/mandates/schema.ts';
 import '../modules/payouts/schema.ts';

@@ -8,6 +8,11 @@ export const ERROR_CODES = {
   INVALID_INPUT: { httpStatus: 400, description: 'A field breaks a rule; `extensions.field` names it.' },
   INVALID_STATE: { httpStatus: 409, description: 'The resource is in a state that forbids the operation; `extensions.status` names it.' },
   CONFLICT: { httpStatus: 409, description: 'A concurrent request holds the resource (or the same idempotency key); retry.' },
+  INSUFFICIENT_BALANCE: {
+    httpStatus: 409,
+    description:
+      "A payout or refund would take more than a platform member's available balance (docs/ledger.md); `extensions.merchantId`, `currency`, `available` and `needed` say whose and by how much.",
+  },
   IDEMPOTENCY_MISMATCH: { httpStatus: 422, description: 'The Idempotency-Key was used with a different request.' },
   RATE_LIMITED: { httpStatus: 429, description: 'Too many requests; retry after the indicated time.' },
   CONNECTOR_ERROR: { httpStatus: 502, description: 'The processor failed or could not be reached.' },

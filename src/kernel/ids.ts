@@ -20,6 +20,8 @@ export const ID_PREFIXES = {
   paymentLink: 'plink',
   subscription: 'sub',
   routingAlgorithm: 'rta',
+  ledgerEntry: 'le',
+  ledgerTransaction: 'ltx',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -23,6 +23,7 @@ import { EventService } from './events/service.ts';
 import { WebhookDeliveryService } from './events/delivery.ts';
 import type { WebhookSender } from './events/sender.ts';
 import { RoutingService } from './routing/service.ts';
+import { LedgerService } from './ledger/service.ts';
 import type { RoutingSignals } from './routing/index.ts';
 
 /** What services need from outside the process (the worker's queues, the network). */
@@ -39,15 +40,16 @@ export interface ServiceAdapters {
 
 export function createServices(context: ServiceContext, adapters: ServiceAdapters) {
   const connectorAccounts = new ConnectorAccountService(context);
+  const ledger = new LedgerService(context);
   const customers = new CustomerService(context);
   const outbox = new EventOutbox(context, adapters.eventRelay, adapters.livePublisher);
   const mandates = new MandateService(context, outbox, customers);
   const paymentEvents = new PaymentEvents(outbox, adapters.livePublisher, context.logger);
   const routing = new RoutingService(context, connectorAccounts, adapters.routingSignals, adapters.clock);
   const payments = new PaymentService(context, connectorAccounts, customers, mandates, paymentEvents, adapters.paymentSyncScheduler, routing);
-  const refunds = new RefundService(context, payments, connectorAccounts, outbox, adapters.paymentSyncScheduler);
-  const disputes = new DisputeService(context, connectorAccounts, outbox);
-  const payouts = new PayoutService(context, connectorAccounts, outbox, adapters.paymentSyncScheduler);
+  const refunds = new RefundService(context, payments, connectorAccounts, outbox, adapters.paymentSyncScheduler, ledger);
+  const disputes = new DisputeService(context, connectorAccounts, outbox, ledger);
+  const payouts = new PayoutService(context, connectorAccounts, outbox, adapters.paymentSyncScheduler, ledger);
   const webhookDelivery = new WebhookDeliveryService(context, adapters.webhookSender);
   return {
     apiKeys: new ApiKeyService(context),
@@ -69,6 +71,7 @@ export function createServices(context: ServiceContext, adapters: ServiceAdapter
     webhookDelivery,
     events: new EventService(context, outbox, webhookDelivery),
     activity: new ActivityService(context),
+    ledger,
   };
 }
 

@@ -83,6 +83,11 @@ export interface ProcessorPayment {
   /** A reusable token of the card, when one was asked for. */
   paymentMethodToken: string | null;
   error: PaymentError | null;
+  /**
+   * When the captured money settles, for a processor that reports settlement after capture (docs/ledger.md):
+   * it stays pending in the merchants' balances until then. Absent: available at capture.
+   */
+  fundsAvailableAt?: Date;
 }
 
 /**

@@ -5,7 +5,16 @@
 // its event in the same transaction.
 import { isUniqueViolation } from '../../platform/db/unique-violation.ts';
 import { ConnectorError, type Connector, type ProcessorDispute } from '../connectors/port.ts';
-import { DISPUTE_STATUS_EVENTS, DISPUTE_TARGETS, disputeHold, disputePath, evidenceProblem, type DisputeHold, type DisputeRefusal } from './machine.ts';
+import {
+  MONEY_DISPUTED_STATUSES,
+  DISPUTE_STATUS_EVENTS,
+  DISPUTE_TARGETS,
+  disputeHold,
+  disputePath,
+  evidenceProblem,
+  type DisputeHold,
+  type DisputeRefusal,
+} from './machine.ts';
 import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
 import { disputeWireObject } from './wire.ts';
 import { isId, newId } from '../../kernel/ids.ts';
@@ -17,6 +26,7 @@ import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
 import { applyGuardedMove, type ApplyOutcome } from '../events/index.ts';
 import { chargeOf, lockPayment, touchPayment } from '../payments/index.ts';
 import { parseInput } from '../../kernel/validation.ts';
+import type { LedgerService } from '../ledger/index.ts';
 import { challengeDisputeInput, disputeIdInput, listDisputesInput } from './inputs.ts';
 
 /**
@@ -33,6 +43,7 @@ export class DisputeService {
     private readonly context: ServiceContext,
     private readonly connectorAccounts: ConnectorAccountService,
     private readonly outbox: EventOutbox,
+    private readonly ledger: LedgerService,
   ) {}
 
   async get(principal: SecretKeyPrincipal, disputeId: string): Promise<Dispute> {
@@ -147,7 +158,8 @@ export class DisputeService {
     try {
       const dispute = await this.context.db.$transaction(async (tx) => {
         // The payment's row first, as refunds take it: a refund waiting for it sees the dispute once it is committed.
-        const hold = disputeHold(answer, await lockPayment(tx, payment.id));
+        const locked = await lockPayment(tx, payment.id);
+        const hold = disputeHold(answer, locked);
         if (hold !== null) return { hold };
         const created = await tx.dispute.create({
           data: {
@@ -166,6 +178,12 @@ export class DisputeService {
         // The payment changes with it: a void after capture that read the payment before (and checked it had
         // no dispute) must not go on, or the money would go back twice (the void and the chargeback).
         await touchPayment(tx, payment.id);
+        // The processor withdraws the disputed money when the dispute opens (docs/ledger.md), from each share.
+        await this.ledger.takeBack(
+          tx,
+          { payment, captured: locked.amountReceived, connectorAccountId: created.connectorAccountId },
+          { type: 'dispute', id: created.id, amount: created.amount },
+        );
         event = await this.outbox.recordChange(tx, created, DISPUTE_STATUS_EVENTS.OPENED, disputeWireObject(created));
         return created;
       });
@@ -200,6 +218,7 @@ export class DisputeService {
       },
       write: async (tx, dispute, data) => (await tx.dispute.updateManyAndReturn({ where: { id: dispute.id, version: dispute.version }, data }))[0],
       moved: async (tx, before, after) => {
+        if (MONEY_DISPUTED_STATUSES.has(before.status) && !MONEY_DISPUTED_STATUSES.has(after.status)) await this.giveBack(tx, after);
         const events = [];
         for (const status of disputePath(before.status, after.status) ?? []) {
           const at = { ...after, status };
@@ -210,5 +229,16 @@ export class DisputeService {
     });
     if (outcome === 'deferred') this.context.logger.warn({ disputeId, answer: answer.status }, 'dispute answer deferred after repeated concurrent changes');
     return { dispute: row, outcome };
+  }
+
+  /** A dispute won or withdrawn gives the withdrawn money back to the shares it was taken from. */
+  private async giveBack(tx: Prisma.TransactionClient, dispute: Dispute): Promise<void> {
+    const locked = await lockPayment(tx, dispute.paymentId);
+    const payment = await tx.paymentIntent.findUniqueOrThrow({ where: { id: dispute.paymentId } });
+    await this.ledger.takeBack(
+      tx,
+      { payment, captured: locked.amountReceived, connectorAccountId: dispute.connectorAccountId },
+      { type: 'dispute', id: dispute.id, amount: -dispute.amount },
+    );
   }
 }

@@ -11,6 +11,9 @@ import { supportsManualCapture } from './methods.ts';
 import { metadataProblem } from '../../kernel/metadata.ts';
 import { checkMoney, currencyCode } from '../../kernel/validation.ts';
 
+/** A marketplace basket's sellers: more than this is a data error, not a basket. */
+const MAX_SPLITS = 20;
+
 const returnUrl = z
   .string()
   .max(2048, 'must be at most 2048 characters')
@@ -94,9 +97,16 @@ export const createPaymentInput = z
     mandateId: z.string().max(64).nullish(),
     profileId: z.string().nullish(),
     connectors: z.array(z.string().refine(isConnectorName, 'must be a known connector name')).max(10, 'at most 10 connectors').nullish(),
+    applicationFeeAmount: z.number().nullish(),
+    splits: z
+      .array(z.object({ merchantId: z.string().max(64, 'must be at most 64 characters'), amount: z.number() }))
+      .min(1, 'must hold at least one split when given')
+      .max(MAX_SPLITS, `at most ${MAX_SPLITS} splits`)
+      .nullish(),
   })
   .superRefine((input, context) => {
     if (!checkMoney(context, input.currency, { amount: input.amount })) return;
+    splitProblems(input, context);
     if (input.metadata != null) {
       const metadata = metadataProblem(input.metadata);
       if (metadata) context.addIssue({ code: 'custom', path: metadata.field.split('.'), message: metadata.message });
@@ -120,6 +130,36 @@ export const createPaymentInput = z
       context.addIssue({ code: 'custom', path: ['captureMethod'], message: `MANUAL is not available for ${methodType}, which settles later` });
     }
   });
+
+/**
+ * The fee and splits' own rules (docs/ledger.md): a fee of 0 up to the amount; each split a positive amount
+ * to a merchant named once; the splits adding up to the amount less the fee. Whose merchants they may name
+ * is the create use case's rule (it needs the platform).
+ */
+function splitProblems(
+  input: { amount: number; currency: string; applicationFeeAmount?: number | null; splits?: { merchantId: string; amount: number }[] | null },
+  context: z.RefinementCtx,
+): void {
+  const fee = input.applicationFeeAmount ?? 0;
+  if (fee < 0) context.addIssue({ code: 'custom', path: ['applicationFeeAmount'], message: 'must not be negative' });
+  else if (fee > 0) checkMoney(context, input.currency, { applicationFeeAmount: fee });
+  if (fee > input.amount) context.addIssue({ code: 'custom', path: ['applicationFeeAmount'], message: `must not exceed amount (${input.amount})` });
+  if (!input.splits) return;
+  const named = new Set<string>();
+  input.splits.forEach((split, index) => {
+    checkMoney(context, input.currency, { [`splits.${index}.amount`]: split.amount });
+    if (named.has(split.merchantId)) context.addIssue({ code: 'custom', path: ['splits', index, 'merchantId'], message: 'names a merchant a second time' });
+    named.add(split.merchantId);
+  });
+  const total = input.splits.reduce((sum, split) => sum + split.amount, 0);
+  if (total !== input.amount - fee) {
+    context.addIssue({
+      code: 'custom',
+      path: ['splits'],
+      message: `amounts must add up to amount less applicationFeeAmount (${input.amount - fee}), not ${total}`,
+    });
+  }
+}
 
 export const confirmPaymentInput = z
   .object({

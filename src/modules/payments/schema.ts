@@ -5,6 +5,7 @@ import { builder } from '../../platform/graphql/builder.ts';
 import { inputTypeFor } from '../../platform/graphql/inputs.ts';
 import { cancelPaymentInput, capturePaymentInput, confirmPaymentInput, createPaymentInput } from './inputs.ts';
 import { PaymentMethodDataInput } from './methods-schema.ts';
+import { termsOf } from '../ledger/index.ts';
 
 /**
  * What the merchant's backend may read but a browser holding a publishable key may not (its own data,
@@ -25,6 +26,10 @@ export const CaptureMethodEnum = builder.enumType('CaptureMethod', { values: ['A
 export const AuthenticationTypeEnum = builder.enumType('AuthenticationType', { values: ['THREE_DS', 'NO_THREE_DS'] as const });
 const SetupFutureUsageEnum = builder.enumType('SetupFutureUsage', { values: ['OFF_SESSION', 'ON_SESSION'] as const });
 const NextActionTypeEnum = builder.enumType('NextActionType', { values: ['REDIRECT_TO_URL', 'DISPLAY_INSTRUCTIONS'] as const });
+
+const PaymentSplit = builder.simpleObject('PaymentSplit', {
+  fields: (t) => ({ merchantId: t.string(), amount: t.int() }),
+});
 
 const NextAction = builder.simpleObject('NextAction', {
   description:
@@ -163,6 +168,17 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
         'The platform that created this payment acting for its connected merchant (X-Connected-Merchant-Id); null otherwise and for a publishable key.',
       resolve: (payment, _args, { principal }) => forSecretKey(principal, payment.initiatedByPlatformId),
     }),
+    applicationFeeAmount: t.int({
+      nullable: true,
+      description: 'The platform’s fee kept from the payment (docs/ledger.md), 0 for none; null for a publishable key.',
+      resolve: (payment, _args, { principal }) => forSecretKey(principal, payment.applicationFeeAmount),
+    }),
+    splits: t.field({
+      type: [PaymentSplit],
+      nullable: true,
+      description: 'How the amount less the fee is split among the platform’s connected merchants; null when it is not, and for a publishable key.',
+      resolve: (payment, _args, { principal }) => forSecretKey(principal, payment.splits === null ? null : termsOf(payment).splits),
+    }),
     processorMerchantId: t.string({
       nullable: true,
       description:
@@ -271,6 +287,13 @@ builder.queryField('payments', (t) =>
   }),
 );
 
+const PaymentSplitInput = builder.inputType('PaymentSplitInput', {
+  fields: (t) => ({
+    merchantId: t.string({ required: true, description: 'A merchant connected to the platform.' }),
+    amount: t.int({ required: true, description: 'Its share, in minor units.' }),
+  }),
+});
+
 const CreatePaymentInput = inputTypeFor('CreatePaymentInput', createPaymentInput, {
   fields: (t) => ({
     amount: t.int({ required: true, description: 'In minor units of the currency.' }),
@@ -288,6 +311,12 @@ const CreatePaymentInput = inputTypeFor('CreatePaymentInput', createPaymentInput
     mandateId: t.string(),
     profileId: t.string({ description: "The merchant's default profile when omitted." }),
     connectors: t.stringList({ description: 'Connector names in order of preference.' }),
+    applicationFeeAmount: t.int({ description: 'A platform’s fee kept from the payment, in minor units (docs/ledger.md); 0 by default.' }),
+    splits: t.field({
+      type: [PaymentSplitInput],
+      description:
+        'A marketplace payment’s shares, one per connected merchant of the platform, adding up to amount less applicationFeeAmount (docs/ledger.md).',
+    }),
   }),
 });
 

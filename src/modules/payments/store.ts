@@ -14,6 +14,7 @@ import { intentStatusOf } from './machine/statuses.ts';
 import { Prisma, type EventDeliveryStatus, type PaymentAttempt, type PaymentIntent } from '../../generated/prisma/client.ts';
 import type { Database } from '../../platform/db/client.ts';
 import type { CommittedEvent, PreparedEvent } from '../events/index.ts';
+import { captureMovement, movementInsert } from '../ledger/index.ts';
 
 export type Payment = PaymentIntent & { activeAttempt: PaymentAttempt };
 
@@ -98,6 +99,8 @@ export interface Commit {
    * payment rests in PROCESSING where a processor call left it (see commit for the quiet pending state).
    */
   announce?: true;
+  /** When a capture this commit records settles, if its processor reported a later date (ProcessorPayment.fundsAvailableAt). */
+  fundsAvailableAt?: Date;
   /**
    * More writes the change entails, given the state it makes (a paid setup's saved card and mandate): null
    * when there are none, else the writes, run in the change's transaction, returning their events.
@@ -248,6 +251,20 @@ export class PaymentStore {
     };
     const events = commit.announce || (!quiet && after.status !== payment.status) ? this.publisher.eventsOf(after) : [];
     const guard = Prisma.sql`EXISTS (SELECT 1 FROM intent)`;
+    // Money captured (or a capture undone) is a ledger movement, written by this same statement (docs/ledger.md).
+    const ledger =
+      after.amountReceived === payment.amountReceived
+        ? null
+        : movementInsert(
+            captureMovement(
+              payment,
+              after.activeAttempt.connectorAccountId,
+              { before: payment.amountReceived, after: after.amountReceived },
+              now,
+              commit.fundsAvailableAt,
+            ),
+            guard,
+          );
     // The guard: the version read, the attempt it was read with, and (when it emits events) the profile
     // their rows are written for; where it does not hold, the statement writes nothing at all.
     const statement = Prisma.sql`
@@ -260,6 +277,7 @@ export class PaymentStore {
         UPDATE payment_attempts SET ${assignments('attempt', attemptFields)} status = ${attemptTo}::"AttemptStatus", updated_at = ${now}
         WHERE id = ${payment.activeAttempt.id} AND payment_id = ${payment.id} AND ${guard} RETURNING id
       )${history.length > 0 ? Prisma.sql`, history AS (${historyInsert(history, guard)})` : Prisma.empty}
+      ${ledger === null ? Prisma.empty : Prisma.sql`, ledger AS (${ledger})`}
       ${joined(events.map((event, index) => Prisma.sql`, ${Prisma.raw(`event_${index}`)} AS (${event.insert(guard)})`))}
       SELECT (SELECT count(*)::int FROM intent) AS changed, (SELECT count(*)::int FROM attempt) AS attempts,
              ARRAY[${Prisma.join([...events.map((_event, index) => Prisma.sql`(SELECT delivery_status FROM ${Prisma.raw(`event_${index}`)})`), Prisma.sql`NULL`])}]::text[] AS deliveries`;

@@ -39,6 +39,12 @@ export const PAYOUT_TRANSITIONS: readonly PayoutTransition[] = [
 /** True when a payout may move from `from` to `to` (staying put is not a move). */
 export const isPayoutMoveAllowed = movesOf(PAYOUT_TRANSITIONS);
 
+/**
+ * The statuses in which a payout holds its amount out of the merchant's balance (docs/ledger.md): from its
+ * creation until it fails, is cancelled or expires, or the bank sends it back, which gives the amount back.
+ */
+export const PAYOUT_HOLDING_STATUSES: ReadonlySet<PayoutStatus> = new Set(['CREATED', 'INITIATED', 'PROCESSING', 'SUCCEEDED']);
+
 export const PAYOUT_TARGETS: Readonly<Record<ProcessorPayoutStatus, PayoutStatus>> = {
   initiated: 'INITIATED',
   processing: 'PROCESSING',

@@ -10,7 +10,7 @@ import { last4 } from '../../kernel/cards.ts';
 import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
 import { payoutWireObject } from './wire.ts';
 import { isId, newId } from '../../kernel/ids.ts';
-import { isPayoutMoveAllowed, OPEN_PAYOUT_STATUSES, PAYOUT_STATUS_EVENTS, PAYOUT_TARGETS, payoutRefusal } from './machine.ts';
+import { isPayoutMoveAllowed, OPEN_PAYOUT_STATUSES, PAYOUT_HOLDING_STATUSES, PAYOUT_STATUS_EVENTS, PAYOUT_TARGETS, payoutRefusal } from './machine.ts';
 import type { ConnectorAccount, Payout } from '../../generated/prisma/client.ts';
 import { profileFor } from '../merchants/index.ts';
 import { profileSettings } from '../merchants/index.ts';
@@ -22,6 +22,7 @@ import type { PaymentSyncScheduler, ResourceSyncJob } from '../processor-sync/in
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
 import { askProcessor, runSyncStep, watchOpen } from '../processor-sync/index.ts';
 import { parseInput } from '../../kernel/validation.ts';
+import type { LedgerService } from '../ledger/index.ts';
 import { createPayoutInput, listPayoutsInput, payoutIdInput } from './inputs.ts';
 
 export class PayoutService {
@@ -30,6 +31,7 @@ export class PayoutService {
     private readonly connectorAccounts: ConnectorAccountService,
     private readonly outbox: EventOutbox,
     private readonly syncScheduler: PaymentSyncScheduler,
+    private readonly ledger: LedgerService,
   ) {}
 
   async create(principal: SecretKeyPrincipal, rawInput: unknown): Promise<Payout> {
@@ -60,10 +62,16 @@ export class PayoutService {
     const account: ConnectorAccount | null = refusal === null ? serving[0]! : null;
     const now = new Date();
     let event: CommittedEvent | null = null;
+    const payoutId = newId('payout');
     const payout = await db.$transaction(async (tx) => {
+      // Its amount leaves the merchant's balance now, or the payout is refused before anything is written.
+      if (account !== null) {
+        const sent = { id: payoutId, merchantId: principal.merchantId, mode: principal.mode, currency: input.currency, amount: input.amount };
+        await this.ledger.payout(tx, { ...sent, connectorAccountId: account.id }, 'out');
+      }
       const created = await tx.payout.create({
         data: {
-          id: newId('payout'),
+          id: payoutId,
           merchantId: principal.merchantId,
           profileId: profile.id,
           mode: principal.mode,
@@ -205,7 +213,10 @@ export class PayoutService {
         return { ...(learnsId ? { connectorPayoutId: answer.payoutId } : {}), ...(moves ? move : {}) };
       },
       write: async (tx, payout, data) => (await tx.payout.updateManyAndReturn({ where: { id: payout.id, version: payout.version }, data }))[0],
-      moved: async (tx, _before, after) => [await this.outbox.recordChange(tx, after, PAYOUT_STATUS_EVENTS[after.status], payoutWireObject(after))],
+      moved: async (tx, before, after) => {
+        if (PAYOUT_HOLDING_STATUSES.has(before.status) && !PAYOUT_HOLDING_STATUSES.has(after.status)) await this.ledger.payout(tx, after, 'back');
+        return [await this.outbox.recordChange(tx, after, PAYOUT_STATUS_EVENTS[after.status], payoutWireObject(after))];
+      },
     });
     if (outcome === 'deferred')
       this.context.logger.warn({ payoutId, answer: answer.status }, 'payout answer deferred to sync after repeated concurrent changes');

@@ -16,6 +16,7 @@ import type { ServiceContext } from '../../platform/context.ts';
 import type { EventOutbox } from '../events/index.ts';
 import { applyGuardedMove, type ApplyOutcome } from '../events/index.ts';
 import type { PaymentService } from '../payments/index.ts';
+import type { LedgerService } from '../ledger/index.ts';
 import { chargeOf, lockPayment, releaseRefund, reserveRefund } from '../payments/index.ts';
 import type { PaymentSyncScheduler, ResourceSyncJob } from '../processor-sync/index.ts';
 import { askProcessor, runSyncStep, watchOpen } from '../processor-sync/index.ts';
@@ -30,6 +31,7 @@ export class RefundService {
     private readonly connectorAccounts: ConnectorAccountService,
     private readonly outbox: EventOutbox,
     private readonly syncScheduler: PaymentSyncScheduler,
+    private readonly ledger: LedgerService,
   ) {}
 
   /**
@@ -46,7 +48,9 @@ export class RefundService {
     const now = new Date();
     const refundId = newId('refund');
     const refund = await this.context.db.$transaction(async (tx) => {
-      const amount = await this.reserve(tx, payment.id, input.amount ?? undefined);
+      const { amount, captured } = await this.reserve(tx, payment.id, input.amount ?? undefined);
+      // The refund's shares leave the balances of those the payment paid now, or the refund is refused (docs/ledger.md).
+      await this.ledger.takeBack(tx, { payment, captured, connectorAccountId: attempt.connectorAccountId! }, { type: 'refund', id: refundId, amount });
       return tx.refund.create({
         data: {
           id: refundId,
@@ -184,7 +188,7 @@ export class RefundService {
       },
       write: async (tx, refund, data) => (await tx.refund.updateManyAndReturn({ where: { id: refund.id, version: refund.version }, data }))[0],
       moved: async (tx, before, after) => {
-        if (after.status === 'FAILED') await releaseRefund(tx, before.paymentId, before.amount);
+        if (after.status === 'FAILED') await this.giveBack(tx, after);
         const object = refundWireObject(after);
         const events = [await this.outbox.recordChange(tx, after, REFUND_STATUS_EVENTS[after.status], object)];
         if (after.status === 'SUCCEEDED' && (await this.returnsSurcharge(tx, after)))
@@ -205,7 +209,7 @@ export class RefundService {
    * disputes as they were when it started waiting for the lock. The version moves, so a void after capture
    * that read the payment before cannot go on as if unrefunded.
    */
-  private async reserve(tx: Prisma.TransactionClient, paymentId: string, requested: number | undefined): Promise<number> {
+  private async reserve(tx: Prisma.TransactionClient, paymentId: string, requested: number | undefined): Promise<{ amount: number; captured: number }> {
     const current = await lockPayment(tx, paymentId);
     await this.refuseDisputed(tx, paymentId);
     if (!REFUNDABLE_PAYMENT_STATUSES.has(current.status))
@@ -213,7 +217,18 @@ export class RefundService {
     const decided = refundAmount(requested, current.amountReceived - current.amountRefunded);
     if ('problem' in decided) throw invalidInput('amount', decided.problem);
     await reserveRefund(tx, paymentId, decided.amount);
-    return decided.amount;
+    return { amount: decided.amount, captured: current.amountReceived };
+  }
+
+  /** A failed refund's reservation back to its payment, and its shares back to the balances they left. */
+  private async giveBack(tx: Prisma.TransactionClient, refund: Refund): Promise<void> {
+    await releaseRefund(tx, refund.paymentId, refund.amount);
+    const payment = await tx.paymentIntent.findUniqueOrThrow({ where: { id: refund.paymentId } });
+    await this.ledger.takeBack(
+      tx,
+      { payment, captured: payment.amountReceived, connectorAccountId: refund.connectorAccountId },
+      { type: 'refund', id: refund.id, amount: -refund.amount },
+    );
   }
 
   /**

@@ -1,9 +1,10 @@
 // Creating a payment: its intent and first attempt as one new row each, with the payment method when one
 // is given, and confirmed at once when asked (or when it charges a mandate).
 import type { PaymentMethod } from '../../connectors/port.ts';
+import { invalidInput } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { SecretKeyPrincipal } from '../../../kernel/principal.ts';
-import { profileFor } from '../../merchants/index.ts';
+import { connectedAmong, platformSpokenFor, profileFor } from '../../merchants/index.ts';
 import { profileSettings } from '../../merchants/index.ts';
 import { parseInput } from '../../../kernel/validation.ts';
 import { transitionAttempt } from '../machine/attempt.ts';
@@ -25,6 +26,7 @@ export class PaymentCreation {
    */
   async create(principal: SecretKeyPrincipal, rawInput: unknown, origin: { paymentLinkId?: string; subscriptionPeriod?: string } = {}): Promise<Payment> {
     const input = parseInput(createPaymentInput, rawInput);
+    await this.refuseForeignSplits(principal, input);
     const profile = await profileFor(this.deps.context.db, principal.merchantId, input.profileId);
     const settings = profileSettings(profile, principal.mode);
     // A merchant-initiated payment charges the mandate's saved card, off session (no CVC, nobody to ask).
@@ -74,6 +76,8 @@ export class PaymentCreation {
       paymentLinkId: origin.paymentLinkId ?? null,
       subscriptionPeriod: origin.subscriptionPeriod ?? null,
       initiatedByPlatformId: principal.platformMerchantId ?? null,
+      applicationFeeAmount: input.applicationFeeAmount ?? 0,
+      splits: input.splits ?? null,
       country: input.country ?? null,
       description: input.description ?? null,
       metadata: input.metadata ?? null,
@@ -138,5 +142,26 @@ export class PaymentCreation {
     }
     if (input.confirm) return this.confirmation.confirmLoaded(principal, payment, method!, { returnUrl: null, saveCard: false, saved: null });
     return payment;
+  }
+
+  /**
+   * A fee and splits are a platform's (docs/ledger.md): set by its own secret key, or acting for a connected
+   * merchant; each split names a merchant connected to that platform. Refused naming the field, with one answer
+   * for every merchant outside the platform, so a split cannot learn which merchants exist.
+   */
+  private async refuseForeignSplits(principal: SecretKeyPrincipal, input: { applicationFeeAmount?: number | null; splits?: { merchantId: string }[] | null }) {
+    const field = input.splits ? 'splits' : 'applicationFeeAmount';
+    if (!input.splits && !input.applicationFeeAmount) return;
+    const { db } = this.deps.context;
+    const platformId = await platformSpokenFor(db, principal);
+    if (platformId === null) throw invalidInput(field, 'only a platform sets a fee or splits: with its own secret key, or acting for a connected merchant');
+    if (!input.splits) return;
+    const connected = await connectedAmong(
+      db,
+      platformId,
+      input.splits.map((split) => split.merchantId),
+    );
+    const outside = input.splits.findIndex((split) => !connected.has(split.merchantId));
+    if (outside !== -1) throw invalidInput(`splits.${outside}.merchantId`, 'must name a merchant connected to this platform');
   }
 }

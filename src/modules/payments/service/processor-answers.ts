@@ -272,6 +272,7 @@ export class ProcessorAnswers {
           nextAction: (answer.nextAction ?? Prisma.DbNull) as Prisma.InputJsonValue,
           ...(answer.error ? attemptErrorFieldsOf(answer.error) : NO_ATTEMPT_ERROR),
         },
+        ...(answer.fundsAvailableAt ? { fundsAvailableAt: answer.fundsAvailableAt } : {}),
         intent: {
           amountCapturable: answer.amountCapturable,
           amountReceived: answer.amountCaptured,

@@ -1,0 +1,3 @@
+export { LedgerService, captureMovement, termsOf, type LedgerPayment } from './service.ts';
+export { movementInsert, type Balance } from './store.ts';
+export { apportion, fullShares, type PaymentTerms } from './allocation.ts';

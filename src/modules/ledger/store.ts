@@ -1,0 +1,108 @@
+// Reads the ledger and writes it: the only writer of ledger_entries (docs/ledger.md). A movement is written
+// as one ledger transaction: its merchants' rows and the processor side's opposite row, adding up to zero
+// (which the deferred trigger of the ledger migration checks again when the database transaction commits).
+import { newId } from '../../kernel/ids.ts';
+import { Prisma, type Mode } from '../../generated/prisma/client.ts';
+import type { Database } from '../../platform/db/client.ts';
+import type { Share, ShareRole } from './allocation.ts';
+
+type Executor = Database | Prisma.TransactionClient;
+
+export type MovementType = 'capture' | 'refund' | 'dispute' | 'payout';
+
+/** One movement of money: what each merchant is credited (negative: debited); the processor side takes the opposite. */
+export interface Movement {
+  type: MovementType;
+  /** The payment, refund, dispute or payout that moved it. */
+  sourceId: string;
+  paymentId: string | null;
+  mode: Mode;
+  currency: string;
+  /** The connector account the money moved through: the processor side's row names it. */
+  connectorAccountId: string | null;
+  credits: readonly Share[];
+  /** When the credits may be paid out: now, or the settlement date a processor reported. */
+  availableAt: Date;
+  at: Date;
+}
+
+interface Row {
+  id: string;
+  merchantId: string | null;
+  role: ShareRole | 'processor';
+  amount: number;
+}
+
+function rowsOf(movement: Movement): Row[] {
+  const rows: Row[] = movement.credits
+    .filter((credit) => credit.amount !== 0)
+    .map((credit) => ({ id: newId('ledgerEntry'), merchantId: credit.merchantId, role: credit.role, amount: credit.amount }));
+  const processor = -rows.reduce((sum, row) => sum + row.amount, 0);
+  if (processor !== 0) rows.push({ id: newId('ledgerEntry'), merchantId: null, role: 'processor', amount: processor });
+  return rows;
+}
+
+/** The INSERT of `movement`'s rows where `condition` holds; null when it moves nothing. */
+export function movementInsert(movement: Movement, condition: Prisma.Sql): Prisma.Sql | null {
+  const rows = rowsOf(movement);
+  if (rows.length === 0) return null;
+  const transactionId = newId('ledgerTransaction');
+  const values = rows.map(
+    (row) => Prisma.sql`(${row.id}::text, ${transactionId}::text, ${movement.mode}::"Mode", ${movement.currency}::text, ${row.merchantId}::text,
+      ${movement.connectorAccountId}::text, ${row.role}::text, ${movement.type}::text, ${movement.sourceId}::text, ${movement.paymentId}::text,
+      ${row.amount}::bigint, ${row.role === 'processor' ? movement.at : movement.availableAt}::timestamptz, ${movement.at}::timestamptz)`,
+  );
+  return Prisma.sql`INSERT INTO ledger_entries (id, transaction_id, mode, currency, merchant_id, connector_account_id, role, type, source_id, payment_id, amount, available_at, created_at)
+    SELECT * FROM (VALUES ${Prisma.join(values)}) AS ledger_row WHERE ${condition}`;
+}
+
+/** Writes `movement` in `tx` (the transaction of the change that moved the money). */
+export async function recordMovement(tx: Prisma.TransactionClient, movement: Movement): Promise<void> {
+  const insert = movementInsert(movement, Prisma.sql`TRUE`);
+  if (insert !== null) await tx.$executeRaw(insert);
+}
+
+/**
+ * What has been taken back from a payment so far (refunds held and disputes' withdrawals, less what was given
+ * back): the processor side's refund and dispute rows of the payment. Read under the payment's row lock.
+ */
+export async function takenBackSoFar(tx: Prisma.TransactionClient, paymentId: string): Promise<number> {
+  const [row] = await tx.$queryRaw<{ total: bigint | null }[]>`
+    SELECT SUM(amount) AS total FROM ledger_entries WHERE payment_id = ${paymentId} AND merchant_id IS NULL AND type IN ('refund', 'dispute')`;
+  return Number(row?.total ?? 0n);
+}
+
+/**
+ * Holds the balance of `merchantId` in `currency` for the rest of `tx`: debits that must not overdraw it
+ * (payouts, refunds) take turns, so each checks what the one before it wrote. Callers lock in merchant id
+ * order, so two transactions never wait on each other's locks.
+ */
+export async function lockBalance(tx: Prisma.TransactionClient, merchantId: string, mode: Mode, currency: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`ledger:${merchantId}:${mode}:${currency}`}, 0))`;
+}
+
+export interface Balance {
+  currency: string;
+  available: number;
+  pending: number;
+}
+
+/** A merchant's balance in each currency it has entries in, as of `now`. */
+export async function balancesOf(executor: Executor, merchantId: string, mode: Mode, now: Date, currency?: string): Promise<Balance[]> {
+  const rows = await executor.$queryRaw<{ currency: string; available: bigint; pending: bigint }[]>`
+    SELECT currency, COALESCE(SUM(amount) FILTER (WHERE available_at <= ${now}), 0) AS available,
+           COALESCE(SUM(amount) FILTER (WHERE available_at > ${now}), 0) AS pending
+    FROM ledger_entries WHERE merchant_id = ${merchantId} AND mode = ${mode}::"Mode"
+      ${currency === undefined ? Prisma.empty : Prisma.sql`AND currency = ${currency}`}
+    GROUP BY currency ORDER BY currency`;
+  return rows.map((row) => ({ currency: row.currency, available: Number(row.available), pending: Number(row.pending) }));
+}
+
+/** Which of `merchantIds` belong to a platform (a platform or a connected merchant): their balances are never overdrawn. */
+export async function platformMembers(tx: Prisma.TransactionClient, merchantIds: readonly string[]): Promise<Set<string>> {
+  const members = await tx.merchantAccount.findMany({
+    where: { id: { in: [...merchantIds] }, OR: [{ isPlatform: true }, { platformMerchantId: { not: null } }] },
+    select: { id: true },
+  });
+  return new Set(members.map((member) => member.id));
+}

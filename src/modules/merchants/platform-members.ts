@@ -1,0 +1,16 @@
+// Who belongs to which platform (docs/platforms.md), for the modules that act on a platform's behalf.
+import type { Database } from '../../platform/db/client.ts';
+import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
+
+/** The platform a secret key speaks for: the platform acting for a connected merchant, or its own merchant if that is a platform; else null. */
+export async function platformSpokenFor(db: Database, principal: SecretKeyPrincipal): Promise<string | null> {
+  if (principal.platformMerchantId !== undefined) return principal.platformMerchantId;
+  const merchant = await db.merchantAccount.findUnique({ where: { id: principal.merchantId }, select: { isPlatform: true } });
+  return merchant?.isPlatform === true ? principal.merchantId : null;
+}
+
+/** Which of `merchantIds` are connected to `platformId`. */
+export async function connectedAmong(db: Database, platformId: string, merchantIds: readonly string[]): Promise<Set<string>> {
+  const rows = await db.merchantAccount.findMany({ where: { id: { in: [...merchantIds] }, platformMerchantId: platformId }, select: { id: true } });
+  return new Set(rows.map((row) => row.id));
+}
