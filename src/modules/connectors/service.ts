@@ -103,6 +103,18 @@ export class ConnectorAccountService {
     return accepted.sort((a, b) => ownerRank(a) - ownerRank(b) || rank(a) - rank(b));
   }
 
+  /**
+   * The enabled accounts of `mode` a payout of the merchant may be sent through: its own, oldest first, then (for a
+   * connected merchant) its platform's, as for payments (routableBy).
+   */
+  async payoutCandidates(merchantId: string, mode: Mode): Promise<ConnectorAccount[]> {
+    const accounts = await this.context.db.connectorAccount.findMany({
+      where: { ...routableBy(merchantId), mode, disabled: false },
+      orderBy: { createdAt: 'asc' },
+    });
+    return accounts.sort((a, b) => Number(a.merchantId !== merchantId) - Number(b.merchantId !== merchantId));
+  }
+
   /** Of these accounts, the ones a payment of the merchant may be routed to (routableBy), with their mode. */
   routableAmong(merchantId: string, ids: readonly string[]): Promise<Pick<ConnectorAccount, 'id' | 'mode'>[]> {
     return this.context.db.connectorAccount.findMany({ where: { id: { in: [...ids] }, ...routableBy(merchantId) }, select: { id: true, mode: true } });

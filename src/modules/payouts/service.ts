@@ -38,9 +38,7 @@ export class PayoutService {
     const input = parseInput(createPayoutInput, rawInput);
     const { db } = this.context;
     const profile = await profileFor(this.context.db, principal.merchantId, input.profileId);
-    const accounts = (
-      await db.connectorAccount.findMany({ where: { merchantId: principal.merchantId, mode: principal.mode, disabled: false }, orderBy: { createdAt: 'asc' } })
-    ).filter(
+    const accounts = (await this.connectorAccounts.payoutCandidates(principal.merchantId, principal.mode)).filter(
       (account) =>
         isConnectorName(account.connectorName) &&
         CONNECTORS[account.connectorName].payouts &&
@@ -50,7 +48,7 @@ export class PayoutService {
     if (accounts.length === 0)
       throw invalidInput(
         input.connector ? 'connector' : 'currency',
-        `no enabled connector account of this merchant sends payouts in ${input.currency}${input.connector ? ` with ${input.connector}` : ''}`,
+        `no enabled connector account of this merchant (or of its platform) sends payouts in ${input.currency}${input.connector ? ` with ${input.connector}` : ''}`,
       );
     const country = input.country ?? null;
     const serving = accounts.filter((account) => country === null || account.countries.length === 0 || account.countries.includes(country));
