@@ -1,6 +1,7 @@
 // Each table has one writer (docs/architecture.md): only the payments store writes payment_intents and
 // payment_attempts, so the version bump every change of a payment needs is in one place; only the routing store
-// writes routing_algorithms, so one active algorithm per profile and mode is kept in one place. This scans the
+// writes routing_algorithms, so one active algorithm per profile and mode is kept in one place; only the ledger
+// store writes ledger_entries, so every movement is written as one balanced transaction. This scans the
 // product's source for writes of those tables, through raw SQL or the Prisma client.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,9 @@ const PRISMA_WRITE = /\.payment(Intent|Attempt)\.(create|createMany|update|updat
 const ROUTING_OWNER = 'modules/routing/store.ts';
 const ROUTING_RAW_SQL_WRITE = /\b(UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+routing_algorithms\b/i;
 const ROUTING_PRISMA_WRITE = /\.routingAlgorithm\.(create|createMany|update|updateMany|upsert|delete|deleteMany)\b/;
+const LEDGER_OWNER = 'modules/ledger/store.ts';
+const LEDGER_RAW_SQL_WRITE = /\b(UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+ledger_entries\b/i;
+const LEDGER_PRISMA_WRITE = /\.ledgerEntry\.(create|createMany|update|updateMany|upsert|delete|deleteMany)\b/;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -60,5 +64,20 @@ describe('routing_algorithms', () => {
       'modules/routing/service.ts': 'await db.routingAlgorithm.findMany({ where: { profileId } })',
     };
     expect(writersOf(files, ROUTING_RAW_SQL_WRITE, ROUTING_PRISMA_WRITE)).toEqual(['modules/merchants/profile-service.ts', ROUTING_OWNER].sort());
+  });
+});
+
+describe('ledger_entries', () => {
+  it('is written by the ledger store alone', () => {
+    expect(writersOf(productFiles(), LEDGER_RAW_SQL_WRITE, LEDGER_PRISMA_WRITE)).toEqual([LEDGER_OWNER]);
+  });
+
+  it('counts a write of it anywhere else as a second writer', () => {
+    const files = {
+      [LEDGER_OWNER]: 'INSERT INTO ledger_entries (id) SELECT 1',
+      'modules/payouts/service.ts': 'await tx.ledgerEntry.create({ data })',
+      'modules/ledger/service.ts': 'await db.ledgerEntry.findMany({ where: { merchantId } })',
+    };
+    expect(writersOf(files, LEDGER_RAW_SQL_WRITE, LEDGER_PRISMA_WRITE)).toEqual([LEDGER_OWNER, 'modules/payouts/service.ts'].sort());
   });
 });
