@@ -10,7 +10,7 @@ const clientPreset = {
     useTypeImports: true,
     enumsAsTypes: true,
     strictScalars: true,
-    scalars: { DateTime: 'string', JSON: 'unknown' },
+    scalars: { DateTime: 'string', JSON: 'unknown', SafeInt: 'number' },
     importExtension: '.ts',
   },
 } as const;

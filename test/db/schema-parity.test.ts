@@ -38,9 +38,9 @@ afterAll(async () => {
   await sql.end();
 });
 
-function delegate(model: string) {
+function delegate(model: string, client: unknown = db) {
   return (
-    db as unknown as Record<
+    client as Record<
       string,
       { create: (args: unknown) => Promise<Record<string, unknown>>; findUniqueOrThrow: (args: unknown) => Promise<Record<string, unknown>> }
     >
@@ -94,7 +94,19 @@ function uniqueWhere(model: string, row: Record<string, unknown>): Record<string
  * platform (the CHECK merchant_accounts_platform_not_connected), so isPlatform is written false here; test/platform reads a
  * platform's back through the API.
  */
-const SAMPLE_OVERRIDES: Record<string, Record<string, unknown>> = { MerchantAccount: { isPlatform: false } };
+const SAMPLE_OVERRIDES: Record<string, Record<string, unknown>> = {
+  MerchantAccount: { isPlatform: false },
+  // The processor side's row (no merchant, role processor), of a type the CHECKs allow.
+  LedgerEntry: { merchantId: null, role: 'processor', type: 'capture' },
+};
+
+/**
+ * Rows never written alone: a ledger transaction must add up to zero when its database transaction commits (the
+ * deferred trigger of the ledger migration), so a ledger row is written with its opposite.
+ */
+const COMPANIONS: Record<string, (row: Record<string, unknown>) => Record<string, unknown>> = {
+  LedgerEntry: (row) => ({ ...row, id: `${String(row['id'])}.opposite`, amount: -(row['amount'] as bigint) }),
+};
 
 /**
  * Creates a row of `model` with every scalar field set (parents created first) and returns what was written. A
@@ -119,7 +131,12 @@ async function createFull(model: string, asSelfParent = false): Promise<Record<s
     const [foreignKey] = relation.relationFromFields!;
     data[foreignKey!] = parent[models[relation.type]!.fields.find((field) => field.isId)!.name];
   }
-  await delegate(model).create({ data });
+  const companion = COMPANIONS[model];
+  if (companion) {
+    await db.$transaction(async (tx) => {
+      for (const row of [data, companion(data)]) await delegate(model, tx).create({ data: row });
+    });
+  } else await delegate(model).create({ data });
   return data;
 }
 

@@ -61,3 +61,28 @@ BEGIN
 END $$;
 CREATE TRIGGER "ledger_entries_append_only" BEFORE UPDATE OR DELETE ON "ledger_entries"
   FOR EACH ROW EXECUTE FUNCTION "ledger_entries_append_only"();
+
+-- What moved before the ledger existed, so balances and later movements start from the truth: every payment's
+-- capture, the refunds that hold money (not FAILED), the disputes that withdrew it (OPENED, CHALLENGED, ACCEPTED,
+-- LOST, EXPIRED) and the payouts that took it (CREATED, INITIATED, PROCESSING, SUCCEEDED). None of them had a fee
+-- or splits, so each is the payment's (or payout's) merchant against the processor side. Ids are derived from the
+-- source, in the ids' alphabet (hex is within base62).
+INSERT INTO "ledger_entries" ("id", "transaction_id", "mode", "currency", "merchant_id", "connector_account_id", "role", "type", "source_id", "payment_id", "amount", "available_at", "created_at")
+SELECT 'le_' || substr(md5(m.source_id || ':' || m.type || ':' || side.role), 1, 24), 'ltx_' || substr(md5(m.source_id || ':' || m.type), 1, 24),
+       m.mode, m.currency, CASE WHEN side.role = 'merchant' THEN m.merchant_id END, m.connector_account_id, side.role, m.type, m.source_id, m.payment_id,
+       CASE WHEN side.role = 'merchant' THEN m.credit ELSE -m.credit END, m.at, m.at
+FROM (
+  SELECT p.id AS source_id, 'capture' AS type, p.mode, p.currency, p.merchant_id, a.connector_account_id, p.id AS payment_id,
+         p.amount_received::bigint AS credit, p.updated_at AS at
+  FROM "payment_intents" p JOIN "payment_attempts" a ON a.id = p.active_attempt_id WHERE p.amount_received > 0
+  UNION ALL
+  SELECT r.id, 'refund', r.mode, r.currency, r.merchant_id, r.connector_account_id, r.payment_id, -r.amount::bigint, r.created_at
+  FROM "refunds" r WHERE r.status <> 'FAILED'
+  UNION ALL
+  SELECT d.id, 'dispute', d.mode, d.currency, d.merchant_id, d.connector_account_id, d.payment_id, -d.amount::bigint, d.created_at
+  FROM "disputes" d WHERE d.status IN ('OPENED', 'CHALLENGED', 'ACCEPTED', 'LOST', 'EXPIRED')
+  UNION ALL
+  SELECT o.id, 'payout', o.mode, o.currency, o.merchant_id, o.connector_account_id, NULL, -o.amount::bigint, o.created_at
+  FROM "payouts" o WHERE o.status IN ('CREATED', 'INITIATED', 'PROCESSING', 'SUCCEEDED')
+) m
+CROSS JOIN (VALUES ('merchant'), ('processor')) AS side(role);

@@ -24,14 +24,18 @@ export interface PaymentTerms {
 /**
  * `total` split in proportion to `weights` by largest remainder (Hamilton): each part is its exact proportion
  * rounded down, and the units left go one each to the parts with the largest remainders, the earlier part
- * first on a tie. The parts add up to `total`; each is within one unit of its exact proportion; at
- * `total` = the weights' sum every part is its weight exactly. Products are taken in BigInt: amount × weight
- * can pass 2^53.
+ * first on a tie. The parts add up to `total`; each is within one unit of its exact proportion, and no more
+ * than its weight while `total` is at most the weights' sum (exactly its weight at the sum). Products are taken
+ * in BigInt: amount × weight can pass 2^53.
  */
 export function apportion(total: number, weights: readonly number[]): number[] {
   const sum = weights.reduce((a, b) => a + b, 0);
-  if (!Number.isSafeInteger(total) || total < 0 || sum <= 0 || weights.some((weight) => !Number.isSafeInteger(weight) || weight < 0)) {
+  if (!Number.isSafeInteger(total) || total < 0 || weights.some((weight) => !Number.isSafeInteger(weight) || weight < 0)) {
     throw new Error(`cannot apportion ${total} over weights ${weights.join()}`);
+  }
+  if (sum === 0) {
+    if (total === 0) return weights.map(() => 0);
+    throw new Error(`cannot apportion ${total} over weights that are all zero`);
   }
   const divisor = BigInt(sum);
   const products = weights.map((weight) => BigInt(total) * BigInt(weight));
@@ -48,53 +52,84 @@ export function apportion(total: number, weights: readonly number[]): number[] {
 }
 
 /**
- * The shares of the payment's whole amount (its surcharge included): the fee to the platform, each split
- * to its merchant, and what is left (the surcharge, or everything less the fee when there are no splits)
- * to the payment's merchant. Zero shares are left out.
+ * The parties of a payment's amount, in the order rounding favours on a tie: the payment's merchant (what the
+ * fee and splits leave, and the surcharge, which is always its own), the fee's platform, each split as given.
+ * Amounts are the parties' parts of the amount (the surcharge aside); a party with nothing is left out, but the
+ * payment's merchant stays first whenever it has a surcharge to hold.
  */
-export function fullShares(terms: PaymentTerms): Share[] {
+export function parties(terms: PaymentTerms): Share[] {
   const splitTotal = terms.splits.reduce((sum, split) => sum + split.amount, 0);
-  const own = terms.amount + terms.surchargeAmount - terms.applicationFeeAmount - splitTotal;
-  const shares: Share[] = [
+  const own = terms.amount - terms.applicationFeeAmount - splitTotal;
+  const all: Share[] = [
     { merchantId: terms.merchantId, role: 'merchant', amount: own },
     { merchantId: terms.feeMerchantId, role: 'application_fee', amount: terms.applicationFeeAmount },
     ...terms.splits.map((split) => ({ merchantId: split.merchantId, role: 'split' as const, amount: split.amount })),
   ];
-  return shares.filter((share) => share.amount > 0);
+  return all.filter((share, index) => share.amount > 0 || (index === 0 && terms.surchargeAmount > 0));
 }
 
-/** `shares` scaled to `total`: the same parties, their amounts apportioned (apportion) over the shares'. */
-export function scaled(shares: readonly Share[], total: number): Share[] {
+/**
+ * `total` shared among `shares` (their amounts the weights of the amount part), the amount part first and the
+ * surcharge last: up to `amountPart` in proportion, then up to `surchargePart` to the payment's merchant (the
+ * first share), and anything beyond both (a dispute on top of refunds) in proportion again.
+ */
+function sharesOf(shares: readonly Share[], total: number, amountPart: number, surchargePart: number): Share[] {
+  const inAmount = Math.min(total, amountPart);
+  const inSurcharge = Math.min(total - inAmount, surchargePart);
   const amounts = apportion(
-    total,
+    inAmount + (total - inAmount - inSurcharge),
     shares.map((share) => share.amount),
   );
-  return shares.map((share, index) => ({ ...share, amount: amounts[index]! }));
+  return shares.map((share, index) => ({ ...share, amount: amounts[index]! + (index === 0 && share.role === 'merchant' ? inSurcharge : 0) }));
 }
 
-/** What each party's balance changes by: `after` less `before`, part by part (the same parties in the same order). */
-export function difference(after: readonly Share[], before: readonly Share[]): Share[] {
-  return after.map((share, index) => ({ ...share, amount: share.amount - before[index]!.amount }));
+/** What each party holds of `captured`: the amount's shares of what was captured of the amount, then the surcharge. */
+export function capturedShares(terms: PaymentTerms, captured: number): Share[] {
+  return sharesOf(parties(terms), captured, terms.amount, terms.surchargeAmount);
 }
 
 /**
- * What moving the amount captured from `before` to `after` credits each party: the difference of the whole
- * amount's shares scaled to each. A first capture credits the shares of what it took; a capture the processor
- * reverses, or a void after capture, takes them back.
+ * What moving the amount captured from `before` to `after` credits each party (a first capture; or a capture
+ * undone, which takes back what it credited).
  */
 export function captureStep(terms: PaymentTerms, before: number, after: number): Share[] {
-  const whole = fullShares(terms);
-  return difference(scaled(whole, after), scaled(whole, before));
+  const was = capturedShares(terms, before);
+  return capturedShares(terms, after).map((share, index) => ({ ...share, amount: share.amount - was[index]!.amount }));
 }
 
 /**
- * What moving the total taken back from a payment (refunds held and disputes' withdrawals, together) from
- * `before` to `after` debits each party (positive: taken from it), out of the shares of `captured`. The
- * shares of the total taken back are apportioned afresh at each step and the step is their difference, so
- * a party is never more than one unit from its exact proportion, and once all that was captured is taken
- * back each party has given back exactly its share: the fee and every split reversed exactly.
+ * What each party should have given back once `total` of `captured` is taken back (refunds held and disputes'
+ * withdrawals, together): the captured amount's shares first, in proportion, then the surcharge from the
+ * payment's merchant, as refunds return a surcharge last.
  */
-export function reversalStep(terms: PaymentTerms, captured: number, before: number, after: number): Share[] {
-  const shares = scaled(fullShares(terms), captured);
-  return difference(scaled(shares, after), scaled(shares, before));
+export function takenBackShares(terms: PaymentTerms, captured: number, total: number): Share[] {
+  const held = capturedShares(terms, captured);
+  const amountPart = Math.min(captured, terms.amount);
+  const amountShares = held.map((share, index) => ({
+    ...share,
+    amount: share.amount - (index === 0 && share.role === 'merchant' ? captured - amountPart : 0),
+  }));
+  return sharesOf(amountShares, total, amountPart, captured - amountPart);
+}
+
+/**
+ * What each party gives back (positive) or is given back (negative) when the total taken back moves to `total`,
+ * given what each has given back so far (`given`, in the parties' order). Each moves toward its share of the
+ * new total (takenBackShares) but only in the step's direction: a refund never credits anyone, a refund given
+ * back never debits anyone. A party already past its share keeps it, and the units that leaves over are
+ * taken from the last parties in order, so the step adds up exactly; the next step evens them out. Once all
+ * that was captured is taken back, every party has given back exactly its captured share.
+ */
+export function takeBackStep(terms: PaymentTerms, captured: number, given: readonly number[], total: number): Share[] {
+  const target = takenBackShares(terms, captured, total);
+  const step = total - given.reduce((a, b) => a + b, 0);
+  const direction = step >= 0 ? 1 : -1;
+  const moves = target.map((share, index) => Math.max(0, direction * (share.amount - given[index]!)));
+  let surplus = moves.reduce((a, b) => a + b, 0) - Math.abs(step);
+  for (let index = moves.length - 1; surplus > 0 && index >= 0; index -= 1) {
+    const cut = Math.min(moves[index]!, surplus);
+    moves[index]! -= cut;
+    surplus -= cut;
+  }
+  return target.map((share, index) => ({ ...share, amount: direction * moves[index]! }));
 }

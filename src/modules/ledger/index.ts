@@ -1,3 +1,3 @@
+// The ledger module's public entry (docs/ledger.md).
 export { LedgerService, captureMovement, termsOf, type LedgerPayment } from './service.ts';
-export { movementInsert, type Balance } from './store.ts';
-export { apportion, fullShares, type PaymentTerms } from './allocation.ts';
+export { hasTakenBack, movementInsert } from './store.ts';

@@ -6,8 +6,11 @@ const BalanceRef = builder.simpleObject('Balance', {
   description: 'A merchant’s money in one currency (docs/ledger.md), in the currency’s minor unit.',
   fields: (t) => ({
     currency: t.string(),
-    available: t.int({ description: 'What payouts and refunds may take now.' }),
-    pending: t.int({ description: 'Captured, not yet settled by its processor: available from the date it reported.' }),
+    available: t.field({ type: 'SafeInt', description: 'What payouts and refunds may take now.' }),
+    pending: t.field({
+      type: 'SafeInt',
+      description: 'Captured, not yet settled by its processor: available from the date it reported.',
+    }),
   }),
 });
 
@@ -21,7 +24,7 @@ const LedgerEntryRef = builder.prismaObject('LedgerEntry', {
     sourceId: t.exposeString('sourceId', { description: 'The payment, refund, dispute or payout that moved the money.' }),
     paymentId: t.exposeString('paymentId', { nullable: true }),
     currency: t.exposeString('currency'),
-    amount: t.int({ resolve: (entry) => Number(entry.amount) }),
+    amount: t.expose('amount', { type: 'SafeInt', description: 'Signed, in minor units: positive credits the merchant.' }),
     availableAt: t.expose('availableAt', { type: 'DateTime' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
   }),

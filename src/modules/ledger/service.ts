@@ -10,9 +10,9 @@ import type { ServiceContext } from '../../platform/context.ts';
 import { connectionPage, DEFAULT_PAGE_SIZE, olderThanCursor } from '../../platform/db/pagination.ts';
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import { captureStep, reversalStep, type PaymentTerms, type Share } from './allocation.ts';
+import { captureStep, capturedShares, takeBackStep, type PaymentTerms, type Share } from './allocation.ts';
 import { ledgerEntriesInput } from './inputs.ts';
-import { balancesOf, lockBalance, platformMembers, recordMovement, takenBackSoFar, type Balance, type Movement } from './store.ts';
+import { balancesOf, lockBalance, partyKey, PlatformMembers, recordMovement, sumOfSource, takenBackByParty, type Balance, type Movement } from './store.ts';
 
 /** The columns of a payment the ledger reads: its terms, and where its money went. */
 export interface LedgerPayment {
@@ -66,6 +66,8 @@ export function captureMovement(
 }
 
 export class LedgerService {
+  private readonly members = new PlatformMembers();
+
   constructor(private readonly context: ServiceContext) {}
 
   /**
@@ -79,9 +81,11 @@ export class LedgerService {
     source: { type: 'refund' | 'dispute'; id: string; amount: number },
   ): Promise<void> {
     const { payment } = charge;
-    const before = await takenBackSoFar(tx, payment.id);
-    const step = reversalStep(termsOf(payment), charge.captured, before, before + source.amount);
-    const credits = step.map((share) => ({ ...share, amount: -share.amount }));
+    const terms = termsOf(payment);
+    const held = capturedShares(terms, charge.captured);
+    // One party (no fee, no splits) takes the whole step: no rounding, so nothing to read.
+    const credits =
+      held.length === 1 ? [{ ...held[0]!, amount: -source.amount }] : await this.sharedStep(tx, payment.id, terms, charge.captured, held, source.amount);
     // The processor takes a dispute's money whatever is left; a refund is ours to refuse.
     if (source.type === 'refund') await this.refuseOverdraw(tx, payment.mode, payment.currency, credits);
     const at = new Date();
@@ -107,7 +111,10 @@ export class LedgerService {
     payout: { id: string; merchantId: string; mode: Mode; currency: string; amount: number; connectorAccountId: string | null },
     direction: 'out' | 'back',
   ): Promise<void> {
-    const credits: Share[] = [{ merchantId: payout.merchantId, role: 'merchant', amount: direction === 'out' ? -payout.amount : payout.amount }];
+    // What goes back is what went out: nothing for a payout that never took any (one made before the ledger).
+    const amount = direction === 'out' ? -payout.amount : -(await sumOfSource(tx, payout.id));
+    if (amount === 0) return;
+    const credits: Share[] = [{ merchantId: payout.merchantId, role: 'merchant', amount }];
     if (direction === 'out') await this.refuseOverdraw(tx, payout.mode, payout.currency, credits);
     const at = new Date();
     await recordMovement(tx, {
@@ -146,6 +153,14 @@ export class LedgerService {
     return connectionPage(rows, first);
   }
 
+  /** The credits of a step of `amount` taken back from a payment shared among several parties (takeBackStep). */
+  private async sharedStep(tx: Prisma.TransactionClient, paymentId: string, terms: PaymentTerms, captured: number, held: Share[], amount: number) {
+    const taken = await takenBackByParty(tx, paymentId);
+    const given = held.map((share) => taken.get(partyKey(share)) ?? 0);
+    const total = given.reduce((a, b) => a + b, 0) + amount;
+    return takeBackStep(terms, captured, given, total).map((share) => ({ ...share, amount: -share.amount }));
+  }
+
   /**
    * Refuses, before anything is written, debits in `credits` that a platform member's available balance does
    * not cover. Each debited member's balance is locked (in merchant id order) and read after the lock, so two
@@ -155,7 +170,7 @@ export class LedgerService {
     const debits = new Map<string, number>();
     for (const credit of credits) if (credit.amount < 0) debits.set(credit.merchantId, (debits.get(credit.merchantId) ?? 0) - credit.amount);
     if (debits.size === 0) return;
-    const members = await platformMembers(tx, [...debits.keys()]);
+    const members = await this.members.among(tx, [...debits.keys()]);
     const now = new Date();
     for (const merchantId of [...members].sort()) {
       await lockBalance(tx, merchantId, mode, currency);

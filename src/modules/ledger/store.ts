@@ -62,13 +62,31 @@ export async function recordMovement(tx: Prisma.TransactionClient, movement: Mov
   if (insert !== null) await tx.$executeRaw(insert);
 }
 
+/** The key of a party of a payment: a merchant may hold two shares of one payment (its own and a split). */
+export const partyKey = (share: { merchantId: string; role: string }) => `${share.merchantId}:${share.role}`;
+
 /**
- * What has been taken back from a payment so far (refunds held and disputes' withdrawals, less what was given
- * back): the processor side's refund and dispute rows of the payment. Read under the payment's row lock.
+ * What each party has given back of a payment so far (refunds held and disputes' withdrawals, less what was
+ * given back to it), by partyKey: its refund and dispute rows, negated. Read under the payment's row lock.
  */
-export async function takenBackSoFar(tx: Prisma.TransactionClient, paymentId: string): Promise<number> {
+export async function takenBackByParty(tx: Prisma.TransactionClient, paymentId: string): Promise<Map<string, number>> {
+  const rows = await tx.$queryRaw<{ merchant_id: string; role: string; total: bigint }[]>`
+    SELECT merchant_id, role, SUM(amount) AS total FROM ledger_entries
+    WHERE payment_id = ${paymentId} AND merchant_id IS NOT NULL AND type IN ('refund', 'dispute') GROUP BY merchant_id, role`;
+  return new Map(rows.map((row) => [partyKey({ merchantId: row.merchant_id, role: row.role }), -Number(row.total)]));
+}
+
+/** Whether refunds or disputes hold money taken back of the payment. */
+export async function hasTakenBack(db: Database, paymentId: string): Promise<boolean> {
+  const [row] = await db.$queryRaw<{ held: boolean }[]>`
+    SELECT COALESCE(SUM(amount), 0) <> 0 AS held FROM ledger_entries WHERE payment_id = ${paymentId} AND merchant_id IS NULL AND type IN ('refund', 'dispute')`;
+  return row?.held === true;
+}
+
+/** The sum of the merchants' rows a refund, dispute or payout has written (what it moved, signed). */
+export async function sumOfSource(tx: Prisma.TransactionClient, sourceId: string): Promise<number> {
   const [row] = await tx.$queryRaw<{ total: bigint | null }[]>`
-    SELECT SUM(amount) AS total FROM ledger_entries WHERE payment_id = ${paymentId} AND merchant_id IS NULL AND type IN ('refund', 'dispute')`;
+    SELECT SUM(amount) AS total FROM ledger_entries WHERE source_id = ${sourceId} AND merchant_id IS NOT NULL`;
   return Number(row?.total ?? 0n);
 }
 
@@ -98,11 +116,19 @@ export async function balancesOf(executor: Executor, merchantId: string, mode: M
   return rows.map((row) => ({ currency: row.currency, available: Number(row.available), pending: Number(row.pending) }));
 }
 
-/** Which of `merchantIds` belong to a platform (a platform or a connected merchant): their balances are never overdrawn. */
-export async function platformMembers(tx: Prisma.TransactionClient, merchantIds: readonly string[]): Promise<Set<string>> {
-  const members = await tx.merchantAccount.findMany({
-    where: { id: { in: [...merchantIds] }, OR: [{ isPlatform: true }, { platformMerchantId: { not: null } }] },
-    select: { id: true },
-  });
-  return new Set(members.map((member) => member.id));
+/**
+ * Which merchants belong to a platform (a platform or a connected merchant): their balances are never overdrawn.
+ * Remembered per process: whether a merchant is a platform or connected is set when it is created, never changed.
+ */
+export class PlatformMembers {
+  private readonly known = new Map<string, boolean>();
+
+  async among(tx: Prisma.TransactionClient, merchantIds: readonly string[]): Promise<Set<string>> {
+    const unknown = merchantIds.filter((id) => !this.known.has(id));
+    if (unknown.length > 0) {
+      const rows = await tx.merchantAccount.findMany({ where: { id: { in: unknown } }, select: { id: true, isPlatform: true, platformMerchantId: true } });
+      for (const row of rows) this.known.set(row.id, row.isPlatform || row.platformMerchantId !== null);
+    }
+    return new Set(merchantIds.filter((id) => this.known.get(id) === true));
+  }
 }

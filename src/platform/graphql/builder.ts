@@ -15,7 +15,12 @@ export const builder = new SchemaBuilder<{
   // A root field declares its scope once, with t.withAuth(scopes): its resolver then sees the principal that scope admits.
   AuthContexts: { admin: ContextFor<'admin'>; secretKey: ContextFor<'secretKey'>; publishableKey: ContextFor<'publishableKey'> };
   // IDs are our prefixed strings (src/kernel/ids.ts), never numbers, both ways.
-  Scalars: { ID: { Input: string; Output: string }; DateTime: { Input: Date; Output: Date }; JSON: { Input: unknown; Output: unknown } };
+  Scalars: {
+    ID: { Input: string; Output: string };
+    DateTime: { Input: Date; Output: Date };
+    JSON: { Input: unknown; Output: unknown };
+    SafeInt: { Input: number; Output: number | bigint };
+  };
   DefaultFieldNullability: false;
 }>({
   defaultFieldNullability: false,

@@ -46,6 +46,19 @@ builder.scalarType('JSON', {
   },
 });
 
+function parseSafeInt(value: unknown): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+  throw new GraphQLError('SafeInt must be an integer from -(2^53 - 1) to 2^53 - 1');
+}
+
+/** Sums of amounts (balances) outgrow Int's 32 bits; a JSON number stays exact up to 2^53 − 1. */
+builder.scalarType('SafeInt', {
+  description: 'An integer from -(2^53 - 1) to 2^53 - 1, as a JSON number: sums of amounts in minor units.',
+  serialize: (value) => parseSafeInt(typeof value === 'bigint' ? Number(value) : value),
+  parseValue: parseSafeInt,
+  parseLiteral: (ast) => parseSafeInt(ast.kind === Kind.INT ? Number(ast.value) : undefined),
+});
+
 export const ModeEnum = builder.enumType('Mode', {
   description: 'Test or live. The mode of a key is the mode of everything created with it.',
   values: ['TEST', 'LIVE'] as const,

@@ -16,6 +16,7 @@ import { ATTEMPT_TARGETS, planProcessorUpdate, processorAmountsProblem, transiti
 import { intentStatusOf, SYNCABLE_INTENT_STATUSES } from '../machine/statuses.ts';
 import type { Commit, Payment } from '../store.ts';
 import { askProcessor } from '../../processor-sync/index.ts';
+import { hasTakenBack } from '../../ledger/index.ts';
 import type { PaymentDependencies } from './dependencies.ts';
 import type { PaymentReads } from './reads.ts';
 
@@ -194,7 +195,10 @@ export class ProcessorAnswers {
       const payment = held ?? (await this.deps.store.get(paymentId));
       const onHeld = held !== undefined;
       held = undefined;
-      const plan = this.planAnswer(payment, answer, options);
+      // A capture reported failed is refused after money was taken back of it (read on every try: a dispute
+      // opening meanwhile bumps the version, so the commit conflicts and this reads again).
+      const takenBack = answer.status === 'capture_failed' && (payment.amountRefunded > 0 || (await hasTakenBack(this.deps.context.db, paymentId)));
+      const plan = this.planAnswer(payment, answer, { ...options, takenBack });
       if ('unchanged' in plan || 'leftToItsRequest' in plan) {
         if (onHeld) continue;
         const logged = 'unchanged' in plan ? plan.unchanged : plan.leftToItsRequest;
@@ -222,7 +226,7 @@ export class ProcessorAnswers {
   private planAnswer(
     payment: Payment,
     answer: ProcessorPayment,
-    options: { attemptId?: string; recoveryRows?: boolean; ownCall?: true },
+    options: { attemptId?: string; recoveryRows?: boolean; ownCall?: true; takenBack: boolean },
   ): { commit: Omit<Commit, 'actor'> } | { unchanged: Logged | null } | { leftToItsRequest: Logged } {
     if (options.attemptId !== undefined && payment.activeAttempt.id !== options.attemptId) return { unchanged: null };
     const amountsProblem =
@@ -244,10 +248,12 @@ export class ProcessorAnswers {
       // paying: the processor took money for a cancelled payment (a void at the processor never ends captured).
       return { unchanged: { level: 'error', message: 'the processor reports money taken for a payment cancelled here: refund it at the processor' } };
     }
-    if (path !== null && answer.status === 'capture_failed' && payment.amountRefunded > 0) {
-      // A capture reversed after refunds were made of it: what was refunded of money never taken is for an operator
-      // to settle with the processor; the payment is left as it is rather than half undone.
-      return { unchanged: { level: 'error', message: 'the processor reports a refunded capture failed: settle its refunds at the processor' } };
+    if (path !== null && answer.status === 'capture_failed' && options.takenBack) {
+      // A capture reversed after refunds or a dispute took money back of it: what was given back of money never
+      // taken is for an operator to settle with the processor; the payment is left as it is rather than half undone.
+      return {
+        unchanged: { level: 'error', message: 'the processor reports a capture failed after refunds or a dispute: settle them at the processor' },
+      };
     }
     if (path === null) return { unchanged: { level: 'info', message: 'ignored a processor answer no transition leads to' } };
     if (!options.ownCall && path.length > 0 && intentStatusOf(path.at(-1)!.to) === 'FAILED' && this.awaitsItsCall(payment)) {
