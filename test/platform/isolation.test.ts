@@ -1,18 +1,23 @@
 // Platforms and connected merchants (docs/platforms.md), the isolation matrix of issue 21: two platforms with two
 // connected merchants each and a plain merchant; every operation below with every key and header combination.
 // Exactly the allowed ones succeed, as the merchant they act for; the others are refused (FORBIDDEN, naming the
-// header) or do not find the object (NOT_FOUND), and write nothing.
+// header), do not find the object (NOT_FOUND) or break a rule of whose they are (INVALID_INPUT: fees and splits
+// are a platform's, to its own connected merchants), and write nothing. Balances and ledger entries are read
+// as the merchant acted for, and a platform reads its connected merchants' balances, never another's.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import {
   ActingMerchantDocument,
+  BalanceDocument,
+  ConnectedBalancesDocument,
   ConnectedMerchantsDocument,
   CreateApiKeyDocument,
   CreateConnectedMerchantDocument,
   CreateConnectorAccountDocument,
   CreatePaymentDocument,
   CreateRefundDocument,
+  LedgerEntriesDocument,
   PaymentsDocument,
   PlatformConnectorAccountsDocument,
   PlatformPaymentDocument,
@@ -64,6 +69,16 @@ beforeAll(async () => {
     await asC1a(CreatePaymentDocument, { input: { amount: 10_000, currency: 'USD', confirm: true, paymentMethodData: card() } }),
   ).createPayment;
   expect(payment.status).toBe('SUCCEEDED');
+  // Money in every balance: p1's fee and c1b's split of a payment p1 takes for c1a (through c1a's account), and
+  // p2's fee of one for c2a (through p2's account).
+  const split = { amount: 2_000, currency: 'USD', confirm: true, paymentMethodData: card(), applicationFeeAmount: 200 };
+  const splits = [
+    { merchantId: c1b.id, amount: 800 },
+    { merchantId: c1a.id, amount: 1_000 },
+  ];
+  expect(dataOf(await asC1a(CreatePaymentDocument, { input: { ...split, splits } })).createPayment.status).toBe('SUCCEEDED');
+  dataOf(await client(p2.secretKey)(CreateConnectorAccountDocument, { input: { connectorName: 'sandbox', credentials: sandboxCredentials() } }));
+  expect(dataOf(await client(p2.secretKey, c2a.id)(CreatePaymentDocument, { input: split })).createPayment.status).toBe('SUCCEEDED');
   world = { p1, p2, c1a: c1a.id, c1b: c1b.id, c2a: c2a.id, plain, c1aKey, c1bKey, c1aPaymentId: payment.id };
 });
 
@@ -103,14 +118,16 @@ const COMBINATIONS: Combination[] = [
   { name: 'plain merchant key + header', key: () => world.plain.secretKey, header: () => world.c1a },
 ];
 
-type Outcome = 'ok' | 'FORBIDDEN' | 'NOT_FOUND';
+type Outcome = 'ok' | 'FORBIDDEN' | 'NOT_FOUND' | 'INVALID_INPUT';
 type Client = ReturnType<typeof client>;
 
 interface Operation {
   name: string;
   run: (as: Client) => Promise<GraphQLResult<unknown>>;
-  /** What an allowed combination acting as `actor` gets. */
-  expected: (actor: string) => Outcome;
+  /** What an allowed combination acting as `actor` (for the platform `initiatedBy`, if one acts for it) gets. */
+  expected: (actor: string, initiatedBy: string | null) => Outcome;
+  /** The field an INVALID_INPUT names. */
+  field?: (actor: string, initiatedBy: string | null) => string;
   /** Checks a success: what it wrote or read belongs to `actor` (and names `initiatedBy`, for payments). */
   check: (data: never, actor: string, initiatedBy: string | null) => Promise<void>;
 }
@@ -127,6 +144,18 @@ async function idsOf(table: string, merchantId: string): Promise<Set<string>> {
   const { rows } = await sql.query<{ id: string }>(`SELECT id FROM ${table} WHERE merchant_id = $1`, [merchantId]);
   return new Set(rows.map((row) => row.id));
 }
+
+/** A merchant's balance in each currency, as the ledger's rows add up. */
+async function balanceOf(merchantId: string) {
+  const { rows } = await sql.query<{ currency: string; available: number }>(
+    'SELECT currency, SUM(amount)::int AS available FROM ledger_entries WHERE merchant_id = $1 GROUP BY currency ORDER BY currency',
+    [merchantId],
+  );
+  return rows.map((row) => ({ ...row, pending: 0 }));
+}
+
+/** Fees and splits are a platform's: its own key, or acting for its connected merchant. */
+const speaksForPlatform = (actor: string, initiatedBy: string | null): Outcome => (isPlatform(actor) || initiatedBy !== null ? 'ok' : 'INVALID_INPUT');
 
 const OPERATIONS: Operation[] = [
   {
@@ -214,6 +243,64 @@ const OPERATIONS: Operation[] = [
       expect(data.createConnectedMerchant).toMatchObject({ platformMerchantId: world.p1.merchantId, apiKeys: [], businessProfiles: [{ isDefault: true }] });
     },
   },
+  {
+    name: 'balance',
+    run: (as) => as(BalanceDocument),
+    expected: () => 'ok',
+    check: async (data: { merchant: { id: string; balance: unknown[] } }, actor) => {
+      expect(data.merchant.id).toBe(actor);
+      expect(data.merchant.balance).toEqual(await balanceOf(actor));
+    },
+  },
+  {
+    name: 'ledgerEntries',
+    run: (as) => as(LedgerEntriesDocument, { first: 100 }),
+    expected: () => 'ok',
+    check: async (data: { merchant: { ledgerEntries: { edges: { node: { id: string } }[] } } }, actor) => {
+      const listed = data.merchant.ledgerEntries.edges.map((edge) => edge.node.id).sort();
+      expect(listed).toEqual([...(await idsOf('ledger_entries', actor))].sort());
+    },
+  },
+  {
+    name: 'connectedMerchants { balance }',
+    run: (as) => as(ConnectedBalancesDocument, { first: 100 }),
+    expected: (actor) => (isPlatform(actor) ? 'ok' : 'FORBIDDEN'),
+    check: async (data: { connectedMerchants: { edges: { node: { id: string; balance: unknown[] } }[] } }) => {
+      const listed = data.connectedMerchants.edges.map((edge) => edge.node);
+      expect(listed.map((node) => node.id)).toEqual(expect.arrayContaining([world.c1a, world.c1b]));
+      expect(listed.map((node) => node.id)).not.toContain(world.c2a);
+      for (const node of listed) expect(node.balance).toEqual(await balanceOf(node.id));
+      expect(listed.find((node) => node.id === world.c1b)?.balance).toEqual([{ currency: 'USD', available: 800, pending: 0 }]);
+    },
+  },
+  {
+    name: 'createPayment with a fee and a split to its own connected merchant',
+    run: (as) =>
+      as(CreatePaymentDocument, { input: { amount: 1_500, currency: 'USD', applicationFeeAmount: 100, splits: [{ merchantId: world.c1b, amount: 1_400 }] } }),
+    expected: speaksForPlatform,
+    field: () => 'splits',
+    check: async (data: { createPayment: { id: string } }, actor, initiatedBy) => {
+      const { rows } = await sql.query('SELECT merchant_id, initiated_by_platform_id, application_fee_amount, splits FROM payment_intents WHERE id = $1', [
+        data.createPayment.id,
+      ]);
+      expect(rows[0]).toEqual({
+        merchant_id: actor,
+        initiated_by_platform_id: initiatedBy,
+        application_fee_amount: 100,
+        splits: [{ merchantId: world.c1b, amount: 1_400 }],
+      });
+    },
+  },
+  {
+    name: 'createPayment with a split to the other platform’s merchant',
+    run: (as) => as(CreatePaymentDocument, { input: { amount: 1_500, currency: 'USD', splits: [{ merchantId: world.c2a, amount: 1_500 }] } }),
+    expected: () => 'INVALID_INPUT',
+    // The same answer as for any merchant outside the platform; a non-platform may not split at all.
+    field: (actor, initiatedBy) => (speaksForPlatform(actor, initiatedBy) === 'ok' ? 'splits.0.merchantId' : 'splits'),
+    check: async () => {
+      throw new Error('a split across platforms must never be accepted');
+    },
+  },
 ];
 
 /** Rows of every table these operations write, for every merchant of this file (the platforms' new connected ones included). */
@@ -221,7 +308,7 @@ async function rowCounts(): Promise<Record<string, number>> {
   const ours = [world.p1.merchantId, world.p2.merchantId, world.plain.merchantId];
   const merchants = `SELECT id FROM merchant_accounts WHERE id = ANY($1) OR platform_merchant_id = ANY($1)`;
   const counts: Record<string, number> = {};
-  for (const table of ['payment_intents', 'refunds', 'connector_accounts', 'api_keys', 'business_profiles']) {
+  for (const table of ['payment_intents', 'refunds', 'connector_accounts', 'api_keys', 'business_profiles', 'ledger_entries']) {
     const { rows } = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE merchant_id IN (${merchants})`, [ours]);
     counts[table] = rows[0]!.n;
   }
@@ -234,7 +321,7 @@ describe('the isolation matrix: every operation with every key and header combin
   const cases = COMBINATIONS.flatMap((combination) => OPERATIONS.map((operation) => ({ combination, operation })));
   it.each(cases.map((entry) => [`${entry.operation.name} with ${entry.combination.name}`, entry] as const))('%s', async (_name, { combination, operation }) => {
     const actor = combination.actsAs?.();
-    const expected: Outcome = actor === undefined ? 'FORBIDDEN' : operation.expected(actor);
+    const expected: Outcome = actor === undefined ? 'FORBIDDEN' : operation.expected(actor, combination.initiatedBy?.() ?? null);
     const before = await rowCounts();
     const result = await operation.run(client(combination.key(), combination.header?.()));
     if (expected === 'ok') {
@@ -243,6 +330,7 @@ describe('the isolation matrix: every operation with every key and header combin
     }
     const error = errorOf(result, expected);
     if (actor === undefined) expect(error.message).toContain(HEADER);
+    if (expected === 'INVALID_INPUT') expect(error.extensions?.field).toBe(operation.field!(actor!, combination.initiatedBy?.() ?? null));
     expect(await rowCounts()).toEqual(before);
   });
 });
