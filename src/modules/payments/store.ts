@@ -354,13 +354,14 @@ function insertRow(model: keyof typeof MODEL_FIELDS, row: Record<string, unknown
     VALUES (${Prisma.join(fields.map(([, value]) => parameter(value)))})`;
 }
 
+const isListValue = (value: object): boolean => Array.isArray(value) && value.every((item) => item === null || typeof item !== 'object');
+
 /**
- * A value as a parameter: a JSON column's object as its text; a list column's array, a Date and a
- * primitive as they are (the driver sends arrays as PostgreSQL arrays). JSON columns hold objects here
- * (metadata, next actions, method details), never bare arrays.
+ * A value as a parameter: a JSON column's object or array of objects (splits) as its text; a list column's
+ * array of primitives, a Date and a primitive as they are (the driver sends arrays as PostgreSQL arrays).
  */
 const parameter = (value: unknown): unknown =>
-  value !== null && typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value) ? JSON.stringify(value) : value;
+  value !== null && typeof value === 'object' && !(value instanceof Date) && !isListValue(value) ? JSON.stringify(value) : value;
 
 /** The parts one after another (Prisma.join refuses an empty list). */
 const joined = (parts: Prisma.Sql[]): Prisma.Sql => (parts.length > 0 ? Prisma.join(parts, '') : Prisma.empty);
