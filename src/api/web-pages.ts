@@ -94,6 +94,14 @@ const DASHBOARD_PAGE = page(
     <div class="card"><h2>Payments by status (last hour)</h2><div id="chart-statuses"></div></div>
     <div class="card"><h2>Webhook success rate (last hour)</h2><div id="chart-webhooks"></div></div>
   </section>
+  <section class="card" aria-labelledby="balance-heading">
+    <h2 id="balance-heading">Balance</h2>
+    <div id="balance"></div>
+  </section>
+  <section id="connected" class="card" hidden aria-labelledby="connected-heading">
+    <h2 id="connected-heading">Connected merchants</h2>
+    <div id="connected-merchants"></div>
+  </section>
   <section class="card" aria-labelledby="routing-heading">
     <h2 id="routing-heading">Routing</h2>
     <ul id="routing-algorithms"></ul>
@@ -103,6 +111,10 @@ const DASHBOARD_PAGE = page(
     <div class="table-scroll"><table id="payments"><thead><tr><th scope="col">Payment</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Connector</th><th scope="col">Created</th><th scope="col">Updated</th></tr></thead><tbody id="payments-body"></tbody></table></div>
   </section>
   <section id="detail" class="card" hidden aria-labelledby="detail-heading"></section>
+  <section class="card" aria-labelledby="ledger-heading">
+    <h2 id="ledger-heading">Ledger</h2>
+    <div id="ledger"></div>
+  </section>
 </div>`,
   '/assets/dashboard.js',
 );

@@ -1,17 +1,24 @@
 // The live dashboard (GET /dashboard, the secret key entered or given in the fragment `#secret_key=…`):
 // recent payments whose rows update as their changes commit (the paymentChanges subscription), a payment's
 // attempts, status history, routing decision and webhook deliveries (with a retry button), the last hour in two
-// charts, and each business profile's active routing algorithm (docs/routing.md).
+// charts, each business profile's active routing algorithm (docs/routing.md), and the money (docs/checkout.md):
+// the merchant's balance, its ledger entries, a payment's fee, splits and entries, and a platform's connected
+// merchants with their balances.
 import { formatMinor } from '../kernel/money.ts';
 import { createTransport, type Transport } from '../sdk/transport.ts';
 import {
   DashboardActivityDocument,
+  DashboardBalanceDocument,
+  DashboardConnectedMerchantsDocument,
+  DashboardLedgerDocument,
   DashboardPaymentChangesDocument,
   DashboardPaymentDetailDocument,
   DashboardPaymentsDocument,
   DashboardProfilesDocument,
   DashboardRetryDeliveryDocument,
+  type DashboardBalanceFragment,
   type DashboardEventFragment,
+  type DashboardLedgerPageFragment,
   type DashboardPaymentFragment,
   type DashboardProfilesQuery,
   type RoutingAlgorithmType,
@@ -20,7 +27,7 @@ import { byId, element, showError } from './dom.ts';
 
 const KEY_STORAGE = 'dashboard:secret-key';
 const RECENT_PAYMENTS = 50;
-/** The charts are re-read at most this often while changes stream in. */
+/** The charts and the balance are re-read at most this often while changes stream in. */
 const ACTIVITY_REFRESH_MS = 2000;
 
 const rows = new Map<string, { payment: DashboardPaymentFragment; row: HTMLTableRowElement }>();
@@ -28,6 +35,7 @@ const alert = byId('alert');
 const live = byId('live');
 
 const when = (iso: string) => new Date(iso).toLocaleTimeString();
+const date = (iso: string) => new Date(iso).toLocaleString();
 const statusBadge = (status: string) => element('span', { class: `badge status-${status.toLowerCase()}` }, status.toLowerCase().replace(/_/g, ' '));
 
 const ALGORITHM_NAMES: Record<RoutingAlgorithmType, string> = {
@@ -90,13 +98,99 @@ function upsert(payment: DashboardPaymentFragment, open: (id: string) => void, a
   rows.set(payment.id, { payment, row });
 }
 
+const tableRows = (body: (Node | string)[][]) => body.map((cellsOfRow) => element('tr', {}, ...cellsOfRow.map((cell) => element('td', {}, cell))));
+
 function table(headings: string[], body: (Node | string)[][]): HTMLTableElement {
   return element(
     'table',
     {},
     element('thead', {}, element('tr', {}, ...headings.map((heading) => element('th', { scope: 'col' }, heading)))),
-    element('tbody', {}, ...body.map((cellsOfRow) => element('tr', {}, ...cellsOfRow.map((cell) => element('td', {}, cell))))),
+    element('tbody', {}, ...tableRows(body)),
   );
+}
+
+interface Page<Item> {
+  edges: { node: Item }[];
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+}
+
+/** A list as a table a page at a time: the first page now, each next one (after the last cursor) when `more` is pressed. */
+async function pagedTable<Item>(
+  more: string,
+  headings: string[],
+  load: (after: string | null) => Promise<Page<Item>>,
+  rowsOf: (item: Item) => (Node | string)[][],
+): Promise<HTMLElement> {
+  const shown = table(headings, []);
+  const button = element('button', { type: 'button' }, more);
+  let after: string | null = null;
+  const next = async () => {
+    button.disabled = true; // one page at a time: a second click would append the same page twice
+    try {
+      const page = await load(after);
+      shown.tBodies[0]!.append(...tableRows(page.edges.flatMap((edge) => rowsOf(edge.node))));
+      after = page.pageInfo.endCursor;
+      button.hidden = !page.pageInfo.hasNextPage;
+    } finally {
+      button.disabled = false;
+    }
+  };
+  button.addEventListener('click', () => void next().catch((error: Error) => showError(alert, null, error.message)));
+  await next();
+  return element('div', {}, element('div', { class: 'table-scroll' }, shown), button);
+}
+
+type LedgerEntry = DashboardLedgerPageFragment['edges'][number]['node'];
+
+const LEDGER_HEADINGS = ['Date', 'Type', 'Role', 'Amount', 'Source', 'Payment'];
+/** A credit (+) or a debit (-) of the merchant's balance. */
+const ledgerRow = (entry: LedgerEntry) => [
+  date(entry.createdAt),
+  entry.type,
+  entry.role.replace(/_/g, ' '),
+  `${entry.amount > 0 ? '+' : ''}${formatMinor(entry.amount, entry.currency)}`,
+  entry.sourceId,
+  entry.paymentId ?? '—',
+];
+
+const BALANCE_HEADINGS = ['Currency', 'Available', 'Pending'];
+const balanceRow = (balance: DashboardBalanceFragment) => [
+  balance.currency,
+  formatMinor(balance.available, balance.currency),
+  formatMinor(balance.pending, balance.currency),
+];
+
+/** Draws the key's merchant's balance in each currency; answers whether the merchant is a platform. */
+async function drawBalance(api: Transport): Promise<boolean> {
+  const { merchant } = await api.request(DashboardBalanceDocument, {});
+  byId('balance').replaceChildren(
+    merchant.balance.length ? table(BALANCE_HEADINGS, merchant.balance.map(balanceRow)) : element('p', {}, 'No money has moved yet.'),
+  );
+  return merchant.isPlatform;
+}
+
+/** The key's merchant's ledger entries, of one payment when `paymentId` is given. */
+const ledgerTable = (api: Transport, more: string, paymentId: string | null) =>
+  pagedTable(
+    more,
+    LEDGER_HEADINGS,
+    async (after) => (await api.request(DashboardLedgerDocument, { after, paymentId })).merchant.ledgerEntries,
+    (entry) => [ledgerRow(entry)],
+  );
+
+/** The merchant's ledger entries, and for a platform its connected merchants' balances. */
+async function drawLedger(api: Transport, isPlatform: boolean): Promise<void> {
+  byId('ledger').replaceChildren(await ledgerTable(api, 'More ledger entries', null));
+  if (!isPlatform) return;
+  byId('connected-merchants').replaceChildren(
+    await pagedTable(
+      'More connected merchants',
+      ['Merchant', 'Id', ...BALANCE_HEADINGS],
+      async (after) => (await api.request(DashboardConnectedMerchantsDocument, { after })).connectedMerchants,
+      (merchant) => (merchant.balance.length ? merchant.balance.map(balanceRow) : [['—', '—', '—']]).map((row) => [merchant.name, merchant.id, ...row]),
+    ),
+  );
+  byId('connected').hidden = false;
 }
 
 function deliveryRows(api: Transport, paymentId: string, events: DashboardEventFragment[], open: (id: string) => void): (Node | string)[][] {
@@ -121,7 +215,10 @@ function deliveryRows(api: Transport, paymentId: string, events: DashboardEventF
 
 async function openDetail(api: Transport, paymentId: string, open: (id: string) => void): Promise<void> {
   const detail = byId('detail');
-  const { payment, events } = await api.request(DashboardPaymentDetailDocument, { id: paymentId });
+  const [{ payment, events }, ledger] = await Promise.all([
+    api.request(DashboardPaymentDetailDocument, { id: paymentId }),
+    ledgerTable(api, 'More entries of this payment', paymentId),
+  ]);
   const heading = element('h2', { id: 'detail-heading', tabindex: '-1' }, `Payment ${payment.id}`);
   detail.replaceChildren(
     heading,
@@ -131,8 +228,18 @@ async function openDetail(api: Transport, paymentId: string, open: (id: string) 
       `${formatMinor(payment.amount, payment.currency)} · `,
       statusBadge(payment.status),
       ` · received ${formatMinor(payment.amountReceived, payment.currency)}`,
+      payment.applicationFeeAmount ? ` · platform fee ${formatMinor(payment.applicationFeeAmount, payment.currency)}` : '',
       payment.errorMessage ? ` · ${payment.errorMessage}` : '',
     ),
+    ...(payment.splits
+      ? [
+          element('h3', {}, 'Splits'),
+          table(
+            ['Merchant', 'Share'],
+            payment.splits.map((split) => [split.merchantId, formatMinor(split.amount, payment.currency)]),
+          ),
+        ]
+      : []),
     element('h3', {}, 'Routing'),
     element(
       'p',
@@ -174,6 +281,8 @@ async function openDetail(api: Transport, paymentId: string, open: (id: string) 
           ),
         )
       : element('p', {}, 'No events yet.'),
+    element('h3', {}, 'Ledger'),
+    ledger,
   );
   detail.hidden = false;
   heading.focus();
@@ -217,10 +326,12 @@ async function startDashboard(key: string): Promise<void> {
   const { payments } = await api.request(DashboardPaymentsDocument, { first: RECENT_PAYMENTS });
   for (const edge of payments.edges) upsert(edge.node, open, false);
   drawRouting(businessProfiles);
+  await drawLedger(api, await drawBalance(api));
   byId('board').hidden = false;
   byId('key-form').hidden = true;
   let refresh: ReturnType<typeof setTimeout> | null = null;
-  const refreshSoon = () => (refresh ??= setTimeout(() => ((refresh = null), void drawActivity(api)), ACTIVITY_REFRESH_MS));
+  const redraw = () => void Promise.all([drawActivity(api), drawBalance(api)]).catch((error: Error) => showError(alert, null, error.message));
+  const refreshSoon = () => (refresh ??= setTimeout(() => ((refresh = null), redraw()), ACTIVITY_REFRESH_MS));
   for (const profile of businessProfiles) {
     api.subscribe(
       DashboardPaymentChangesDocument,

@@ -1,12 +1,14 @@
 // The live dashboard in a real Chromium: payments made through the API appear and change without a reload,
 // and a payment's detail shows its attempts, routing reason, history and webhook deliveries, whose retry button
-// sends again; the profile's active routing algorithm is shown.
+// sends again; the profile's active routing algorithm is shown. A platform sees its money: its balance, its
+// ledger page by page, a split payment's fee, splits and entries, and its connected merchants' balances.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfirmPaymentDocument, ConnectorHealthDocument, CreatePaymentDocument, SetRoutingAlgorithmDocument } from '../gql/graphql.ts';
 import { eventually, launchBrowser, openPage, screenshot } from '../support/browser.ts';
 import { dataOf } from '../support/graphql-client.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { actingClient, connectMerchant, createPlatform } from '../support/platforms.ts';
+import { addConnectorAccount, startStack, type Stack } from '../support/stack.ts';
 import { card, eventReaching, shopWithReceiver, type Shop } from '../support/webhooks.ts';
 
 let stack: Stack;
@@ -39,6 +41,7 @@ describe('the live dashboard', () => {
     dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card() } }));
     await eventually(() => row.locator('[data-column=status]').textContent()).toBe('succeeded');
     expect(await page.locator('#payments-body tr').count()).toBe(1);
+    await eventually(() => page.locator('#balance tbody').textContent()).toBe('USD42.00 USD0.00 USD');
 
     // The charts count the last hour's payments and delivery attempts once the event was delivered.
     await eventReaching(shop, created.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
@@ -63,6 +66,7 @@ describe('the live dashboard', () => {
     );
     expect(text).toMatch(/requires payment method.*succeeded/s);
     expect(text).toContain('payment_succeeded');
+    expect(text).toMatch(/Ledger.*capture.*merchant\+42\.00 USD/s);
     expect(await detail.locator('.badge.status-delivered').count()).toBeGreaterThan(0);
     await screenshot(page, 'dashboard');
 
@@ -71,6 +75,71 @@ describe('the live dashboard', () => {
     await detail.getByRole('button', { name: 'Retry now' }).first().click();
     await eventually(() => shop.receiver.received.length).toBe(before + 1);
     await eventually(() => detail.textContent()).toMatch(/#2 204/);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it("shows a platform its balance, its ledger page by page, a split payment's fee and splits, and its connected merchants", { timeout: 90_000 }, async () => {
+    const platform = await createPlatform(stack.api, 'Dashboard platform');
+    // Names are data: shown as text, never as markup.
+    const hostileName = '<img src=x onerror="document.body.dataset.pwned=1">';
+    const [sellerA, sellerB] = await Promise.all([connectMerchant(stack.api, platform, hostileName), connectMerchant(stack.api, platform, 'Seller B')]);
+    const asPlatform = actingClient(stack.api, platform.secretKey);
+    await addConnectorAccount(stack, { secret: asPlatform }, 'sandbox');
+    const pay = async (input: { amount: number; applicationFeeAmount: number; splits?: { merchantId: string; amount: number }[] }) =>
+      dataOf(await asPlatform(CreatePaymentDocument, { input: { currency: 'USD', confirm: true, paymentMethodData: card(), ...input } })).createPayment;
+    // 10 fee-only payments (the platform's own share and its fee: 2 entries each), then a split payment (the fee only):
+    // 21 entries, one more than the ledger's first page.
+    for (let n = 0; n < 10; n++) expect((await pay({ amount: 1000, applicationFeeAmount: 100 })).status).toBe('SUCCEEDED');
+    const split = await pay({
+      amount: 10_000,
+      applicationFeeAmount: 500,
+      splits: [
+        { merchantId: sellerA.id, amount: 6000 },
+        { merchantId: sellerB.id, amount: 3500 },
+      ],
+    });
+    expect(split.status).toBe('SUCCEEDED');
+
+    const { page, consoleErrors } = await openPage(browser, 'desktop');
+    await page.goto(`${stack.api.url}/dashboard#secret_key=${platform.secretKey}`);
+    await eventually(() => page.evaluate(() => document.body.dataset['ready'])).toBe('true');
+    expect(await page.locator('#balance tbody').textContent()).toBe('USD105.00 USD0.00 USD');
+
+    const ledgerRows = page.locator('#ledger tbody tr');
+    expect(await ledgerRows.count()).toBe(20);
+    const newest = await ledgerRows.first().locator('td').allTextContents();
+    expect(newest.slice(1)).toEqual(['capture', 'application fee', '+5.00 USD', split.id, split.id]);
+    await page.getByRole('button', { name: 'More ledger entries' }).click();
+    await eventually(() => ledgerRows.count()).toBe(21);
+    expect(await page.getByRole('button', { name: 'More ledger entries' }).isHidden()).toBe(true);
+
+    const connected = page.locator('#connected-merchants tbody tr');
+    expect(await connected.count()).toBe(2);
+    expect(await page.locator(`#connected-merchants tr:has-text("${sellerA.id}") td`).allTextContents()).toEqual([
+      hostileName,
+      sellerA.id,
+      'USD',
+      '60.00 USD',
+      '0.00 USD',
+    ]);
+    expect(await page.locator(`#connected-merchants tr:has-text("${sellerB.id}") td`).allTextContents()).toEqual([
+      'Seller B',
+      sellerB.id,
+      'USD',
+      '35.00 USD',
+      '0.00 USD',
+    ]);
+    expect(await page.locator('#connected-merchants img').count()).toBe(0);
+
+    await page.locator(`tr[data-payment-id="${split.id}"]`).getByRole('button', { name: split.id }).click();
+    const detail = page.locator('#detail');
+    await eventually(() => detail.getByRole('heading', { name: `Payment ${split.id}` }).isVisible()).toBe(true);
+    expect(await detail.locator('p').first().textContent()).toContain(' · platform fee 5.00 USD');
+    const rowsAfter = (heading: string) => detail.locator(`h3:text-is("${heading}") + * tbody tr`);
+    expect(await rowsAfter('Splits').allTextContents()).toEqual([`${sellerA.id}60.00 USD`, `${sellerB.id}35.00 USD`]);
+    expect(await rowsAfter('Ledger').count()).toBe(1);
+    expect((await rowsAfter('Ledger').locator('td').allTextContents()).slice(1)).toEqual(['capture', 'application fee', '+5.00 USD', split.id, split.id]);
+    expect(await page.evaluate(() => document.body.dataset['pwned'])).toBeUndefined();
     expect(consoleErrors).toEqual([]);
   });
 
