@@ -10,7 +10,7 @@ import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { drain } from '../kernel/async-streams.ts';
 import { AppError } from '../kernel/errors.ts';
-import type { CommittedEvent, LiveEvents, LivePublisher } from '../modules/events/index.ts';
+import type { LiveEvents, LivePublisher, WrittenEvent } from '../modules/events/index.ts';
 import type { Payment, PaymentLivePublisher } from '../modules/payments/index.ts';
 
 /**
@@ -92,7 +92,7 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
     eventCreated: (event) => pubSub.publish(eventsTopic, `${event.merchantId}:${event.mode}`, event),
     paymentChanges: (paymentId) => interruptible(pubSub.subscribe(paymentTopic, paymentId) as AsyncIterable<Payment>),
     profilePaymentChanges: (profileId, mode) => interruptible(pubSub.subscribe(profilePaymentsTopic, `${profileId}:${mode}`) as AsyncIterable<Payment>),
-    events: (merchantId, mode) => interruptible(pubSub.subscribe(eventsTopic, `${merchantId}:${mode}`) as AsyncIterable<CommittedEvent>),
+    events: (merchantId, mode) => interruptible(pubSub.subscribe(eventsTopic, `${merchantId}:${mode}`) as AsyncIterable<WrittenEvent>),
     // Redis answers a connection's commands in order: a PING answered means every SUBSCRIBE sent before it is in effect.
     subscribed: async () => {
       await new Promise((resolve) => setImmediate(resolve)); // let subscriptions just started send their SUBSCRIBE

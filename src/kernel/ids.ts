@@ -26,6 +26,9 @@ export const ID_PREFIXES = {
 
 export type IdKind = keyof typeof ID_PREFIXES;
 
+/** How many random characters follow an id's prefix. */
+export const ID_RANDOM_LENGTH = 24;
+
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** Uniform base62 text from a CSPRNG (rejection sampling keeps every character equally likely). */
@@ -41,7 +44,7 @@ export function randomBase62(length: number): string {
 }
 
 export function newId(kind: IdKind): string {
-  return `${ID_PREFIXES[kind]}_${randomBase62(24)}`;
+  return `${ID_PREFIXES[kind]}_${randomBase62(ID_RANDOM_LENGTH)}`;
 }
 
 const ID_PATTERN = /^[a-z]+_[0-9A-Za-z]{24}$/;

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BusinessProfilesDocument,
   ConfirmPaymentDocument,
+  CreatePayoutDocument,
   CreatePaymentDocument,
   ProcessedPaymentDocument,
   SetRoutingAlgorithmDocument,
@@ -117,6 +118,21 @@ describe('a connected merchant’s payment through its platform’s connector ac
     expect(errorOf(confirmed, 'INVALID_INPUT').message).toContain('no connector account');
     const { payment } = dataOf(await plain.secret(ProcessedPaymentDocument, { id: paymentId }));
     expect(payment).toMatchObject({ processorMerchantId: null, activeAttempt: { connectorAccountId: null } });
+  });
+});
+
+describe('a connected merchant’s payout through its platform’s connector account', () => {
+  it('with no account of its own: is sent through the platform’s account, out of its balance, and names the platform', async () => {
+    const { confirmed } = await pay(withoutAccount);
+    expect(dataOf(confirmed).confirmPayment.status).toBe('SUCCEEDED');
+    const destination = { bankAccount: { accountHolderName: 'Seller without an account', iban: 'DE89370400440532013000' } };
+    const { createPayout } = dataOf(await withoutAccount.secret(CreatePayoutDocument, { input: { amount: 1000, currency: 'USD', destination } }));
+    expect(createPayout).toMatchObject({ connector: 'sandbox', processorMerchantId: platform.merchantId });
+    await expect
+      .poll(() => receiver.bodies().find((body) => body.event_type.startsWith('payout_') && body.content.object.payout_id === createPayout.id), {
+        timeout: 15_000,
+      })
+      .toMatchObject({ merchant_id: withoutAccount.id, processor_merchant_id: platform.merchantId });
   });
 });
 

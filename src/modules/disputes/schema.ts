@@ -21,6 +21,11 @@ export const DisputeRef = builder.prismaObject('Dispute', {
     reason: t.exposeString('reason', { nullable: true, description: 'The processor’s reason code (fraudulent, product_not_received, …).' }),
     evidenceDueBy: t.expose('evidenceDueBy', { type: 'DateTime', nullable: true, description: 'The deadline for challengeDispute.' }),
     evidence: t.expose('evidence', { type: 'JSON', nullable: true, description: 'What the merchant submitted.' }),
+    processorMerchantId: t.exposeString('processorMerchantId', {
+      nullable: true,
+      description:
+        'The merchant whose connector account processed the attempt this dispute concerns when it is not the payment’s merchant (a connected merchant’s platform, docs/platforms.md); null otherwise.',
+    }),
     connector: t.exposeString('connectorName'),
     connectorDisputeId: t.exposeString('connectorDisputeId'),
     version: t.exposeInt('version', { description: 'Increases with every change; order updates by it.' }),

@@ -2,5 +2,5 @@
 export { applyGuardedMove, type ApplyOutcome } from './guarded-moves.ts';
 export { createWebhookSender } from './http-sender.ts';
 export { startWebhookWorker, WebhookQueue } from './jobs.ts';
-export { type CommittedEvent, type EventOutbox, type LivePublisher, type PreparedEvent } from './outbox.ts';
+export { type CommittedEvent, type EventOutbox, type LivePublisher, type PreparedEvent, type WrittenEvent, type WrittenEventRow } from './outbox.ts';
 export { type LiveEvents } from './service.ts';

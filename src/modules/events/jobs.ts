@@ -10,7 +10,7 @@ import type { Logger } from '../../platform/logger.ts';
 import { JobQueue, registerProcessor } from '../../platform/queues/bullmq.ts';
 import { runEvery } from '../../platform/queues/periodic.ts';
 import { queues } from '../../platform/queues/registry.ts';
-import type { CommittedEvent, EventRelay } from './outbox.ts';
+import type { EventRelay, WrittenEvent } from './outbox.ts';
 import { CLAIM_MARGIN_MS, type WebhookDeliveryService } from './delivery.ts';
 
 const BACKOFF_TYPE = 'seed-schedule';
@@ -42,7 +42,7 @@ export class WebhookQueue implements EventRelay {
     this.queue = new JobQueue(queues.webhooks, config, logger, JOB_OPTIONS);
   }
 
-  async relay(event: CommittedEvent): Promise<void> {
+  async relay(event: WrittenEvent): Promise<void> {
     if (event.deliveryStatus === 'PENDING') await this.enqueue(event.id);
   }
 

@@ -12,7 +12,7 @@ import type { ServiceContext } from '../../platform/context.ts';
 import { connectionPage, DEFAULT_PAGE_SIZE, olderThanCursor } from '../../platform/db/pagination.ts';
 import type { MerchantPrincipal, SecretKeyPrincipal } from '../../kernel/principal.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import type { CommittedEvent, EventOutbox } from './outbox.ts';
+import type { EventOutbox, WrittenEvent } from './outbox.ts';
 import type { WebhookDeliveryService } from './delivery.ts';
 
 const watchEventsInput = z.object({
@@ -33,7 +33,7 @@ const MAX_CATCH_UP = 10_000;
 
 /** What watch listens to: the merchant's new events, and when the listening is in effect. */
 export interface LiveEvents {
-  events(merchantId: string, mode: string): AsyncIterable<CommittedEvent>;
+  events(merchantId: string, mode: string): AsyncIterable<WrittenEvent>;
   /** Resolves once every subscription requested so far is acknowledged by Redis. */
   subscribed(): Promise<void>;
 }

@@ -17,14 +17,23 @@ export interface OutgoingWebhook {
 
 /** The exact body: `{"merchant_id","event_id","event_type","content":{"type","object"},"timestamp","processor_merchant_id"}`. */
 export function serializeWebhook(webhook: OutgoingWebhook): string {
-  return JSON.stringify({
-    merchant_id: webhook.merchantId,
-    event_id: webhook.eventId,
+  const { head, tail } = webhookAroundId(webhook);
+  return `${head}${JSON.stringify(webhook.eventId)}${tail}`;
+}
+
+/**
+ * The body around its event id: `head` + the id as a JSON string + `tail` is serializeWebhook's body, so the
+ * copies of an event for a platform's profiles (docs/platforms.md) differ from it in their id only.
+ */
+export function webhookAroundId(webhook: Omit<OutgoingWebhook, 'eventId'>): { head: string; tail: string } {
+  const head = JSON.stringify({ merchant_id: webhook.merchantId });
+  const tail = JSON.stringify({
     event_type: webhook.eventType,
     content: { type: webhook.contentType, object: webhook.object },
     timestamp: webhook.timestamp.toISOString(),
     processor_merchant_id: webhook.processorMerchantId ?? null,
   });
+  return { head: `${head.slice(0, -1)},"event_id":`, tail: `,${tail.slice(1)}` };
 }
 
 /** `X-Webhook-Signature-512`: lowercase hex HMAC-SHA512 of the exact body bytes, keyed with the profile's payment_response_hash_key. */

@@ -86,6 +86,7 @@ export const updateProfileInput = z
       })
       .nullish(),
     allowPartialAuthorization: z.boolean().nullish(),
+    receiveConnectedMerchantEvents: z.boolean().nullish(),
     payoutLimit: z.number().int('must be a whole number of minor units').min(1, 'must be at least 1').max(2_147_483_647, 'must fit in 32 bits').nullish(),
     retryableDeclineCodes: z
       .array(

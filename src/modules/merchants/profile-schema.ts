@@ -58,6 +58,12 @@ export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
       description: settingDescription('The largest payout allowed, in minor units; null for no limit.'),
       resolve: (profile, _args, { principal }) => settingsFor(profile, principal).payoutLimit,
     }),
+    receiveConnectedMerchantEvents: t.boolean({
+      description: settingDescription(
+        'A platform’s profile: whether it also receives every event of the platform’s connected merchants, signed with its own key (docs/platforms.md).',
+      ),
+      resolve: (profile, _args, { principal }) => settingsFor(profile, principal).receiveConnectedMerchantEvents,
+    }),
     surcharges: t.field({
       type: [SurchargeRuleRef],
       description: settingDescription('Surcharges added at confirm, by payment method type (shown to the SDK in paymentMethods).'),
@@ -130,6 +136,10 @@ const UpdateBusinessProfileInput = inputTypeFor('UpdateBusinessProfileInput', up
     routing: t.stringList({ description: 'Connector names in the order payments try them (a payment’s own `connectors` come first).' }),
     maxRetries: t.int({ description: '0 to 5 further attempts after a retryable failure (2 by default).' }),
     allowPartialAuthorization: t.boolean({ description: 'Let processors authorize less than the amount of a manually captured payment (false by default).' }),
+    receiveConnectedMerchantEvents: t.boolean({
+      description:
+        'Also receive every event of your connected merchants at this profile’s endpoint, signed with its key (false by default); a platform’s profile only.',
+    }),
     surcharges: t.field({ type: [SurchargeRuleInput], description: 'Replaces the surcharge rules: at most one per payment method type; [] removes them.' }),
     payoutLimit: t.int({ description: 'The largest payout allowed, in minor units of its currency (larger ones are NOT_PERMITTED); null removes the limit.' }),
     sessionExpirySeconds: t.int({

@@ -76,15 +76,20 @@ export class BusinessProfileService {
       // null removes the limit.
       payoutLimit: input.payoutLimit,
       allowPartialAuthorization: input.allowPartialAuthorization ?? undefined,
+      receiveConnectedMerchantEvents: input.receiveConnectedMerchantEvents ?? undefined,
       surcharges: input.surcharges ?? undefined,
       retryableDeclineCodes: input.retryableDeclineCodes ?? undefined,
     });
     if (input.name != null) data.name = input.name;
+    const merchant = () => this.context.db.merchantAccount.findUniqueOrThrow({ where: { id: principal.merchantId } });
+    // Only a platform has connected merchants whose events it could receive (docs/platforms.md).
+    if (input.receiveConnectedMerchantEvents && !(await merchant()).isPlatform) {
+      throw invalidInput('receiveConnectedMerchantEvents', 'can be turned on only for a platform’s business profile');
+    }
     if (input.webhookUrl !== undefined) {
       const url = input.webhookUrl === null || input.webhookUrl === '' ? null : input.webhookUrl;
       if (url !== null) {
-        const merchant = await this.context.db.merchantAccount.findUniqueOrThrow({ where: { id: principal.merchantId } });
-        const problem = webhookUrlProblem(url, mode, merchant.liveWebhookHosts);
+        const problem = webhookUrlProblem(url, mode, (await merchant()).liveWebhookHosts);
         if (problem !== null) throw invalidInput('webhookUrl', problem);
       }
       data[mode === 'LIVE' ? 'liveWebhookUrl' : 'testWebhookUrl'] = url;

@@ -16,6 +16,8 @@ export interface ProfileSettings {
   allowPartialAuthorization: boolean;
   surcharges: SurchargeRule[];
   payoutLimit: number | null;
+  /** A platform's profile: also receive its connected merchants' events of the mode; the outbox's insert reads it in SQL (docs/platforms.md). */
+  receiveConnectedMerchantEvents: boolean;
 }
 
 type Setting = keyof ProfileSettings;
@@ -47,6 +49,7 @@ export function profileSettings(profile: ProfileSettingColumns, mode: Mode): Pro
     // Stored as JSON, written only through updateBusinessProfile's validation.
     surcharges: read('surcharges') as unknown as SurchargeRule[],
     payoutLimit: read('payoutLimit'),
+    receiveConnectedMerchantEvents: read('receiveConnectedMerchantEvents'),
   };
 }
 

@@ -11,9 +11,9 @@ import { newId } from '../../kernel/ids.ts';
 import type { AttemptTransition } from './machine/attempt.ts';
 import { isIntentMoveAllowed, isNewAttemptMoveAllowed } from './machine/intent.ts';
 import { intentStatusOf } from './machine/statuses.ts';
-import { Prisma, type EventDeliveryStatus, type PaymentAttempt, type PaymentIntent } from '../../generated/prisma/client.ts';
+import { Prisma, type PaymentAttempt, type PaymentIntent } from '../../generated/prisma/client.ts';
 import type { Database } from '../../platform/db/client.ts';
-import type { CommittedEvent, PreparedEvent } from '../events/index.ts';
+import type { CommittedEvent, PreparedEvent, WrittenEventRow } from '../events/index.ts';
 import { captureMovement, movementInsert } from '../ledger/index.ts';
 
 export type Payment = PaymentIntent & { activeAttempt: PaymentAttempt };
@@ -28,6 +28,7 @@ export function chargeOf(payment: PaymentIntent, attempt: PaymentAttempt) {
     attemptId: attempt.id,
     connectorAccountId: attempt.connectorAccountId!,
     connectorName: attempt.connectorName!,
+    processorMerchantId: attempt.processorMerchantId,
   };
 }
 
@@ -280,14 +281,14 @@ export class PaymentStore {
       ${ledger === null ? Prisma.empty : Prisma.sql`, ledger AS (${ledger})`}
       ${joined(events.map((event, index) => Prisma.sql`, ${Prisma.raw(`event_${index}`)} AS (${event.insert(guard)})`))}
       SELECT (SELECT count(*)::int FROM intent) AS changed, (SELECT count(*)::int FROM attempt) AS attempts,
-             ARRAY[${Prisma.join([...events.map((_event, index) => Prisma.sql`(SELECT delivery_status FROM ${Prisma.raw(`event_${index}`)})`), Prisma.sql`NULL`])}]::text[] AS deliveries`;
+             json_build_array(${Prisma.join([...events.map((_event, index) => Prisma.sql`(SELECT COALESCE(json_agg(written), '[]') FROM ${Prisma.raw(`event_${index}`)} written)`), Prisma.sql`NULL`])}) AS written`;
     const run = async (executor: Database | Transaction) => {
-      const [result] = await executor.$queryRaw<{ changed: number; attempts: number; deliveries: (EventDeliveryStatus | null)[] }[]>(statement);
+      const [result] = await executor.$queryRaw<{ changed: number; attempts: number; written: WrittenEventRow[][] }[]>(statement);
       if (result!.changed !== 1) throw staleVersion(payment.id);
-      // Both hold under the guard (an attempt row is never deleted; the profile was there): a miss is a bug.
-      if (result!.attempts !== 1 || result!.deliveries.slice(0, events.length).includes(null))
-        throw new Error(`payment ${payment.id}: commit wrote ${result!.attempts} attempt rows, events ${result!.deliveries.join()}`);
-      return events.map((event, index) => event.committed(result!.deliveries[index]!));
+      // Both hold under the guard (an attempt row is never deleted; the profile was there): a miss is a bug,
+      // which committed() throws for an event whose own row is missing (its copies are written by its insert).
+      if (result!.attempts !== 1) throw new Error(`payment ${payment.id}: commit wrote ${result!.attempts} attempt rows`);
+      return events.map((event, index) => event.committed(result!.written[index]!));
     };
     // One statement is its own transaction; writes the change entails beside it need a transaction around both.
     const also = commit.alsoInTransaction?.(after) ?? null;

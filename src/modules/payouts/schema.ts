@@ -27,6 +27,11 @@ export const PayoutRef = builder.prismaObject('Payout', {
     profileId: t.exposeString('profileId'),
     connector: t.exposeString('connectorName', { nullable: true }),
     connectorPayoutId: t.exposeString('connectorPayoutId', { nullable: true }),
+    processorMerchantId: t.exposeString('processorMerchantId', {
+      nullable: true,
+      description:
+        'The merchant whose connector account sent the payout when it is not the payout’s merchant (a connected merchant’s platform, docs/platforms.md); null otherwise.',
+    }),
     errorCode: t.exposeString('errorCode', { nullable: true }),
     errorMessage: t.exposeString('errorMessage', { nullable: true }),
     syncExhaustedAt: t.expose('syncExhaustedAt', { type: 'DateTime', nullable: true }),

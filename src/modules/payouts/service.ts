@@ -75,6 +75,7 @@ export class PayoutService {
           mode: principal.mode,
           connectorAccountId: account?.id ?? null,
           connectorName: account?.connectorName ?? null,
+          processorMerchantId: account !== null && account.merchantId !== principal.merchantId ? account.merchantId : null,
           status: refusal === null ? 'CREATED' : 'NOT_PERMITTED',
           amount: input.amount,
           currency: input.currency,

@@ -18,6 +18,11 @@ export const RefundRef = builder.prismaObject('Refund', {
     currency: t.exposeString('currency'),
     reason: t.exposeString('reason', { nullable: true }),
     attemptId: t.exposeString('attemptId', { description: 'The payment attempt whose capture is refunded.' }),
+    processorMerchantId: t.exposeString('processorMerchantId', {
+      nullable: true,
+      description:
+        'The merchant whose connector account processed the attempt this refund concerns when it is not the payment’s merchant (a connected merchant’s platform, docs/platforms.md); null otherwise.',
+    }),
     connector: t.exposeString('connectorName'),
     connectorRefundId: t.exposeString('connectorRefundId', { nullable: true }),
     errorCode: t.exposeString('errorCode', { nullable: true }),
