@@ -92,9 +92,12 @@ function uniqueWhere(model: string, row: Record<string, unknown>): Record<string
 /**
  * Values a row cannot take with every other field set: a connected merchant (platformMerchantId set) is never a
  * platform (the CHECK merchant_accounts_platform_not_connected), so isPlatform is written false here; test/platform reads a
- * platform's back through the API.
+ * platform's back through the API. A processor account is only ever a stripe or adyen one (a CHECK).
  */
-const SAMPLE_OVERRIDES: Record<string, Record<string, unknown>> = { MerchantAccount: { isPlatform: false } };
+const SAMPLE_OVERRIDES: Record<string, Record<string, unknown>> = {
+  MerchantAccount: { isPlatform: false },
+  MerchantProcessorAccount: { connectorName: 'adyen' },
+};
 
 /**
  * Creates a row of `model` with every scalar field set (parents created first) and returns what was written. A

@@ -66,7 +66,11 @@ export function captureMovement(
 }
 
 export class LedgerService {
-  constructor(private readonly context: ServiceContext) {}
+  constructor(
+    private readonly context: ServiceContext,
+    /** What balances are read as of (milliseconds): tests pass theirs to see pending money settle without waiting. */
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   /**
    * Takes `amount` back from a captured payment for a refund or a dispute (a negative amount gives it back: a
@@ -125,7 +129,7 @@ export class LedgerService {
 
   /** The merchant's balances in the key's mode; `merchantId` is the key's merchant or one connected to it. */
   async balances(principal: SecretKeyPrincipal, merchantId: string): Promise<Balance[]> {
-    return balancesOf(this.context.db, merchantId, principal.mode, new Date());
+    return balancesOf(this.context.db, merchantId, principal.mode, new Date(this.clock()));
   }
 
   /** The merchant's ledger entries in the key's mode, newest first. */
@@ -156,7 +160,7 @@ export class LedgerService {
     for (const credit of credits) if (credit.amount < 0) debits.set(credit.merchantId, (debits.get(credit.merchantId) ?? 0) - credit.amount);
     if (debits.size === 0) return;
     const members = await platformMembers(tx, [...debits.keys()]);
-    const now = new Date();
+    const now = new Date(this.clock());
     for (const merchantId of [...members].sort()) {
       await lockBalance(tx, merchantId, mode, currency);
       const available = (await balancesOf(tx, merchantId, mode, now, currency))[0]?.available ?? 0;

@@ -336,7 +336,7 @@ const isJsonMember = (value: unknown): boolean =>
  * untyped parameters, so PostgreSQL reads each as its column's type (see parameter).
  */
 function assignments(model: keyof typeof MODEL_FIELDS, fields: Record<string, unknown>): Prisma.Sql {
-  return joined(Object.entries(fields).map(([field, value]) => Prisma.sql`${column(model, field)} = ${parameter(value)}, `));
+  return joined(Object.entries(fields).map(([field, value]) => Prisma.sql`${column(model, field)} = ${parameter(field, value)}, `));
 }
 
 /** The fields of each model (Prisma's generated enums), so only a field's name is ever spliced into SQL. */
@@ -351,16 +351,20 @@ function column(model: keyof typeof MODEL_FIELDS, field: string): Prisma.Sql {
 function insertRow(model: keyof typeof MODEL_FIELDS, row: Record<string, unknown>): Prisma.Sql {
   const fields = Object.entries(row);
   return Prisma.sql`INSERT INTO ${Prisma.raw(model === 'intent' ? 'payment_intents' : 'payment_attempts')} (${Prisma.join(fields.map(([field]) => column(model, field)))})
-    VALUES (${Prisma.join(fields.map(([, value]) => parameter(value)))})`;
+    VALUES (${Prisma.join(fields.map(([field, value]) => parameter(field, value)))})`;
 }
 
+/** The JSON columns that hold a list (a payment's splits), not an object. */
+const JSON_LIST_FIELDS: ReadonlySet<string> = new Set([Prisma.PaymentIntentScalarFieldEnum.splits]);
+
 /**
- * A value as a parameter: a JSON column's object as its text; a list column's array, a Date and a
- * primitive as they are (the driver sends arrays as PostgreSQL arrays). JSON columns hold objects here
- * (metadata, next actions, method details), never bare arrays.
+ * A value as a parameter: a JSON column's object or list as its text; a list column's array, a Date and a
+ * primitive as they are (the driver sends arrays as PostgreSQL arrays).
  */
-const parameter = (value: unknown): unknown =>
-  value !== null && typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value) ? JSON.stringify(value) : value;
+const parameter = (field: string, value: unknown): unknown =>
+  value !== null && typeof value === 'object' && !(value instanceof Date) && (!Array.isArray(value) || JSON_LIST_FIELDS.has(field))
+    ? JSON.stringify(value)
+    : value;
 
 /** The parts one after another (Prisma.join refuses an empty list). */
 const joined = (parts: Prisma.Sql[]): Prisma.Sql => (parts.length > 0 ? Prisma.join(parts, '') : Prisma.empty);
