@@ -16,7 +16,7 @@ export interface ProcessAdapters extends ServiceAdapters {
   close(): Promise<void>;
 }
 
-/** `clock`: the routing signals' (tests); the system clock by default. */
+/** `clock`: the routing signals' and balances' (tests); the system clock by default. */
 export function createAdapters(config: Config, logger: Logger, clock?: () => number): ProcessAdapters {
   const paymentSyncQueue = new PaymentSyncQueue(config, logger);
   const webhookQueue = new WebhookQueue(config, logger);

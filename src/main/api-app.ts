@@ -23,7 +23,7 @@ export interface ApiApp {
 }
 
 export interface ApiOptions {
-  /** The routing signals' clock (milliseconds): tests pass theirs to cross a circuit's cool-down without waiting. */
+  /** The routing signals' and balances' clock (milliseconds): tests pass theirs to cross a circuit's cool-down, or a settlement date, without waiting. */
   clock?: () => number;
 }
 

@@ -34,13 +34,16 @@ export interface ServiceAdapters {
   livePublisher: LivePublisher & PaymentLivePublisher;
   /** Connector health and success rates, in Redis so every process routes alike (docs/routing.md). */
   routingSignals: RoutingSignals;
-  /** The routing signals' clock, in milliseconds since the epoch; tests pass their own to cross a cool-down without waiting. */
+  /**
+   * The clock of the routing signals and of balances, in milliseconds since the epoch; tests pass their own to cross a
+   * cool-down, or see pending money settle, without waiting.
+   */
   clock?: () => number;
 }
 
 export function createServices(context: ServiceContext, adapters: ServiceAdapters) {
   const connectorAccounts = new ConnectorAccountService(context);
-  const ledger = new LedgerService(context);
+  const ledger = new LedgerService(context, adapters.clock);
   const customers = new CustomerService(context);
   const outbox = new EventOutbox(context, adapters.eventRelay, adapters.livePublisher);
   const mandates = new MandateService(context, outbox, customers);

@@ -98,6 +98,8 @@ const SAMPLE_OVERRIDES: Record<string, Record<string, unknown>> = {
   MerchantAccount: { isPlatform: false },
   // The processor side's row (no merchant, role processor), of a type the CHECKs allow.
   LedgerEntry: { merchantId: null, role: 'processor', type: 'capture' },
+  // A processor that pays on to a connected merchant's own account (the CHECK of merchant_processor_accounts).
+  MerchantProcessorAccount: { connectorName: 'stripe' },
 };
 
 /**

@@ -37,7 +37,7 @@ export interface StackOptions {
   workerEnv?: Record<string, string>;
   /** false: no worker (the test starts its own, when and how it wants). */
   worker?: boolean;
-  /** The API's routing clock (milliseconds): a test moves it to cross a circuit's cool-down without waiting. */
+  /** The API's routing and balance clock (milliseconds): a test moves it to cross a circuit's cool-down, or a settlement date, without waiting. */
   clock?: () => number;
 }
 

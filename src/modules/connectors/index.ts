@@ -1,3 +1,3 @@
 // The connectors module's public entry: what other modules, the API and the processes may use of it.
-export { CONNECTORS, isConnectorName } from './registry.ts';
+export { CONNECTORS, isConnectorName, passThroughOf, processorAccountProblem } from './registry.ts';
 export { type ConnectorAccountService } from './service.ts';

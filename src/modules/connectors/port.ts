@@ -50,6 +50,20 @@ export interface AuthorizeRequest {
   allowPartialAuthorization: boolean;
   /** Where the processor sends the customer back after a redirect (our redirect-response route). */
   returnUrl: string;
+  /** What the processor pays other merchants of the amount; absent when it all stays with the account's owner. */
+  split?: PaymentSplit;
+}
+
+/**
+ * A platform's payment shared at the processor (docs/platforms.md, "Processor accounts"): its connected merchants'
+ * shares paid to their own accounts there, the rest kept by the account's owner, the platform. The amounts add up
+ * to the amount charged.
+ */
+export interface PaymentSplit {
+  /** What stays with the platform: its fee, and its own share of a payment of its own. */
+  platformAmount: number;
+  /** Every other merchant's share, with its account at this processor. */
+  recipients: readonly { merchantId: string; accountId: string; amount: number }[];
 }
 
 /** What the customer must do at the processor after confirm. */

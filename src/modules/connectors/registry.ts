@@ -10,6 +10,8 @@ import type { Mode } from '../../kernel/api-keys.ts';
 import { AdyenConnector, adyenCredentialsSchema, adyenMissingCredential, checkoutBaseUrl, type AdyenCredentials } from './adyen/connector.ts';
 import { credentialsSchemaFor, SandboxConnector, type SandboxCredentials, type SandboxPersonality } from './sandbox/connector.ts';
 import { StripeConnector, stripeCredentialsSchema, stripeKeyMode } from './stripe/connector.ts';
+import { CONNECT_ACCOUNT_ID } from './stripe/wire.ts';
+import { BALANCE_ACCOUNT_ID } from './adyen/wire.ts';
 
 export interface ConnectorSettings {
   sandboxUrl: string;
@@ -20,6 +22,13 @@ export interface ConnectorSettings {
   timeoutMs: number;
   /** The account's mode: a live account is reached at its processor's live endpoint. */
   mode: Mode;
+}
+
+export interface PassThroughCapability {
+  accountPattern: RegExp;
+  /** The id's shape, as an error names it. */
+  accountShape: string;
+  maxRecipients: number;
 }
 
 export interface ConnectorDefinition<Credentials = unknown> {
@@ -39,6 +48,12 @@ export interface ConnectorDefinition<Credentials = unknown> {
    * uncaptured PaymentIntent, Adyen's cancel only an authorisation: a captured payment there is refunded instead.
    */
   voidAfterCapture: boolean;
+  /**
+   * How the processor pays a platform's connected merchants their shares of a payment made at the platform's
+   * account (docs/platforms.md, "Processor accounts"): the shape of a merchant's account id there, and how many
+   * merchants one payment can pay. Absent: the connector passes nothing on (the sandbox: our ledger only).
+   */
+  passThrough?: PassThroughCapability;
   /** The mode credentials work in, when they say (a Stripe key): an account of the other mode refuses them. */
   modeOf?(credentials: Credentials): Mode;
   /** A credential an account of `mode` cannot work without and lacks (Adyen's live URL prefix): its field and why; null when none. */
@@ -84,6 +99,8 @@ export const CONNECTORS = {
     payouts: false,
     voidAfterCapture: false,
     modeOf: stripeKeyMode,
+    // A destination charge pays one connected account; several would need separate charges and transfers (not built).
+    passThrough: { accountPattern: CONNECT_ACCOUNT_ID, accountShape: 'Connect account id (acct_…)', maxRecipients: 1 },
     create: (credentials, settings) => new StripeConnector(credentials, { apiBase: settings.stripeApiBase, timeoutMs: settings.timeoutMs }),
   } satisfies ConnectorDefinition<z.infer<typeof stripeCredentialsSchema>>,
   adyen: {
@@ -95,6 +112,8 @@ export const CONNECTORS = {
     payouts: false,
     voidAfterCapture: false,
     missingIn: adyenMissingCredential,
+    // One split item per recipient, as many as createPayment allows.
+    passThrough: { accountPattern: BALANCE_ACCOUNT_ID, accountShape: 'balance account id (BA…)', maxRecipients: Number.POSITIVE_INFINITY },
     create: (credentials, settings) =>
       new AdyenConnector(credentials, {
         baseUrl: checkoutBaseUrl(credentials, settings.mode, settings.adyenCheckoutApiBase),
@@ -111,4 +130,22 @@ export type ConnectorName = keyof typeof CONNECTORS;
 
 export function isConnectorName(name: string): name is ConnectorName {
   return Object.hasOwn(CONNECTORS, name);
+}
+
+/** How `name` passes a platform's payments on to connected merchants; null when it does not (registry: passThrough). */
+export function passThroughOf(name: string): PassThroughCapability | null {
+  if (!isConnectorName(name)) return null;
+  const definition: Pick<ConnectorDefinition, 'passThrough'> = CONNECTORS[name];
+  return definition.passThrough ?? null;
+}
+
+/** Why `accountId` cannot be a connected merchant's account at `connector`, naming the field; null when it can. */
+export function processorAccountProblem(connector: string, accountId: string): { field: 'connector' | 'accountId'; message: string } | null {
+  const passThrough = passThroughOf(connector);
+  if (passThrough === null) {
+    const names = Object.keys(CONNECTORS).filter((name) => passThroughOf(name) !== null);
+    return { field: 'connector', message: `must be a connector that pays connected merchants: ${names.join(', ')}` };
+  }
+  if (!passThrough.accountPattern.test(accountId)) return { field: 'accountId', message: `must be a ${connector} ${passThrough.accountShape}` };
+  return null;
 }

@@ -1,3 +1,4 @@
 // The ledger module's public entry (docs/ledger.md).
 export { LedgerService, captureMovement, termsOf, type LedgerPayment } from './service.ts';
 export { hasTakenBack, movementInsert } from './store.ts';
+export { capturedShares } from './allocation.ts';

@@ -12,7 +12,18 @@ import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import { captureStep, capturedShares, takeBackStep, type PaymentTerms, type Share } from './allocation.ts';
 import { ledgerEntriesInput } from './inputs.ts';
-import { balancesOf, lockBalance, partyKey, PlatformMembers, recordMovement, sumOfSource, takenBackByParty, type Balance, type Movement } from './store.ts';
+import {
+  balancesOf,
+  captureSettlement,
+  lockBalance,
+  partyKey,
+  PlatformMembers,
+  recordMovement,
+  sumOfSource,
+  takenBackByParty,
+  type Balance,
+  type Movement,
+} from './store.ts';
 
 /** The columns of a payment the ledger reads: its terms, and where its money went. */
 export interface LedgerPayment {
@@ -68,7 +79,11 @@ export function captureMovement(
 export class LedgerService {
   private readonly members = new PlatformMembers();
 
-  constructor(private readonly context: ServiceContext) {}
+  constructor(
+    private readonly context: ServiceContext,
+    /** What balances are read as of (milliseconds): tests pass theirs to see pending money settle without waiting. */
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   /**
    * Takes `amount` back from a captured payment for a refund or a dispute (a negative amount gives it back: a
@@ -78,7 +93,7 @@ export class LedgerService {
   async takeBack(
     tx: Prisma.TransactionClient,
     charge: { payment: LedgerPayment; captured: number; connectorAccountId: string },
-    source: { type: 'refund' | 'dispute'; id: string; amount: number },
+    source: { type: 'refund' | 'dispute'; id: string; amount: number; settlesAt?: Date | null },
   ): Promise<void> {
     const { payment } = charge;
     const terms = termsOf(payment);
@@ -87,8 +102,12 @@ export class LedgerService {
     const credits =
       held.length === 1 ? [{ ...held[0]!, amount: -source.amount }] : await this.sharedStep(tx, payment.id, terms, charge.captured, held, source.amount);
     // The processor takes a dispute's money whatever is left; a refund is ours to refuse.
-    if (source.type === 'refund') await this.refuseOverdraw(tx, payment.mode, payment.currency, credits);
     const at = new Date();
+    // A refund of money still pending (its capture settles later) comes out of that pending money: its rows are
+    // available when the capture's are, and it is checked against the balance as it will be then. The processor
+    // takes a dispute's money from what is available now, whatever is left; a refund is ours to refuse.
+    const availableAt = source.settlesAt && source.settlesAt > at ? source.settlesAt : at;
+    if (source.type === 'refund') await this.refuseOverdraw(tx, payment.mode, payment.currency, credits, availableAt);
     await recordMovement(tx, {
       type: source.type,
       sourceId: source.id,
@@ -97,7 +116,7 @@ export class LedgerService {
       currency: payment.currency,
       connectorAccountId: charge.connectorAccountId,
       credits,
-      availableAt: at,
+      availableAt,
       at,
     });
   }
@@ -115,7 +134,7 @@ export class LedgerService {
     const amount = direction === 'out' ? -payout.amount : -(await sumOfSource(tx, payout.id));
     if (amount === 0) return;
     const credits: Share[] = [{ merchantId: payout.merchantId, role: 'merchant', amount }];
-    if (direction === 'out') await this.refuseOverdraw(tx, payout.mode, payout.currency, credits);
+    if (direction === 'out') await this.refuseOverdraw(tx, payout.mode, payout.currency, credits, new Date(this.clock()));
     const at = new Date();
     await recordMovement(tx, {
       type: 'payout',
@@ -130,9 +149,14 @@ export class LedgerService {
     });
   }
 
+  /** When the money a payment's capture credited becomes available (null: never captured): a refund comes out of it then. */
+  settlementOf(paymentId: string): Promise<Date | null> {
+    return captureSettlement(this.context.db, paymentId);
+  }
+
   /** The merchant's balances in the key's mode; `merchantId` is the key's merchant or one connected to it. */
   async balances(principal: SecretKeyPrincipal, merchantId: string): Promise<Balance[]> {
-    return balancesOf(this.context.db, merchantId, principal.mode, new Date());
+    return balancesOf(this.context.db, merchantId, principal.mode, new Date(this.clock()));
   }
 
   /** The merchant's ledger entries in the key's mode, newest first. */
@@ -166,15 +190,14 @@ export class LedgerService {
    * not cover. Each debited member's balance is locked (in merchant id order) and read after the lock, so two
    * debits never both spend the same money.
    */
-  private async refuseOverdraw(tx: Prisma.TransactionClient, mode: Mode, currency: string, credits: readonly Share[]): Promise<void> {
+  private async refuseOverdraw(tx: Prisma.TransactionClient, mode: Mode, currency: string, credits: readonly Share[], asOf: Date): Promise<void> {
     const debits = new Map<string, number>();
     for (const credit of credits) if (credit.amount < 0) debits.set(credit.merchantId, (debits.get(credit.merchantId) ?? 0) - credit.amount);
     if (debits.size === 0) return;
     const members = await this.members.among(tx, [...debits.keys()]);
-    const now = new Date();
     for (const merchantId of [...members].sort()) {
       await lockBalance(tx, merchantId, mode, currency);
-      const available = (await balancesOf(tx, merchantId, mode, now, currency))[0]?.available ?? 0;
+      const available = (await balancesOf(tx, merchantId, mode, asOf, currency))[0]?.available ?? 0;
       const needed = debits.get(merchantId)!;
       if (available < needed) {
         throw new AppError(

@@ -76,6 +76,13 @@ export async function takenBackByParty(tx: Prisma.TransactionClient, paymentId: 
   return new Map(rows.map((row) => [partyKey({ merchantId: row.merchant_id, role: row.role }), -Number(row.total)]));
 }
 
+/** The latest date a payment's capture rows become available at; null when it has none. */
+export async function captureSettlement(db: Database, paymentId: string): Promise<Date | null> {
+  const [row] = await db.$queryRaw<{ at: Date | null }[]>`
+    SELECT MAX(available_at) AS at FROM ledger_entries WHERE payment_id = ${paymentId} AND type = 'capture' AND merchant_id IS NOT NULL`;
+  return row?.at ?? null;
+}
+
 /** Whether refunds or disputes hold money taken back of the payment. */
 export async function hasTakenBack(db: Database, paymentId: string): Promise<boolean> {
   const [row] = await db.$queryRaw<{ held: boolean }[]>`

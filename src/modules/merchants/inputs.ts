@@ -1,6 +1,6 @@
 // What the merchants API accepts (accounts, keys, profiles): validated by the services, and the shape of their GraphQL inputs.
 import { z } from 'zod';
-import { CONNECTORS, isConnectorName } from '../connectors/index.ts';
+import { CONNECTORS, isConnectorName, processorAccountProblem } from '../connectors/index.ts';
 import { PAYMENT_METHOD_TYPES } from '../payments/methods.ts';
 import { HARD_DECLINE_CODES, MAX_RETRIES_LIMIT } from '../payments/machine/retry.ts';
 import { surchargeRulesProblem } from '../payments/surcharges.ts';
@@ -15,7 +15,24 @@ const merchantName = z.string().trim().min(1, 'must not be empty').max(100, 'mus
 
 export const createMerchantInput = z.object({ name: merchantName, platform: z.boolean().nullish() });
 
-export const createConnectedMerchantInput = z.object({ name: merchantName });
+/** A connected merchant's account at a processor (docs/platforms.md, "Processor accounts"), of the shape that processor gives. */
+const processorAccountFields = z.object({ connector: z.string().max(32), accountId: z.string().trim().max(255, 'must be at most 255 characters') });
+const checkProcessorAccount = (account: z.infer<typeof processorAccountFields>, context: z.RefinementCtx) => {
+  const problem = processorAccountProblem(account.connector, account.accountId);
+  if (problem) context.addIssue({ code: 'custom', path: [problem.field], message: problem.message });
+};
+const processorAccount = processorAccountFields.superRefine(checkProcessorAccount);
+
+export const createConnectedMerchantInput = z.object({
+  name: merchantName,
+  processorAccounts: z
+    .array(processorAccount)
+    .max(Object.keys(CONNECTORS).length, 'at most one per connector')
+    .refine((accounts) => new Set(accounts.map((account) => account.connector)).size === accounts.length, 'must not name a connector twice')
+    .nullish(),
+});
+
+export const setProcessorAccountInput = processorAccountFields.extend({ merchantId: z.string().max(64) }).superRefine(checkProcessorAccount);
 
 export const listConnectedMerchantsInput = z.object({
   first: z.number().int().min(1, 'must be at least 1').max(100, 'must be at most 100').nullish(),

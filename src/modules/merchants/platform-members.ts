@@ -1,6 +1,7 @@
 // Who belongs to which platform (docs/platforms.md), for the modules that act on a platform's behalf.
 import type { Database } from '../../platform/db/client.ts';
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
+import type { Mode } from '../../kernel/api-keys.ts';
 
 /** The platform a secret key speaks for: the platform acting for a connected merchant, or its own merchant if that is a platform; else null. */
 export async function platformSpokenFor(db: Database, principal: SecretKeyPrincipal): Promise<string | null> {
@@ -13,4 +14,16 @@ export async function platformSpokenFor(db: Database, principal: SecretKeyPrinci
 export async function connectedAmong(db: Database, platformId: string, merchantIds: readonly string[]): Promise<Set<string>> {
   const rows = await db.merchantAccount.findMany({ where: { id: { in: [...merchantIds] }, platformMerchantId: platformId }, select: { id: true } });
   return new Set(rows.map((row) => row.id));
+}
+
+/** The accounts of `merchantIds` at processors in `mode` (docs/platforms.md, "Processor accounts"): by connector, then merchant. */
+export async function processorAccountsOf(db: Database, merchantIds: readonly string[], mode: Mode): Promise<Map<string, Map<string, string>>> {
+  const rows = await db.merchantProcessorAccount.findMany({ where: { merchantId: { in: [...merchantIds] }, mode } });
+  const byConnector = new Map<string, Map<string, string>>();
+  for (const row of rows) {
+    let accounts = byConnector.get(row.connectorName);
+    if (accounts === undefined) byConnector.set(row.connectorName, (accounts = new Map()));
+    accounts.set(row.merchantId, row.accountId);
+  }
+  return byConnector;
 }

@@ -1,7 +1,15 @@
 import { builder } from '../../platform/graphql/builder.ts';
 import { inputTypeFor } from '../../platform/graphql/inputs.ts';
-import { createConnectedMerchantInput, createMerchantInput, updateMerchantInput } from './inputs.ts';
+import { createConnectedMerchantInput, createMerchantInput, setProcessorAccountInput, updateMerchantInput } from './inputs.ts';
 import { BusinessProfileRef } from './profile-schema.ts';
+
+const ProcessorAccountRef = builder.simpleObject('ProcessorAccount', {
+  description: 'A connected merchant’s own account at a processor, where the platform’s payments pay its share (docs/platforms.md).',
+  fields: (t) => ({
+    connector: t.string({ description: 'stripe or adyen.' }),
+    accountId: t.string({ description: 'Its Stripe Connect account (acct_…) or Adyen balance account (BA…).' }),
+  }),
+});
 
 export const MerchantAccountRef = builder.prismaObject('MerchantAccount', {
   fields: (t) => ({
@@ -12,6 +20,17 @@ export const MerchantAccountRef = builder.prismaObject('MerchantAccount', {
     }),
     isPlatform: t.exposeBoolean('isPlatform', { description: 'A platform creates connected merchants and acts for them (docs/platforms.md).' }),
     platformMerchantId: t.exposeString('platformMerchantId', { nullable: true, description: 'The platform this merchant is connected to, if any.' }),
+    processorAccounts: t.withAuth({ secretKey: true }).field({
+      type: [ProcessorAccountRef],
+      nullable: true,
+      description:
+        'Its accounts at processors in the key’s mode (docs/platforms.md, "Processor accounts"): for its platform’s key and its own; null for any other.',
+      resolve: async (merchant, _args, { principal, services }) => {
+        const platformId = principal.platformMerchantId ?? principal.merchantId;
+        if (merchant.id !== principal.merchantId && merchant.platformMerchantId !== platformId) return null;
+        return services.merchantAccounts.processorAccounts(merchant.id, principal.mode);
+      },
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     businessProfiles: t.relation('businessProfiles', { query: { orderBy: { createdAt: 'asc' } } }),
     apiKeys: t.relation('apiKeys', {
@@ -62,8 +81,21 @@ builder.mutationField('createMerchantAccount', (t) =>
   }),
 );
 
+const ProcessorAccountInput = builder.inputType('ProcessorAccountInput', {
+  fields: (t) => ({
+    connector: t.string({ required: true, description: 'stripe or adyen.' }),
+    accountId: t.string({ required: true, description: 'A Stripe Connect account id (acct_…) or an Adyen balance account id (BA…).' }),
+  }),
+});
+
 const CreateConnectedMerchantInput = inputTypeFor('CreateConnectedMerchantInput', createConnectedMerchantInput, {
-  fields: (t) => ({ name: t.string({ required: true }) }),
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    processorAccounts: t.field({
+      type: [ProcessorAccountInput],
+      description: 'Its accounts at processors, one per connector, in the key’s mode (docs/platforms.md, "Processor accounts").',
+    }),
+  }),
 });
 
 builder.mutationField('createConnectedMerchant', (t) =>
@@ -73,6 +105,24 @@ builder.mutationField('createConnectedMerchant', (t) =>
       'Creates a merchant connected to the platform of the secret key, with its default business profile and no keys: act for it with X-Connected-Merchant-Id (docs/platforms.md).',
     args: { input: t.arg({ type: CreateConnectedMerchantInput, required: true }) },
     resolve: (_root, { input }, { principal, services }) => services.merchantAccounts.createConnected(principal, input),
+  }),
+);
+
+const SetConnectedMerchantProcessorAccountInput = inputTypeFor('SetConnectedMerchantProcessorAccountInput', setProcessorAccountInput, {
+  fields: (t) => ({
+    merchantId: t.string({ required: true, description: 'A merchant connected to the platform of the key.' }),
+    connector: t.string({ required: true, description: 'stripe or adyen.' }),
+    accountId: t.string({ required: true, description: 'A Stripe Connect account id (acct_…) or an Adyen balance account id (BA…).' }),
+  }),
+});
+
+builder.mutationField('setConnectedMerchantProcessorAccount', (t) =>
+  t.withAuth({ secretKey: true }).field({
+    type: MerchantAccountRef,
+    description:
+      'Sets (or replaces) a connected merchant’s account at a processor, in the key’s mode: the platform’s own secret key only (docs/platforms.md, "Processor accounts").',
+    args: { input: t.arg({ type: SetConnectedMerchantProcessorAccountInput, required: true }) },
+    resolve: (_root, { input }, { principal, services }) => services.merchantAccounts.setProcessorAccount(principal, input),
   }),
 );
 

@@ -12,7 +12,7 @@ import { newSigningKeys } from './profile-service.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import { newProfileSettings } from './profile-settings.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import { createConnectedMerchantInput, createMerchantInput, listConnectedMerchantsInput, updateMerchantInput } from './inputs.ts';
+import { createConnectedMerchantInput, createMerchantInput, listConnectedMerchantsInput, setProcessorAccountInput, updateMerchantInput } from './inputs.ts';
 
 export interface CreatedMerchant {
   merchant: MerchantAccount;
@@ -49,9 +49,37 @@ export class MerchantAccountService {
     const input = parseInput(createConnectedMerchantInput, rawInput);
     const platformId = await this.platformOf(principal);
     const signingKeys = newSigningKeys();
-    return this.context.db.$transaction(
-      async (tx) => (await this.insertWithProfile(tx, { name: input.name, platformMerchantId: platformId }, signingKeys)).merchant,
-    );
+    return this.context.db.$transaction(async (tx) => {
+      const { merchant } = await this.insertWithProfile(tx, { name: input.name, platformMerchantId: platformId }, signingKeys);
+      // Its accounts at processors are the key's mode's, as everything the key creates.
+      await tx.merchantProcessorAccount.createMany({
+        data: (input.processorAccounts ?? []).map((account) => ({
+          merchantId: merchant.id,
+          mode: principal.mode,
+          connectorName: account.connector,
+          accountId: account.accountId,
+        })),
+      });
+      return merchant;
+    });
+  }
+
+  /**
+   * Sets (or replaces) a connected merchant's account at a processor, in the key's mode: the platform's own secret key,
+   * for one of its connected merchants; any other merchant is not found, whichever it is.
+   */
+  async setProcessorAccount(principal: SecretKeyPrincipal, rawInput: unknown): Promise<MerchantAccount> {
+    const input = parseInput(setProcessorAccountInput, rawInput);
+    const platformId = await this.platformOf(principal);
+    const merchant = await this.context.db.merchantAccount.findFirst({ where: { id: input.merchantId, platformMerchantId: platformId } });
+    if (merchant === null) throw notFound('connected merchant', input.merchantId);
+    const key = { merchantId: merchant.id, mode: principal.mode, connectorName: input.connector };
+    await this.context.db.merchantProcessorAccount.upsert({
+      where: { merchantId_mode_connectorName: key },
+      create: { ...key, accountId: input.accountId },
+      update: { accountId: input.accountId },
+    });
+    return merchant;
   }
 
   /** The merchants connected to the platform of the secret key, newest first. */
@@ -65,6 +93,12 @@ export class MerchantAccountService {
       take: first + 1,
     });
     return connectionPage(rows, first);
+  }
+
+  /** The merchant's accounts at processors in `mode`, by connector name. */
+  async processorAccounts(merchantId: string, mode: Mode): Promise<{ connector: string; accountId: string }[]> {
+    const rows = await this.context.db.merchantProcessorAccount.findMany({ where: { merchantId, mode }, orderBy: { connectorName: 'asc' } });
+    return rows.map((row) => ({ connector: row.connectorName, accountId: row.accountId }));
   }
 
   /** The platform's id: the key's own merchant, when it is a platform and the key is not acting for another. */

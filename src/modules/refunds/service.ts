@@ -47,10 +47,13 @@ export class RefundService {
     const attempt = payment.activeAttempt;
     const now = new Date();
     const refundId = newId('refund');
+    // Read before the payment's lock: a capture's settlement date is written with it and never changes.
+    const settlesAt = await this.ledger.settlementOf(payment.id);
     const refund = await this.context.db.$transaction(async (tx) => {
       const { amount, captured } = await this.reserve(tx, payment.id, input.amount ?? undefined);
       // The refund's shares leave the balances of those the payment paid now, or the refund is refused (docs/ledger.md).
-      await this.ledger.takeBack(tx, { payment, captured, connectorAccountId: attempt.connectorAccountId! }, { type: 'refund', id: refundId, amount });
+      const charge = { payment, captured, connectorAccountId: attempt.connectorAccountId! };
+      await this.ledger.takeBack(tx, charge, { type: 'refund', id: refundId, amount, settlesAt });
       return tx.refund.create({
         data: {
           id: refundId,
@@ -227,7 +230,7 @@ export class RefundService {
     await this.ledger.takeBack(
       tx,
       { payment, captured: payment.amountReceived, connectorAccountId: refund.connectorAccountId },
-      { type: 'refund', id: refund.id, amount: -refund.amount },
+      { type: 'refund', id: refund.id, amount: -refund.amount, settlesAt: await this.ledger.settlementOf(refund.paymentId) },
     );
   }
 

@@ -83,6 +83,38 @@ export interface AdyenFake {
   close(): Promise<void>;
 }
 
+interface SplitItem {
+  type: string;
+  account?: string;
+  amount?: { value: number; currency?: string };
+  reference?: string;
+}
+
+/** The split types the Split schema says need an amount on the Balance Platform. */
+const SPLIT_TYPES_WITH_AMOUNT = new Set(['BalanceAccount', 'Commission', 'Surcharge', 'Default', 'VAT']);
+
+/**
+ * The rules of the Checkout v71 Split schema's descriptions the JSON Schema cannot hold (Balance Platform): a
+ * BalanceAccount item names its account (a balance account id, BA…) and a reference, unique within the payment; the
+ * amount types carry one, in the payment's currency if they say one; and the amounts add up to the payment's
+ * (docs.adyen.com/platforms/online-payments/split-transactions).
+ */
+function splitRuleErrors(splits: SplitItem[], amount: { value: number; currency: string }): string[] {
+  const errors: string[] = [];
+  const references = new Set<string>();
+  splits.forEach((split, index) => {
+    if (split.type === 'BalanceAccount' && !/^BA[A-Z0-9]+$/.test(split.account ?? '')) errors.push(`/splits/${index} BalanceAccount needs a balance account`);
+    if (split.type === 'BalanceAccount' && split.reference === undefined) errors.push(`/splits/${index} BalanceAccount needs a reference`);
+    if (SPLIT_TYPES_WITH_AMOUNT.has(split.type) && split.amount === undefined) errors.push(`/splits/${index} ${split.type} needs an amount`);
+    if (split.amount?.currency !== undefined && split.amount.currency !== amount.currency) errors.push(`/splits/${index} is not in the payment's currency`);
+    if (split.reference !== undefined && references.has(split.reference)) errors.push(`/splits/${index} reference is not unique`);
+    if (split.reference !== undefined) references.add(split.reference);
+  });
+  const total = splits.reduce((sum, split) => sum + (split.amount?.value ?? 0), 0);
+  if (total !== amount.value) errors.push(`the split amounts add up to ${total}, not the payment's ${amount.value}`);
+  return errors;
+}
+
 /** When the defense period of the fake's disputes ends, in Adyen's format (ISO 8601 with the offset). */
 export const DEFENSE_PERIOD_ENDS_AT = '2030-01-15T10:00:00+01:00';
 
@@ -172,6 +204,11 @@ export async function startAdyenFake(): Promise<AdyenFake> {
   }
 
   function authorise(body: Record<string, unknown>): { status: number; body: unknown } {
+    const splitErrors = body.splits === undefined ? [] : splitRuleErrors(body.splits as SplitItem[], body.amount as FakePayment['amount']);
+    if (splitErrors.length > 0) {
+      fake.invalid.push({ operation: 'POST /payments splits', errors: splitErrors });
+      return { status: 422, body: { status: 422, errorCode: '000', message: `Invalid split data: ${splitErrors[0]}`, errorType: 'validation' } };
+    }
     const method = body.paymentMethod as Record<string, string>;
     // Adyen's example of a validation error (docs.adyen.com/development-resources/error-codes).
     if (method.number === INVALID_NUMBER_CARD)

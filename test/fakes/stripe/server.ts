@@ -65,6 +65,11 @@ export interface FakeStripe {
    * that a processor quoting the card number in its error is never kept or shown with it.
    */
   quoteCardInDeclines(message: ((cardNumber: string) => string) | null): void;
+  /**
+   * When captured money settles: the charge's balance transaction's `available_on` is this many seconds after the capture
+   * (two days by default, as Stripe's standard payout schedule holds card payments; docs.stripe.com/payouts#standard-payout-timing).
+   */
+  settleAfter(seconds: number): void;
   /** Sends an event about `object` to every registered endpoint (awaiting their answers); the answers' statuses. */
   sendEvent(type: string, object: StripeObject): Promise<number[]>;
   close(): Promise<void>;
@@ -126,6 +131,10 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   /** Unused cvc_update tokens: single-use, as Stripe's. */
   const cvcTokens = new Set<string>();
   const disputes = new Map<string, StripeObject>();
+  /** Each intent's charge, by the charge's id, and their balance transactions, by theirs. */
+  const charges = new Map<string, StripeObject>();
+  const balanceTransactions = new Map<string, StripeObject>();
+  let settleSeconds = 2 * 24 * 3600;
   const endpoints: { url: string; secret: string }[] = [];
   const idempotent = new Map<string, Answer>();
   const requests: RecordedRequest[] = [];
@@ -151,6 +160,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   }
 
   function createIntent(params: Params): Answer {
+    const connect = destinationRefusal(params);
+    if (connect) return connect;
     const methodData = (params.payment_method_data ?? {}) as Params;
     if (methodData.type === 'ideal') {
       const refusal = idealRefusal(params, methodData);
@@ -187,6 +198,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       amount_capturable: 0,
       amount_received: 0,
       return_url: params.return_url,
+      application_fee_amount: params.application_fee_amount === undefined ? null : Number(params.application_fee_amount),
+      transfer_data: params.transfer_data === undefined ? null : { destination: (params.transfer_data as Params).destination },
     };
     intent.client_secret = `${String(intent.id)}_secret_${randomBytes(8).toString('hex')}`;
     intents.set(String(intent.id), intent);
@@ -212,6 +225,27 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     if (outcome.kind === '3ds' && !offSession) return { status: 200, body: requireRedirect(intent, '3ds') };
     authorize(intent);
     return { status: 200, body: intent };
+  }
+
+  /**
+   * Stripe's refusals of a destination charge it cannot make (docs.stripe.com/connect/destination-charges): the destination
+   * a Connect account's id, the application fee only with a destination (this fake has no Stripe-Account header) and
+   * within the amount.
+   */
+  function destinationRefusal(params: Params): Answer | null {
+    const destination = (params.transfer_data as Params | undefined)?.destination;
+    if (destination !== undefined && !/^acct_[A-Za-z0-9]+$/.test(String(destination)))
+      return invalidParameter('resource_missing', `No such destination: '${String(destination)}'`, 'transfer_data[destination]');
+    if (params.application_fee_amount === undefined) return null;
+    if (destination === undefined)
+      return invalidParameter(
+        'parameter_invalid_integer',
+        'Can only apply an application_fee_amount when the PaymentIntent is attempting a direct payment (using an OAuth key or Stripe-Account header) or destination payment (using `transfer_data[destination]`).',
+        'application_fee_amount',
+      );
+    if (Number(params.application_fee_amount) > Number(params.amount))
+      return invalidParameter('parameter_invalid_integer', 'The application_fee_amount must be less than or equal to the amount.', 'application_fee_amount');
+    return null;
   }
 
   /** Stripe's refusals of an iDEAL intent it cannot make: iDEAL is paid in euros, settles at once, and comes back to a return_url. */
@@ -285,13 +319,28 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   function authorize(intent: StripeObject) {
     const amount = Number(intent.amount);
     const manual = intent.capture_method === 'manual';
+    const charge: StripeObject = {
+      ...fixtures.charge,
+      id: newId('ch'),
+      created: now(),
+      amount,
+      amount_captured: 0,
+      captured: false,
+      currency: intent.currency,
+      payment_intent: intent.id,
+      payment_method: intent.payment_method,
+      balance_transaction: null,
+      metadata: {},
+    };
+    charges.set(String(charge.id), charge);
     Object.assign(intent, {
       status: manual ? 'requires_capture' : 'succeeded',
       next_action: null,
       amount_capturable: manual ? amount : 0,
       amount_received: manual ? 0 : amount,
-      latest_charge: newId('ch'),
+      latest_charge: charge.id,
     });
+    if (!manual) settle(intent, amount);
     // Paid with setup_future_usage and a Customer: the method is attached to them, set up for later payments.
     if (intent.setup_future_usage && intent.customer) {
       paymentMethods.get(String(intent.payment_method))!.customer = intent.customer;
@@ -299,7 +348,51 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     }
   }
 
+  /** The intent's charge captured `amount`: its balance transaction, available `settleSeconds` later. */
+  function settle(intent: StripeObject, amount: number) {
+    const charge = charges.get(String(intent.latest_charge))!;
+    const created = now();
+    const transaction = {
+      ...fixtures.balance_transaction,
+      id: newId('txn'),
+      created,
+      amount,
+      net: amount,
+      currency: intent.currency,
+      available_on: created + settleSeconds,
+      status: settleSeconds > 0 ? 'pending' : 'available',
+      source: charge.id,
+    };
+    balanceTransactions.set(transaction.id, transaction);
+    Object.assign(charge, { captured: true, amount_captured: amount, balance_transaction: transaction.id });
+  }
+
+  /**
+   * The object answered as Stripe expands it (docs.stripe.com/expand): an intent's `latest_charge.balance_transaction`,
+   * or each listed intent's (`data.` first); other expansions are not known to this fake, and refused as Stripe refuses them.
+   */
+  function expanded(body: unknown, expand: unknown): Answer {
+    const paths = expand === undefined ? [] : Array.isArray(expand) ? expand.map(String) : [String(expand)];
+    const unknown = paths.find((path) => path !== 'latest_charge.balance_transaction' && path !== 'data.latest_charge.balance_transaction');
+    if (unknown !== undefined) return invalidParameter('parameter_unknown', `This property cannot be expanded (${unknown}).`, 'expand');
+    const expandIntent = (intent: StripeObject): StripeObject => {
+      const charge = charges.get(String(intent.latest_charge));
+      if (charge === undefined) return intent;
+      const transaction = charge.balance_transaction === null ? null : balanceTransactions.get(String(charge.balance_transaction));
+      return { ...intent, latest_charge: { ...charge, balance_transaction: transaction } };
+    };
+    if (paths.length === 0) return { status: 200, body };
+    const object = body as StripeObject;
+    if (object.object === 'search_result') return { status: 200, body: { ...object, data: (object.data as StripeObject[]).map(expandIntent) } };
+    return { status: 200, body: object.object === 'payment_intent' ? expandIntent(object) : object };
+  }
+
   function route(method: string, path: string, params: Params): Answer {
+    const answer = routeUnexpanded(method, path, params);
+    return answer.status === 200 ? expanded(answer.body, params.expand) : answer;
+  }
+
+  function routeUnexpanded(method: string, path: string, params: Params): Answer {
     const [, resource, id, action] = path.split('/').slice(1);
     if (method === 'POST' && resource === 'payment_intents' && id === undefined) return createIntent(params);
     if (resource === 'payment_intents' && id === 'search') {
@@ -317,6 +410,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         if (amount > Number(intent.amount_capturable))
           return stripeError(400, 'invalid_request_error', 'amount_too_large', 'The amount to capture is too large.');
         Object.assign(intent, { status: 'succeeded', amount_received: amount, amount_capturable: 0 });
+        settle(intent, amount);
         void sendEvent('payment_intent.succeeded', intent);
         return { status: 200, body: intent };
       }
@@ -519,7 +613,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     if (/^\/(3ds|ideal)\//.test(target.pathname)) return redirectPage(method, target.pathname, reply);
     if (!/^Bearer sk_test_\w+$/.test(request.headers.authorization ?? ''))
       return send(reply, 401, { error: { type: 'invalid_request_error', message: 'Invalid API Key provided.' } });
-    const params = method === 'GET' ? Object.fromEntries(target.searchParams) : parseForm(Buffer.concat(chunks).toString('utf8'));
+    const params = parseForm(method === 'GET' ? target.search.slice(1) : Buffer.concat(chunks).toString('utf8'));
     const idempotencyKey = request.headers['idempotency-key'] as string | undefined;
     requests.push({ method, path: target.pathname, idempotencyKey, params });
     // Stripe answers a key it has seen with the first answer, whatever the second request says.
@@ -549,6 +643,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     loseAnswers: (path, count) => void answersToLose.set(path, count),
     quoteCardInDeclines: (message) => {
       declineMessage = message;
+    },
+    settleAfter: (seconds) => {
+      settleSeconds = seconds;
     },
     sendEvent,
     close: async () => {

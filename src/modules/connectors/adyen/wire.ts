@@ -1,7 +1,7 @@
 // Adyen's wire format (Checkout API v71 and its standard notifications): the answers as far as the connector
 // reads them (zod: anything else is not an answer), and the request bodies it sends, in Adyen's names.
 import { z } from 'zod';
-import type { AuthorizeRequest, PaymentMethod } from '../port.ts';
+import type { AuthorizeRequest, PaymentMethod, PaymentSplit } from '../port.ts';
 
 /** The Checkout API version every path is under. */
 export const CHECKOUT_API_VERSION = 'v71';
@@ -105,6 +105,12 @@ export function additionalText(item: NotificationItem, key: string): string | un
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * An Adyen for Platforms balance account's id (docs.adyen.com/api-explorer/balanceplatform/latest/get/balanceAccounts/_id_):
+ * `BA` and upper-case letters and digits, as Adyen makes them.
+ */
+export const BALANCE_ACCOUNT_ID = /^BA[A-Z0-9]{1,62}$/;
+
 /** Ends the reference of a capture of less than the payment charges (its CAPTURE notification reads it). */
 export const PARTIAL_CAPTURE_SUFFIX = '.partial';
 
@@ -125,7 +131,28 @@ export function paymentRequest(request: AuthorizeRequest, merchantAccount: strin
     // Automatic capture asks Adyen to capture at once, whatever the merchant account's default capture delay:
     // an Authorised answer is then money taken, as our status map reads it.
     ...(manual ? { additionalData: { manualCapture: 'true' } } : { captureDelayHours: 0 }),
+    ...(request.split ? { splits: splitItems(request.split, request.reference) } : {}),
   };
+}
+
+/**
+ * A platform's payment split among balance accounts (Adyen for Platforms, docs.adyen.com/platforms/online-payments/split-transactions):
+ * each connected merchant's share a BalanceAccount item to its balance account, the platform's own (its fee) a
+ * Commission item, booked to the platform's liable balance account. Their amounts add up to the payment's, as Adyen
+ * requires. No Remainder item: the amount is charged in its own currency, so no conversion leaves one; the
+ * transaction fees, unnamed, are booked to the liable balance account (the platform's), as Adyen does by default.
+ * Each item's reference is unique: the attempt's with the merchant's id, or `.commission`.
+ */
+export function splitItems(split: PaymentSplit, reference: string): Record<string, unknown>[] {
+  return [
+    ...split.recipients.map((recipient) => ({
+      type: 'BalanceAccount',
+      account: recipient.accountId,
+      amount: { value: recipient.amount },
+      reference: `${reference}.${recipient.merchantId}`,
+    })),
+    ...(split.platformAmount > 0 ? [{ type: 'Commission', amount: { value: split.platformAmount }, reference: `${reference}.commission` }] : []),
+  ];
 }
 
 /** The payment method details; cards are sent unencrypted, as Adyen allows PCI-compliant merchants. */

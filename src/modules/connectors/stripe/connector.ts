@@ -26,6 +26,8 @@ import { toProcessorDispute, toProcessorPayment, toProcessorRefund } from './sta
 import {
   customerSchema,
   cvcTokenSchema,
+  destinationCharge,
+  EXPAND_SETTLEMENT,
   disputeSchema,
   ENABLED_EVENTS,
   methodRefusal,
@@ -103,6 +105,8 @@ export class StripeConnector extends WithoutPayoutsOrSessions implements Connect
       ...(await this.paidWith(request)),
       return_url: request.returnUrl,
       metadata: { reference: request.reference },
+      ...destinationCharge(request.split),
+      expand: [EXPAND_SETTLEMENT],
     };
     return this.payment(() => this.#stripe.paymentIntents.create(params, { idempotencyKey: request.reference }));
   }
@@ -139,7 +143,9 @@ export class StripeConnector extends WithoutPayoutsOrSessions implements Connect
   }
 
   capture(transactionId: string, amount: number, idempotencyKey: string) {
-    return this.payment(() => this.#stripe.paymentIntents.capture(transactionId, { amount_to_capture: amount }, { idempotencyKey }));
+    return this.payment(() =>
+      this.#stripe.paymentIntents.capture(transactionId, { amount_to_capture: amount, expand: [EXPAND_SETTLEMENT] }, { idempotencyKey }),
+    );
   }
 
   void(transactionId: string, idempotencyKey: string) {
@@ -147,7 +153,7 @@ export class StripeConnector extends WithoutPayoutsOrSessions implements Connect
   }
 
   sync(transactionId: string) {
-    return this.payment(() => this.#stripe.paymentIntents.retrieve(transactionId));
+    return this.payment(() => this.#stripe.paymentIntents.retrieve(transactionId, { expand: [EXPAND_SETTLEMENT] }));
   }
 
   /**
@@ -158,7 +164,11 @@ export class StripeConnector extends WithoutPayoutsOrSessions implements Connect
    */
   async findByReference(reference: string): Promise<ProcessorPayment | null> {
     const found = await this.read(z.object({ data: z.array(paymentIntentSchema) }), () =>
-      this.#stripe.paymentIntents.search({ query: `metadata['reference']:'${reference.replace(/[^A-Za-z0-9_]/g, '')}'`, limit: 1 }),
+      this.#stripe.paymentIntents.search({
+        query: `metadata['reference']:'${reference.replace(/[^A-Za-z0-9_]/g, '')}'`,
+        limit: 1,
+        expand: [`data.${EXPAND_SETTLEMENT}`],
+      }),
     );
     if (found.data[0] === undefined) throw notConclusive('payment', reference);
     return toProcessorPayment(found.data[0]);

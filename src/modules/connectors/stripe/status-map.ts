@@ -61,7 +61,15 @@ export function toProcessorPayment(intent: StripePaymentIntent): ProcessorPaymen
     nextAction: redirect ? { type: 'redirect', url: redirect } : null,
     paymentMethodToken: savedCardOf(intent),
     error: (status === 'failed' || status === 'authentication_failed') && intent.last_payment_error ? declineOf(intent.last_payment_error) : null,
+    ...settlementOf(intent),
   };
+}
+
+/** When the money captured settles, when the intent came with its charge's balance transaction expanded (EXPAND_SETTLEMENT). */
+function settlementOf(intent: StripePaymentIntent): Pick<ProcessorPayment, 'fundsAvailableAt'> {
+  const transaction = typeof intent.latest_charge === 'object' ? intent.latest_charge?.balance_transaction : null;
+  if (intent.amount_received === 0 || typeof transaction !== 'object' || transaction === null) return {};
+  return { fundsAvailableAt: new Date(transaction.available_on * 1000) };
 }
 
 /** The card an intent set up for future payments (setup_future_usage with a Customer: Stripe attaches it to them when paid). */

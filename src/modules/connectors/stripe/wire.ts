@@ -2,7 +2,7 @@
 // anything else is not an answer), and the request fields it is sent. The requests themselves are encoded and
 // sent by Stripe's official library (connector.ts).
 import { z } from 'zod';
-import { ConnectorError, type AuthorizeRequest, type PaymentMethod } from '../port.ts';
+import { ConnectorError, type AuthorizeRequest, type PaymentMethod, type PaymentSplit } from '../port.ts';
 import { notSupported } from '../not-supported.ts';
 
 /** Text Stripe sends that may be stored: bounded, without NUL, well-formed (PostgreSQL holds neither). */
@@ -53,6 +53,22 @@ export const paymentIntentSchema = z.object({
     .catchall(z.unknown())
     .nullish(),
   last_payment_error: stripeErrorSchema.nullish(),
+  /**
+   * The charge that took the money: its id, or (asked with EXPAND_SETTLEMENT) the charge with its balance transaction,
+   * whose `available_on` (unix seconds) says when the money settles (docs.stripe.com/api/balance_transactions/object).
+   */
+  latest_charge: z
+    .union([
+      stripeId,
+      z.object({
+        id: stripeId,
+        object: z.literal('charge'),
+        balance_transaction: z
+          .union([stripeId, z.object({ id: stripeId, object: z.literal('balance_transaction'), available_on: z.number().int().min(0).max(253_402_300_799) })])
+          .nullish(),
+      }),
+    ])
+    .nullish(),
   /** Ids, as Stripe sends them unless asked to expand them (we never do). */
   customer: stripeId.nullish(),
   payment_method: stripeId.nullish(),
@@ -133,6 +149,27 @@ export function savedCardIds(token: string): { customer: string; paymentMethod: 
     throw new ConnectorError('stripe: the saved card token is not one this connector made', 'rejected', false, { processorCode: 'invalid_token' });
   return { customer: match[1]!, paymentMethod: match[2]! };
 }
+
+/** What the calls that may learn of a capture expand: the charge's balance transaction, to read when the money settles. */
+export const EXPAND_SETTLEMENT = 'latest_charge.balance_transaction';
+
+/**
+ * A platform's payment for one connected merchant as a destination charge (docs.stripe.com/connect/destination-charges):
+ * the charge made on the platform's account, its amount less `application_fee_amount` transferred to the merchant's
+ * Connect account. Stripe transfers to one account per charge: several are refused before routing (registry.ts).
+ */
+export function destinationCharge(split: PaymentSplit | undefined) {
+  if (split === undefined) return {};
+  const [recipient, ...more] = split.recipients;
+  if (recipient === undefined || more.length > 0) throw unsupported('paying several connected accounts from one payment');
+  return {
+    transfer_data: { destination: recipient.accountId },
+    ...(split.platformAmount > 0 ? { application_fee_amount: split.platformAmount } : {}),
+  };
+}
+
+/** A Stripe Connect account's id (docs.stripe.com/api/accounts/object): a connected merchant's, paid by destination charges. */
+export const CONNECT_ACCOUNT_ID = /^acct_[A-Za-z0-9]{1,250}$/;
 
 /** A WebhookEndpoint as created: the only time Stripe shows its signing secret. */
 export const webhookEndpointSchema = z.object({ id: stripeId, secret: z.string().startsWith('whsec_') });

@@ -1,6 +1,6 @@
 // Confirming a payment: routing it to the connector accounts that may take its method, then authorizing it
 // at the first and, while an attempt fails in a way the profile retries, at the next ones.
-import { ConnectorError, methodTypeOf, refusalCodeOf, type PaymentMethod, type ProcessorPayment } from '../../connectors/port.ts';
+import { ConnectorError, methodTypeOf, refusalCodeOf, type PaymentMethod, type PaymentSplit, type ProcessorPayment } from '../../connectors/port.ts';
 import { AppError, invalidInput } from '../../../kernel/errors.ts';
 import type { MerchantPrincipal, Principal } from '../../../kernel/principal.ts';
 import type { ConnectorAccount, Prisma, SavedPaymentMethod } from '../../../generated/prisma/client.ts';
@@ -19,6 +19,7 @@ import type { PaymentDependencies } from './dependencies.ts';
 import { attemptErrorFieldsOf, NO_ERROR, PAID, type ProcessorAnswers } from './processor-answers.ts';
 import type { PaymentReads } from './reads.ts';
 import { expiredOrAsIs } from './sweeps.ts';
+import { passThroughCandidates } from './pass-through.ts';
 
 /** Failed attempts after which the customer may confirm again with another method (not a failed capture or void). */
 const MANUALLY_RETRYABLE: ReadonlySet<AttemptStatus> = new Set(['AUTHORIZATION_FAILED', 'AUTHENTICATION_FAILED', 'FAILURE']);
@@ -130,9 +131,10 @@ export class PaymentConfirmation {
     if (moves === null) await this.refuseManualRetry(payment, kept.cardFingerprint);
     // The decision is stored on the payment (Payment.routing); its candidates are the attempts' order.
     const routed = await this.deps.routing.decideForPayment(payment, settings.routing, algorithm?.algorithm ?? null, method, options.saved);
-    const candidates = routed.accounts;
     // The profile's surcharge for the method paid with is fixed at confirm, for every attempt of this confirm.
     const surchargeAmount = surchargeFor(payment.amount, methodTypeOf(method), settings.surcharges);
+    // Only accounts that can pay a platform's shares on to their merchants take its payment (docs/platforms.md).
+    const { accounts: candidates, splits } = await passThroughCandidates(this.deps.context.db, { ...payment, surchargeAmount }, routed.accounts);
     const routing = routed.decision as unknown as Prisma.InputJsonObject;
     const intent = { surchargeAmount, routing, ...(options.returnUrl ? { returnUrl: options.returnUrl } : {}) };
     let pending: Payment;
@@ -155,7 +157,7 @@ export class PaymentConfirmation {
       // Not with 3DS either: the table has no partial row after authentication.
       const allowPartialAuthorization =
         settings.allowPartialAuthorization && pending.captureMethod === 'MANUAL' && pending.authenticationType === 'NO_THREE_DS';
-      const outcome = await this.authorizeAt(pending, account, method, { saveCard, allowPartialAuthorization });
+      const outcome = await this.authorizeAt(pending, account, method, { saveCard, allowPartialAuthorization, split: splits.get(account.id) });
       try {
         const failure = attemptFailureOf(outcome);
         if (failure !== null) {
@@ -246,7 +248,7 @@ export class PaymentConfirmation {
     pending: Payment,
     account: ConnectorAccount,
     method: PaymentMethod,
-    options: { saveCard: boolean; allowPartialAuthorization: boolean },
+    options: { saveCard: boolean; allowPartialAuthorization: boolean; split: PaymentSplit | undefined },
   ): Promise<AuthorizeOutcome> {
     try {
       const answer = await this.deps.connectorAccounts.connectorFor(account).authorize({
