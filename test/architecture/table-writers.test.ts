@@ -11,12 +11,28 @@ const SRC = path.resolve(import.meta.dirname, '../../src');
 const OWNER = 'modules/payments/store.ts';
 const RAW_SQL_WRITE = /\b(UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+payment_(intents|attempts)\b/i;
 const PRISMA_WRITE = /\.payment(Intent|Attempt)\.(create|createMany|update|updateMany|upsert|delete|deleteMany)\b/;
-const ROUTING_OWNER = 'modules/routing/store.ts';
-const ROUTING_RAW_SQL_WRITE = /\b(UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+routing_algorithms\b/i;
-const ROUTING_PRISMA_WRITE = /\.routingAlgorithm\.(create|createMany|update|updateMany|upsert|delete|deleteMany)\b/;
-const LEDGER_OWNER = 'modules/ledger/store.ts';
-const LEDGER_RAW_SQL_WRITE = /\b(UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+ledger_entries\b/i;
-const LEDGER_PRISMA_WRITE = /\.ledgerEntry\.(create|createMany|update|updateMany|upsert|delete|deleteMany)\b/;
+
+/** The tables with one writer besides the payment tables: its owner, how a write of it looks, and a fixture proving the scan. */
+const SINGLE_WRITER_TABLES = [
+  {
+    table: 'routing_algorithms',
+    owner: 'modules/routing/store.ts',
+    rawSql: /\b(UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+routing_algorithms\b/i,
+    prisma: /\.routingAlgorithm\.(create|createMany|update|updateMany|upsert|delete|deleteMany)\b/,
+    ownerWrite: 'await tx.routingAlgorithm.create({ data })',
+    otherWrite: ['modules/merchants/profile-service.ts', 'await db.routingAlgorithm.updateMany({ where: { profileId } })'],
+    read: ['modules/routing/service.ts', 'await db.routingAlgorithm.findMany({ where: { profileId } })'],
+  },
+  {
+    table: 'ledger_entries',
+    owner: 'modules/ledger/store.ts',
+    rawSql: /\b(UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+ledger_entries\b/i,
+    prisma: /\.ledgerEntry\.(create|createMany|update|updateMany|upsert|delete|deleteMany)\b/,
+    ownerWrite: 'INSERT INTO ledger_entries (id) SELECT 1',
+    otherWrite: ['modules/payouts/service.ts', 'await tx.ledgerEntry.create({ data })'],
+    read: ['modules/ledger/service.ts', 'await db.ledgerEntry.findMany({ where: { merchantId } })'],
+  },
+] as const;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -52,32 +68,13 @@ describe('the payment tables', () => {
   });
 });
 
-describe('routing_algorithms', () => {
-  it('is written by the routing store alone', () => {
-    expect(writersOf(productFiles(), ROUTING_RAW_SQL_WRITE, ROUTING_PRISMA_WRITE)).toEqual([ROUTING_OWNER]);
+describe.each(SINGLE_WRITER_TABLES)('$table', ({ owner, rawSql, prisma, ownerWrite, otherWrite, read }) => {
+  it('is written by its store alone', () => {
+    expect(writersOf(productFiles(), rawSql, prisma)).toEqual([owner]);
   });
 
   it('counts a write of it anywhere else as a second writer', () => {
-    const files = {
-      [ROUTING_OWNER]: 'await tx.routingAlgorithm.create({ data })',
-      'modules/merchants/profile-service.ts': 'await db.routingAlgorithm.updateMany({ where: { profileId } })',
-      'modules/routing/service.ts': 'await db.routingAlgorithm.findMany({ where: { profileId } })',
-    };
-    expect(writersOf(files, ROUTING_RAW_SQL_WRITE, ROUTING_PRISMA_WRITE)).toEqual(['modules/merchants/profile-service.ts', ROUTING_OWNER].sort());
-  });
-});
-
-describe('ledger_entries', () => {
-  it('is written by the ledger store alone', () => {
-    expect(writersOf(productFiles(), LEDGER_RAW_SQL_WRITE, LEDGER_PRISMA_WRITE)).toEqual([LEDGER_OWNER]);
-  });
-
-  it('counts a write of it anywhere else as a second writer', () => {
-    const files = {
-      [LEDGER_OWNER]: 'INSERT INTO ledger_entries (id) SELECT 1',
-      'modules/payouts/service.ts': 'await tx.ledgerEntry.create({ data })',
-      'modules/ledger/service.ts': 'await db.ledgerEntry.findMany({ where: { merchantId } })',
-    };
-    expect(writersOf(files, LEDGER_RAW_SQL_WRITE, LEDGER_PRISMA_WRITE)).toEqual([LEDGER_OWNER, 'modules/payouts/service.ts'].sort());
+    const files = { [owner]: ownerWrite, [otherWrite[0]]: otherWrite[1], [read[0]]: read[1] };
+    expect(writersOf(files, rawSql, prisma)).toEqual([owner, otherWrite[0]].sort());
   });
 });

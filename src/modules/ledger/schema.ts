@@ -1,6 +1,7 @@
 import { AppError } from '../../kernel/errors.ts';
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { connectionOf } from '../../platform/graphql/connections.ts';
 
 const BalanceRef = builder.simpleObject('Balance', {
   description: 'A merchant’s money in one currency (docs/ledger.md), in the currency’s minor unit.',
@@ -30,16 +31,7 @@ const LedgerEntryRef = builder.prismaObject('LedgerEntry', {
   }),
 });
 
-const LedgerEntryEdge = builder.simpleObject('LedgerEntryEdge', {
-  fields: (t) => ({ cursor: t.string(), node: t.field({ type: LedgerEntryRef }) }),
-});
-// Hand-written like PaymentConnection (modules/payments/schema.ts says why).
-const LedgerEntryPageInfo = builder.simpleObject('LedgerEntryPageInfo', {
-  fields: (t) => ({ hasNextPage: t.boolean(), endCursor: t.string({ nullable: true }) }),
-});
-const LedgerEntryConnection = builder.simpleObject('LedgerEntryConnection', {
-  fields: (t) => ({ edges: t.field({ type: [LedgerEntryEdge] }), pageInfo: t.field({ type: LedgerEntryPageInfo }) }),
-});
+const LedgerEntryConnection = connectionOf('LedgerEntry', LedgerEntryRef);
 
 /** A merchant's money is its own and its platform's to see: the key's merchant, or one connected to it. */
 function readableBy(principal: SecretKeyPrincipal, merchant: { id: string; platformMerchantId: string | null }): string {

@@ -1,5 +1,6 @@
 import { builder } from '../../platform/graphql/builder.ts';
 import { inputTypeFor } from '../../platform/graphql/inputs.ts';
+import { connectionOf } from '../../platform/graphql/connections.ts';
 import { createConnectedMerchantInput, createMerchantInput, setProcessorAccountInput, updateMerchantInput } from './inputs.ts';
 import { BusinessProfileRef } from './profile-schema.ts';
 
@@ -126,16 +127,7 @@ builder.mutationField('setConnectedMerchantProcessorAccount', (t) =>
   }),
 );
 
-const ConnectedMerchantEdge = builder.simpleObject('ConnectedMerchantEdge', {
-  fields: (t) => ({ cursor: t.string(), node: t.field({ type: MerchantAccountRef }) }),
-});
-// Hand-written like PaymentConnection (modules/payments/schema.ts says why), with its own page info like EventConnection.
-const ConnectedMerchantPageInfo = builder.simpleObject('ConnectedMerchantPageInfo', {
-  fields: (t) => ({ hasNextPage: t.boolean(), endCursor: t.string({ nullable: true }) }),
-});
-const ConnectedMerchantConnection = builder.simpleObject('ConnectedMerchantConnection', {
-  fields: (t) => ({ edges: t.field({ type: [ConnectedMerchantEdge] }), pageInfo: t.field({ type: ConnectedMerchantPageInfo }) }),
-});
+const ConnectedMerchantConnection = connectionOf('ConnectedMerchant', MerchantAccountRef);
 
 builder.queryField('connectedMerchants', (t) =>
   t.withAuth({ secretKey: true }).field({
