@@ -150,8 +150,8 @@ export class LedgerService {
   }
 
   /** When the money a payment's capture credited becomes available (null: never captured): a refund comes out of it then. */
-  settlementOf(paymentId: string): Promise<Date | null> {
-    return captureSettlement(this.context.db, paymentId);
+  settlementOf(paymentId: string, executor: Prisma.TransactionClient = this.context.db): Promise<Date | null> {
+    return captureSettlement(executor, paymentId);
   }
 
   /** The merchant's balances in the key's mode; `merchantId` is the key's merchant or one connected to it. */

@@ -77,7 +77,7 @@ export async function takenBackByParty(tx: Prisma.TransactionClient, paymentId: 
 }
 
 /** The latest date a payment's capture rows become available at; null when it has none. */
-export async function captureSettlement(db: Database, paymentId: string): Promise<Date | null> {
+export async function captureSettlement(db: Executor, paymentId: string): Promise<Date | null> {
   const [row] = await db.$queryRaw<{ at: Date | null }[]>`
     SELECT MAX(available_at) AS at FROM ledger_entries WHERE payment_id = ${paymentId} AND type = 'capture' AND merchant_id IS NOT NULL`;
   return row?.at ?? null;

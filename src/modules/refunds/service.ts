@@ -230,7 +230,7 @@ export class RefundService {
     await this.ledger.takeBack(
       tx,
       { payment, captured: payment.amountReceived, connectorAccountId: refund.connectorAccountId },
-      { type: 'refund', id: refund.id, amount: -refund.amount, settlesAt: await this.ledger.settlementOf(refund.paymentId) },
+      { type: 'refund', id: refund.id, amount: -refund.amount, settlesAt: await this.ledger.settlementOf(refund.paymentId, tx) },
     );
   }
 
