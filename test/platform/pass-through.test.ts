@@ -5,11 +5,14 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  CapturePaymentDocument,
   ConfirmPaymentDocument,
   ConnectedMerchantProcessorAccountsDocument,
   CreateConnectedMerchantWithAccountsDocument,
   CreateConnectorAccountDocument,
   CreatePaymentDocument,
+  CreateRefundDocument,
+  LedgerEntriesDocument,
   MerchantBalanceDocument,
   PaymentDocument,
   SetConnectedMerchantProcessorAccountDocument,
@@ -78,6 +81,16 @@ async function pay(client: Execute, input: Partial<CreatePaymentInput> & { amoun
 const balanceOf = async (platform: { merchantId: string; secretKey: string }, merchantId: string) =>
   dataOf(await actingClient(stack.api, platform.secretKey, merchantId === platform.merchantId ? undefined : merchantId)(MerchantBalanceDocument)).merchant
     .balance;
+
+/** What the ledger moved for `sourceId` (a refund) in the balance of `merchantId`, as the platform acting for it reads it. */
+async function movedFor(platform: { merchantId: string; secretKey: string }, merchantId: string, paymentId: string, sourceId: string) {
+  const acting = actingClient(stack.api, platform.secretKey, merchantId === platform.merchantId ? undefined : merchantId);
+  const entries = dataOf(await acting(LedgerEntriesDocument, { first: 100, paymentId })).merchant.ledgerEntries.edges.map((edge) => edge.node);
+  return entries.filter((entry) => entry.sourceId === sourceId).reduce((sum, entry) => sum + entry.amount, 0);
+}
+
+const refund = async (client: Execute, paymentId: string, amount: number) =>
+  dataOf(await client(CreateRefundDocument, { input: { paymentId, amount } })).createRefund;
 
 const intentsCreated = () => stripe.requests.filter((request) => request.method === 'POST' && request.path === '/v1/payment_intents');
 
@@ -163,6 +176,35 @@ describe('Stripe: destination charges', () => {
     }
   });
 
+  it('a refund of a destination charge reverses the transfer and refunds the fee, so the seller gives back its share as the ledger takes it', async () => {
+    const platform = await platformAt('stripe');
+    const seller = await connected(platform, [{ connector: 'stripe', accountId: connectAccount() }]);
+    const { id, result } = await pay(platform.client, { amount: 10000, applicationFeeAmount: 1200, splits: [{ merchantId: seller, amount: 8800 }] });
+    expect(dataOf(result).confirmPayment.status).toBe('SUCCEEDED');
+    const refunded = await refund(platform.client, id, 2500);
+    expect(refunded.status).toBe('SUCCEEDED');
+    const [sent] = stripe.requests.filter((request) => request.method === 'POST' && request.path === '/v1/refunds').slice(-1);
+    expect(sent!.params).toMatchObject({ amount: '2500', reverse_transfer: 'true', refund_application_fee: 'true' });
+    // Stripe reverses 2500 × 8800 / 10000 from the seller and refunds 2500 × 1200 / 10000 of the fee: the ledger's shares.
+    expect(await movedFor(platform, seller, id, refunded.id)).toBe(-2200);
+    expect(await movedFor(platform, platform.merchantId, id, refunded.id)).toBe(-300);
+  });
+
+  it('a partial capture of a destination charge takes the fee of what it captures: the seller is transferred its ledger share', async () => {
+    const platform = await platformAt('stripe');
+    const seller = await connected(platform, [{ connector: 'stripe', accountId: connectAccount() }]);
+    const terms = { amount: 10000, applicationFeeAmount: 1200, splits: [{ merchantId: seller, amount: 8800 }], captureMethod: 'MANUAL' as const };
+    const { id, result } = await pay(platform.client, terms);
+    expect(dataOf(result).confirmPayment.status).toBe('REQUIRES_CAPTURE');
+    const captured = dataOf(await platform.client(CapturePaymentDocument, { input: { paymentId: id, amountToCapture: 5001 } })).capturePayment;
+    expect(captured.status).toBe('PARTIALLY_CAPTURED');
+    const [sent] = stripe.requests.filter((request) => request.path.endsWith('/capture')).slice(-1);
+    // 5001 shared 1200 : 8800 is 600.12 and 4400.88: the seller 4401 (the larger remainder), the fee the rest.
+    expect(sent!.params).toMatchObject({ amount_to_capture: '5001', application_fee_amount: '600' });
+    expect(stripe.intents.get(String(captured.activeAttempt!.connectorTransactionId))).toMatchObject({ amount_received: 5001, application_fee_amount: 600 });
+    expect(await balanceOf(platform, seller)).toEqual([{ currency: 'EUR', available: 0, pending: 5001 - 600 }]);
+  });
+
   it('is refused at confirm, before Stripe is called or anything written, when a seller has no Stripe account or there are several sellers', async () => {
     const platform = await platformAt('stripe');
     const withAccount = await connected(platform, [{ connector: 'stripe', accountId: connectAccount() }]);
@@ -214,6 +256,63 @@ describe('Adyen: split payments', () => {
     ]);
     // Adyen reports no later settlement: the shares are available at once.
     expect(await balanceOf(platform, sellerTwo)).toEqual([{ currency: 'EUR', available: 3500, pending: 0 }]);
+  });
+
+  it('a partial refund is split as the ledger takes it back: each seller’s balance account gives back its step, the platform the rest', async () => {
+    const platform = await platformAt('adyen');
+    const [first, second] = [balanceAccount(), balanceAccount()];
+    const sellerOne = await connected(platform, [{ connector: 'adyen', accountId: first }]);
+    const sellerTwo = await connected(platform, [{ connector: 'adyen', accountId: second }]);
+    const splits = [
+      { merchantId: sellerOne, amount: 6000 },
+      { merchantId: sellerTwo, amount: 3500 },
+    ];
+    const { id, result } = await pay(platform.client, { amount: 10000, applicationFeeAmount: 500, splits }, '4111111111111111');
+    expect(dataOf(result).confirmPayment.status).toBe('SUCCEEDED');
+    for (const amount of [3333, 1]) {
+      const refunded = await refund(platform.client, id, amount);
+      const [sent] = adyen.requests.filter((request) => request.path.endsWith('/refunds')).slice(-1);
+      const [one, two, fee] = await Promise.all([
+        movedFor(platform, sellerOne, id, refunded.id),
+        movedFor(platform, sellerTwo, id, refunded.id),
+        movedFor(platform, platform.merchantId, id, refunded.id),
+      ]);
+      expect(one + two + fee).toBe(-amount);
+      const items = [
+        { type: 'BalanceAccount', account: first, amount: { value: -one }, reference: `${refunded.id}.${sellerOne}` },
+        { type: 'BalanceAccount', account: second, amount: { value: -two }, reference: `${refunded.id}.${sellerTwo}` },
+        { type: 'Commission', amount: { value: -fee }, reference: `${refunded.id}.commission` },
+      ];
+      // A party the step takes nothing from is left out (the 1: the ledger takes it from one party).
+      expect(sent!.body).toMatchObject({ amount: { value: amount, currency: 'EUR' }, splits: items.filter((item) => item.amount.value > 0) });
+    }
+  });
+
+  it('a partial capture is split as the ledger shares what it captures', async () => {
+    const platform = await platformAt('adyen');
+    const [first, second] = [balanceAccount(), balanceAccount()];
+    const sellerOne = await connected(platform, [{ connector: 'adyen', accountId: first }]);
+    const sellerTwo = await connected(platform, [{ connector: 'adyen', accountId: second }]);
+    const splits = [
+      { merchantId: sellerOne, amount: 6000 },
+      { merchantId: sellerTwo, amount: 3500 },
+    ];
+    const { id, result } = await pay(platform.client, { amount: 10000, applicationFeeAmount: 500, splits, captureMethod: 'MANUAL' }, '4111111111111111');
+    const attempt = dataOf(result).confirmPayment.activeAttempt!.id;
+    dataOf(await platform.client(CapturePaymentDocument, { input: { paymentId: id, amountToCapture: 3333 } }));
+    // 3333 shared 500 : 6000 : 3500 is 166.65, 1999.8 and 1166.55: the two larger remainders get the two units left.
+    expect(adyen.requests.at(-1)!.body).toMatchObject({
+      amount: { value: 3333, currency: 'EUR' },
+      splits: [
+        { type: 'BalanceAccount', account: first, amount: { value: 2000 }, reference: `${attempt}_capture.${sellerOne}` },
+        { type: 'BalanceAccount', account: second, amount: { value: 1166 }, reference: `${attempt}_capture.${sellerTwo}` },
+        { type: 'Commission', amount: { value: 167 }, reference: `${attempt}_capture.commission` },
+      ],
+    });
+    // A full capture is left to the payment's own splits.
+    const full = await pay(platform.client, { amount: 10000, applicationFeeAmount: 500, splits, captureMethod: 'MANUAL' }, '4111111111111111');
+    dataOf(await platform.client(CapturePaymentDocument, { input: { paymentId: full.id } }));
+    expect(adyen.requests.at(-1)!.body).not.toHaveProperty('splits');
   });
 
   it('is refused at confirm, before Adyen is called, when a seller has no balance account', async () => {

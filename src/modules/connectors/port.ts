@@ -66,6 +66,15 @@ export interface PaymentSplit {
   recipients: readonly { merchantId: string; accountId: string; amount: number }[];
 }
 
+/**
+ * A refund of a payment paid on at the processor (AuthorizeRequest.split): what each party gives back of it (the
+ * ledger's step of the refund: docs/ledger.md), and the split of the charge it refunds (what was captured of it).
+ */
+export interface RefundSplit {
+  refund: PaymentSplit;
+  charge: PaymentSplit;
+}
+
 /** What the customer must do at the processor after confirm. */
 export type ProcessorNextAction =
   | { type: 'redirect'; url: string }
@@ -85,6 +94,11 @@ export interface RedirectCompletion {
 export interface CapturedPayment {
   currency: string;
   charged: number;
+  /**
+   * Of a capture of less than `charged` of a payment paid on at the processor: what each party is paid of the capture
+   * (the ledger's shares of it), where authorization fixed them for all `charged`. Absent otherwise.
+   */
+  split?: PaymentSplit;
 }
 
 /** A processor's view of a payment, normalised. */
@@ -125,6 +139,8 @@ export interface RefundRequest {
   reason: string | null;
   /** Our refund id: the processor's reference and the idempotency key of the call. */
   reference: string;
+  /** Of a payment paid on at the processor: who gives back what of the refund. Absent when it all came from the account's owner. */
+  split?: RefundSplit;
 }
 
 /** A processor's view of a refund, normalised. */

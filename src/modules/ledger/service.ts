@@ -88,13 +88,14 @@ export class LedgerService {
   /**
    * Takes `amount` back from a captured payment for a refund or a dispute (a negative amount gives it back: a
    * refund that failed, a dispute won), each party in proportion to its share of `captured`. The caller
-   * holds the payment's row lock, so what was taken back before is read as committed.
+   * holds the payment's row lock, so what was taken back before is read as committed. Returns what each party
+   * was credited (negative: what it gave back), for the processor to move the same (a refund's split).
    */
   async takeBack(
     tx: Prisma.TransactionClient,
     charge: { payment: LedgerPayment; captured: number; connectorAccountId: string },
     source: { type: 'refund' | 'dispute'; id: string; amount: number; settlesAt?: Date | null },
-  ): Promise<void> {
+  ): Promise<Share[]> {
     const { payment } = charge;
     const terms = termsOf(payment);
     const held = capturedShares(terms, charge.captured);
@@ -119,6 +120,7 @@ export class LedgerService {
       availableAt,
       at,
     });
+    return credits;
   }
 
   /**

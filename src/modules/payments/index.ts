@@ -2,3 +2,4 @@
 export { type PaymentLivePublisher } from './events.ts';
 export { type PaymentService } from './service.ts';
 export { chargeOf, lockPayment, type Payment, releaseRefund, reserveRefund, touchPayment } from './store.ts';
+export { refundSplitOf } from './service/pass-through.ts';

@@ -17,7 +17,7 @@ import type { EventOutbox } from '../events/index.ts';
 import { applyGuardedMove, type ApplyOutcome } from '../events/index.ts';
 import type { PaymentService } from '../payments/index.ts';
 import type { LedgerService } from '../ledger/index.ts';
-import { chargeOf, lockPayment, releaseRefund, reserveRefund } from '../payments/index.ts';
+import { chargeOf, lockPayment, refundSplitOf, releaseRefund, reserveRefund } from '../payments/index.ts';
 import type { PaymentSyncScheduler, ResourceSyncJob } from '../processor-sync/index.ts';
 import { askProcessor, runSyncStep, watchOpen } from '../processor-sync/index.ts';
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
@@ -49,12 +49,13 @@ export class RefundService {
     const refundId = newId('refund');
     // Read before the payment's lock: a capture's settlement date is written with it and never changes.
     const settlesAt = await this.ledger.settlementOf(payment.id);
-    const refund = await this.context.db.$transaction(async (tx) => {
+    const { refund, split } = await this.context.db.$transaction(async (tx) => {
       const { amount, captured } = await this.reserve(tx, payment.id, input.amount ?? undefined);
       // The refund's shares leave the balances of those the payment paid now, or the refund is refused (docs/ledger.md).
       const charge = { payment, captured, connectorAccountId: attempt.connectorAccountId! };
-      await this.ledger.takeBack(tx, charge, { type: 'refund', id: refundId, amount, settlesAt });
-      return tx.refund.create({
+      const credits = await this.ledger.takeBack(tx, charge, { type: 'refund', id: refundId, amount, settlesAt });
+      // A payment paid on at its processor is refunded there by the same shares (docs/ledger.md, "Processors").
+      const created = await tx.refund.create({
         data: {
           id: refundId,
           ...chargeOf(payment, attempt),
@@ -66,6 +67,7 @@ export class RefundService {
           updatedAt: now,
         },
       });
+      return { refund: created, split: refundSplitOf(payment, attempt, captured, credits, amount) };
     });
     let answer: ProcessorRefund;
     try {
@@ -76,6 +78,7 @@ export class RefundService {
         currency: refund.currency,
         reason: refund.reason,
         reference: refund.id,
+        ...(split === undefined ? {} : { split }),
       });
     } catch (error) {
       if (!(error instanceof ConnectorError)) throw error;

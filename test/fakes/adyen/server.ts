@@ -275,6 +275,12 @@ export async function startAdyenFake(): Promise<AdyenFake> {
     if (payment === undefined)
       return { status: 422, body: { status: 422, errorCode: '167', message: 'Original pspReference required for this operation', errorType: 'validation' } };
     const amount = (body.amount as FakePayment['amount'] | undefined) ?? payment.amount;
+    // A capture's or refund's splits follow the payment's rules, adding up to its own amount.
+    const splitErrors = body.splits === undefined ? [] : splitRuleErrors(body.splits as SplitItem[], amount);
+    if (splitErrors.length > 0) {
+      fake.invalid.push({ operation: `POST /payments/{paymentPspReference}/${operation} splits`, errors: splitErrors });
+      return { status: 422, body: { status: 422, errorCode: '000', message: `Invalid split data: ${splitErrors[0]}`, errorType: 'validation' } };
+    }
     const modification = { pspReference: pspReference(), reference: body.reference as string };
     fake.queued.push({
       eventCode: MODIFICATION_EVENTS[operation],

@@ -409,7 +409,12 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         const amount = params.amount_to_capture === undefined ? Number(intent.amount_capturable) : Number(params.amount_to_capture);
         if (amount > Number(intent.amount_capturable))
           return stripeError(400, 'invalid_request_error', 'amount_too_large', 'The amount to capture is too large.');
-        Object.assign(intent, { status: 'succeeded', amount_received: amount, amount_capturable: 0 });
+        const fee =
+          params.application_fee_amount === undefined ? null : destinationRefusal({ ...params, transfer_data: intent.transfer_data ?? undefined, amount });
+        if (fee !== null) return fee;
+        // The fee given at capture replaces the one given at creation; Stripe caps either at the amount captured.
+        const applicationFee = params.application_fee_amount === undefined ? intent.application_fee_amount : Number(params.application_fee_amount);
+        Object.assign(intent, { status: 'succeeded', amount_received: amount, amount_capturable: 0, application_fee_amount: applicationFee });
         settle(intent, amount);
         void sendEvent('payment_intent.succeeded', intent);
         return { status: 200, body: intent };
@@ -538,6 +543,19 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     if (intent.status !== 'succeeded') return stripeError(400, 'invalid_request_error', 'charge_not_refundable', 'This payment has not been captured.');
     if (amount > remaining)
       return stripeError(400, 'invalid_request_error', 'amount_too_large', `Refund amount (${amount}) is greater than the unrefunded amount (${remaining}).`);
+    // Stripe's refusals of what a charge does not have: a transfer to reverse, an application fee to refund.
+    if (params.reverse_transfer === 'true' && intent.transfer_data === null)
+      return invalidParameter(
+        'charge_invalid_parameter',
+        `Attempting to reverse_transfer on ${String(intent.latest_charge)}, but it has no transfer.`,
+        'reverse_transfer',
+      );
+    if (params.refund_application_fee === 'true' && !(Number(intent.application_fee_amount) > 0))
+      return invalidParameter(
+        'charge_invalid_parameter',
+        `Attempting to refund_application_fee on ${String(intent.latest_charge)}, but it has no application fee`,
+        'refund_application_fee',
+      );
     const refund = {
       ...fixtures.refund,
       id: newId('re'),

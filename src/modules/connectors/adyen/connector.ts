@@ -28,6 +28,7 @@ import {
   CHECKOUT_API_VERSION,
   PARTIAL_CAPTURE_SUFFIX,
   paymentRequest,
+  splitItems,
   type AdyenModification,
 } from './wire.ts';
 
@@ -106,6 +107,8 @@ export class AdyenConnector extends WithoutPayoutsOrSessions implements Connecto
     const received = await this.modify(transactionId, 'captures', idempotencyKey, {
       reference,
       amount: { value: amount, currency: payment.currency.toUpperCase() },
+      // A partial capture is split as the ledger shares it; a full one as the payment was (no splits: Adyen's own).
+      ...(payment.split ? { splits: splitItems(payment.split, idempotencyKey) } : {}),
     });
     return this.awaitingNotification(received);
   }
@@ -125,6 +128,8 @@ export class AdyenConnector extends WithoutPayoutsOrSessions implements Connecto
   async refund(request: RefundRequest): Promise<ProcessorRefund> {
     const received = await this.modify(request.transactionId, 'refunds', request.reference, {
       amount: { value: request.amount, currency: request.currency.toUpperCase() },
+      // Each seller's balance account gives back what the ledger takes from it, the platform's the rest.
+      ...(request.split ? { splits: splitItems(request.split.refund, request.reference) } : {}),
     });
     return { refundId: received.pspReference, status: 'pending', amount: request.amount, error: null };
   }

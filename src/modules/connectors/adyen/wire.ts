@@ -141,16 +141,19 @@ export function paymentRequest(request: AuthorizeRequest, merchantAccount: strin
  * Commission item, booked to the platform's liable balance account. Their amounts add up to the payment's, as Adyen
  * requires. No Remainder item: the amount is charged in its own currency, so no conversion leaves one; the
  * transaction fees, unnamed, are booked to the liable balance account (the platform's), as Adyen does by default.
- * Each item's reference is unique: the attempt's with the merchant's id, or `.commission`.
+ * Each item's reference is unique: the attempt's with the merchant's id, or `.commission`. A capture or refund is
+ * split the same way, under its own reference; there, a seller whose share of it rounds to nothing is left out.
  */
 export function splitItems(split: PaymentSplit, reference: string): Record<string, unknown>[] {
   return [
-    ...split.recipients.map((recipient) => ({
-      type: 'BalanceAccount',
-      account: recipient.accountId,
-      amount: { value: recipient.amount },
-      reference: `${reference}.${recipient.merchantId}`,
-    })),
+    ...split.recipients
+      .filter((recipient) => recipient.amount > 0)
+      .map((recipient) => ({
+        type: 'BalanceAccount',
+        account: recipient.accountId,
+        amount: { value: recipient.amount },
+        reference: `${reference}.${recipient.merchantId}`,
+      })),
     ...(split.platformAmount > 0 ? [{ type: 'Commission', amount: { value: split.platformAmount }, reference: `${reference}.commission` }] : []),
   ];
 }

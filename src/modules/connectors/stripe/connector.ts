@@ -10,6 +10,7 @@ import type { Mode } from '../../../kernel/api-keys.ts';
 import {
   ConnectorError,
   type AuthorizeRequest,
+  type CapturedPayment,
   type Connector,
   type ConnectorWebhooks,
   type ProcessorDispute,
@@ -33,6 +34,7 @@ import {
   methodRefusal,
   paymentIntentSchema,
   paymentMethodData,
+  refundOfDestinationCharge,
   refundSchema,
   savedCardIds,
   unsupported,
@@ -142,9 +144,14 @@ export class StripeConnector extends WithoutPayoutsOrSessions implements Connect
     return { ...newMethod, customer: customer.id, setup_future_usage: 'off_session' };
   }
 
-  capture(transactionId: string, amount: number, idempotencyKey: string) {
+  /**
+   * A partial capture of a destination charge takes the fee of what it captures (docs/connectors/stripe.md): the
+   * connected account is transferred the capture less the fee, its share of the capture as the ledger's.
+   */
+  capture(transactionId: string, amount: number, idempotencyKey: string, payment: CapturedPayment) {
+    const fee = payment.split === undefined ? {} : { application_fee_amount: payment.split.platformAmount };
     return this.payment(() =>
-      this.#stripe.paymentIntents.capture(transactionId, { amount_to_capture: amount, expand: [EXPAND_SETTLEMENT] }, { idempotencyKey }),
+      this.#stripe.paymentIntents.capture(transactionId, { amount_to_capture: amount, ...fee, expand: [EXPAND_SETTLEMENT] }, { idempotencyKey }),
     );
   }
 
@@ -179,6 +186,7 @@ export class StripeConnector extends WithoutPayoutsOrSessions implements Connect
       payment_intent: request.transactionId,
       amount: request.amount,
       metadata: { reference: request.reference, ...(request.reason ? { reason: request.reason } : {}) },
+      ...refundOfDestinationCharge(request.split),
     };
     return toProcessorRefund(await this.read(refundSchema, () => this.#stripe.refunds.create(params, { idempotencyKey: request.reference })));
   }

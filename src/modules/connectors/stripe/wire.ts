@@ -2,7 +2,7 @@
 // anything else is not an answer), and the request fields it is sent. The requests themselves are encoded and
 // sent by Stripe's official library (connector.ts).
 import { z } from 'zod';
-import { ConnectorError, type AuthorizeRequest, type PaymentMethod, type PaymentSplit } from '../port.ts';
+import { ConnectorError, type AuthorizeRequest, type PaymentMethod, type PaymentSplit, type RefundSplit } from '../port.ts';
 import { notSupported } from '../not-supported.ts';
 
 /** Text Stripe sends that may be stored: bounded, without NUL, well-formed (PostgreSQL holds neither). */
@@ -166,6 +166,17 @@ export function destinationCharge(split: PaymentSplit | undefined) {
     transfer_data: { destination: recipient.accountId },
     ...(split.platformAmount > 0 ? { application_fee_amount: split.platformAmount } : {}),
   };
+}
+
+/**
+ * A refund of a destination charge taken back from the connected account too (docs.stripe.com/connect/destination-charges#issue-refunds):
+ * the transfer reversed and the application fee refunded, each by Stripe in proportion to the amount refunded, so the
+ * platform and the connected account each give back their share (within a unit of the ledger's: docs/connectors/stripe.md).
+ * The fee only when the charge has one: Stripe refuses to refund a fee a charge does not have.
+ */
+export function refundOfDestinationCharge(split: RefundSplit | undefined) {
+  if (split === undefined) return {};
+  return { reverse_transfer: true, ...(split.charge.platformAmount > 0 ? { refund_application_fee: true } : {}) };
 }
 
 /** A Stripe Connect account's id (docs.stripe.com/api/accounts/object): a connected merchant's, paid by destination charges. */

@@ -11,6 +11,7 @@ import type { Payment } from '../store.ts';
 import type { ProcessorCallOutcomes } from './call-outcomes.ts';
 import type { PaymentDependencies } from './dependencies.ts';
 import type { ProcessorAnswers } from './processor-answers.ts';
+import { capturedSplit, sentSplitOf } from './pass-through.ts';
 import type { PaymentReads } from './reads.ts';
 
 /** Attempt statuses in which the customer is in the middle of 3DS (or a redirect) at the processor. */
@@ -33,10 +34,15 @@ export class PaymentCaptures {
     if (amount < 1 || amount > capturable) throw invalidInput('amountToCapture', `must be between 1 and the capturable amount ${capturable}`);
     const initiated = await this.deps.store.commit(payment, { moves: [move], actor: principal.keyId });
     const connector = await this.answers.connectorOf(initiated);
+    const charged = initiated.amount + initiated.surchargeAmount;
+    const sent = sentSplitOf(initiated.activeAttempt);
+    // Less than charged: the shares authorization fixed are paid of what is captured, as the ledger shares it.
+    const split = sent !== undefined && amount < charged ? capturedSplit(initiated, sent, amount) : undefined;
     try {
       const answer = await connector.capture(initiated.activeAttempt.connectorTransactionId!, amount, `${initiated.activeAttempt.id}_capture`, {
         currency: initiated.currency,
-        charged: initiated.amount + initiated.surchargeAmount,
+        charged,
+        ...(split === undefined ? {} : { split }),
       });
       return this.outcomes.settled(initiated, this.outcomes.declinedOrResult(await this.answers.applyCallAnswer(initiated, answer), answer));
     } catch (error) {

@@ -3,7 +3,7 @@
 import { ConnectorError, methodTypeOf, refusalCodeOf, type PaymentMethod, type PaymentSplit, type ProcessorPayment } from '../../connectors/port.ts';
 import { AppError, invalidInput } from '../../../kernel/errors.ts';
 import type { MerchantPrincipal, Principal } from '../../../kernel/principal.ts';
-import type { ConnectorAccount, Prisma, SavedPaymentMethod } from '../../../generated/prisma/client.ts';
+import { Prisma, type ConnectorAccount, type SavedPaymentMethod } from '../../../generated/prisma/client.ts';
 import { profileSettings } from '../../merchants/index.ts';
 import { parseInput } from '../../../kernel/validation.ts';
 import { transitionAttempt, type AttemptTransition } from '../machine/attempt.ts';
@@ -125,6 +125,8 @@ export class PaymentConfirmation {
       connectorAccountId: account.id,
       connectorName: account.connectorName,
       processorMerchantId: account.merchantId === payment.merchantId ? null : account.merchantId,
+      // What it is asked to pay on, kept: its partial capture and its refunds are split from it (pass-through.ts).
+      processorSplit: (splits.get(account.id) as Prisma.InputJsonObject | undefined) ?? Prisma.DbNull,
     });
     // A payment that cannot be confirmed is refused before it is routed: routing may claim a connector's probe.
     const moves = payment.status === 'FAILED' ? null : this.confirmMoves(payment, kept.cardFingerprint);

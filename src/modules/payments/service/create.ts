@@ -106,6 +106,7 @@ export class PaymentCreation {
         authenticationType: input.authenticationType,
         connectorAccountId: null,
         processorMerchantId: null,
+        processorSplit: null,
         connectorName: null,
         connectorTransactionId: null,
         amountCapturable: 0,

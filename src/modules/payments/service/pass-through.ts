@@ -2,13 +2,15 @@
 // the payment (the ledger's) that is not the connector account owner's is paid to its merchant's own account at
 // that processor. Decided at confirm for every account routing offers, before anything is written: an account
 // that cannot pay every share is skipped like an ineligible one, and the payment is refused when none can. The
-// sandbox pays nothing on (our ledger only).
+// sandbox pays nothing on (our ledger only). What an attempt was asked to pay on is kept on it; a partial capture and
+// every refund are split from it as the ledger shares them (docs/ledger.md, "What the processors move").
 import { AppError } from '../../../kernel/errors.ts';
-import type { ConnectorAccount } from '../../../generated/prisma/client.ts';
+import { z } from 'zod';
+import type { ConnectorAccount, PaymentAttempt } from '../../../generated/prisma/client.ts';
 import type { Database } from '../../../platform/db/client.ts';
 import { passThroughOf } from '../../connectors/index.ts';
-import type { PaymentSplit } from '../../connectors/port.ts';
-import { capturedShares, termsOf, type LedgerPayment } from '../../ledger/index.ts';
+import type { PaymentSplit, RefundSplit } from '../../connectors/port.ts';
+import { capturedShares, termsOf, type LedgerPayment, type Share } from '../../ledger/index.ts';
 import { processorAccountsOf } from '../../merchants/index.ts';
 
 type Owner = Pick<ConnectorAccount, 'merchantId' | 'connectorName'>;
@@ -102,4 +104,55 @@ export async function passThroughCandidates(
     connector: candidates[0]!.connectorName,
     ...(field === null ? {} : { field }),
   });
+}
+
+/** PaymentAttempt.processorSplit as stored at confirm (a PaymentSplit). */
+const storedSplit = z.object({
+  platformAmount: z.number().int(),
+  recipients: z.array(z.object({ merchantId: z.string(), accountId: z.string(), amount: z.number().int() })),
+});
+
+/** What the attempt asked its processor to pay on (stored at confirm); undefined when it paid nothing on. */
+export function sentSplitOf(attempt: Pick<PaymentAttempt, 'processorSplit'>): PaymentSplit | undefined {
+  return attempt.processorSplit === null ? undefined : storedSplit.parse(attempt.processorSplit);
+}
+
+/**
+ * `sent`'s recipients paid their `shares` (the ledger's, of a total of `total`), one amount per merchant, the rest the
+ * platform's: so that what the processor moves of a capture or refund is what the ledger moves.
+ */
+function splitOfShares(sent: PaymentSplit, shares: readonly Share[], total: number): PaymentSplit {
+  // A merchant may hold two shares of one payment (its own and a split): it is paid both, as at authorization.
+  const owed = new Map<string, number>();
+  for (const share of shares) owed.set(share.merchantId, (owed.get(share.merchantId) ?? 0) + share.amount);
+  const recipients = sent.recipients.map((recipient) => ({ ...recipient, amount: owed.get(recipient.merchantId) ?? 0 }));
+  return { platformAmount: total - recipients.reduce((sum, recipient) => sum + recipient.amount, 0), recipients };
+}
+
+/**
+ * What the processor pays on of `captured` (all that was captured of the payment): as `sent` at authorization when
+ * all it charged was captured, else each recipient's share of the capture (the ledger's capturedShares). Authorization
+ * fixed the fee and splits for all of it; the ledger shares only what was captured (docs/ledger.md).
+ */
+export function capturedSplit(payment: LedgerPayment, sent: PaymentSplit, captured: number): PaymentSplit {
+  if (captured === payment.amount + payment.surchargeAmount) return sent;
+  return splitOfShares(sent, capturedShares(termsOf(payment), captured), captured);
+}
+
+/**
+ * The split of a refund of `amount` at the processor of an attempt that paid on (undefined when it did not): each
+ * recipient gives back what the ledger's step of the refund (`credits`, negative: what each gives back) takes from it,
+ * the platform the rest; with the split of the charge it refunds (what was captured of it).
+ */
+export function refundSplitOf(
+  payment: LedgerPayment,
+  attempt: Pick<PaymentAttempt, 'processorSplit'>,
+  captured: number,
+  credits: readonly Share[],
+  amount: number,
+): RefundSplit | undefined {
+  const sent = sentSplitOf(attempt);
+  if (sent === undefined) return undefined;
+  const givenBack = credits.map((credit) => ({ ...credit, amount: -credit.amount }));
+  return { refund: splitOfShares(sent, givenBack, amount), charge: capturedSplit(payment, sent, captured) };
 }
