@@ -66,7 +66,7 @@ describe('the Stripe connector', () => {
     const authorized = await stripe.authorize(sent);
     expect(await stripe.findByReference(sent.reference)).toEqual(authorized);
     expect(await failure(stripe.findByReference('att_never_sent'))).toMatchObject({ outcomeUnknown: true, processorCode: 'not_found_yet' });
-    await stripe.capture(authorized.transactionId, 2000, `${sent.reference}_capture`, { currency: 'USD', charged: 2000 });
+    await stripe.capture(authorized.transactionId, 2000, `${sent.reference}_capture`, { currency: 'USD', charged: 2000, reference: sent.reference });
     const refund = await stripe.refund({ transactionId: authorized.transactionId, amount: 700, currency: 'USD', reason: null, reference: 'ref_connector_1' });
     expect(await stripe.findRefundByReference('ref_connector_1', authorized.transactionId)).toEqual(refund);
     // Only that payment's refunds are listed (Stripe's refunds list by payment_intent), every page of them.
@@ -111,7 +111,9 @@ describe('the Stripe connector', () => {
   it('refusals that prove nothing was done: a wrong state, an unknown intent, a revoked key', async () => {
     const authorized = await connector().authorize(request());
     await connector().void(authorized.transactionId, 'void_1');
-    expect(await failure(connector().capture(authorized.transactionId, 2000, 'capture_1', { currency: 'USD', charged: 2000 }))).toMatchObject({
+    expect(
+      await failure(connector().capture(authorized.transactionId, 2000, 'capture_1', { currency: 'USD', charged: 2000, reference: 'attempt_1' })),
+    ).toMatchObject({
       kind: 'rejected',
       outcomeUnknown: false,
       processorCode: 'payment_intent_unexpected_state',

@@ -269,6 +269,8 @@ describe('Adyen: split payments', () => {
     ];
     const { id, result } = await pay(platform.client, { amount: 10000, applicationFeeAmount: 500, splits }, '4111111111111111');
     expect(dataOf(result).confirmPayment.status).toBe('SUCCEEDED');
+    // Adyen's split refunds name the original split's references: the attempt's.
+    const attempt = dataOf(result).confirmPayment.activeAttempt!.id;
     for (const amount of [3333, 1]) {
       const refunded = await refund(platform.client, id, amount);
       const [sent] = adyen.requests.filter((request) => request.path.endsWith('/refunds')).slice(-1);
@@ -279,9 +281,9 @@ describe('Adyen: split payments', () => {
       ]);
       expect(one + two + fee).toBe(-amount);
       const items = [
-        { type: 'BalanceAccount', account: first, amount: { value: -one }, reference: `${refunded.id}.${sellerOne}` },
-        { type: 'BalanceAccount', account: second, amount: { value: -two }, reference: `${refunded.id}.${sellerTwo}` },
-        { type: 'Commission', amount: { value: -fee }, reference: `${refunded.id}.commission` },
+        { type: 'BalanceAccount', account: first, amount: { value: -one }, reference: `${attempt}.${sellerOne}` },
+        { type: 'BalanceAccount', account: second, amount: { value: -two }, reference: `${attempt}.${sellerTwo}` },
+        { type: 'Commission', amount: { value: -fee }, reference: `${attempt}.commission` },
       ];
       // A party the step takes nothing from is left out (the 1: the ledger takes it from one party).
       expect(sent!.body).toMatchObject({ amount: { value: amount, currency: 'EUR' }, splits: items.filter((item) => item.amount.value > 0) });
@@ -304,9 +306,9 @@ describe('Adyen: split payments', () => {
     expect(adyen.requests.at(-1)!.body).toMatchObject({
       amount: { value: 3333, currency: 'EUR' },
       splits: [
-        { type: 'BalanceAccount', account: first, amount: { value: 2000 }, reference: `${attempt}_capture.${sellerOne}` },
-        { type: 'BalanceAccount', account: second, amount: { value: 1166 }, reference: `${attempt}_capture.${sellerTwo}` },
-        { type: 'Commission', amount: { value: 167 }, reference: `${attempt}_capture.commission` },
+        { type: 'BalanceAccount', account: first, amount: { value: 2000 }, reference: `${attempt}.${sellerOne}` },
+        { type: 'BalanceAccount', account: second, amount: { value: 1166 }, reference: `${attempt}.${sellerTwo}` },
+        { type: 'Commission', amount: { value: 167 }, reference: `${attempt}.commission` },
       ],
     });
     // A full capture is left to the payment's own splits.

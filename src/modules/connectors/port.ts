@@ -73,6 +73,8 @@ export interface PaymentSplit {
 export interface RefundSplit {
   refund: PaymentSplit;
   charge: PaymentSplit;
+  /** Our id of the attempt the charge was made by: the reference its split was sent under (Adyen asks a refund to name the same). */
+  chargeReference: string;
 }
 
 /** What the customer must do at the processor after confirm. */
@@ -94,6 +96,8 @@ export interface RedirectCompletion {
 export interface CapturedPayment {
   currency: string;
   charged: number;
+  /** Our id of the attempt: the reference the authorization (and its split) was sent under. */
+  reference: string;
   /**
    * Of a capture of less than `charged` of a payment paid on at the processor: what each party is paid of the capture
    * (the ledger's shares of it), where authorization fixed them for all `charged`. Absent otherwise.

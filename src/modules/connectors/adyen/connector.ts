@@ -108,7 +108,7 @@ export class AdyenConnector extends WithoutPayoutsOrSessions implements Connecto
       reference,
       amount: { value: amount, currency: payment.currency.toUpperCase() },
       // A partial capture is split as the ledger shares it; a full one as the payment was (no splits: Adyen's own).
-      ...(payment.split ? { splits: splitItems(payment.split, idempotencyKey) } : {}),
+      ...(payment.split ? { splits: splitItems(payment.split, payment.reference) } : {}),
     });
     return this.awaitingNotification(received);
   }
@@ -129,7 +129,7 @@ export class AdyenConnector extends WithoutPayoutsOrSessions implements Connecto
     const received = await this.modify(request.transactionId, 'refunds', request.reference, {
       amount: { value: request.amount, currency: request.currency.toUpperCase() },
       // Each seller's balance account gives back what the ledger takes from it, the platform's the rest.
-      ...(request.split ? { splits: splitItems(request.split.refund, request.reference) } : {}),
+      ...(request.split ? { splits: splitItems(request.split.refund, request.split.chargeReference) } : {}),
     });
     return { refundId: received.pspReference, status: 'pending', amount: request.amount, error: null };
   }

@@ -142,7 +142,8 @@ export function paymentRequest(request: AuthorizeRequest, merchantAccount: strin
  * requires. No Remainder item: the amount is charged in its own currency, so no conversion leaves one; the
  * transaction fees, unnamed, are booked to the liable balance account (the platform's), as Adyen does by default.
  * Each item's reference is unique: the attempt's with the merchant's id, or `.commission`. A capture or refund is
- * split the same way, under its own reference; there, a seller whose share of it rounds to nothing is left out.
+ * split the same way, under the same references (Adyen's split refunds use the original split's), where a seller
+ * whose share of it rounds to nothing is left out.
  */
 export function splitItems(split: PaymentSplit, reference: string): Record<string, unknown>[] {
   return [

@@ -149,7 +149,9 @@ export class StripeConnector extends WithoutPayoutsOrSessions implements Connect
    * connected account is transferred the capture less the fee, its share of the capture as the ledger's.
    */
   capture(transactionId: string, amount: number, idempotencyKey: string, payment: CapturedPayment) {
-    const fee = payment.split === undefined ? {} : { application_fee_amount: payment.split.platformAmount };
+    // A fee of 0 is not sent (Stripe documents none): a capture so small the platform's share rounds to nothing keeps the
+    // authorization's fee, if it had one (docs/connectors/stripe.md).
+    const fee = payment.split === undefined || payment.split.platformAmount === 0 ? {} : { application_fee_amount: payment.split.platformAmount };
     return this.payment(() =>
       this.#stripe.paymentIntents.capture(transactionId, { amount_to_capture: amount, ...fee, expand: [EXPAND_SETTLEMENT] }, { idempotencyKey }),
     );

@@ -42,6 +42,7 @@ export class PaymentCaptures {
       const answer = await connector.capture(initiated.activeAttempt.connectorTransactionId!, amount, `${initiated.activeAttempt.id}_capture`, {
         currency: initiated.currency,
         charged,
+        reference: initiated.activeAttempt.id,
         ...(split === undefined ? {} : { split }),
       });
       return this.outcomes.settled(initiated, this.outcomes.declinedOrResult(await this.answers.applyCallAnswer(initiated, answer), answer));

@@ -146,7 +146,7 @@ export function capturedSplit(payment: LedgerPayment, sent: PaymentSplit, captur
  */
 export function refundSplitOf(
   payment: LedgerPayment,
-  attempt: Pick<PaymentAttempt, 'processorSplit'>,
+  attempt: Pick<PaymentAttempt, 'id' | 'processorSplit'>,
   captured: number,
   credits: readonly Share[],
   amount: number,
@@ -154,5 +154,5 @@ export function refundSplitOf(
   const sent = sentSplitOf(attempt);
   if (sent === undefined) return undefined;
   const givenBack = credits.map((credit) => ({ ...credit, amount: -credit.amount }));
-  return { refund: splitOfShares(sent, givenBack, amount), charge: capturedSplit(payment, sent, captured) };
+  return { refund: splitOfShares(sent, givenBack, amount), charge: capturedSplit(payment, sent, captured), chargeReference: attempt.id };
 }
