@@ -12,18 +12,8 @@ import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import { captureStep, capturedShares, takeBackStep, type PaymentTerms, type Share } from './allocation.ts';
 import { ledgerEntriesInput } from './inputs.ts';
-import {
-  balancesOf,
-  captureSettlement,
-  lockBalance,
-  partyKey,
-  PlatformMembers,
-  recordMovement,
-  sumOfSource,
-  takenBackByParty,
-  type Balance,
-  type Movement,
-} from './store.ts';
+import { PlatformMembers } from '../merchants/index.ts';
+import { balancesOf, captureSettlement, lockBalance, partyKey, recordMovement, sumOfSource, takenBackByParty, type Balance, type Movement } from './store.ts';
 
 /** The columns of a payment the ledger reads: its terms, and where its money went. */
 export interface LedgerPayment {
@@ -102,8 +92,7 @@ export class LedgerService {
     // One party (no fee, no splits) takes the whole step: no rounding, so nothing to read.
     const credits =
       held.length === 1 ? [{ ...held[0]!, amount: -source.amount }] : await this.sharedStep(tx, payment.id, terms, charge.captured, held, source.amount);
-    // The processor takes a dispute's money whatever is left; a refund is ours to refuse.
-    const at = new Date();
+    const at = this.now();
     // A refund of money still pending (its capture settles later) comes out of that pending money: its rows are
     // available when the capture's are, and it is checked against the balance as it will be then. The processor
     // takes a dispute's money from what is available now, whatever is left; a refund is ours to refuse.
@@ -136,8 +125,8 @@ export class LedgerService {
     const amount = direction === 'out' ? -payout.amount : -(await sumOfSource(tx, payout.id));
     if (amount === 0) return;
     const credits: Share[] = [{ merchantId: payout.merchantId, role: 'merchant', amount }];
-    if (direction === 'out') await this.refuseOverdraw(tx, payout.mode, payout.currency, credits, new Date(this.clock()));
-    const at = new Date();
+    const at = this.now();
+    if (direction === 'out') await this.refuseOverdraw(tx, payout.mode, payout.currency, credits, at);
     await recordMovement(tx, {
       type: 'payout',
       sourceId: payout.id,
@@ -158,7 +147,7 @@ export class LedgerService {
 
   /** The merchant's balances in the key's mode; `merchantId` is the key's merchant or one connected to it. */
   async balances(principal: SecretKeyPrincipal, merchantId: string): Promise<Balance[]> {
-    return balancesOf(this.context.db, merchantId, principal.mode, new Date(this.clock()));
+    return balancesOf(this.context.db, merchantId, principal.mode, this.now());
   }
 
   /** The merchant's ledger entries in the key's mode, newest first. */
@@ -177,6 +166,11 @@ export class LedgerService {
       take: first + 1,
     });
     return connectionPage(rows, first);
+  }
+
+  /** The ledger's now: the clock balances are read by, so a movement and a balance check agree on what is available. */
+  private now(): Date {
+    return new Date(this.clock());
   }
 
   /** The credits of a step of `amount` taken back from a payment shared among several parties (takeBackStep). */

@@ -122,20 +122,3 @@ export async function balancesOf(executor: Executor, merchantId: string, mode: M
     GROUP BY currency ORDER BY currency`;
   return rows.map((row) => ({ currency: row.currency, available: Number(row.available), pending: Number(row.pending) }));
 }
-
-/**
- * Which merchants belong to a platform (a platform or a connected merchant): their balances are never overdrawn.
- * Remembered per process: whether a merchant is a platform or connected is set when it is created, never changed.
- */
-export class PlatformMembers {
-  private readonly known = new Map<string, boolean>();
-
-  async among(tx: Prisma.TransactionClient, merchantIds: readonly string[]): Promise<Set<string>> {
-    const unknown = merchantIds.filter((id) => !this.known.has(id));
-    if (unknown.length > 0) {
-      const rows = await tx.merchantAccount.findMany({ where: { id: { in: unknown } }, select: { id: true, isPlatform: true, platformMerchantId: true } });
-      for (const row of rows) this.known.set(row.id, row.isPlatform || row.platformMerchantId !== null);
-    }
-    return new Set(merchantIds.filter((id) => this.known.get(id) === true));
-  }
-}

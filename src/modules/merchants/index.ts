@@ -3,4 +3,4 @@ export { DemoKeyMismatchError, ensureDemoMerchant, generateDemoKeys } from './de
 export { CONNECTED_MERCHANT_HEADER, type ApiKeyService } from './key-service.ts';
 export { profileFor } from './profile-service.ts';
 export { profileSettings, type ProfileSettings } from './profile-settings.ts';
-export { connectedAmong, platformSpokenFor, processorAccountsOf } from './platform-members.ts';
+export { connectedAmong, platformSpokenFor, PlatformMembers, processorAccountsOf } from './platform-members.ts';

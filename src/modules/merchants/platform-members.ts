@@ -1,4 +1,5 @@
 // Who belongs to which platform (docs/platforms.md), for the modules that act on a platform's behalf.
+import type { Prisma } from '../../generated/prisma/client.ts';
 import type { Database } from '../../platform/db/client.ts';
 import type { SecretKeyPrincipal } from '../../kernel/principal.ts';
 import type { Mode } from '../../kernel/api-keys.ts';
@@ -26,4 +27,21 @@ export async function processorAccountsOf(db: Database, merchantIds: readonly st
     accounts.set(row.merchantId, row.accountId);
   }
   return byConnector;
+}
+
+/**
+ * Which merchants belong to a platform (a platform or a connected merchant): their balances are never overdrawn.
+ * Remembered per process: whether a merchant is a platform or connected is set when it is created, never changed.
+ */
+export class PlatformMembers {
+  private readonly known = new Map<string, boolean>();
+
+  async among(tx: Prisma.TransactionClient, merchantIds: readonly string[]): Promise<Set<string>> {
+    const unknown = merchantIds.filter((id) => !this.known.has(id));
+    if (unknown.length > 0) {
+      const rows = await tx.merchantAccount.findMany({ where: { id: { in: unknown } }, select: { id: true, isPlatform: true, platformMerchantId: true } });
+      for (const row of rows) this.known.set(row.id, row.isPlatform || row.platformMerchantId !== null);
+    }
+    return new Set(merchantIds.filter((id) => this.known.get(id) === true));
+  }
 }
