@@ -229,24 +229,23 @@ describe('Stripe: destination charges', () => {
   });
 });
 
+/** A platform at Adyen with two sellers, each with its own balance account, and splits of 10,000 less a 500 fee between them. */
+async function adyenMarketplace() {
+  const platform = await platformAt('adyen');
+  const [first, second] = [balanceAccount(), balanceAccount()];
+  const sellerOne = await connected(platform, [{ connector: 'adyen', accountId: first }]);
+  const sellerTwo = await connected(platform, [{ connector: 'adyen', accountId: second }]);
+  const splits = [
+    { merchantId: sellerOne, amount: 6000 },
+    { merchantId: sellerTwo, amount: 3500 },
+  ];
+  return { platform, first, second, sellerOne, sellerTwo, splits };
+}
+
 describe('Adyen: split payments', () => {
   it('sends each seller’s share to its balance account and the fee as the platform’s commission, adding up to the amount', async () => {
-    const platform = await platformAt('adyen');
-    const [first, second] = [balanceAccount(), balanceAccount()];
-    const sellerOne = await connected(platform, [{ connector: 'adyen', accountId: first }]);
-    const sellerTwo = await connected(platform, [{ connector: 'adyen', accountId: second }]);
-    const { id, result } = await pay(
-      platform.client,
-      {
-        amount: 10000,
-        applicationFeeAmount: 500,
-        splits: [
-          { merchantId: sellerOne, amount: 6000 },
-          { merchantId: sellerTwo, amount: 3500 },
-        ],
-      },
-      '4111111111111111',
-    );
+    const { platform, first, second, sellerOne, sellerTwo, splits } = await adyenMarketplace();
+    const { id, result } = await pay(platform.client, { amount: 10000, applicationFeeAmount: 500, splits }, '4111111111111111');
     expect(dataOf(result).confirmPayment.status).toBe('SUCCEEDED');
     const attempt = dataOf(await platform.client(PaymentDocument, { id })).payment!.activeAttempt!.id;
     expect(adyen.requests.at(-1)!.body.splits).toEqual([
@@ -259,14 +258,7 @@ describe('Adyen: split payments', () => {
   });
 
   it('a partial refund is split as the ledger takes it back: each seller’s balance account gives back its step, the platform the rest', async () => {
-    const platform = await platformAt('adyen');
-    const [first, second] = [balanceAccount(), balanceAccount()];
-    const sellerOne = await connected(platform, [{ connector: 'adyen', accountId: first }]);
-    const sellerTwo = await connected(platform, [{ connector: 'adyen', accountId: second }]);
-    const splits = [
-      { merchantId: sellerOne, amount: 6000 },
-      { merchantId: sellerTwo, amount: 3500 },
-    ];
+    const { platform, first, second, sellerOne, sellerTwo, splits } = await adyenMarketplace();
     const { id, result } = await pay(platform.client, { amount: 10000, applicationFeeAmount: 500, splits }, '4111111111111111');
     expect(dataOf(result).confirmPayment.status).toBe('SUCCEEDED');
     // Adyen's split refunds name the original split's references: the attempt's.
@@ -291,14 +283,7 @@ describe('Adyen: split payments', () => {
   });
 
   it('a partial capture is split as the ledger shares what it captures', async () => {
-    const platform = await platformAt('adyen');
-    const [first, second] = [balanceAccount(), balanceAccount()];
-    const sellerOne = await connected(platform, [{ connector: 'adyen', accountId: first }]);
-    const sellerTwo = await connected(platform, [{ connector: 'adyen', accountId: second }]);
-    const splits = [
-      { merchantId: sellerOne, amount: 6000 },
-      { merchantId: sellerTwo, amount: 3500 },
-    ];
+    const { platform, first, second, sellerOne, sellerTwo, splits } = await adyenMarketplace();
     const { id, result } = await pay(platform.client, { amount: 10000, applicationFeeAmount: 500, splits, captureMethod: 'MANUAL' }, '4111111111111111');
     const attempt = dataOf(result).confirmPayment.activeAttempt!.id;
     dataOf(await platform.client(CapturePaymentDocument, { input: { paymentId: id, amountToCapture: 3333 } }));
