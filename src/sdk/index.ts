@@ -18,9 +18,9 @@ import {
   type SdkPaymentMethodsQuery,
   type SdkPaymentSessionsQuery,
 } from './gql/graphql.ts';
-import { ApiError, createTransport, type TransportOptions } from './transport.ts';
+import { ApiError, createTransport, type TransportOptions } from '@payments-orchestrator/client-core';
 
-export { ApiError } from './transport.ts';
+export { ApiError } from '@payments-orchestrator/client-core';
 export type { CardInput } from '../kernel/cards.ts';
 export type SdkPayment = SdkPaymentFragment;
 export type PaymentMethods = SdkPaymentMethodsQuery['paymentMethods'];

@@ -5,7 +5,7 @@
 // the merchant's balance, its ledger entries, a payment's fee, splits and entries, and a platform's connected
 // merchants with their balances.
 import { formatMinor } from '../kernel/money.ts';
-import { createTransport, type Transport } from '../sdk/transport.ts';
+import { createTransport, type Transport } from '@payments-orchestrator/client-core';
 import {
   DashboardActivityDocument,
   DashboardBalanceDocument,

@@ -2,38 +2,12 @@
 // key. Shared by the payments SDK (a publishable key) and the dashboard (a secret key). Runs in browsers and
 // in Node (give Node 20 a WebSocket implementation, such as the `ws` package).
 import { createClient, type Client } from 'graphql-ws';
+import { ApiError, errorOf, type GraphQLErrorShape } from './errors.ts';
 
 /** A typed document as GraphQL Code Generator writes it (documentMode: 'string'). */
 export interface Document<Result, Variables> {
   toString(): string;
   __apiType?: (variables: Variables) => Result;
-}
-
-/** An error the API answered with: `code` is from the API's catalog (PAYMENT_DECLINED, INVALID_INPUT, ...). */
-export class ApiError extends Error {
-  readonly code: string;
-  /** The input field at fault, for INVALID_INPUT. */
-  readonly field: string | undefined;
-  /** Every extension the API sent (declineCode, declineMessage, status, ...). */
-  readonly extensions: Readonly<Record<string, unknown>>;
-
-  constructor(message: string, extensions: Record<string, unknown>) {
-    super(message);
-    this.name = 'ApiError';
-    this.code = typeof extensions['code'] === 'string' ? extensions['code'] : 'INTERNAL';
-    this.field = typeof extensions['field'] === 'string' ? extensions['field'] : undefined;
-    this.extensions = extensions;
-  }
-}
-
-interface GraphQLErrorShape {
-  message: string;
-  extensions?: Record<string, unknown>;
-}
-
-function errorOf(errors: readonly GraphQLErrorShape[]): ApiError {
-  const [first] = errors;
-  return new ApiError(first?.message ?? 'The API answered with an error.', first?.extensions ?? {});
 }
 
 export interface TransportOptions {
