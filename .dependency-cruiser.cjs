@@ -1,5 +1,5 @@
-// The layer rules `npm test` enforces (`npm run lint:deps`, over src/ and the sandbox package sandbox/);
-// docs/architecture.md explains the layers.
+// The layer rules `npm test` enforces (`npm run lint:deps`, over src/, the sandbox package sandbox/ and the
+// installable packages packages/); docs/architecture.md explains the layers.
 // Each layer is one regular expression below, so reorganising the tree means re-aiming these, not the rules.
 // .cjs keeps it CommonJS under package.json's "type": "module" (dependency-cruiser imports .cjs and .mjs alike).
 
@@ -19,11 +19,20 @@ const MODULES_COMPOSITION = '^src/modules/services\\.ts$';
 const PLATFORM = '^src/platform/';
 const API = '^src/api/';
 const MAIN = '^src/main/';
-const BROWSER = '^src/(web|sdk)/';
+// The pages' scripts and the browser SDK.
+const BROWSER = ['^src/web/', '^packages/js/src/'];
 const GENERATED = '^src/generated/';
 // The product, and the fake processors' own package (docs/sandbox.md), which stands apart from it.
 const PRODUCT = '^src/';
 const SANDBOX = '^sandbox/';
+// The installable packages (docs/sdk.md): each is built and shipped on its own, bundling what it imports.
+const PACKAGES = '^packages/';
+// What the packages' builds share (packages/tsup-shared.ts) and the one entry a package may import another by.
+const PACKAGE_ENTRY = '^packages/[^/]+/src/index\\.ts$';
+const PACKAGE_BUILD_SHARED = '^packages/tsup-shared\\.ts$';
+// The one product file the packages may import: the card rules, which the browser SDK checks cards with before
+// sending them and its build bundles, so the service and the SDK keep one copy of them.
+const CARD_RULES = '^src/kernel/cards\\.ts$';
 // The one product file that starts the fake processors (the demo runs every role in one process), and what it may import of them.
 const DEMO = '^src/main/start\\.ts$';
 const SANDBOX_ENTRY = '^sandbox/src/index\\.ts$';
@@ -135,22 +144,45 @@ module.exports = {
     {
       name: 'browser-not-to-node',
       severity: 'error',
-      comment: 'The SDK and the pages run in browsers: no Node built-in module, no server-only library.',
+      comment: 'The browser SDK and the pages run in browsers: no Node built-in module.',
       from: { path: BROWSER },
       to: { dependencyTypes: ['core'] },
     },
     {
       name: 'browser-not-to-server',
       severity: 'error',
-      comment: 'The SDK and the pages reach the server over HTTP only; they may share pure domain code, nothing server-side.',
+      comment: 'The browser SDK and the pages reach the server over HTTP only; they may share pure domain code, nothing server-side, no server-only library.',
       from: { path: BROWSER },
       to: { path: [...SERVER_SIDE, IO_LIBRARIES] },
+    },
+    {
+      name: 'packages-only-the-card-rules-of-the-product',
+      severity: 'error',
+      comment:
+        "The packages run in merchants' servers and browsers and talk to the service over HTTP: of the product they import only its card rules (src/kernel/cards.ts, which the browser SDK's build bundles), never server-side code.",
+      from: { path: PACKAGES },
+      to: { path: PRODUCT, pathNot: CARD_RULES },
+    },
+    {
+      name: 'card-rules-import-nothing',
+      severity: 'error',
+      comment: "The card rules are bundled into the browser SDK: whatever they imported would ship to merchants' browsers with them.",
+      from: { path: CARD_RULES },
+      to: {},
+    },
+    {
+      name: 'packages-through-their-entries',
+      severity: 'error',
+      comment:
+        "A package uses another by its name (its src/index.ts), never its inner files, which a build would bundle a second copy of; the builds' shared settings are the one file beside them.",
+      from: { path: '^packages/([^/]+)/' },
+      to: { path: PACKAGES, pathNot: ['^packages/$1/', PACKAGE_ENTRY, PACKAGE_BUILD_SHARED] },
     },
     {
       name: 'no-circular',
       severity: 'error',
       comment: 'Import cycles make load order matter and tangle modules: none is allowed. Generated Prisma code is not ours.',
-      from: { path: [PRODUCT, SANDBOX], pathNot: GENERATED },
+      from: { path: [PRODUCT, SANDBOX, PACKAGES], pathNot: GENERATED },
       to: { circular: true },
     },
     {
@@ -163,12 +195,15 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
+    // A package's node_modules (its own dependencies' versions) and its build output are not ours.
+    exclude: { path: '^packages/[^/]+/(node_modules|dist)/' },
     tsConfig: { fileName: 'tsconfig.json' },
     // Type-only imports count: they couple modules just the same.
     tsPreCompilationDeps: true,
     enhancedResolveOptions: {
       exportsFields: ['exports'],
-      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      // The packages resolve to their TypeScript source in this repository, as tsconfig.json's customConditions has them.
+      conditionNames: ['@payments-orchestrator/source', 'import', 'require', 'node', 'default', 'types'],
       extensions: ['.ts', '.d.ts', '.js', '.mjs', '.cjs', '.json'],
       // Type-only packages (e.g. @graphql-typed-document-node/core) resolve through their typings.
       mainFields: ['module', 'main', 'types', 'typings'],

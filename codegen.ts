@@ -1,4 +1,4 @@
-// Typed documents from the checked-in schema.graphql: for the tests (test/ops), the browser SDK (src/sdk) and
+// Typed documents from the checked-in schema.graphql: for the tests (test/ops), the browser SDK (packages/js) and
 // the dashboard (src/web). Each gets its own output with only its own operations.
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
@@ -20,7 +20,7 @@ const config: CodegenConfig = {
   ignoreNoDocuments: false,
   generates: {
     './test/gql/': { ...clientPreset, documents: ['test/ops/**/*.graphql'] },
-    './src/sdk/gql/': { ...clientPreset, documents: ['src/sdk/**/*.graphql'] },
+    './packages/js/src/gql/': { ...clientPreset, documents: ['packages/js/src/**/*.graphql'] },
     './src/web/gql/': { ...clientPreset, documents: ['src/web/**/*.graphql'] },
   },
 };

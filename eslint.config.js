@@ -5,7 +5,7 @@ import js from '@eslint/js';
 import { defineConfig, includeIgnoreFile } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
-/** The browser's globals, read from the DOM declarations tsconfig.web.json type-checks src/web and src/sdk against. */
+/** The browser's globals, read from the DOM declarations tsconfig.web.json type-checks src/web and packages/js against. */
 const domDeclarations = readFileSync(fileURLToPath(import.meta.resolve('typescript/lib/lib.dom.d.ts')), 'utf8');
 const browserGlobals = Object.fromEntries([...domDeclarations.matchAll(/^declare (?:var|function) (\w+)/gm)].map(([, name]) => [name, 'readonly']));
 
@@ -24,7 +24,7 @@ export default defineConfig(
     },
   },
   {
-    files: ['src/web/**', 'src/sdk/**'],
+    files: ['src/web/**', 'packages/js/src/**'],
     languageOptions: { globals: browserGlobals },
   },
   {

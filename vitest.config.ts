@@ -7,6 +7,10 @@ export default defineConfig({
     // Vite would otherwise pick graphql's ESM build for our files and schemas would come from two "realms".
     alias: [{ find: /^graphql$/, replacement: fileURLToPath(new URL('node_modules/graphql/index.js', import.meta.url)) }],
   },
+  // The published packages from their TypeScript source, as tsconfig.json's customConditions has them (docs/sdk.md,
+  // "Building the packages"); the rest are Vitest's own defaults, which setting these replaces (Vite's server
+  // conditions but `module`). Vitest passes them to its workers' Node too (--conditions).
+  ssr: { resolve: { conditions: ['@payments-orchestrator/source', 'node', 'development|production'] } },
   test: {
     // One fresh database per project and run (test/support/global-setup.ts), dropped at the end.
     globalSetup: ['test/support/global-setup.ts'],

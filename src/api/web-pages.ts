@@ -3,8 +3,9 @@
 //   GET /dashboard           the live dashboard (the secret key entered, or in the fragment: #secret_key=…)
 //   GET /sdk/payments.js     the payments SDK as one ES module, for merchants' own pages
 //   GET /assets/{checkout,dashboard,payment-link}.js, /assets/styles.css
-// The scripts are TypeScript under src/web and src/sdk, bundled by esbuild in memory on first request and
-// kept for the process's life (esbuild because tsx, which runs the service, is built on it already).
+// The scripts are TypeScript under src/web and the browser SDK's package (packages/js, from its source),
+// bundled by esbuild in memory on first request and kept for the process's life (esbuild because tsx, which
+// runs the service, is built on it already).
 import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -14,8 +15,13 @@ import { sendJson } from '../platform/http/node-bridge.ts';
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
+// The workspace packages' export condition for their TypeScript source (docs/sdk.md, "Building the packages"):
+// the service bundles the SDK as it is in this checkout, not a build of it.
+const PACKAGE_SOURCE_CONDITION = '@payments-orchestrator/source';
+
+/** Each script's entry: a file, or a package resolved from this directory. */
 const SCRIPTS: Record<string, string> = {
-  '/sdk/payments.js': source('../sdk/index.ts'),
+  '/sdk/payments.js': '@payments-orchestrator/js',
   '/assets/checkout.js': source('../web/checkout.ts'),
   '/assets/dashboard.js': source('../web/dashboard.ts'),
   '/assets/payment-link.js': source('../web/payment-link.ts'),
@@ -38,6 +44,8 @@ function bundle(path: string): Promise<string> {
   if (!built) {
     built = build({
       entryPoints: [SCRIPTS[path]!],
+      absWorkingDir: source('.'),
+      conditions: [PACKAGE_SOURCE_CONDITION],
       bundle: true,
       format: 'esm',
       platform: 'browser',

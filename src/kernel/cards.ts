@@ -1,6 +1,7 @@
 // Card checks done before a card reaches a processor: format, check digit, brand, expiry and CVC. Messages name
 // the rule only; the number and CVC never appear in them, since messages are returned to callers and logged.
-// No imports: the browser SDK checks cards with these same rules before sending them (src/sdk/index.ts, checkCard).
+// No imports: the browser SDK checks cards with these same rules before sending them, and its build bundles this
+// file (packages/js/src/index.ts, checkCard; .dependency-cruiser.cjs holds both to it).
 export type CardBrand = 'VISA' | 'MASTERCARD' | 'AMEX' | 'DISCOVER' | 'DINERS' | 'JCB' | 'UNIONPAY' | 'UNKNOWN';
 
 export const MIN_CARD_NUMBER_LENGTH = 12;

@@ -5,7 +5,7 @@
 import { formatMinor } from '../kernel/money.ts';
 import { returnLocation } from '../kernel/return-url.ts';
 import { cardProblems } from '../kernel/cards.ts';
-import { createPaymentsClient, type PaymentMethods, type PaymentsClient, type SdkPayment } from '../sdk/index.ts';
+import { createPaymentsClient, type PaymentMethods, type PaymentsClient, type SdkPayment } from '@payments-orchestrator/js';
 import { element, field, byId, showError } from './dom.ts';
 
 const CREDENTIALS_KEY = 'checkout:credentials';

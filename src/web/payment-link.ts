@@ -2,7 +2,7 @@
 // opens the hosted checkout for it. The customer comes back here (?payment_id=…&status=…); the page ignores
 // that status and reads the payment's own from the API, with the credentials this tab kept when it started
 // the payment: nobody else's browser can read it, and a made-up id has no credentials here.
-import { createPaymentsClient } from '../sdk/index.ts';
+import { createPaymentsClient } from '@payments-orchestrator/js';
 import { byId } from './dom.ts';
 
 type Credentials = { clientSecret: string; publishableKey: string };

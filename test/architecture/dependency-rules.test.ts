@@ -1,5 +1,5 @@
-// The layer rules in .dependency-cruiser.cjs (run by `npm test` as `npm run lint:deps`): today's src/ and
-// sandbox/ pass, and a small tree with one import of each forbidden kind fails with exactly those violations.
+// The layer rules in .dependency-cruiser.cjs (run by `npm test` as `npm run lint:deps`): today's src/, sandbox/
+// and packages/ pass, and a small tree with one import of each forbidden kind fails with exactly those violations.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,7 +13,7 @@ const REPOSITORY = path.resolve(import.meta.dirname, '../..');
 async function violationsIn(baseDir: string) {
   const options = await extractDepcruiseOptions(path.join(REPOSITORY, '.dependency-cruiser.cjs'));
   const tsConfig = extractTSConfig(path.join(REPOSITORY, 'tsconfig.json'));
-  const { output } = await cruise(['src', 'sandbox'], { ...options, baseDir }, {}, { tsConfig });
+  const { output } = await cruise(['src', 'sandbox', 'packages'], { ...options, baseDir }, {}, { tsConfig });
   return (output as ICruiseResult).summary.violations.map(({ rule, from, to }) => `${rule.name}: ${from} → ${to}`).sort();
 }
 
@@ -37,7 +37,7 @@ afterAll(() => {
 });
 
 describe('dependency rules', () => {
-  it("today's src/ and sandbox/ have no violations", async () => {
+  it("today's src/, sandbox/ and packages/ have no violations", async () => {
     expect(await violationsIn(REPOSITORY)).toEqual([]);
   });
 
@@ -87,7 +87,16 @@ describe('dependency rules', () => {
       'src/modules/connectors/fake.ts': "import { server } from '../../../sandbox/src/index.ts';\nexport const fake = server;\n",
       // Forbidden: browser code importing a Node built-in or server-side code.
       'src/web/page.ts': "import { readFileSync } from 'node:fs';\nexport const page = readFileSync;\n",
-      'src/sdk/index.ts': "import { database } from '../platform/db/client.ts';\nexport const sdk = database;\n",
+      'packages/js/src/index.ts': "import { database } from '../../../src/platform/db/client.ts';\nexport const sdk = database;\n",
+      // Allowed: a package bundling the card rules, and using another package through its entry. Forbidden: a
+      // package importing any other product file, or another package's inner file; the card rules importing anything.
+      'src/kernel/cards.ts': "import { hash } from './money.ts';\nexport const cardProblem = hash;\n",
+      'packages/client-core/src/index.ts': "export { retry } from './retry.ts';\n",
+      'packages/client-core/src/retry.ts': 'export const retry = 1;\n',
+      'packages/node/src/index.ts':
+        "import { cardProblem } from '../../../src/kernel/cards.ts';\nimport { retry } from '../../client-core/src/index.ts';\nexport const node = [cardProblem, retry];\n",
+      'packages/node/src/money.ts': "import { hash } from '../../../src/kernel/money.ts';\nexport const money = hash;\n",
+      'packages/medusa/src/index.ts': "import { retry } from '../../client-core/src/retry.ts';\nexport const medusa = retry;\n",
       // Forbidden: an import that resolves to nothing.
       'src/modules/refunds/typo.ts': "import { gone } from './missing.ts';\nexport const typo = gone;\n",
     });
@@ -96,7 +105,8 @@ describe('dependency rules', () => {
     expect(await violationsIn(root)).toEqual([
       'api-not-to-main: src/api/schema.ts → src/main/run.ts',
       'browser-not-to-node: src/web/page.ts → fs',
-      'browser-not-to-server: src/sdk/index.ts → src/platform/db/client.ts',
+      'browser-not-to-server: packages/js/src/index.ts → src/platform/db/client.ts',
+      'card-rules-import-nothing: src/kernel/cards.ts → src/kernel/money.ts',
       'demo-starts-sandbox-through-its-entry: src/main/start.ts → sandbox/src/server.ts',
       'graphql-context-types-only: src/platform/graphql/context.ts → src/modules/refunds/service.ts',
       'kernel-is-pure: src/kernel/ledger.ts → node_modules/pg/index.js',
@@ -108,6 +118,9 @@ describe('dependency rules', () => {
       'no-circular: src/modules/a/service.ts → src/modules/a/store.ts',
       'no-circular: src/modules/events/delivery.ts → src/modules/events/outbox.ts',
       'not-to-unresolvable: src/modules/refunds/typo.ts → ./missing.ts',
+      'packages-only-the-card-rules-of-the-product: packages/js/src/index.ts → src/platform/db/client.ts',
+      'packages-only-the-card-rules-of-the-product: packages/node/src/money.ts → src/kernel/money.ts',
+      'packages-through-their-entries: packages/medusa/src/index.ts → packages/client-core/src/retry.ts',
       'platform-not-to-modules: src/platform/db/client.ts → src/modules/refunds/service.ts',
       'product-not-to-sandbox: src/modules/connectors/fake.ts → sandbox/src/index.ts',
       'sandbox-is-outside-the-product: sandbox/src/cards.ts → src/kernel/money.ts',

@@ -2,7 +2,7 @@
 // sandbox: the SDK operations with a publishable key and one payment's client secret, and nothing more.
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, checkCard, createPaymentsClient, paymentIdOf, type SdkPayment } from 'payments-orchestrator/sdk';
+import { ApiError, checkCard, createPaymentsClient, paymentIdOf, type SdkPayment } from '@payments-orchestrator/js';
 import { CreatePaymentDocument } from '../gql/graphql.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';

@@ -1,12 +1,13 @@
 // The payments SDK: what a merchant's checkout page needs, authorized by the merchant's publishable key and
-// one payment's client secret (and nothing else). An ES module with no framework; the service serves it
-// bundled at /sdk/payments.js, and code in this repository imports it from 'payments-orchestrator/sdk'.
+// one payment's client secret (and nothing else). An ES module with no framework, published as
+// @payments-orchestrator/js (docs/sdk.md); the service also serves it bundled at /sdk/payments.js.
 //
 //   const payments = createPaymentsClient({ publishableKey, clientSecret });
 //   const { methods } = await payments.paymentMethods();
 //   const payment = await payments.confirm({ paymentMethodData: { card } });
 //   if (!payments.handleNextAction(payment)) show(payment.status);
-import { cardProblem, type CardInput } from '../kernel/cards.ts';
+// The service's own card rules, bundled into the package by its build: one source of truth (docs/sdk.md).
+import { cardProblem, type CardInput } from '../../../src/kernel/cards.ts';
 import {
   SdkConfirmPaymentDocument,
   SdkPaymentDocument,
@@ -21,7 +22,7 @@ import {
 import { ApiError, createTransport, type TransportOptions } from '@payments-orchestrator/client-core';
 
 export { ApiError } from '@payments-orchestrator/client-core';
-export type { CardInput } from '../kernel/cards.ts';
+export type { CardInput } from '../../../src/kernel/cards.ts';
 export type SdkPayment = SdkPaymentFragment;
 export type PaymentMethods = SdkPaymentMethodsQuery['paymentMethods'];
 export type PaymentSession = SdkPaymentSessionsQuery['paymentSessions'][number];
