@@ -51,7 +51,7 @@ describe('the server SDK’s errors', () => {
     ['SERVICE_UNAVAILABLE', 503, ServiceUnavailableError],
     ['QUERY_TOO_COMPLEX', 400, ApiError],
     ['INTERNAL', 500, ApiError],
-  ])('raise %s (HTTP %i) as %O, an ApiError with the answer’s status and request id', async (code, status, ErrorClass) => {
+  ])('raise %s (HTTP %i) as its class, an ApiError with the answer’s status and request id', async (code, status, ErrorClass) => {
     const error = await answeredWith(status, { code })
       .payments.retrieve('pay_1')
       .catch((caught: unknown) => caught);

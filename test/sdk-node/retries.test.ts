@@ -28,7 +28,7 @@ async function forward(request: ReceivedRequest, reply: ServerResponse | null): 
       (entry): entry is [string, string] => typeof entry[1] === 'string' && !['host', 'content-length', 'connection'].includes(entry[0]),
     ),
   );
-  const response = await fetch(`${stack.api.url}${request.url}`, { method: request.method, headers, body: request.body });
+  const response = await fetch(`${stack.api.url}${request.url}`, { method: request.method, headers, body: request.body.toString('utf8') });
   const body = await response.text();
   if (!reply) return;
   reply.writeHead(response.status, {

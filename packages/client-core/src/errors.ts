@@ -1,5 +1,6 @@
 // The API's errors as the SDKs raise them: `code` from the API's catalog (docs/api.md, "Errors"), one class
-// per code a caller handles differently, so `catch (error) { if (error instanceof CardDeclinedError) … }`.
+// per code a caller handles differently, so `catch (error) { if (error instanceof CardDeclinedError) … }`. Each
+// names itself (`name`) in a string: the browser bundle is minified, which renames classes.
 
 /** What the HTTP answer said beside the GraphQL error: its status and the request id the service logged it under. */
 export interface ErrorContext {
@@ -22,7 +23,7 @@ export class ApiError extends Error {
 
   constructor(message: string, extensions: Record<string, unknown>, context: ErrorContext = {}) {
     super(message);
-    this.name = new.target.name;
+    this.name = 'ApiError';
     this.code = typeof extensions['code'] === 'string' ? extensions['code'] : 'INTERNAL';
     this.field = typeof extensions['field'] === 'string' ? extensions['field'] : undefined;
     this.extensions = extensions;
@@ -31,55 +32,73 @@ export class ApiError extends Error {
   }
 }
 
-const stringExtension = (error: ApiError, name: string): string | undefined => {
-  const value = error.extensions[name];
+const stringExtension = (extensions: Readonly<Record<string, unknown>>, name: string): string | undefined => {
+  const value = extensions[name];
   return typeof value === 'string' ? value : undefined;
 };
 
+/** How long a RATE_LIMITED answer asked to wait: the Retry-After header (the transport keeps it in extensions), else the extension. */
+function secondsExtension(extensions: Readonly<Record<string, unknown>>): number | undefined {
+  const value = extensions['retryAfterSeconds'];
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
 /** UNAUTHENTICATED: no key, an unknown key or a revoked one. */
-export class AuthenticationError extends ApiError {}
+export class AuthenticationError extends ApiError {
+  override readonly name = 'AuthenticationError';
+}
 /** FORBIDDEN: the key is valid but may not do this. */
-export class PermissionError extends ApiError {}
+export class PermissionError extends ApiError {
+  override readonly name = 'PermissionError';
+}
 /** NOT_FOUND: no such resource for this merchant and mode. */
-export class NotFoundError extends ApiError {}
+export class NotFoundError extends ApiError {
+  override readonly name = 'NotFoundError';
+}
 /** INVALID_INPUT: `field` names the input field and the message the rule it breaks. */
-export class InvalidInputError extends ApiError {}
+export class InvalidInputError extends ApiError {
+  override readonly name = 'InvalidInputError';
+}
 /** INVALID_STATE: the resource's state forbids the operation; `status` names that state. */
 export class InvalidStateError extends ApiError {
-  get status(): string | undefined {
-    return stringExtension(this, 'status');
-  }
+  override readonly name = 'InvalidStateError';
+  readonly status: string | undefined = stringExtension(this.extensions, 'status');
 }
 /** CONFLICT: a concurrent request holds the resource (or still runs under the same idempotency key). */
-export class ConflictError extends ApiError {}
+export class ConflictError extends ApiError {
+  override readonly name = 'ConflictError';
+}
 /** IDEMPOTENCY_MISMATCH: the idempotency key was used with a different request. */
-export class IdempotencyError extends ApiError {}
+export class IdempotencyError extends ApiError {
+  override readonly name = 'IdempotencyError';
+}
 /** RATE_LIMITED: `retryAfterSeconds` says when to try again (the Retry-After header, or the extension). */
 export class RateLimitError extends ApiError {
-  get retryAfterSeconds(): number | undefined {
-    return retryAfterSecondsOf(this);
-  }
+  override readonly name = 'RateLimitError';
+  readonly retryAfterSeconds: number | undefined = secondsExtension(this.extensions);
 }
 /** PAYMENT_DECLINED: our code from the decline catalog (docs/declines.md), the processor's code and its message. */
 export class CardDeclinedError extends ApiError {
-  get declineCode(): string | undefined {
-    return stringExtension(this, 'declineCode');
-  }
-  get processorCode(): string | undefined {
-    return stringExtension(this, 'processorCode');
-  }
-  get declineMessage(): string | undefined {
-    return stringExtension(this, 'declineMessage');
-  }
+  override readonly name = 'CardDeclinedError';
+  readonly declineCode: string | undefined = stringExtension(this.extensions, 'declineCode');
+  readonly processorCode: string | undefined = stringExtension(this.extensions, 'processorCode');
+  readonly declineMessage: string | undefined = stringExtension(this.extensions, 'declineMessage');
 }
 /** CONNECTOR_ERROR: the processor failed, could not be reached, or refused our credentials. */
-export class ConnectorError extends ApiError {}
+export class ConnectorError extends ApiError {
+  override readonly name = 'ConnectorError';
+}
 /** SERVICE_UNAVAILABLE: the service's database or Redis is unreachable; retried automatically. */
-export class ServiceUnavailableError extends ApiError {}
+export class ServiceUnavailableError extends ApiError {
+  override readonly name = 'ServiceUnavailableError';
+}
 /** INSUFFICIENT_BALANCE: a payout or refund would take more than the available balance. */
-export class InsufficientBalanceError extends ApiError {}
+export class InsufficientBalanceError extends ApiError {
+  override readonly name = 'InsufficientBalanceError';
+}
 /** CONNECTION_ERROR: no answer came (the network failed or the timeout passed); the request may have run. */
 export class ConnectionError extends ApiError {
+  override readonly name = 'ConnectionError';
   constructor(message: string, cause?: unknown) {
     super(message, { code: 'CONNECTION_ERROR' });
     if (cause !== undefined) this.cause = cause;
@@ -109,12 +128,6 @@ export function apiErrorOf(message: string, extensions: Record<string, unknown>,
   const code = extensions['code'];
   const ErrorClass = (typeof code === 'string' && Object.hasOwn(ERROR_CLASSES, code) ? ERROR_CLASSES[code] : undefined) ?? ApiError;
   return new ErrorClass(message, extensions, context);
-}
-
-/** How long a RATE_LIMITED answer asked to wait: the Retry-After header (kept in extensions), else the extension. */
-function retryAfterSecondsOf(error: ApiError): number | undefined {
-  const value = error.extensions['retryAfterSeconds'];
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
 export interface GraphQLErrorShape {
