@@ -131,6 +131,23 @@ describe('the server SDK’s retries', () => {
     expect(patient.delays).toEqual([]);
   });
 
+  it.each([
+    ['CONFLICT', 409, 1],
+    ['SERVICE_UNAVAILABLE', 503, 1],
+    ['PAYMENT_DECLINED', 402, 0],
+    ['INVALID_INPUT', 400, 0],
+    ['IDEMPOTENCY_MISMATCH', 422, 0],
+    ['INTERNAL', 500, 0],
+  ])('after %s (HTTP %i), retry %i times', async (code, status, retries) => {
+    failingFirst(graphqlError(status, { code }));
+    const { sdk, delays } = sdkThroughProxy();
+    const outcome = await sdk.payments.create({ amount: 1500, currency: 'EUR' }).catch((error: unknown) => error);
+    expect(proxy.received).toHaveLength(1 + retries);
+    expect(delays).toHaveLength(retries);
+    if (retries === 0) expect(outcome).toMatchObject({ code, httpStatus: status });
+    else expect(outcome).toMatchObject({ status: 'REQUIRES_PAYMENT_METHOD' });
+  });
+
   it('retry queries without an Idempotency-Key', async () => {
     const { sdk } = sdkThroughProxy();
     failingFirst();
