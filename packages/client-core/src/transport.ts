@@ -159,6 +159,7 @@ export function createTransport(options: TransportOptions): Transport {
         },
       );
     },
+    // Leaving the caller's loop returns this generator, whose for-await returns graphql-ws's iterator: it unsubscribes.
     async *iterate(document, variables) {
       const results = socketClient().iterate({ query: document.toString(), variables: variables as Record<string, unknown> });
       try {
@@ -169,8 +170,6 @@ export function createTransport(options: TransportOptions): Transport {
       } catch (error) {
         if (error instanceof ApiError) throw error;
         throw Array.isArray(error) ? errorOf(error as GraphQLErrorShape[]) : socketClosed();
-      } finally {
-        await results.return?.();
       }
     },
     async close() {
