@@ -118,7 +118,10 @@ describe('the server SDK’s retries', () => {
   });
 
   it('wait exactly what RATE_LIMITED’s Retry-After asks (header, else extension), and leave a wait over 60 s to the caller', async () => {
-    failingFirst(graphqlError(429, { code: 'RATE_LIMITED' }, { 'retry-after': '7' }), graphqlError(429, { code: 'RATE_LIMITED', retryAfterSeconds: 3 }));
+    failingFirst(
+      graphqlError(429, { code: 'RATE_LIMITED', retryAfterSeconds: 1 }, { 'retry-after': '7' }),
+      graphqlError(429, { code: 'RATE_LIMITED', retryAfterSeconds: 3 }),
+    );
     const { sdk, delays } = sdkThroughProxy();
     await sdk.payments.create({ amount: 1500, currency: 'EUR' });
     expect(delays).toEqual([7_000, 3_000]);

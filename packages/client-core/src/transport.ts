@@ -121,7 +121,7 @@ export function createTransport(options: TransportOptions): Transport {
     const [first] = answer.errors;
     const retryAfterSeconds = retryAfterSecondsOf(response.headers.get('retry-after'));
     // The Retry-After header is the rule (docs/api.md, "Errors"); it joins the extensions so RateLimitError reads one place.
-    const extensions = { ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}), ...first?.extensions };
+    const extensions = { ...first?.extensions, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
     throw errorOf([{ message: first?.message ?? 'The API answered with an error.', extensions }], {
       httpStatus: response.status,
       ...(requestId ? { requestId } : {}),
