@@ -1,5 +1,5 @@
-// Typed documents from the checked-in schema.graphql: for the tests (test/ops), the browser SDK (packages/js) and
-// the dashboard (src/web). Each gets its own output with only its own operations.
+// Typed documents from the checked-in schema.graphql: for the tests (test/ops), the browser SDK (packages/js),
+// the server SDK (packages/node) and the dashboard (src/web). Each gets its own output with only its own operations.
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
 const clientPreset = {
@@ -22,6 +22,7 @@ const config: CodegenConfig = {
     './test/gql/': { ...clientPreset, documents: ['test/ops/**/*.graphql'] },
     './packages/js/src/gql/': { ...clientPreset, documents: ['packages/js/src/**/*.graphql'] },
     './src/web/gql/': { ...clientPreset, documents: ['src/web/**/*.graphql'] },
+    './packages/node/src/gql/': { ...clientPreset, documents: ['packages/node/src/**/*.graphql'] },
   },
 };
 
