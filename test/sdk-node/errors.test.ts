@@ -17,7 +17,7 @@ import {
   PermissionError,
   RateLimitError,
   ServiceUnavailableError,
-} from '../../packages/node/src/index.ts';
+} from '@payments-orchestrator/node';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
 let fakeApi: Receiver;

@@ -1,7 +1,7 @@
 // The server SDK (@payments-orchestrator/node) as a merchant backend imports it, against the real API, worker
 // and sandbox processor: payments through their life, refunds, typed errors, pagination and live updates.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CardDeclinedError, InvalidInputError, NotFoundError, Payments, type Payment } from '../../packages/node/src/index.ts';
+import { CardDeclinedError, InvalidInputError, NotFoundError, Payments, type Payment } from '@payments-orchestrator/node';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 import { card } from '../support/webhooks.ts';
 

@@ -2,7 +2,7 @@
 // streamed live with a replay from `after`, sent again), payment links, customers' saved cards, disputes the
 // sandbox opens, and payouts.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { InvalidStateError, Payments } from '../../packages/node/src/index.ts';
+import { InvalidStateError, Payments } from '@payments-orchestrator/node';
 import { startStack, type Stack } from '../support/stack.ts';
 import { card, shopWithReceiver, type Shop } from '../support/webhooks.ts';
 

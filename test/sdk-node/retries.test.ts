@@ -4,7 +4,7 @@
 // asserted exactly, never waited.
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionError, IdempotencyError, Payments, RateLimitError, ServiceUnavailableError, type PaymentsOptions } from '../../packages/node/src/index.ts';
+import { ConnectionError, IdempotencyError, Payments, RateLimitError, ServiceUnavailableError, type PaymentsOptions } from '@payments-orchestrator/node';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../support/receiver.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 
