@@ -229,6 +229,21 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
         expect(await collectionOf(collection.id)).toMatchObject({ status: 'completed', captured_amount: 19.99 });
       });
 
+      it('a partial capture in our dashboard: payment_captured records that much in Medusa', async () => {
+        const { collection, session, paymentId, clientSecret } = await sessionFor(19.99);
+        dataOf(await confirmAsStorefront(clientSecret));
+        await authorize(session.id);
+        dataOf(await shop.secret(CapturePaymentDocument, { input: { paymentId, amountToCapture: 1000 } }));
+        const captured = await service.getWebhookActionAndData({
+          provider,
+          payload: medusaWebhookPayload(await webhookOf(shop.receiver, paymentId, 'payment_captured')),
+        });
+        expect(captured).toEqual({ action: 'captured', data: { session_id: session.id, amount: 10 } });
+        await processPaymentAsMedusaDoes(service, captured);
+        expect(await collectionOf(collection.id)).toMatchObject({ status: 'authorized', captured_amount: 10 });
+        expect(await ourPayment(paymentId)).toMatchObject({ status: 'PARTIALLY_CAPTURED', amountReceived: 1000 });
+      });
+
       it('automatic capture: payment_succeeded alone authorizes and captures in Medusa', async () => {
         const { collection, session, paymentId, clientSecret } = await sessionFor(7.5, 'eur', AUTOMATIC);
         dataOf(await confirmAsStorefront(clientSecret));

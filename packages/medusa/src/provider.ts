@@ -23,7 +23,7 @@ import type {
   WebhookActionResult,
 } from '@medusajs/framework/types';
 import { AbstractPaymentProvider, MedusaError, PaymentActions } from '@medusajs/framework/utils';
-import { InvalidStateError, Payments, webhooks, type Payment } from '@payments-orchestrator/node';
+import { InvalidStateError, Payments, webhooks, type Payment, type WebhookHeaders } from '@payments-orchestrator/node';
 import { fromMinorUnits, toMinorUnits } from './amounts.ts';
 import { SESSION_STATUS_OF, WEBHOOK_ACTION_OF, type OrchestratorPaymentStatus } from './statuses.ts';
 
@@ -171,8 +171,9 @@ export class PaymentsOrchestratorProviderService extends AbstractPaymentProvider
     try {
       return { data: dataOf(await this.payments.payments.capture(id, {}, keyed(context))) };
     } catch (error) {
-      // Captured already (automatic capture, or a capture whose answer Medusa missed): nothing left to do.
-      const payment = await this.settledBy(error, id, 'SUCCEEDED');
+      // Captured already (automatic capture, a capture made in our dashboard, or one whose answer Medusa
+      // missed): nothing is left to capture, and Medusa records the amount it asked for.
+      const payment = await this.settledBy(error, id, 'SUCCEEDED', 'PARTIALLY_CAPTURED');
       return { data: dataOf(payment) };
     }
   }
@@ -234,8 +235,14 @@ export class PaymentsOrchestratorProviderService extends AbstractPaymentProvider
       );
     }
     const sessionId = (current.metadata as Record<string, unknown> | null)?.[SESSION_ID_METADATA_KEY];
+    if (typeof sessionId !== 'string') {
+      throw new MedusaError(
+        MedusaError.Types.INVALID_DATA,
+        `updatePayment: payment ${id} has no ${SESSION_ID_METADATA_KEY} in its metadata: this provider did not create it`,
+      );
+    }
     await this.payments.payments.cancel(id, { cancellationReason: 'amount changed: replaced by a new payment' });
-    const replacement = await this.createPayment(amount, currency_code, String(sessionId), keyed(context));
+    const replacement = await this.createPayment(amount, currency_code, sessionId, keyed(context));
     return withStatus(replacement);
   }
 
@@ -245,14 +252,11 @@ export class PaymentsOrchestratorProviderService extends AbstractPaymentProvider
    * payment session named in the payment's metadata. Events of payments Medusa did not create are not_supported.
    */
   async getWebhookActionAndData(payload: ProviderWebhookPayload['payload']): Promise<WebhookActionResult> {
-    const event = webhooks.verify(payload.rawData, payload.headers as Record<string, string | string[] | undefined>, this.config.webhookKey);
-    const mapping = WEBHOOK_ACTION_OF[event.event_type];
-    const object = event.content.type === 'payment_details' ? (event.content.object as Record<string, unknown>) : null;
-    const sessionId = (object?.['metadata'] as Record<string, unknown> | null | undefined)?.[SESSION_ID_METADATA_KEY];
-    if (!mapping || !object || typeof sessionId !== 'string') return { action: PaymentActions.NOT_SUPPORTED };
-    return {
-      action: mapping.action,
-      data: { session_id: sessionId, amount: fromMinorUnits(object[mapping.amount] as number, object['currency'] as string) },
-    };
+    const { event_type: eventType, content } = webhooks.verify(payload.rawData, payload.headers as WebhookHeaders, this.config.webhookKey);
+    const mapping = WEBHOOK_ACTION_OF[eventType];
+    if (!mapping || content.type !== 'payment_details') return { action: PaymentActions.NOT_SUPPORTED };
+    const sessionId = content.object.metadata?.[SESSION_ID_METADATA_KEY];
+    if (typeof sessionId !== 'string') return { action: PaymentActions.NOT_SUPPORTED };
+    return { action: mapping.action, data: { session_id: sessionId, amount: fromMinorUnits(content.object[mapping.amount], content.object.currency) } };
   }
 }
