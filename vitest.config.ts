@@ -15,6 +15,9 @@ export default defineConfig({
     // One fresh database per project and run (test/support/global-setup.ts), dropped at the end.
     globalSetup: ['test/support/global-setup.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // Medusa's app loader (the medusa project) looks for the link modules of @medusajs/medusa, not installed
+    // since the tests load the payment module alone, and warns about it on every start: noise.
+    onConsoleLog: (log) => !log.startsWith('Error initializing link modules.'),
     // Test files share their project's database; each test creates its own merchants, so files run in parallel.
     maxWorkers: 2,
     projects: [
@@ -23,9 +26,29 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/faults/**'],
+          exclude: [...configDefaults.exclude, 'test/faults/**', 'test/medusa/**'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        // The Medusa provider (packages/medusa) driven through Medusa's own payment module, which
+        // @medusajs/test-utils' moduleIntegrationTestRunner starts on a database of its own (test/medusa/database.ts).
+        // The runner declares its suite with jest's globals, which vitest provides with `globals`.
+        extends: true,
+        resolve: {
+          // The test utilities are the provider package's dev dependency, installed beside it only.
+          alias: {
+            '@medusajs/test-utils': fileURLToPath(new URL('packages/medusa/node_modules/@medusajs/test-utils', import.meta.url)),
+          },
+        },
+        test: {
+          name: 'medusa',
+          include: ['test/medusa/**/*.test.ts'],
+          globals: true,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
           sequence: { groupOrder: 0 },
         },
       },

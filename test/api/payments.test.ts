@@ -19,6 +19,7 @@ import { startTestApi } from '../support/api.ts';
 import { answer, startReceiver } from '../support/receiver.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { closedPort, merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
+import { completeChallenge } from '../support/three-ds.ts';
 
 const CARDS = {
   visa: '4242424242424242',
@@ -60,17 +61,6 @@ const confirm = (clientSecret: string, number: string) =>
 
 async function get(id: string) {
   return dataOf(await merchant.secret(PaymentDocument, { id })).payment;
-}
-
-/** Drives the sandbox's 3DS page as the customer's browser would; returns where the browser ends up. */
-async function completeChallenge(redirectToUrl: string, outcome: 'complete' | 'fail'): Promise<URL> {
-  const page = await fetch(redirectToUrl);
-  expect(page.status).toBe(200);
-  const submitted = await fetch(`${redirectToUrl}/${outcome}`, { method: 'POST', redirect: 'manual' });
-  expect(submitted.status).toBe(303);
-  const back = await fetch(submitted.headers.get('location')!, { redirect: 'manual' }); // our redirect-response route
-  expect(back.status).toBe(302);
-  return new URL(back.headers.get('location')!);
 }
 
 describe('cards without 3DS', () => {

@@ -1,0 +1,262 @@
+// Medusa's payment provider for the payments orchestrator: Medusa's payment module calls these methods
+// (docs/medusa.md), and each one calls our API through the server SDK.
+import type {
+  AuthorizePaymentInput,
+  AuthorizePaymentOutput,
+  CancelPaymentInput,
+  CancelPaymentOutput,
+  CapturePaymentInput,
+  CapturePaymentOutput,
+  DeletePaymentInput,
+  DeletePaymentOutput,
+  GetPaymentStatusInput,
+  GetPaymentStatusOutput,
+  InitiatePaymentInput,
+  InitiatePaymentOutput,
+  ProviderWebhookPayload,
+  RefundPaymentInput,
+  RefundPaymentOutput,
+  RetrievePaymentInput,
+  RetrievePaymentOutput,
+  UpdatePaymentInput,
+  UpdatePaymentOutput,
+  WebhookActionResult,
+} from '@medusajs/framework/types';
+import { AbstractPaymentProvider, MedusaError, PaymentActions } from '@medusajs/framework/utils';
+import { InvalidStateError, Payments, webhooks, type Payment, type WebhookHeaders } from '@payments-orchestrator/node';
+import { fromMinorUnits, toMinorUnits } from './amounts.ts';
+import { SESSION_STATUS_OF, WEBHOOK_ACTION_OF, type OrchestratorPaymentStatus } from './statuses.ts';
+
+export interface PaymentsOrchestratorOptions {
+  /** A secret key of the merchant (`sk_test_…` or `sk_live_…`). */
+  apiKey: string;
+  /** Where the API is (`https://payments.example`). */
+  baseUrl: string;
+  /** The business profile's webhook signing key (`payment_response_hash_key`) of the key's mode. */
+  webhookKey: string;
+  /** true: payments are captured when authorized; false (default): authorized, and captured when Medusa captures. */
+  capture?: boolean;
+  /** Where our 3D Secure and redirect pages send the customer back to (the storefront's checkout page). */
+  returnUrl?: string;
+}
+
+/** The metadata key of our payment that names Medusa's payment session, so webhooks find their session. */
+export const SESSION_ID_METADATA_KEY = 'medusa_session_id';
+
+/**
+ * What the provider keeps of our payment in Medusa's session and payment `data` (amounts in minor units, as
+ * our API has them). The storefront reads `client_secret` to confirm with the browser SDK, and `next_action`
+ * when the status is requires_more.
+ */
+export interface PaymentsOrchestratorData extends Record<string, unknown> {
+  id: string;
+  client_secret: string;
+  status: OrchestratorPaymentStatus;
+  amount: number;
+  currency: string;
+  amount_capturable: number;
+  amount_received: number;
+  amount_refunded: number;
+  capture_method: string;
+  next_action: { type: string; redirect_to_url: string; instructions: unknown } | null;
+  error_code: string | null;
+  error_message: string | null;
+}
+
+/** Statuses where the payment waits on the customer or the processor, so authorize asks the processor first. */
+const WAITING: ReadonlySet<OrchestratorPaymentStatus> = new Set(['REQUIRES_CUSTOMER_ACTION', 'PROCESSING']);
+/** Statuses from which a payment's amount may still change: nothing was sent to a processor that holds it. */
+const NOT_CONFIRMED: ReadonlySet<OrchestratorPaymentStatus> = new Set(['REQUIRES_PAYMENT_METHOD', 'REQUIRES_CONFIRMATION']);
+/** Statuses after which nothing is left to cancel. */
+const ENDED: ReadonlySet<OrchestratorPaymentStatus> = new Set(['CANCELLED', 'CANCELLED_POST_CAPTURE', 'FAILED', 'EXPIRED']);
+
+function dataOf(payment: Payment): PaymentsOrchestratorData {
+  return {
+    id: payment.id,
+    client_secret: payment.clientSecret,
+    status: payment.status as OrchestratorPaymentStatus,
+    amount: payment.amount,
+    currency: payment.currency,
+    amount_capturable: payment.amountCapturable,
+    amount_received: payment.amountReceived,
+    amount_refunded: payment.amountRefunded,
+    capture_method: String(payment.captureMethod).toLowerCase(),
+    next_action: payment.nextAction
+      ? { type: payment.nextAction.type, redirect_to_url: payment.nextAction.redirectToUrl, instructions: payment.nextAction.instructions ?? null }
+      : null,
+    error_code: payment.errorCode ?? null,
+    error_message: payment.errorMessage ?? null,
+  };
+}
+
+const withStatus = (payment: Payment) => ({ status: SESSION_STATUS_OF[payment.status as OrchestratorPaymentStatus], data: dataOf(payment) });
+
+function paymentIdOf(data: Record<string, unknown> | undefined, method: string): string {
+  const id = data?.['id'];
+  if (typeof id !== 'string' || !id.startsWith('pay_')) {
+    throw new MedusaError(MedusaError.Types.INVALID_DATA, `${method}: data.id must be the payments API's payment id (pay_…), got ${String(id)}`);
+  }
+  return id;
+}
+
+/** Medusa's idempotency key as the SDK's option: none lets the SDK make one per call (reused by its retries). */
+const keyed = (context: { idempotency_key?: string } | undefined) => (context?.idempotency_key ? { idempotencyKey: context.idempotency_key } : {});
+
+export class PaymentsOrchestratorProviderService extends AbstractPaymentProvider<PaymentsOrchestratorOptions> {
+  static override identifier = 'payments-orchestrator';
+
+  private readonly payments: Payments;
+
+  static override validateOptions(options: Record<string, unknown>): void {
+    for (const name of ['apiKey', 'baseUrl', 'webhookKey'] as const) {
+      if (typeof options[name] !== 'string' || options[name] === '') {
+        throw new MedusaError(MedusaError.Types.INVALID_DATA, `payments-orchestrator option ${name}: required, a non-empty string`);
+      }
+    }
+    if (!/^sk_(test|live)_/.test(options['apiKey'] as string)) {
+      throw new MedusaError(MedusaError.Types.INVALID_DATA, 'payments-orchestrator option apiKey: must be a secret key (sk_test_… or sk_live_…)');
+    }
+    if (!URL.canParse(options['baseUrl'] as string)) {
+      throw new MedusaError(MedusaError.Types.INVALID_DATA, 'payments-orchestrator option baseUrl: must be an absolute URL');
+    }
+    if (options['capture'] !== undefined && typeof options['capture'] !== 'boolean') {
+      throw new MedusaError(MedusaError.Types.INVALID_DATA, 'payments-orchestrator option capture: must be true or false');
+    }
+  }
+
+  constructor(cradle: Record<string, unknown>, options: PaymentsOrchestratorOptions) {
+    super(cradle, options);
+    PaymentsOrchestratorProviderService.validateOptions(options as unknown as Record<string, unknown>);
+    this.payments = new Payments({ apiKey: options.apiKey, baseUrl: options.baseUrl });
+  }
+
+  async initiatePayment({ amount, currency_code, data, context }: InitiatePaymentInput): Promise<InitiatePaymentOutput> {
+    const sessionId = data?.['session_id'];
+    if (typeof sessionId !== 'string') {
+      throw new MedusaError(
+        MedusaError.Types.INVALID_DATA,
+        "initiatePayment: data.session_id must be the payment session's id (Medusa's payment module sets it)",
+      );
+    }
+    const payment = await this.createPayment(amount, currency_code, sessionId, keyed(context));
+    return { id: payment.id, ...withStatus(payment) };
+  }
+
+  private createPayment(amount: InitiatePaymentInput['amount'], currencyCode: string, sessionId: string, options: { idempotencyKey?: string }) {
+    return this.payments.payments.create(
+      {
+        amount: toMinorUnits(amount, currencyCode),
+        currency: currencyCode.toUpperCase(),
+        captureMethod: this.config.capture ? 'AUTOMATIC' : 'MANUAL',
+        metadata: { [SESSION_ID_METADATA_KEY]: sessionId },
+        ...(this.config.returnUrl ? { returnUrl: this.config.returnUrl } : {}),
+      },
+      options,
+    );
+  }
+
+  /**
+   * The storefront confirms the payment with the browser SDK and its client secret (card data never reaches
+   * Medusa), so authorizing reads where the payment is; one that waits on the customer or the processor is
+   * synced first, so a challenge completed at the processor counts even if the customer never came back.
+   */
+  async authorizePayment({ data }: AuthorizePaymentInput): Promise<AuthorizePaymentOutput> {
+    const id = paymentIdOf(data, 'authorizePayment');
+    const payment = await this.payments.payments.retrieve(id);
+    return withStatus(WAITING.has(payment.status as OrchestratorPaymentStatus) ? await this.payments.payments.sync(id) : payment);
+  }
+
+  async capturePayment({ data, context }: CapturePaymentInput): Promise<CapturePaymentOutput> {
+    const id = paymentIdOf(data, 'capturePayment');
+    try {
+      return { data: dataOf(await this.payments.payments.capture(id, {}, keyed(context))) };
+    } catch (error) {
+      // Captured already (automatic capture, a capture made in our dashboard, or one whose answer Medusa
+      // missed): nothing is left to capture, and Medusa records the amount it asked for.
+      const payment = await this.settledBy(error, id, 'SUCCEEDED', 'PARTIALLY_CAPTURED');
+      return { data: dataOf(payment) };
+    }
+  }
+
+  async cancelPayment({ data, context }: CancelPaymentInput): Promise<CancelPaymentOutput> {
+    if (typeof data?.['id'] !== 'string') return { data: data ?? {} };
+    const id = paymentIdOf(data, 'cancelPayment');
+    try {
+      return { data: dataOf(await this.payments.payments.cancel(id, {}, keyed(context))) };
+    } catch (error) {
+      const payment = await this.settledBy(error, id, ...ENDED);
+      return { data: dataOf(payment) };
+    }
+  }
+
+  /** As Medusa's Stripe provider does: a deleted session's payment is cancelled, if anything is left to cancel. */
+  async deletePayment(input: DeletePaymentInput): Promise<DeletePaymentOutput> {
+    return this.cancelPayment(input);
+  }
+
+  /** Rethrows `error` unless it is INVALID_STATE and the payment is now in one of `statuses`; returns the payment. */
+  private async settledBy(error: unknown, id: string, ...statuses: OrchestratorPaymentStatus[]): Promise<Payment> {
+    if (!(error instanceof InvalidStateError)) throw error;
+    const payment = await this.payments.payments.retrieve(id);
+    if (!statuses.includes(payment.status as OrchestratorPaymentStatus)) throw error;
+    return payment;
+  }
+
+  async refundPayment({ amount, data, context }: RefundPaymentInput): Promise<RefundPaymentOutput> {
+    const id = paymentIdOf(data, 'refundPayment');
+    const currency = data?.['currency'];
+    if (typeof currency !== 'string') throw new MedusaError(MedusaError.Types.INVALID_DATA, 'refundPayment: data.currency is missing');
+    await this.payments.refunds.create({ paymentId: id, amount: toMinorUnits(amount, currency) }, keyed(context));
+    return { data: dataOf(await this.payments.payments.retrieve(id)) };
+  }
+
+  async retrievePayment({ data }: RetrievePaymentInput): Promise<RetrievePaymentOutput> {
+    return { data: dataOf(await this.payments.payments.retrieve(paymentIdOf(data, 'retrievePayment'))) };
+  }
+
+  async getPaymentStatus({ data }: GetPaymentStatusInput): Promise<GetPaymentStatusOutput> {
+    return withStatus(await this.payments.payments.retrieve(paymentIdOf(data, 'getPaymentStatus')));
+  }
+
+  /**
+   * Our API has no mutation that changes a payment's amount. Before the customer confirmed (nothing is held
+   * at a processor), a new amount or currency cancels the payment and creates another for the same session:
+   * the session's data then has a new id and client secret, which the storefront must use. After that, the
+   * amount cannot change (Medusa's storefronts start a new session instead).
+   */
+  async updatePayment({ amount, currency_code, data, context }: UpdatePaymentInput): Promise<UpdatePaymentOutput> {
+    const id = paymentIdOf(data, 'updatePayment');
+    const current = await this.payments.payments.retrieve(id);
+    if (current.amount === toMinorUnits(amount, currency_code) && current.currency === currency_code.toUpperCase()) return withStatus(current);
+    if (!NOT_CONFIRMED.has(current.status as OrchestratorPaymentStatus)) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `updatePayment: payment ${id} is ${current.status}, so its amount can no longer change; start a new payment session`,
+      );
+    }
+    const sessionId = (current.metadata as Record<string, unknown> | null)?.[SESSION_ID_METADATA_KEY];
+    if (typeof sessionId !== 'string') {
+      throw new MedusaError(
+        MedusaError.Types.INVALID_DATA,
+        `updatePayment: payment ${id} has no ${SESSION_ID_METADATA_KEY} in its metadata: this provider did not create it`,
+      );
+    }
+    await this.payments.payments.cancel(id, { cancellationReason: 'amount changed: replaced by a new payment' });
+    const replacement = await this.createPayment(amount, currency_code, sessionId, keyed(context));
+    return withStatus(replacement);
+  }
+
+  /**
+   * Our outgoing webhook (docs/webhooks.md), as Medusa's /hooks/payment/{provider_id} route hands it over:
+   * verified against its raw bytes with the profile's signing key, then told to Medusa as an action on the
+   * payment session named in the payment's metadata. Events of payments Medusa did not create are not_supported.
+   */
+  async getWebhookActionAndData(payload: ProviderWebhookPayload['payload']): Promise<WebhookActionResult> {
+    const { event_type: eventType, content } = webhooks.verify(payload.rawData, payload.headers as WebhookHeaders, this.config.webhookKey);
+    const mapping = WEBHOOK_ACTION_OF[eventType];
+    if (!mapping || content.type !== 'payment_details') return { action: PaymentActions.NOT_SUPPORTED };
+    const sessionId = content.object.metadata?.[SESSION_ID_METADATA_KEY];
+    if (typeof sessionId !== 'string') return { action: PaymentActions.NOT_SUPPORTED };
+    return { action: mapping.action, data: { session_id: sessionId, amount: fromMinorUnits(content.object[mapping.amount], content.object.currency) } };
+  }
+}
