@@ -279,4 +279,14 @@ describe('every event type of the seed', () => {
     expect(webhookBodyErrors(body)).toEqual([]);
     expect(Number.isNaN(Date.parse(body.timestamp))).toBe(false);
   });
+
+  it('delivered nothing else that fails to verify with the SDK or to validate against the published schemas', () => {
+    const delivered = [shop, surcharged, partial].flatMap((merchant) => merchant.receiver.received.map((request) => ({ merchant, request })));
+    expect(delivered.length).toBeGreaterThanOrEqual(EVENT_TYPES.length);
+    for (const { merchant, request } of delivered) {
+      const event = webhooks.verify(request.body, request.headers, merchant.paymentResponseHashKey);
+      expect(webhookBodyErrors(event), event.event_type).toEqual([]);
+      expect(event.content.type, event.event_type).toBe(contentTypeOf(event.event_type));
+    }
+  });
 });
