@@ -2,16 +2,12 @@
 // reject a mismatch, refuse a replayed old delivery (its signed webhook-timestamp is too far from now),
 // acknowledge a duplicate event_id without applying it again, and apply a payment only if its `updated`
 // is newer than the state already stored (deliveries may arrive out of order).
+// Verification is the server SDK's webhooks.verify (docs/webhooks.md, "Verifying with the SDK"); in your
+// application, import it from '@payments-orchestrator/node'.
 // Run: WEBHOOK_KEY=<payment_response_hash_key> [RECEIVER_PORT=4300] npx tsx examples/webhook-receiver/receiver.ts
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { TIMESTAMP_TOLERANCE_SECONDS, verifyWebhook, verifyWebhookTimestamp } from './verify-webhook.ts';
-
-interface Webhook {
-  event_id: string;
-  event_type: string;
-  content: { type: string; object: { payment_id?: string; status?: string; updated?: string; version?: number } };
-}
+import { WebhookVerificationError, webhooks, type WebhookEvent } from '../../packages/node/src/webhooks/index.ts';
 
 /** What the receiver knows: the events it processed and each payment's latest state. A real one uses its database. */
 export interface ReceiverState {
@@ -34,27 +30,25 @@ export function createReceiver(
       else chunks.push(chunk);
     });
     request.on('end', () => {
-      const raw = Buffer.concat(chunks); // the exact bytes: verify before parsing
-      if (!verifyWebhook(raw, request.headers['x-webhook-signature-512'] as string | undefined, key)) {
-        reply.writeHead(401).end('signature mismatch');
+      // The exact bytes: verify (both signatures, and the signed timestamp against replays) before parsing.
+      let webhook: WebhookEvent;
+      try {
+        webhook = webhooks.verify(Buffer.concat(chunks), request.headers, key);
+      } catch (error) {
+        if (!(error instanceof WebhookVerificationError)) throw error;
+        reply.writeHead(401).end(error.message);
         return;
       }
-      if (!verifyWebhookTimestamp(raw, request.headers, key)) {
-        reply.writeHead(401).end(`webhook-timestamp missing, unsigned or more than ${TIMESTAMP_TOLERANCE_SECONDS} s from now (a replay?)`);
-        return;
-      }
-      const webhook = JSON.parse(raw.toString('utf8')) as Webhook;
       if (state.processedEvents.has(webhook.event_id)) {
         reply.writeHead(200).end('duplicate, already processed');
         return;
       }
-      const payment = webhook.content.object;
-      if (webhook.content.type === 'payment_details' && payment.payment_id && payment.status && payment.updated) {
+      if (webhook.content.type === 'payment_details') {
+        const payment = webhook.content.object;
         const stored = state.payments.get(payment.payment_id);
-        const version = payment.version ?? 0;
         // ISO 8601 instants in UTC compare as strings; `version` orders two changes of the same millisecond.
-        const newer = stored === undefined || payment.updated > stored.updated || (payment.updated === stored.updated && version > stored.version);
-        if (newer) state.payments.set(payment.payment_id, { status: payment.status, updated: payment.updated, version });
+        const newer = stored === undefined || payment.updated > stored.updated || (payment.updated === stored.updated && payment.version > stored.version);
+        if (newer) state.payments.set(payment.payment_id, { status: payment.status, updated: payment.updated, version: payment.version });
       }
       state.processedEvents.add(webhook.event_id);
       // 2xx only once the event is accepted: the service retries anything else.

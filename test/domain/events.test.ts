@@ -7,8 +7,6 @@ import { CONTENT_TYPES, contentTypeOf, EVENT_TYPES, isEventType, PAYMENT_STATUS_
 import { MAX_ATTEMPTS, MAX_RETRIES, RETRY_DELAYS_MS, retryDelayMs } from '../../src/modules/events/retry-schedule.ts';
 import { serializeWebhook, standardWebhookHeaders, webhookSignature } from '../../src/modules/events/signature.ts';
 import { INTENT_STATUSES } from '../../src/modules/payments/machine/statuses.ts';
-import { verifyWebhook } from '../../examples/webhook-receiver/verify-webhook.ts';
-import { prng } from '../support/prng.ts';
 
 /** The seed's section 6 table, group by group, as written there. */
 const SEED_EVENTS = {
@@ -140,30 +138,6 @@ describe('the seed’s signature, X-Webhook-Signature-512', () => {
     expect(webhookSignature(JSON.stringify(JSON.parse(body), null, 1), key)).not.toBe(signature);
     expect(webhookSignature(body.replace('1000', '1001'), key)).not.toBe(signature);
     expect(webhookSignature(body, `${key}x`)).not.toBe(signature);
-  });
-
-  it('round-trips through the receiver helper, which rejects every altered body, signature or key', () => {
-    const random = prng(5);
-    for (let run = 0; run < 200; run += 1) {
-      const body = serializeWebhook({
-        ...webhook,
-        object: { amount: Math.floor(random() * 1e9), text: String.fromCharCode(...Array.from({ length: 20 }, () => 32 + Math.floor(random() * 5000))) },
-      });
-      const signature = webhookSignature(body, key);
-      expect(verifyWebhook(body, signature, key)).toBe(true);
-      expect(verifyWebhook(Buffer.from(body), signature, key)).toBe(true);
-      const position = Math.floor(random() * body.length);
-      const altered = body.slice(0, position) + String.fromCharCode(body.charCodeAt(position) ^ 1) + body.slice(position + 1);
-      expect(verifyWebhook(altered, signature, key)).toBe(false);
-      expect(verifyWebhook(body, signature.toUpperCase() === signature ? `0${signature.slice(1)}` : signature.toUpperCase(), key)).toBe(false);
-      expect(verifyWebhook(body, signature.slice(0, -2), key)).toBe(false);
-      expect(verifyWebhook(body, signature, 'another key')).toBe(false);
-    }
-  });
-
-  it('is refused when the header is missing or not hex', () => {
-    const body = serializeWebhook(webhook);
-    for (const header of [undefined, null, '', 'zz', 'sha512=abc', ' '.repeat(128)]) expect(verifyWebhook(body, header, key)).toBe(false);
   });
 });
 

@@ -4,7 +4,7 @@
 // of its content.object, and a signature that verifies over the exact bytes received.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { verifyWebhook } from '../../examples/webhook-receiver/verify-webhook.ts';
+import { webhooks } from '../../packages/node/src/webhooks/index.ts';
 import { EVENT_TYPES, contentTypeOf, type ContentType, type EventType } from '../../src/modules/events/catalog.ts';
 import {
   AcceptDisputeDocument,
@@ -27,6 +27,7 @@ import {
 } from '../gql/graphql.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
+import { webhookBodyErrors } from '../support/webhook-schemas.ts';
 import { shopWithReceiver, type Shop } from '../support/webhooks.ts';
 
 let stack: Stack;
@@ -273,7 +274,19 @@ describe('every event type of the seed', () => {
     const body = JSON.parse(received.body.toString('utf8'));
     expect(Object.keys(body).sort()).toEqual(['content', 'event_id', 'event_type', 'merchant_id', 'processor_merchant_id', 'timestamp']);
     expect(body).toMatchObject({ merchant_id: merchant.merchantId, event_type: eventType, content: { type: contentType } });
-    expect(verifyWebhook(received.body, String(received.headers['x-webhook-signature-512']), merchant.paymentResponseHashKey)).toBe(true);
+    // What the service sent verifies with the server SDK, and has the published JSON Schemas' shape.
+    expect(webhooks.verify(received.body, received.headers, merchant.paymentResponseHashKey)).toEqual(body);
+    expect(webhookBodyErrors(body)).toEqual([]);
     expect(Number.isNaN(Date.parse(body.timestamp))).toBe(false);
+  });
+
+  it('delivered nothing else that fails to verify with the SDK or to validate against the published schemas', () => {
+    const delivered = [shop, surcharged, partial].flatMap((merchant) => merchant.receiver.received.map((request) => ({ merchant, request })));
+    expect(delivered.length).toBeGreaterThanOrEqual(EVENT_TYPES.length);
+    for (const { merchant, request } of delivered) {
+      const event = webhooks.verify(request.body, request.headers, merchant.paymentResponseHashKey);
+      expect(webhookBodyErrors(event), event.event_type).toEqual([]);
+      expect(event.content.type, event.event_type).toBe(contentTypeOf(event.event_type));
+    }
   });
 });

@@ -99,6 +99,16 @@ describe('webhooks.verify', () => {
       INVALID,
     ],
     [
+      'X-Webhook-Signature-512 truncated',
+      () => outcome(BODY, { ...headers, 'x-webhook-signature-512': headers['x-webhook-signature-512']!.slice(0, -2) }),
+      INVALID,
+    ],
+    ...['', 'zz', 'sha512=abc', ' '.repeat(128)].map((value): [string, () => string, string] => [
+      `X-Webhook-Signature-512 ${JSON.stringify(value)}`,
+      () => outcome(BODY, { ...headers, 'x-webhook-signature-512': value }),
+      INVALID,
+    ]),
+    [
       'X-Webhook-Signature-512 under another key',
       () => outcome(BODY, { ...headers, 'x-webhook-signature-512': otherKeyHeaders['x-webhook-signature-512'] }),
       INVALID,

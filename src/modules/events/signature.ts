@@ -8,7 +8,7 @@ export interface OutgoingWebhook {
   eventId: string;
   eventType: EventType;
   contentType: ContentType;
-  /** The resource in its snake_case wire shape (wire-objects.ts). */
+  /** The resource in its snake_case wire shape (its module's wire.ts; events/wire-schemas.ts lists them). */
   object: Record<string, unknown>;
   timestamp: Date;
   /** The merchant whose connector account processed the object, when not `merchantId` (docs/platforms.md); null otherwise. */

@@ -25,7 +25,7 @@ export const WEBHOOK_OBJECT_SCHEMAS = {
 type ObjectSchemaOf<C extends ContentType> = (typeof WEBHOOK_OBJECT_SCHEMAS)[C];
 
 /** `payment_succeeded` → `PaymentSucceededEvent`: the title of its member, and so the name of its SDK type. */
-export const eventTitle = (eventType: EventType) => `${eventType.replace(/(^|_)([a-z])/g, (_match, _separator, letter: string) => letter.toUpperCase())}Event`;
+const eventTitle = (eventType: EventType) => `${eventType.replace(/(^|_)([a-z])/g, (_match, _separator, letter: string) => letter.toUpperCase())}Event`;
 
 const envelopeFields = {
   merchant_id: z.string().describe('The merchant the event is for.'),
@@ -53,7 +53,7 @@ function eventSchema<E extends EventType, C extends ContentType>(eventType: E, c
 }
 
 /** Every event type's member, in catalog order. */
-export const WEBHOOK_EVENT_MEMBER_SCHEMAS = EVENT_TYPES.map((eventType) => eventSchema(eventType, contentTypeOf(eventType)));
+const WEBHOOK_EVENT_MEMBER_SCHEMAS = EVENT_TYPES.map((eventType) => eventSchema(eventType, contentTypeOf(eventType)));
 
 /** The body of every webhook: one of the 33 members, told apart by `event_type`. */
 export const webhookEventSchema = z

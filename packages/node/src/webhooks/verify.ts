@@ -30,7 +30,6 @@ export interface VerifyWebhookOptions {
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const SIGNATURE_512_HEADER = 'x-webhook-signature-512';
-const STANDARD_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 
 function headerOf(headers: WebhookHeaders, name: string): string | undefined {
   if (typeof Headers !== 'undefined' && headers instanceof Headers) return headers.get(name) ?? undefined;
@@ -39,6 +38,12 @@ function headerOf(headers: WebhookHeaders, name: string): string | undefined {
   const value = key === undefined ? undefined : record[key];
   // Repeated headers combine as fetch's Headers combines them.
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function requiredHeader(headers: WebhookHeaders, name: string): string {
+  const value = headerOf(headers, name);
+  if (value === undefined || value === '') throw invalid(`${name} header is missing`);
+  return value;
 }
 
 function bytesOf(rawBody: string | Buffer | Uint8Array): Buffer {
@@ -54,8 +59,7 @@ const invalid = (message: string) => new WebhookVerificationError('WEBHOOK_SIGNA
 
 /** The seed's signature: lowercase hex HMAC-SHA512 of the body. */
 function checkSignature512(body: Buffer, headers: WebhookHeaders, key: string): void {
-  const header = headerOf(headers, SIGNATURE_512_HEADER);
-  if (header === undefined) throw invalid('X-Webhook-Signature-512 header is missing');
+  const header = requiredHeader(headers, SIGNATURE_512_HEADER);
   if (!/^[0-9a-f]{128}$/.test(header)) throw invalid('X-Webhook-Signature-512 must be 128 lowercase hex digits (HMAC-SHA512)');
   if (!sameBytes(Buffer.from(header, 'hex'), createHmac('sha512', key).update(body).digest())) {
     throw invalid('X-Webhook-Signature-512 does not match the body: hash the raw bytes received, with this profile’s key');
@@ -64,17 +68,12 @@ function checkSignature512(body: Buffer, headers: WebhookHeaders, key: string): 
 
 /** Standard Webhooks: one of the space-separated `v1,<base64>` signatures (several while a key rotates) signs `{id}.{timestamp}.{body}`. Returns the signed timestamp. */
 function checkStandardSignature(body: Buffer, headers: WebhookHeaders, key: string): number {
-  const [id, timestamp, signatures] = STANDARD_HEADERS.map((name) => headerOf(headers, name));
-  for (const [name, value] of [
-    ['webhook-id', id],
-    ['webhook-timestamp', timestamp],
-    ['webhook-signature', signatures],
-  ] as const) {
-    if (value === undefined || value === '') throw invalid(`${name} header is missing`);
-  }
-  if (!/^\d{1,15}$/.test(timestamp!)) throw invalid('webhook-timestamp must be whole seconds since the epoch');
+  const id = requiredHeader(headers, 'webhook-id');
+  const timestamp = requiredHeader(headers, 'webhook-timestamp');
+  const signatures = requiredHeader(headers, 'webhook-signature');
+  if (!/^\d{1,15}$/.test(timestamp)) throw invalid('webhook-timestamp must be whole seconds since the epoch');
   const expected = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest();
-  const matches = signatures!.split(' ').some((entry) => {
+  const matches = signatures.split(' ').some((entry) => {
     const separator = entry.indexOf(',');
     return entry.slice(0, separator) === 'v1' && sameBytes(Buffer.from(entry.slice(separator + 1), 'base64'), expected);
   });
