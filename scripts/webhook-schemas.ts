@@ -25,7 +25,15 @@ export function webhookJsonSchemas(): Record<string, Record<string, unknown>> {
   const registry = z.registry<{ id: string }>();
   for (const [contentType, schema] of Object.entries(WEBHOOK_OBJECT_SCHEMAS)) registry.add(schema, { id: objectSchemaFile(contentType as ContentType) });
   registry.add(webhookEventSchema, { id: EVENT_SCHEMA_FILE });
-  const { schemas } = z.toJSONSchema(registry, { target: 'draft-2020-12', uri: (file) => `${SCHEMA_BASE_URI}${file}` });
+  const { schemas } = z.toJSONSchema(registry, {
+    target: 'draft-2020-12',
+    uri: (file) => `${SCHEMA_BASE_URI}${file}`,
+    // The zod schemas are strict so the builders cannot drift, but the published ones must let a receiver
+    // that validates with them accept the fields a later version adds (docs/webhooks.md, "Verifying with the SDK").
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
+    },
+  });
   return schemas;
 }
 

@@ -7,7 +7,7 @@
 // Run: WEBHOOK_KEY=<payment_response_hash_key> [RECEIVER_PORT=4300] npx tsx examples/webhook-receiver/receiver.ts
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WebhookVerificationError, webhooks, type WebhookEvent } from '../../packages/node/src/webhooks/index.ts';
+import { WebhookVerificationError, webhooks, type WebhookEvent } from '../../packages/node/src/index.ts';
 
 /** What the receiver knows: the events it processed and each payment's latest state. A real one uses its database. */
 export interface ReceiverState {

@@ -4,7 +4,7 @@
 // of its content.object, and a signature that verifies over the exact bytes received.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
-import { webhooks } from '../../packages/node/src/webhooks/index.ts';
+import { webhooks } from '@payments-orchestrator/node';
 import { EVENT_TYPES, contentTypeOf, type ContentType, type EventType } from '../../src/modules/events/catalog.ts';
 import {
   AcceptDisputeDocument,
@@ -288,5 +288,12 @@ describe('every event type of the seed', () => {
       expect(webhookBodyErrors(event), event.event_type).toEqual([]);
       expect(event.content.type, event.event_type).toBe(contentTypeOf(event.event_type));
     }
+  });
+
+  it('keeps validating when a later version adds fields (the published schemas are open, docs/webhooks.md)', () => {
+    const [first] = shop.receiver.received;
+    const body = JSON.parse(first!.body.toString('utf8'));
+    const later = { ...body, added_later: 1, content: { ...body.content, object: { ...body.content.object, added_later: 'x' } } };
+    expect(webhookBodyErrors(later)).toEqual([]);
   });
 });

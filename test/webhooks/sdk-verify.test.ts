@@ -5,7 +5,7 @@ import { ApiError } from '@payments-orchestrator/client-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { serializeWebhook, standardWebhookHeaders, webhookSignature } from '../../src/modules/events/signature.ts';
-import { WebhookVerificationError, webhooks, type WebhookHeaders } from '../../packages/node/src/webhooks/index.ts';
+import { WebhookVerificationError, webhooks, type WebhookHeaders } from '@payments-orchestrator/node';
 
 const KEY = 'phk_sdk_verify_key';
 const NOW = new Date('2026-11-23T10:00:00.000Z');

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, expectTypeOf, it } from 'vitest';
-import type { RefundWebhookObject, SubscriptionWebhookObject, WebhookEvent } from '../../packages/node/src/webhooks/index.ts';
+import type { RefundWebhookObject, SubscriptionWebhookObject, WebhookEvent } from '@payments-orchestrator/node';
 import { EVENT_SCHEMA_FILE, SCHEMAS_DIRECTORY, generatedWebhookFiles, objectSchemaFile, webhookJsonSchemas } from '../../scripts/webhook-schemas.ts';
 import { EVENT_TYPES, contentTypeOf, type EventType } from '../../src/modules/events/catalog.ts';
 
