@@ -1,5 +1,5 @@
-// Typed documents from the checked-in schema.graphql: for the tests (test/ops), the browser SDK (src/sdk), the
-// dashboard (src/web) and the server SDK's CLI (packages/node/src/cli). Each gets its own output with only its own operations.
+// Typed documents from the checked-in schema.graphql: for the tests (test/ops), the browser SDK (src/sdk) and
+// the dashboard (src/web), and the server SDK with its CLI (packages/node). Each gets its own output with only its own operations.
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
 const clientPreset = {
@@ -22,7 +22,7 @@ const config: CodegenConfig = {
     './test/gql/': { ...clientPreset, documents: ['test/ops/**/*.graphql'] },
     './src/sdk/gql/': { ...clientPreset, documents: ['src/sdk/**/*.graphql'] },
     './src/web/gql/': { ...clientPreset, documents: ['src/web/**/*.graphql'] },
-    './packages/node/src/cli/gql/': { ...clientPreset, documents: ['packages/node/src/cli/**/*.graphql'] },
+    './packages/node/src/gql/': { ...clientPreset, documents: ['packages/node/src/**/*.graphql'] },
   },
 };
 

@@ -1,2 +1,3 @@
 export * from './errors.ts';
 export * from './transport.ts';
+export * from './retries.ts';

@@ -1,8 +1,11 @@
 // GraphQL over HTTP (queries and mutations) and over WebSocket with graphql-ws (subscriptions), with one API
-// key. Shared by the payments SDK (a publishable key) and the dashboard (a secret key). Runs in browsers and
-// in Node (give Node 20 a WebSocket implementation, such as the `ws` package).
+// key. Shared by the browser SDK (a publishable key), the dashboard and the server SDK (a secret key). Runs in
+// browsers and in Node (give Node 20 a WebSocket implementation, such as the `ws` package).
+// The server SDK turns on what a backend needs (docs/sdk-node.md): an idempotency key per mutation, retries
+// and a timeout; the browser SDK and the dashboard keep one plain try.
 import { createClient, type Client } from 'graphql-ws';
-import { ApiError, errorOf, type GraphQLErrorShape } from './errors.ts';
+import { ApiError, ConnectionError, apiErrorOf, errorOf, type GraphQLErrorShape } from './errors.ts';
+import { retryAfterSecondsOf, retryDelayMs } from './retries.ts';
 
 /** A typed document as GraphQL Code Generator writes it (documentMode: 'string'). */
 export interface Document<Result, Variables> {
@@ -11,12 +14,27 @@ export interface Document<Result, Variables> {
 }
 
 export interface TransportOptions {
-  /** The API key sent with every request: publishable for the SDK, secret for the dashboard. */
+  /** The API key sent with every request: publishable for the SDK, secret for the dashboard and servers. */
   apiKey: string;
   /** The service's base URL (`https://pay.example.com`); the page's own origin in a browser by default. */
   baseUrl?: string;
   /** A WebSocket class where there is no global one (Node 20: `import WebSocket from 'ws'`). */
   webSocketImpl?: unknown;
+  /** How many times a request is tried again after a network error, 503, RATE_LIMITED or CONFLICT; 0 by default. */
+  maxRetries?: number;
+  /** Each try's limit in ms, after which it counts as a network error (ConnectionError); none by default. */
+  timeoutMs?: number;
+  /** Send each mutation with an `Idempotency-Key` (a new one per call, kept by its retries); off by default. */
+  idempotencyKeys?: boolean;
+  /** Waits between tries (setTimeout by default); tests give their own, to see the delays without waiting them. */
+  sleep?: (ms: number) => Promise<void>;
+  /** The jitter's randomness, in [0, 1) (Math.random by default). */
+  random?: () => number;
+}
+
+export interface RequestOptions {
+  /** The mutation's Idempotency-Key (docs/api.md, "Keys and headers") instead of a generated one. */
+  idempotencyKey?: string;
 }
 
 export interface SubscriptionHandlers<Result> {
@@ -25,9 +43,11 @@ export interface SubscriptionHandlers<Result> {
 }
 
 export interface Transport {
-  request<Result, Variables>(document: Document<Result, Variables>, variables: Variables): Promise<Result>;
+  request<Result, Variables>(document: Document<Result, Variables>, variables: Variables, options?: RequestOptions): Promise<Result>;
   /** Starts a subscription; returns the function that stops it. */
   subscribe<Result, Variables>(document: Document<Result, Variables>, variables: Variables, handlers: SubscriptionHandlers<Result>): () => void;
+  /** A subscription as an async iterator: `for await` it; `break` (or return()) stops it. Errors are thrown as ApiError. */
+  iterate<Result, Variables>(document: Document<Result, Variables>, variables: Variables): AsyncIterableIterator<Result>;
   close(): Promise<void>;
 }
 
@@ -37,9 +57,28 @@ function defaultBaseUrl(): string {
   return origin;
 }
 
+const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The operation's kind, from the first definition of the document's text (codegen writes the operation first). */
+const isMutation = (query: string) => /^\s*mutation\b/.test(query);
+
+/** The error of an answer without a GraphQL body (a proxy's page, a cut-off body): a 5xx is the service being unavailable. */
+function bodilessError(status: number, requestId: string | undefined): ApiError {
+  return apiErrorOf(
+    `The API answered HTTP ${status} without a GraphQL body.`,
+    { code: status >= 500 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL' },
+    { httpStatus: status, ...(requestId ? { requestId } : {}) },
+  );
+}
+
+const socketClosed = () => new ApiError('The live connection closed.', { code: 'SERVICE_UNAVAILABLE' });
+
 export function createTransport(options: TransportOptions): Transport {
   const baseUrl = (options.baseUrl ?? defaultBaseUrl()).replace(/\/$/, '');
   const endpoint = `${baseUrl}/graphql`;
+  const maxRetries = options.maxRetries ?? 0;
+  const sleep = options.sleep ?? sleepFor;
+  const random = options.random ?? Math.random;
   let socket: Client | null = null;
   const socketClient = () =>
     (socket ??= createClient({
@@ -51,23 +90,61 @@ export function createTransport(options: TransportOptions): Transport {
       ...(options.webSocketImpl ? { webSocketImpl: options.webSocketImpl } : {}),
     }));
 
+  /** One try: the answer's data, or the error it answered with (ConnectionError when none came). */
+  async function send(body: string, idempotencyKey: string | undefined): Promise<unknown> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/graphql-response+json, application/json',
+      'api-key': options.apiKey,
+    };
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(endpoint, { method: 'POST', headers, body, ...(options.timeoutMs ? { signal: AbortSignal.timeout(options.timeoutMs) } : {}) });
+      text = await response.text();
+    } catch (error) {
+      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      throw new ConnectionError(
+        timedOut ? `The API did not answer within ${options.timeoutMs} ms.` : `The API could not be reached (${(error as Error).message}).`,
+        error,
+      );
+    }
+    const requestId = response.headers.get('x-request-id') ?? undefined;
+    let answer: { data?: unknown; errors?: GraphQLErrorShape[] };
+    try {
+      answer = JSON.parse(text) as typeof answer;
+    } catch {
+      throw bodilessError(response.status, requestId);
+    }
+    if (!answer.errors?.length) return answer.data;
+    const [first] = answer.errors;
+    const retryAfterSeconds = retryAfterSecondsOf(response.headers.get('retry-after'));
+    // The Retry-After header is the rule (docs/api.md, "Errors"); it joins the extensions so RateLimitError reads one place.
+    const extensions = { ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}), ...first?.extensions };
+    throw errorOf([{ message: first?.message ?? 'The API answered with an error.', extensions }], {
+      httpStatus: response.status,
+      ...(requestId ? { requestId } : {}),
+    });
+  }
+
   return {
-    async request(document, variables) {
-      const response = await fetch(endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', 'api-key': options.apiKey },
-        body: JSON.stringify({ query: document.toString(), variables }),
-      });
-      let body: { data?: unknown; errors?: GraphQLErrorShape[] };
-      try {
-        body = (await response.json()) as typeof body;
-      } catch {
-        throw new ApiError(`The API answered HTTP ${response.status} without a GraphQL body.`, {
-          code: response.status >= 500 ? 'SERVICE_UNAVAILABLE' : 'INTERNAL',
-        });
+    async request(document, variables, requestOptions = {}) {
+      const query = document.toString();
+      const body = JSON.stringify({ query, variables });
+      const mutation = isMutation(query);
+      const idempotencyKey = mutation ? (requestOptions.idempotencyKey ?? (options.idempotencyKeys ? globalThis.crypto.randomUUID() : undefined)) : undefined;
+      // A mutation is tried again only under an idempotency key: the service then runs it at most once.
+      const retries = mutation && idempotencyKey === undefined ? 0 : maxRetries;
+      for (let retryNumber = 1; ; retryNumber++) {
+        try {
+          return (await send(body, idempotencyKey)) as never;
+        } catch (error) {
+          const delayMs = retryNumber <= retries && error instanceof ApiError ? retryDelayMs(error, retryNumber, random) : null;
+          if (delayMs === null) throw error;
+          await sleep(delayMs);
+        }
       }
-      if (body.errors?.length) throw errorOf(body.errors);
-      return body.data as never;
     },
     subscribe(document, variables, handlers) {
       return socketClient().subscribe(
@@ -77,13 +154,24 @@ export function createTransport(options: TransportOptions): Transport {
             if (result.errors?.length) handlers.error?.(errorOf(result.errors as GraphQLErrorShape[]));
             else if (result.data) handlers.next(result.data as never);
           },
-          error: (error) => {
-            if (Array.isArray(error)) handlers.error?.(errorOf(error as GraphQLErrorShape[]));
-            else handlers.error?.(new ApiError('The live connection closed.', { code: 'SERVICE_UNAVAILABLE' }));
-          },
+          error: (error) => handlers.error?.(Array.isArray(error) ? errorOf(error as GraphQLErrorShape[]) : socketClosed()),
           complete: () => undefined,
         },
       );
+    },
+    async *iterate(document, variables) {
+      const results = socketClient().iterate({ query: document.toString(), variables: variables as Record<string, unknown> });
+      try {
+        for await (const result of results) {
+          if (result.errors?.length) throw errorOf(result.errors as GraphQLErrorShape[]);
+          if (result.data) yield result.data as never;
+        }
+      } catch (error) {
+        if (error instanceof ApiError) throw error;
+        throw Array.isArray(error) ? errorOf(error as GraphQLErrorShape[]) : socketClosed();
+      } finally {
+        await results.return?.();
+      }
     },
     async close() {
       await socket?.dispose();

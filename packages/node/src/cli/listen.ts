@@ -13,7 +13,7 @@ import {
   CliPaymentEventsDocument,
   type CliPaymentEventsSubscription,
   type EventType,
-} from './gql/graphql.ts';
+} from '../gql/graphql.ts';
 import type { Settings } from './settings.ts';
 
 type ListenedEvent = CliPaymentEventsSubscription['paymentEvents'];

@@ -23,7 +23,7 @@ import {
   type EventType,
   type PaymentMethodDataInput,
   type PayoutDestinationInput,
-} from './gql/graphql.ts';
+} from '../gql/graphql.ts';
 
 export type WebhookEventType = Lowercase<EventType>;
 export type Profile = CliBusinessProfilesQuery['businessProfiles'][number];

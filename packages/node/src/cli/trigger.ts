@@ -1,7 +1,7 @@
 // `payments trigger <event_type>`: makes one event happen through the sandbox processor, by the recipe of
 // recipes.ts, and waits until the service has recorded it (docs/cli.md).
 import { createTransport } from '@payments-orchestrator/client-core';
-import { CliBusinessProfilesDocument, CliEventsOfDocument, type EventType } from './gql/graphql.ts';
+import { CliBusinessProfilesDocument, CliEventsOfDocument, type EventType } from '../gql/graphql.ts';
 import { isWebhookEventType, RECIPES, WEBHOOK_EVENT_TYPES, type TriggerContext } from './recipes.ts';
 import { Refusal, UsageError, type Settings } from './settings.ts';
 
