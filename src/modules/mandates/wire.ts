@@ -1,6 +1,24 @@
 // A mandate in its webhook wire shape (`content.object`), as events/wire.ts sets out.
-import { snakeCaseStatus } from '../payments/machine/statuses.ts';
-import { changeFields, ownerFields } from '../events/wire.ts';
+import { z } from 'zod';
+import { MANDATE_STATUSES, type MandateStatus } from './machine.ts';
+import { changeFields, changeFieldsSchema, ownerFields, ownerFieldsSchema, wireCardSchema, wireEnum, wireEnumValues, wireInstant } from '../events/wire.ts';
+
+export const mandateWebhookObjectSchema = z
+  .strictObject({
+    mandate_id: z.string(),
+    ...ownerFieldsSchema,
+    status: z.enum(wireEnumValues(MANDATE_STATUSES)),
+    customer_id: z.string(),
+    payment_id: z.string().describe('The payment that set the mandate up.'),
+    payment_method_id: z.string().describe('The saved payment method the mandate charges.'),
+    payment_method: z.literal('card'),
+    card: wireCardSchema,
+    connector_account_id: z.string().describe('The connector account that holds the saved card.'),
+    revoked_at: wireInstant().nullable(),
+    ...changeFieldsSchema,
+  })
+  .meta({ title: 'MandateWebhookObject', description: "A mandate (never the processor's token): `content.object` when `content.type` is `mandate_details`." });
+export type MandateWebhookObject = z.infer<typeof mandateWebhookObjectSchema>;
 
 /** What the mandate wire shape reads of a mandate and its saved card (structurally the database rows). */
 export interface MandateFields {
@@ -10,7 +28,7 @@ export interface MandateFields {
   mode: string;
   customerId: string;
   paymentId: string;
-  status: string;
+  status: MandateStatus;
   revokedAt: Date | null;
   version: number;
   createdAt: Date;
@@ -26,16 +44,16 @@ export interface MandateFields {
 }
 
 /** A mandate in `content.object` (Hyperswitch's MandateResponse is the model): never the processor's token. */
-export function mandateWireObject(mandate: MandateFields): Record<string, unknown> {
+export function mandateWireObject(mandate: MandateFields): MandateWebhookObject {
   const card = mandate.savedPaymentMethod;
   return {
     mandate_id: mandate.id,
     ...ownerFields(mandate),
-    status: snakeCaseStatus(mandate.status),
+    status: wireEnum(mandate.status),
     customer_id: mandate.customerId,
     payment_id: mandate.paymentId,
     payment_method_id: card.id,
-    payment_method: 'card',
+    payment_method: 'card' as const,
     card: { brand: card.cardBrand?.toLowerCase() ?? null, last4: card.cardLast4, exp_month: card.cardExpiryMonth, exp_year: card.cardExpiryYear },
     connector_account_id: card.connectorAccountId,
     revoked_at: mandate.revokedAt?.toISOString() ?? null,

@@ -1,6 +1,29 @@
 // A payout in its webhook wire shape (`content.object`), as events/wire.ts sets out.
-import { snakeCaseStatus } from '../payments/machine/statuses.ts';
-import { changeFields, ownerFields } from '../events/wire.ts';
+import { z } from 'zod';
+import { PAYOUT_STATUSES, type PayoutStatus } from './machine.ts';
+import { changeFields, changeFieldsSchema, ownerFields, ownerFieldsSchema, wireEnum, wireEnumValues } from '../events/wire.ts';
+
+export const payoutWebhookObjectSchema = z
+  .strictObject({
+    payout_id: z.string(),
+    ...ownerFieldsSchema,
+    status: z.enum(wireEnumValues(PAYOUT_STATUSES)),
+    amount: z.number().int().describe('In minor units of `currency`.'),
+    currency: z.string().describe('ISO 4217 code.'),
+    payout_type: z.enum(['card', 'bank']),
+    destination: z
+      .strictObject({ type: z.string().describe('card, or the bank account kind.'), last4: z.string() })
+      .describe('Where the money goes: never the card number or IBAN.'),
+    country: z.string().nullable(),
+    description: z.string().nullable(),
+    connector: z.string().nullable(),
+    connector_payout_id: z.string().nullable().describe("The processor's id of the payout."),
+    error_code: z.string().nullable(),
+    error_message: z.string().nullable(),
+    ...changeFieldsSchema,
+  })
+  .meta({ title: 'PayoutWebhookObject', description: 'A payout: `content.object` when `content.type` is `payout_details`.' });
+export type PayoutWebhookObject = z.infer<typeof payoutWebhookObjectSchema>;
 
 /** What the payout wire shape reads of a payout (structurally the database row). */
 export interface PayoutFields {
@@ -8,7 +31,7 @@ export interface PayoutFields {
   merchantId: string;
   profileId: string;
   mode: string;
-  status: string;
+  status: PayoutStatus;
   amount: number;
   currency: string;
   country: string | null;
@@ -25,14 +48,14 @@ export interface PayoutFields {
 }
 
 /** A payout in `content.object` (Hyperswitch's PayoutCreateResponse is the model): never the card number or IBAN. */
-export function payoutWireObject(payout: PayoutFields): Record<string, unknown> {
+export function payoutWireObject(payout: PayoutFields): PayoutWebhookObject {
   return {
     payout_id: payout.id,
     ...ownerFields(payout),
-    status: snakeCaseStatus(payout.status),
+    status: wireEnum(payout.status),
     amount: payout.amount,
     currency: payout.currency,
-    payout_type: payout.destinationType === 'card' ? 'card' : 'bank',
+    payout_type: payout.destinationType === 'card' ? ('card' as const) : ('bank' as const),
     destination: { type: payout.destinationType, last4: payout.destinationLast4 },
     country: payout.country,
     description: payout.description,
