@@ -65,7 +65,7 @@ export const EventRef = builder.prismaObject('Event', {
     deliveryHeaders: t.withAuth({ secretKey: true }).field({
       type: [HttpHeader],
       description:
-        'The headers a delivery of `body` sent now carries (content-type, user-agent, X-Webhook-Signature-512, webhook-id, webhook-timestamp, webhook-signature), signed with the profile’s current key of the event’s mode: what `payments listen` forwards with the body, so the key stays here (docs/cli.md). Secret key.',
+        'The headers a delivery of `body` sent now carries (content-type, user-agent, X-Webhook-Signature-512, webhook-id, webhook-timestamp, webhook-signature), signed with the profile’s current test-mode key: what `payments listen` forwards with the body, so the key stays here (docs/cli.md). Secret key; test-mode events only (FORBIDDEN for a live one).',
       resolve: (event, _args, { services }) => services.events.deliveryHeaders(event),
     }),
   }),

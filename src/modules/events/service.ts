@@ -176,11 +176,13 @@ export class EventService {
   }
 
   /**
-   * The headers a delivery of `event` sent now carries, signed with its profile's key of the event's mode as it
-   * is now (as the worker signs each attempt): for `payments listen`, which forwards events so the key never
-   * leaves the service (docs/cli.md).
+   * The headers a delivery of test-mode `event` sent now carries, signed with its profile's test key as it is
+   * now (as the worker signs each attempt): for `payments listen`, which forwards events so the key never leaves
+   * the service (docs/cli.md).
    */
   async deliveryHeaders(event: Pick<Event, 'id' | 'body' | 'profileId' | 'mode'>): Promise<{ name: string; value: string }[]> {
+    // Fresh signatures of live events would let a leaked live key replay them past receivers' timestamp checks.
+    if (event.mode === 'LIVE') throw new AppError('FORBIDDEN', 'deliveryHeaders is for test-mode events only (payments listen takes a test key).');
     const profile = await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: event.profileId } });
     const key = this.context.secretBox.open(profileSettings(profile, event.mode).paymentResponseHashKeyEncrypted);
     return Object.entries(deliveryHeaders(event.id, event.body, key, new Date())).map(([name, value]) => ({ name, value }));

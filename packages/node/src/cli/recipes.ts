@@ -134,7 +134,7 @@ export const RECIPES: Record<WebhookEventType, Recipe> = {
   },
   payment_authorized: { steps: 'pay with card 4242424242424242, manual capture', run: (context) => authorized(context) },
   payment_partially_authorized: {
-    steps: 'pay with card 4000000000001976 (funds for half), manual capture',
+    steps: 'pay with card 4000000000001976 (funds for half), manual capture, on a profile that allows partial authorization',
     needs: (profile) => (profile.allowPartialAuthorization ? null : 'the profile does not allow partial authorization: set allowPartialAuthorization'),
     run: (context) => authorized(context, '4000000000001976'),
   },

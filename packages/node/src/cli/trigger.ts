@@ -18,7 +18,8 @@ export async function trigger(options: TriggerOptions, eventType: string): Promi
   if (!isWebhookEventType(eventType)) throw new UsageError(`unknown event type ${JSON.stringify(eventType)}: one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
   const recipe = RECIPES[eventType];
   if ('refused' in recipe) throw new Refusal(`${eventType} cannot be triggered: ${recipe.refused}`);
-  const api = createTransport({ apiKey: options.apiKey, baseUrl: options.baseUrl });
+  // Mutations keyed and retried as the server SDK's are (docs/sdk-node.md): a retried step never acts twice.
+  const api = createTransport({ apiKey: options.apiKey, baseUrl: options.baseUrl, maxRetries: 2, idempotencyKeys: true });
   const { businessProfiles } = await api.request(CliBusinessProfilesDocument, {});
   const profile = businessProfiles.find((candidate) => (options.profileId ? candidate.id === options.profileId : candidate.isDefault));
   if (profile === undefined)
