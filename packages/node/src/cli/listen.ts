@@ -40,7 +40,7 @@ const MAX_RECONNECT_DELAY_MS = 10_000;
 const FATAL_CLOSE_CODES = new Set([4401, 4403]);
 
 /** POSTs the event's body with its signed headers, as src/modules/events' sender does (no redirects followed). */
-export function forward(url: URL, event: Pick<ListenedEvent, 'body' | 'deliveryHeaders'>, timeoutMs: number): Promise<ForwardOutcome> {
+function forward(url: URL, event: Pick<ListenedEvent, 'body' | 'deliveryHeaders'>, timeoutMs: number): Promise<ForwardOutcome> {
   const started = performance.now();
   const latencyMs = () => Math.round(performance.now() - started);
   const headers = Object.fromEntries(event.deliveryHeaders.map(({ name, value }) => [name, value]));
@@ -61,7 +61,7 @@ export function forward(url: URL, event: Pick<ListenedEvent, 'body' | 'deliveryH
   });
 }
 
-export const formatLine = (event: Pick<ListenedEvent, 'id' | 'eventType'>, outcome: ForwardOutcome, at = new Date()) =>
+const formatLine = (event: Pick<ListenedEvent, 'id' | 'eventType'>, outcome: ForwardOutcome, at = new Date()) =>
   [
     at.toISOString(),
     event.eventType.toLowerCase(),
