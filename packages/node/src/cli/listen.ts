@@ -27,9 +27,10 @@ export interface ListenOptions extends Settings {
   profileId?: string;
   /** Where each line goes (stdout). */
   print: (line: string) => void;
-  /** How long a local POST may take. */
-  timeoutMs?: number;
 }
+
+/** How long a local POST may take: the service's default for real deliveries (WEBHOOK_TIMEOUT_MS, docs/configuration.md). */
+const FORWARD_TIMEOUT_MS = 15_000;
 
 /** What the local endpoint did with one event. */
 export type ForwardOutcome = { status: number; latencyMs: number } | { error: string; latencyMs: number };
@@ -94,7 +95,7 @@ export async function listen(options: ListenOptions, signal: AbortSignal): Promi
         await new Promise<void>((resolve) => (wake = resolve));
         continue;
       }
-      options.print(formatLine(event, await forward(target, event, options.timeoutMs ?? 30_000)));
+      options.print(formatLine(event, await forward(target, event, FORWARD_TIMEOUT_MS)));
     }
   })();
   signal.addEventListener('abort', () => wake(), { once: true });
