@@ -1,5 +1,5 @@
 // Typed documents from the checked-in schema.graphql: for the tests (test/ops), the browser SDK (packages/js),
-// the server SDK (packages/node) and the dashboard (src/web). Each gets its own output with only its own operations.
+// the server SDK with its CLI (packages/node) and the dashboard (src/web). Each gets its own output with only its own operations.
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
 const clientPreset = {

@@ -159,6 +159,15 @@ export function actOnDispute(store: SandboxStore, apiKey: string, id: string, ac
   return move(store, findDispute(store, apiKey, id), action);
 }
 
+/**
+ * Test evidence that decides the challenge, as Stripe's test mode does: an evidence value of exactly
+ * `winning_evidence` or `losing_evidence` makes the network win or lose the dispute a moment later, with its
+ * callback (docs/sandbox.md). Other evidence waits for the test helpers.
+ */
+export const DECIDING_EVIDENCE = { winning_evidence: 'win', losing_evidence: 'lose' } as const satisfies Record<string, DisputeAction>;
+/** How long after the evidence the deciding evidence's decision comes: after the service has recorded the challenge. */
+export const EVIDENCE_DECISION_MS = 1000;
+
 /** The merchant's challenge: its evidence, before it is due. */
 export function submitEvidence(store: SandboxStore, apiKey: string, id: string, input: z.infer<typeof submitEvidenceSchema>): RouteResult {
   const dispute = findDispute(store, apiKey, id);
@@ -168,5 +177,13 @@ export function submitEvidence(store: SandboxStore, apiKey: string, id: string, 
     const dueBy = `${new Date(dueMs).toISOString()} (evidence_due_by ${Math.floor(dueMs / 1000)})`;
     throw new ApiError(409, 'invalid_state', `This dispute cannot be ${DISPUTE_ACTIONS.evidence.done}: the evidence was due by ${dueBy}.`);
   }
-  return move(store, dispute, 'evidence', { evidence: input.evidence });
+  const answer = move(store, dispute, 'evidence', { evidence: input.evidence });
+  const decisive = Object.values(input.evidence).find((value): value is keyof typeof DECIDING_EVIDENCE => Object.hasOwn(DECIDING_EVIDENCE, value));
+  if (decisive !== undefined) {
+    const decision = DECIDING_EVIDENCE[decisive];
+    store.whenDue(dispute, Date.now() + EVIDENCE_DECISION_MS, () => {
+      if (allows(decision, dispute)) store.updateAndNotify(dispute, { status: DISPUTE_ACTIONS[decision].to });
+    });
+  }
+  return answer;
 }

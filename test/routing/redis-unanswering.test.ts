@@ -2,51 +2,23 @@
 // and write gives up after ROUTING_REDIS_TIMEOUT_MS, so a confirm still routes, authorizes and saves the
 // processor's answer instead of waiting on Redis with an authorized payment left pending. The silence is a proxy
 // that keeps its connections open and stops passing anything on, in front of a Redis of this test's own.
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreatePaymentDocument, PaymentRoutingDocument } from '../gql/graphql.ts';
 import { createMerchant } from '../support/api.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { startOwnRedis, type OwnRedis } from '../support/redis-server.ts';
 import { addConnectorAccount, startStack, type Stack } from '../support/stack.ts';
-
-/** A TCP proxy to `port` that, once silenced, keeps every connection open and passes nothing either way. */
-async function silenceableProxy(port: number) {
-  let silent = false;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const upstream = connect(port, '127.0.0.1');
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => sockets.delete(socket));
-    }
-    client.on('data', (chunk) => silent || upstream.write(chunk));
-    upstream.on('data', (chunk) => silent || client.write(chunk));
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    silence: () => (silent = true),
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
+import { tcpProxy } from '../support/tcp-proxy.ts';
 
 let redis: OwnRedis;
-let proxy: Awaited<ReturnType<typeof silenceableProxy>>;
+let proxy: Awaited<ReturnType<typeof tcpProxy>>;
 let stack: Stack;
 let shop: Awaited<ReturnType<typeof createMerchant>>;
 
 beforeAll(async () => {
   redis = await startOwnRedis();
-  proxy = await silenceableProxy(Number(new URL(redis.url).port));
-  stack = await startStack({ worker: false, env: { ROUTING_REDIS_URL: proxy.url } });
+  proxy = await tcpProxy(Number(new URL(redis.url).port));
+  stack = await startStack({ worker: false, env: { ROUTING_REDIS_URL: `redis://127.0.0.1:${proxy.port}` } });
   shop = await createMerchant(stack.api);
   await addConnectorAccount(stack, shop, 'sandbox');
 });

@@ -13,8 +13,12 @@ export type EntryProcess = ReturnType<typeof runEntry>;
 
 /** Runs `src/main/<entry>.ts` (the sandbox: its package's sandbox/src/main.ts) as its own process; `waitFor` resolves once stdout matches. */
 export function runEntry(entry: string, env: Record<string, string>) {
-  const script = entry === 'sandbox' ? 'sandbox/src/main.ts' : `src/main/${entry}.ts`;
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  return runScript(entry, entry === 'sandbox' ? 'sandbox/src/main.ts' : `src/main/${entry}.ts`, [], env);
+}
+
+/** Runs the TypeScript `script` with `args` as its own process, called `entry` in errors (the CLI: packages/node/src/cli/main.ts). */
+export function runScript(entry: string, script: string, args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -15,6 +15,20 @@ import type { WebhookResponse, WebhookSender } from './sender.ts';
 export const USER_AGENT = 'payments-orchestrator-webhooks/1';
 
 /**
+ * Every header a delivery of `body` carries, signed with the profile's `key` at `sentAt`: the worker's POSTs
+ * and `Event.deliveryHeaders` (what `payments listen` forwards, docs/cli.md) are built here alone, so the two
+ * cannot drift apart.
+ */
+export function deliveryHeaders(eventId: string, body: string, key: string, sentAt: Date): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'x-webhook-signature-512': webhookSignature(body, key),
+    ...standardWebhookHeaders(eventId, sentAt, body, key),
+  };
+}
+
+/**
  * How long a claimed slot is held beyond the HTTP timeout (time to record the outcome), so only a worker
  * that died mid-delivery loses its claim; the slot then goes to the next job run (the attempt may be sent
  * twice: at least once, never lost).
@@ -114,12 +128,7 @@ export class WebhookDeliveryService {
       return { response: null, attempt: { kind, url: claim.url, requestHeaders: {}, latencyMs: 0, error: `not sent: ${error}`, ...unanswered } };
     }
     const key = this.context.secretBox.open(claim.paymentResponseHashKeyEncrypted);
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': USER_AGENT,
-      'x-webhook-signature-512': webhookSignature(claim.body, key),
-      ...standardWebhookHeaders(claim.eventId, new Date(), claim.body, key),
-    };
+    const headers = deliveryHeaders(claim.eventId, claim.body, key, new Date());
     const privateNetworks = claim.mode === 'TEST' ? this.context.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS : 'none';
     const response = await this.sender.send({ url: claim.url, body: claim.body, headers, privateNetworks });
     const attempt: AttemptRecord =

@@ -39,6 +39,11 @@ export const WebhookDeliveryAttemptRef = builder.prismaObject('WebhookDeliveryAt
   }),
 });
 
+const HttpHeader = builder.simpleObject('HttpHeader', {
+  description: 'One HTTP header: its name in lower case, and its value.',
+  fields: (t) => ({ name: t.string(), value: t.string() }),
+});
+
 export const EventRef = builder.prismaObject('Event', {
   description: 'Something the merchant is told about by webhook; `body` is the exact JSON sent (and signed) on every attempt.',
   fields: (t) => ({
@@ -57,6 +62,12 @@ export const EventRef = builder.prismaObject('Event', {
     deliveredAt: t.expose('deliveredAt', { type: 'DateTime', nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     attempts: t.relation('attempts', { query: { orderBy: { attemptNumber: 'asc' } } }),
+    deliveryHeaders: t.withAuth({ secretKey: true }).field({
+      type: [HttpHeader],
+      description:
+        'The headers a delivery of `body` sent now carries (content-type, user-agent, X-Webhook-Signature-512, webhook-id, webhook-timestamp, webhook-signature), signed with the profile’s current test-mode key: what `payments listen` forwards with the body, so the key stays here (docs/cli.md). Secret key; test-mode events only (FORBIDDEN for a live one).',
+      resolve: (event, _args, { services }) => services.events.deliveryHeaders(event),
+    }),
   }),
 });
 

@@ -13,7 +13,8 @@ import { connectionPage, DEFAULT_PAGE_SIZE, olderThanCursor } from '../../platfo
 import type { MerchantPrincipal, SecretKeyPrincipal } from '../../kernel/principal.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { EventOutbox, WrittenEvent } from './outbox.ts';
-import type { WebhookDeliveryService } from './delivery.ts';
+import { deliveryHeaders, type WebhookDeliveryService } from './delivery.ts';
+import { profileSettings } from '../merchants/index.ts';
 
 const watchEventsInput = z.object({
   profileId: z.string().refine((id) => isId('businessProfile', id), 'is not a business profile id'),
@@ -172,6 +173,19 @@ export class EventService {
       this.#liveSnapshots.set(eventId, snapshot);
     }
     return snapshot.read;
+  }
+
+  /**
+   * The headers a delivery of test-mode `event` sent now carries, signed with its profile's test key as it is
+   * now (as the worker signs each attempt): for `payments listen`, which forwards events so the key never leaves
+   * the service (docs/cli.md).
+   */
+  async deliveryHeaders(event: Pick<Event, 'id' | 'body' | 'profileId' | 'mode'>): Promise<{ name: string; value: string }[]> {
+    // Fresh signatures of live events would let a leaked live key replay them past receivers' timestamp checks.
+    if (event.mode === 'LIVE') throw new AppError('FORBIDDEN', 'deliveryHeaders is for test-mode events only (payments listen takes a test key).');
+    const profile = await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: event.profileId } });
+    const key = this.context.secretBox.open(profileSettings(profile, event.mode).paymentResponseHashKeyEncrypted);
+    return Object.entries(deliveryHeaders(event.id, event.body, key, new Date())).map(([name, value]) => ({ name, value }));
   }
 
   /** Sends the event again now (same body, same event id), even after the schedule ran out. */

@@ -1,0 +1,45 @@
+// `payments trigger <event_type>`: makes one event happen through the sandbox processor, by the recipe of
+// recipes.ts, and waits until the service has recorded it (docs/cli.md).
+import { createTransport } from '@payments-orchestrator/client-core';
+import { CliBusinessProfilesDocument, CliEventsOfDocument, type EventType } from '../gql/graphql.ts';
+import { isWebhookEventType, RECIPES, WEBHOOK_EVENT_TYPES, type TriggerContext } from './recipes.ts';
+import { Refusal, UsageError, type Settings } from './settings.ts';
+
+export interface TriggerOptions extends Settings {
+  profileId?: string;
+  /** How long to wait for each step (a dispute, a mandate) and for the event itself. */
+  timeoutMs?: number;
+}
+
+const POLL_INTERVAL_MS = 250;
+
+/** Causes `eventType` and answers the event's id and its object's id. */
+export async function trigger(options: TriggerOptions, eventType: string): Promise<{ eventId: string; objectId: string }> {
+  if (!isWebhookEventType(eventType)) throw new UsageError(`unknown event type ${JSON.stringify(eventType)}: one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+  const recipe = RECIPES[eventType];
+  if ('refused' in recipe) throw new Refusal(`${eventType} cannot be triggered: ${recipe.refused}`);
+  // Mutations keyed and retried as the server SDK's are (docs/sdk-node.md): a retried step never acts twice.
+  const api = createTransport({ apiKey: options.apiKey, baseUrl: options.baseUrl, maxRetries: 2, idempotencyKeys: true });
+  const { businessProfiles } = await api.request(CliBusinessProfilesDocument, {});
+  const profile = businessProfiles.find((candidate) => (options.profileId ? candidate.id === options.profileId : candidate.isDefault));
+  if (profile === undefined)
+    throw new UsageError(options.profileId ? `--profile: no business profile ${options.profileId}` : 'no default business profile: name one with --profile');
+  const missing = recipe.needs?.(profile);
+  if (missing) throw new Refusal(`${eventType} cannot be triggered on ${profile.id}: ${missing}`);
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const poll: TriggerContext['poll'] = async (what, check) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await check();
+      if (value !== null && value !== undefined) return value;
+      if (Date.now() > deadline) throw new Error(`gave up waiting ${timeoutMs / 1000} s for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+    }
+  };
+  const objectId = await recipe.run({ api, profile, poll });
+  const eventTypes = [eventType.toUpperCase() as EventType];
+  const eventId = await poll(`the ${eventType} event of ${objectId}`, async () => {
+    return (await api.request(CliEventsOfDocument, { objectId, eventTypes })).events.edges[0]?.node.id;
+  });
+  return { eventId, objectId };
+}
