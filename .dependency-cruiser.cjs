@@ -30,9 +30,10 @@ const PACKAGES = '^packages/';
 // What the packages' builds share (packages/tsup-shared.ts) and the one entry a package may import another by.
 const PACKAGE_ENTRY = '^packages/[^/]+/src/index\\.ts$';
 const PACKAGE_BUILD_SHARED = '^packages/tsup-shared\\.ts$';
-// The one product file the packages may import: the card rules, which the browser SDK checks cards with before
-// sending them and its build bundles, so the service and the SDK keep one copy of them.
-const CARD_RULES = '^src/kernel/cards\\.ts$';
+// The product files the packages may import, each bundled by the package's build so the service and the
+// package keep one copy: the card rules (the browser SDK checks cards before sending them) and the currency
+// exponents (the Medusa provider converts Medusa's major units to the API's minor units).
+const SHARED_RULES = '^src/kernel/(cards|money)\\.ts$';
 // The one product file that starts the fake processors (the demo runs every role in one process), and what it may import of them.
 const DEMO = '^src/main/start\\.ts$';
 const SANDBOX_ENTRY = '^sandbox/src/index\\.ts$';
@@ -156,18 +157,18 @@ module.exports = {
       to: { path: [...SERVER_SIDE, IO_LIBRARIES] },
     },
     {
-      name: 'packages-only-the-card-rules-of-the-product',
+      name: 'packages-only-the-shared-rules-of-the-product',
       severity: 'error',
       comment:
-        "The packages run in merchants' servers and browsers and talk to the service over HTTP: of the product they import only its card rules (src/kernel/cards.ts, which the browser SDK's build bundles), never server-side code.",
+        "The packages run in merchants' servers and browsers and talk to the service over HTTP: of the product they import only its card rules and currency exponents (src/kernel/cards.ts and money.ts, which their builds bundle), never server-side code.",
       from: { path: PACKAGES },
-      to: { path: PRODUCT, pathNot: CARD_RULES },
+      to: { path: PRODUCT, pathNot: SHARED_RULES },
     },
     {
-      name: 'card-rules-import-nothing',
+      name: 'shared-rules-import-nothing',
       severity: 'error',
-      comment: "The card rules are bundled into the browser SDK: whatever they imported would ship to merchants' browsers with them.",
-      from: { path: CARD_RULES },
+      comment: "The shared rules are bundled into the packages: whatever they imported would ship to merchants' servers and browsers with them.",
+      from: { path: SHARED_RULES },
       to: {},
     },
     {
