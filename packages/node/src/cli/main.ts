@@ -45,7 +45,11 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${positionals[0]}  ${eventId}  ${objectId}\n`);
     return 0;
   }
-  throw new UsageError(command === undefined || command === 'help' || command === '--help' ? '' : `unknown command ${JSON.stringify(command)}`);
+  if (command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  throw new UsageError(command === undefined ? '' : `unknown command ${JSON.stringify(command)}`);
 }
 
 main(process.argv.slice(2)).then(
