@@ -23,7 +23,9 @@ beforeAll(async () => {
     sandboxBankDebitSettleMs: 300,
     sandboxRefundSettleMs: 200,
     sandboxDisputeOpenMs: 200,
-    sandboxPayoutSettleMs: 1500, // time enough for payout_cancelled's cancel while the payout is INITIATED
+    // payout_cancelled's cancel must reach the sandbox while the payout is still pending, though all 33 triggers
+    // run at once on a busy machine; the payouts that settle take two of these steps, well within the timeout.
+    sandboxPayoutSettleMs: 5_000,
     env: { PAYMENT_EXPIRY_SWEEP_MS: '100', SUBSCRIPTION_SWEEP_MS: '100' },
   });
   shop = await merchantWithSandbox(stack);
@@ -36,7 +38,7 @@ beforeAll(async () => {
   // The settings the recipes that need one ask for (each refused without it, below); 60 s is the shortest session.
   const settings = { allowPartialAuthorization: true, payoutLimit: 100_000, surcharges: [{ paymentMethodType: 'CARD' as const, fixedAmount: 25 }] };
   dataOf(await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, ...settings, sessionExpirySeconds: 60 } }));
-  const settingsOf = { apiKey: shop.secretKey, baseUrl: stack.api.url, timeoutMs: 30_000 };
+  const settingsOf = { apiKey: shop.secretKey, baseUrl: stack.api.url, timeoutMs: 60_000 };
   for (const eventType of WEBHOOK_EVENT_TYPES) {
     outcomes.set(
       eventType,
