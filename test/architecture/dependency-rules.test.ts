@@ -44,7 +44,7 @@ describe('dependency rules', () => {
   it('fails each forbidden import and lets the allowed ones and the known exceptions pass', async () => {
     const root = tree({
       // Allowed: kernel code using node:crypto; a state machine using the kernel; a service using both.
-      'src/kernel/money.ts': "export const hash = (value: string) => value;\n",
+      'src/kernel/money.ts': 'export const hash = (value: string) => value;\n',
       'src/modules/refunds/machine.ts': "import { hash } from '../../kernel/money.ts';\nexport const rule = hash;\n",
       'src/modules/refunds/service.ts': "import { rule } from './machine.ts';\nexport const refund = rule;\n",
       // Forbidden: the kernel importing an I/O library; a state machine importing (even for a type) a service.
