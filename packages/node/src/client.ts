@@ -62,7 +62,12 @@ export interface PaymentsOptions {
 }
 
 export const DEFAULT_MAX_RETRIES = 2;
-export const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * A confirm may call up to 1 + maxRetries (at most 5) processors in turn, each for up to CONNECTOR_TIMEOUT_MS
+ * (15 s by default): 90 s, plus the service's own work (docs/server-sdk.md, "Timeouts"). Stripe's library's
+ * 80 s would cut the longest, and the caller would then not know whether the payment was made.
+ */
+export const DEFAULT_TIMEOUT_MS = 100_000;
 
 type Filter<Variables> = Omit<Variables, 'after'>;
 
