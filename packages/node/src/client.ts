@@ -20,6 +20,7 @@ import {
   SdkNodeDisputesDocument,
   SdkNodeEventDocument,
   SdkNodeEventsDocument,
+  SdkNodeMerchantDocument,
   SdkNodePaymentDocument,
   SdkNodePaymentEventsDocument,
   SdkNodePaymentLinkDocument,
@@ -156,6 +157,11 @@ export class Payments {
     /** A payment's refunds, oldest first. */
     list: (filter: { paymentId: string }): AsyncIterable<Refund> =>
       everyItem(this.#transport.request(SdkNodeRefundsDocument, filter).then((data) => data.refunds)),
+  };
+
+  readonly merchant = {
+    /** The merchant of the key: its id is what webhooks' `merchant_id` names (docs/webhooks.md). */
+    retrieve: async () => (await this.#transport.request(SdkNodeMerchantDocument, {})).merchant,
   };
 
   readonly customers = {
