@@ -94,7 +94,7 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
         expect(await collectionOf(collection.id)).toMatchObject({ refunded_amount: 5.5 });
         const refunded = await service.retrievePayment(payment.id, { relations: ['refunds'] });
         expect(refunded.refunds!.map((refund) => refund.amount)).toEqual([5.5]);
-        expect(refunded.data).toMatchObject({ amount_refunded: 550 });
+        expect(refunded.data).toMatchObject({ amount_refunded: 550, refund_id: expect.stringMatching(/^ref_/), refund_status: 'SUCCEEDED' });
       });
 
       it('with 3DS: requires_more with the challenge’s URL, then authorized once the customer completed it', async () => {
