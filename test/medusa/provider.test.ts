@@ -228,6 +228,10 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
         expect((await ourPayment(paymentId)).status).toBe('CANCELLED');
         expect(await ourPayment(replacementId)).toMatchObject({ amount: 2500, status: 'REQUIRES_PAYMENT_METHOD', metadata: { medusa_session_id: session.id } });
         expect(updated.data['client_secret']).toMatch(new RegExp(`^${replacementId}_secret_`));
+        // Medusa retrying the update (its answer lost): the same replacement, no second one.
+        const retried = await service.updatePaymentSession({ id: session.id, amount: 25, currency_code: 'usd', data: session.data });
+        expect(retried.data['id']).toBe(replacementId);
+        expect((await ourPayment(replacementId)).status).toBe('REQUIRES_PAYMENT_METHOD');
       });
 
       it('when the old payment can no longer be cancelled (confirmed meanwhile), the replacement is cancelled and the update refused', async () => {

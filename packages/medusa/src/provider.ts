@@ -70,6 +70,8 @@ export interface PaymentsOrchestratorData extends Record<string, unknown> {
 const WAITING: ReadonlySet<OrchestratorPaymentStatus> = new Set(['REQUIRES_CUSTOMER_ACTION', 'PROCESSING']);
 /** Statuses from which a payment's amount may still change: nothing was sent to a processor that holds it. */
 const NOT_CONFIRMED: ReadonlySet<OrchestratorPaymentStatus> = new Set(['REQUIRES_PAYMENT_METHOD', 'REQUIRES_CONFIRMATION']);
+/** The cancellation reason of a payment updatePayment replaced, by which a retried update knows its own work. */
+const REPLACED = 'amount changed: replaced by a new payment';
 /** Statuses after which nothing is left to cancel. */
 const ENDED: ReadonlySet<OrchestratorPaymentStatus> = new Set(['CANCELLED', 'CANCELLED_POST_CAPTURE', 'FAILED', 'EXPIRED']);
 
@@ -110,7 +112,7 @@ export class PaymentsOrchestratorProviderService extends AbstractPaymentProvider
 
   private readonly payments: Payments;
   /** The key's merchant id, asked of the API once (the first webhook), to tell our events from others'. */
-  private merchantId: Promise<string> | null = null;
+  private merchantIdRead: Promise<string> | null = null;
 
   static override validateOptions(options: Record<string, unknown>): void {
     for (const name of ['apiKey', 'baseUrl', 'webhookKey'] as const) {
@@ -212,14 +214,14 @@ export class PaymentsOrchestratorProviderService extends AbstractPaymentProvider
 
   private ourMerchantId(): Promise<string> {
     // A failed read is not kept: the next webhook asks again.
-    const merchantId = (this.merchantId ??= this.payments.merchant.retrieve().then(
+    const read = (this.merchantIdRead ??= this.payments.merchant.retrieve().then(
       ({ id }) => id,
       (error: unknown) => {
-        this.merchantId = null;
+        this.merchantIdRead = null;
         throw error;
       },
     ));
-    return merchantId;
+    return read;
   }
 
   /** Rethrows `error` unless it is INVALID_STATE and the payment is now in one of `statuses`; returns the payment. */
@@ -236,7 +238,7 @@ export class PaymentsOrchestratorProviderService extends AbstractPaymentProvider
     if (typeof currency !== 'string') throw new MedusaError(MedusaError.Types.INVALID_DATA, 'refundPayment: data.currency is missing');
     const refund = await this.payments.refunds.create({ paymentId: id, amount: toMinorUnits(amount, currency) }, keyed(context));
     // Our createRefund answers a refund the processor refused as FAILED rather than an error: throwing makes
-    // Medusa drop the refund it recorded before calling us (docs/medusa.md, "Refunds").
+    // Medusa drop the refund it recorded before calling us (docs/medusa.md, "The flow").
     if (refund.status === 'FAILED') {
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
@@ -265,7 +267,8 @@ export class PaymentsOrchestratorProviderService extends AbstractPaymentProvider
     const id = paymentIdOf(data, 'updatePayment');
     const current = await this.payments.payments.retrieve(id);
     if (current.amount === toMinorUnits(amount, currency_code) && current.currency === currency_code.toUpperCase()) return withStatus(current);
-    if (!NOT_CONFIRMED.has(current.status as OrchestratorPaymentStatus)) {
+    const replacedAlready = current.status === 'CANCELLED' && current.cancellationReason === REPLACED;
+    if (!NOT_CONFIRMED.has(current.status as OrchestratorPaymentStatus) && !replacedAlready) {
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
         `updatePayment: payment ${id} is ${current.status}, so its amount can no longer change; start a new payment session`,
@@ -284,11 +287,15 @@ export class PaymentsOrchestratorProviderService extends AbstractPaymentProvider
     const replacement = await this.createPayment(amount, currency_code, sessionId, {
       idempotencyKey: `${id}:amount:${minorAmount}:${currency_code.toUpperCase()}`,
     });
+    if (replacedAlready) return withStatus(replacement);
     try {
-      await this.payments.payments.cancel(id, { cancellationReason: 'amount changed: replaced by a new payment' });
+      await this.payments.payments.cancel(id, { cancellationReason: REPLACED });
     } catch (error) {
-      // The old payment moved on meanwhile (the customer confirmed it): it stays the session's, the replacement goes.
-      await this.payments.payments.cancel(replacement.id, { cancellationReason: 'amount changed, but the payment it replaced could not be cancelled' });
+      // The old payment moved on meanwhile (the customer confirmed it): it stays the session's, the replacement
+      // goes. Any other failure keeps the replacement, which a retried update gets back under its key.
+      if (error instanceof InvalidStateError) {
+        await this.payments.payments.cancel(replacement.id, { cancellationReason: 'amount changed, but the payment it replaced was confirmed meanwhile' });
+      }
       throw error;
     }
     return withStatus(replacement);
