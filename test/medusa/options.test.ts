@@ -11,12 +11,13 @@ describe('options', () => {
     [{ ...valid, apiKey: 'pk_test_abc' }, 'payments-orchestrator option apiKey: must be a secret key (sk_test_… or sk_live_…)'],
     [{ ...valid, baseUrl: 'payments.example' }, 'payments-orchestrator option baseUrl: must be an absolute URL'],
     [{ ...valid, capture: 'yes' }, 'payments-orchestrator option capture: must be true or false'],
+    [{ ...valid, profileId: 'mer_1' }, 'payments-orchestrator option profileId: must be a business profile id (pro_…)'],
   ])('%o is refused: %s', (options, message) => {
     expect(() => PaymentsOrchestratorProviderService.validateOptions(options)).toThrow(message);
   });
 
-  it('takes a secret key, a URL, a signing key and capture', () => {
-    expect(() => PaymentsOrchestratorProviderService.validateOptions({ ...valid, capture: true })).not.toThrow();
+  it('takes a secret key, a URL, a signing key, capture and a profile', () => {
+    expect(() => PaymentsOrchestratorProviderService.validateOptions({ ...valid, capture: true, profileId: 'pro_1' })).not.toThrow();
   });
 });
 

@@ -5,7 +5,7 @@
 import { moduleIntegrationTestRunner } from '@medusajs/test-utils';
 import type { IPaymentModuleService } from '@medusajs/framework/types';
 import { Modules } from '@medusajs/framework/utils';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import orchestratorProvider, { PaymentsOrchestratorProviderService } from '../../packages/medusa/src/index.ts';
 import { Payments } from '../../packages/node/src/index.ts';
 import { CapturePaymentDocument, ConfirmPaymentDocument, CreatePaymentDocument } from '../gql/graphql.ts';
@@ -94,7 +94,7 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
         expect(await collectionOf(collection.id)).toMatchObject({ refunded_amount: 5.5 });
         const refunded = await service.retrievePayment(payment.id, { relations: ['refunds'] });
         expect(refunded.refunds!.map((refund) => refund.amount)).toEqual([5.5]);
-        expect(refunded.data).toMatchObject({ amount_refunded: 550 });
+        expect(refunded.data).toMatchObject({ amount_refunded: 550, refund_id: expect.stringMatching(/^ref_/), refund_status: 'SUCCEEDED' });
       });
 
       it('with 3DS: requires_more with the challenge’s URL, then authorized once the customer completed it', async () => {
@@ -139,6 +139,30 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
         expect((await service.retrievePaymentSession(session.id)).status).toBe('error');
       });
 
+      it('a refund the processor refuses: Medusa keeps no refund, and its error names ours', async () => {
+        const { collection, session, paymentId, clientSecret } = await sessionFor(19.99);
+        dataOf(await confirmAsStorefront(clientSecret));
+        const payment = await authorize(session.id);
+        await service.capturePayment({ payment_id: payment.id });
+        // Refunded in full at the processor itself (its own dashboard): the processor then refuses ours.
+        const atProcessor = await fetch(`${stack.sandboxUrl}/v1/refunds`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${shop.sandboxKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ payment: (await ourPayment(paymentId)).activeAttempt!.connectorTransactionId }),
+        });
+        expect(atProcessor.status).toBe(200);
+
+        await expect(service.refundPayment({ payment_id: payment.id, amount: 5 })).rejects.toMatchObject({
+          type: 'not_allowed',
+          message: expect.stringMatching(new RegExp(`^refundPayment: the processor refused refund ref_\\w+ of payment ${paymentId}: `)),
+        });
+        const ours = [];
+        for await (const refund of payments.refunds.list({ paymentId })) ours.push(refund);
+        expect(ours).toMatchObject([{ status: 'FAILED', amount: 500 }]);
+        expect((await service.retrievePayment(payment.id, { relations: ['refunds'] })).refunds).toEqual([]);
+        expect(await collectionOf(collection.id)).toMatchObject({ refunded_amount: 0 });
+      });
+
       it('deleting a session cancels our payment', async () => {
         const { session, paymentId } = await sessionFor(12);
         await service.deletePaymentSession(session.id);
@@ -153,6 +177,18 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
         const first = await provider.initiatePayment(input);
         expect((await provider.initiatePayment(input)).id).toBe(first.id);
         expect((await provider.initiatePayment({ ...input, context: {} })).id).not.toBe(first.id);
+      });
+    });
+
+    describe('errors', () => {
+      it('our API’s errors reach Medusa as MedusaErrors with our message and code (not a 500 "An unknown error occurred")', async () => {
+        const provider = new PaymentsOrchestratorProviderService({}, options);
+        await expect(provider.retrievePayment({ data: { id: 'pay_unknown' } })).rejects.toMatchObject({
+          __isMedusaError: true,
+          type: 'not_found',
+          code: 'NOT_FOUND',
+          message: expect.stringContaining('pay_unknown'),
+        });
       });
     });
 
@@ -192,6 +228,29 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
         expect((await ourPayment(paymentId)).status).toBe('CANCELLED');
         expect(await ourPayment(replacementId)).toMatchObject({ amount: 2500, status: 'REQUIRES_PAYMENT_METHOD', metadata: { medusa_session_id: session.id } });
         expect(updated.data['client_secret']).toMatch(new RegExp(`^${replacementId}_secret_`));
+        // Medusa retrying the update (its answer lost): the same replacement, no second one.
+        const retried = await service.updatePaymentSession({ id: session.id, amount: 25, currency_code: 'usd', data: session.data });
+        expect(retried.data['id']).toBe(replacementId);
+        expect((await ourPayment(replacementId)).status).toBe('REQUIRES_PAYMENT_METHOD');
+      });
+
+      it('when the old payment can no longer be cancelled (confirmed meanwhile), the replacement is cancelled and the update refused', async () => {
+        const { session, paymentId, clientSecret } = await sessionFor(20, 'usd', AUTOMATIC);
+        const provider = new PaymentsOrchestratorProviderService({}, { ...options, capture: true });
+        const sdk = (provider as unknown as { payments: Payments }).payments;
+        const create = sdk.payments.create;
+        const replacements: string[] = [];
+        // The customer confirms the old payment between the provider's read of it and its cancel.
+        vi.spyOn(sdk.payments, 'create').mockImplementation(async (...args) => {
+          dataOf(await confirmAsStorefront(clientSecret));
+          const replacement = await create(...args);
+          replacements.push(replacement.id);
+          return replacement;
+        });
+        await expect(provider.updatePayment({ amount: 25, currency_code: 'usd', data: session.data })).rejects.toMatchObject({ type: 'not_allowed' });
+        expect(await ourPayment(paymentId)).toMatchObject({ status: 'SUCCEEDED', amount: 2000 });
+        expect(replacements).toHaveLength(1);
+        expect(await ourPayment(replacements[0]!)).toMatchObject({ status: 'CANCELLED', amount: 2500 });
       });
 
       it('the same amount changes nothing; after confirmation the amount is refused', async () => {
@@ -229,18 +288,21 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
         expect(await collectionOf(collection.id)).toMatchObject({ status: 'completed', captured_amount: 19.99 });
       });
 
-      it('a partial capture in our dashboard: payment_captured records that much in Medusa', async () => {
+      it('a partial capture in our dashboard: neither its webhook nor an admin’s capture make Medusa record more than was received', async () => {
         const { collection, session, paymentId, clientSecret } = await sessionFor(19.99);
         dataOf(await confirmAsStorefront(clientSecret));
-        await authorize(session.id);
+        const payment = await authorize(session.id);
         dataOf(await shop.secret(CapturePaymentDocument, { input: { paymentId, amountToCapture: 1000 } }));
         const captured = await service.getWebhookActionAndData({
           provider,
           payload: medusaWebhookPayload(await webhookOf(shop.receiver, paymentId, 'payment_captured')),
         });
         expect(captured).toEqual({ action: 'captured', data: { session_id: session.id, amount: 10 } });
-        await processPaymentAsMedusaDoes(service, captured);
-        expect(await collectionOf(collection.id)).toMatchObject({ status: 'authorized', captured_amount: 10 });
+        const refusal = `capturePayment: payment ${paymentId} was partially captured outside Medusa (10 of 19.99 USD received) and cannot be captured again`;
+        // Medusa gives capturePayment no amount, so the provider cannot tell the webhook's 10 from an admin's 19.99.
+        await expect(processPaymentAsMedusaDoes(service, captured)).rejects.toMatchObject({ type: 'not_allowed', message: refusal });
+        await expect(service.capturePayment({ payment_id: payment.id })).rejects.toMatchObject({ type: 'not_allowed', message: refusal });
+        expect(await collectionOf(collection.id)).toMatchObject({ status: 'authorized', captured_amount: 0 });
         expect(await ourPayment(paymentId)).toMatchObject({ status: 'PARTIALLY_CAPTURED', amountReceived: 1000 });
       });
 
@@ -271,6 +333,31 @@ moduleIntegrationTestRunner<IPaymentModuleService>({
           const payload = medusaWebhookPayload(await webhookOf(shop.receiver, paymentId, eventType));
           expect(await service.getWebhookActionAndData({ provider, payload })).toEqual({ action, data: { session_id: session.id, amount } });
         }
+      });
+
+      it('events of another merchant or another profile are not_supported, even signed with the key and naming our session', async () => {
+        const { session } = await sessionFor(6);
+        const other = await shopWithReceiver(stack);
+        try {
+          const foreign = dataOf(
+            await other.secret(CreatePaymentDocument, { input: { amount: 600, currency: 'USD', metadata: { medusa_session_id: session.id } } }),
+          ).createPayment;
+          dataOf(await other.publishable(ConfirmPaymentDocument, { input: { clientSecret: foreign.clientSecret, paymentMethodData: card() } }));
+          const foreignEvent = medusaWebhookPayload(await webhookOf(other.receiver, foreign.id, 'payment_succeeded'));
+          // As a platform's profile is: its key signs its connected merchants' events too (docs/platforms.md).
+          const signingOthers = new PaymentsOrchestratorProviderService({}, { ...options, webhookKey: other.paymentResponseHashKey });
+          expect(await signingOthers.getWebhookActionAndData(foreignEvent)).toEqual({ action: 'not_supported' });
+        } finally {
+          await other.receiver.close();
+        }
+
+        const ours = await sessionFor(7);
+        dataOf(await confirmAsStorefront(ours.clientSecret));
+        const ourEvent = medusaWebhookPayload(await webhookOf(shop.receiver, ours.paymentId, 'payment_authorized'));
+        const ofAnotherProfile = new PaymentsOrchestratorProviderService({}, { ...options, profileId: 'pro_another' });
+        expect(await ofAnotherProfile.getWebhookActionAndData(ourEvent)).toEqual({ action: 'not_supported' });
+        const ofOurProfile = new PaymentsOrchestratorProviderService({}, { ...options, profileId: shop.profileId });
+        expect(await ofOurProfile.getWebhookActionAndData(ourEvent)).toEqual({ action: 'authorized', data: { session_id: ours.session.id, amount: 7 } });
       });
 
       it('a payment Medusa did not create is not_supported; a body or signature altered in transit is refused', async () => {

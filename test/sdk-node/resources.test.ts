@@ -1,4 +1,4 @@
-// The server SDK's other resources against the real API, worker and sandbox: events (listed across pages,
+// The server SDK's other resources against the real API, worker and sandbox: the key's merchant, events (listed across pages,
 // streamed live with a replay from `after`, sent again), payment links, customers' saved cards, disputes the
 // sandbox opens, and payouts.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -79,6 +79,10 @@ describe('the server SDK’s resources', () => {
     expect(link).toMatchObject({ active: true, amount: 2500, url: expect.stringContaining(link.id) });
     expect(await payments.paymentLinks.retrieve(link.id)).toMatchObject({ id: link.id, description: 'Gift card' });
     expect(await payments.paymentLinks.deactivate(link.id)).toMatchObject({ active: false, deactivatedAt: expect.any(String) });
+  });
+
+  it('merchant: the key’s own, whose id webhooks name', async () => {
+    expect(await payments.merchant.retrieve()).toEqual({ id: shop.merchantId });
   });
 
   it('customers: the cards their payments saved', async () => {

@@ -4,7 +4,16 @@
 // asserted exactly, never waited.
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionError, IdempotencyError, Payments, RateLimitError, ServiceUnavailableError, type PaymentsOptions } from '@payments-orchestrator/node';
+import {
+  ConflictError,
+  ConnectionError,
+  DEFAULT_TIMEOUT_MS,
+  IdempotencyError,
+  Payments,
+  RateLimitError,
+  ServiceUnavailableError,
+  type PaymentsOptions,
+} from '@payments-orchestrator/node';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../support/receiver.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 
@@ -61,6 +70,8 @@ const graphqlError =
       .writeHead(status, { 'content-type': 'application/json', 'x-request-id': 'req_proxy', ...headers })
       .end(JSON.stringify({ errors: [{ message: 'refused by the test proxy', extensions }] }));
 const unavailable = graphqlError(503, { code: 'SERVICE_UNAVAILABLE' });
+/** The API's answer while the key's first try is still running (docs/api.md, "Keys and headers"). */
+const inFlight = graphqlError(409, { code: 'CONFLICT' });
 const bodiless503: Failure = (_request, reply) => reply.writeHead(503, { 'content-type': 'text/html' }).end('<h1>Bad gateway</h1>');
 
 /** An SDK client through the proxy whose sleeps are recorded (and not waited), jitter at its middle. */
@@ -167,9 +178,49 @@ describe('the server SDK’s retries', () => {
     const { sdk, delays } = sdkThroughProxy({ timeoutMs: 300, maxRetries: 1 });
     const timedOut = await sdk.payments.create({ amount: 1500, currency: 'EUR' }).catch((error: unknown) => error);
     expect(timedOut).toBeInstanceOf(ConnectionError);
-    expect(timedOut).toMatchObject({ code: 'CONNECTION_ERROR', message: expect.stringMatching(/300 ms/), httpStatus: undefined });
+    expect(timedOut).toMatchObject({
+      code: 'CONNECTION_ERROR',
+      message: expect.stringMatching(/300 ms/),
+      httpStatus: undefined,
+      idempotencyKey: idempotencyKeys()[0],
+    });
     expect(delays).toEqual([500]);
     expect(proxy.received).toHaveLength(2);
+  });
+
+  it('after a try without an answer, end tries refused CONFLICT as a ConnectionError whose key repeats the call to its outcome', async () => {
+    failingFirst(dropAfter, inFlight, inFlight);
+    const { sdk, delays } = sdkThroughProxy();
+    const customerId = `cus_unknown_${proxy.port}_${Date.now()}`;
+    const unknown = await sdk.payments.create({ amount: 1500, currency: 'EUR', customerId }).catch((error: unknown) => error);
+    const [key] = idempotencyKeys();
+    expect(idempotencyKeys()).toEqual([key, key, key]);
+    expect(delays).toEqual([500, 750]);
+    expect(unknown).toBeInstanceOf(ConnectionError);
+    expect(unknown).toMatchObject({
+      code: 'CONNECTION_ERROR',
+      idempotencyKey: key,
+      message:
+        'A try of this mutation got no answer and no later try settled it (the last: refused by the test proxy), so its outcome is unknown: ' +
+        'repeat it with the same Idempotency-Key (error.idempotencyKey) to get its outcome.',
+      cause: expect.any(ConflictError),
+    });
+    expect(JSON.stringify({ ...(unknown as object), message: (unknown as Error).message })).not.toContain(shop.secretKey);
+    const [paymentId] = await paymentsOf(customerId);
+    expect((await sdk.payments.create({ amount: 1500, currency: 'EUR', customerId }, { idempotencyKey: String(key) })).id).toBe(paymentId);
+  });
+
+  it('with every try answered, CONFLICT stays a ConflictError (nothing ran under the key but what answered)', async () => {
+    failingFirst(inFlight, inFlight, inFlight);
+    const { sdk } = sdkThroughProxy();
+    const refused = await sdk.payments.create({ amount: 1500, currency: 'EUR' }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect(proxy.received).toHaveLength(3);
+  });
+
+  it('wait long enough by default for a confirm failing over across every processor call a profile allows', () => {
+    // 1 + maxRetries (at most 5) processor calls of CONNECTOR_TIMEOUT_MS (15 s by default) each.
+    expect(DEFAULT_TIMEOUT_MS).toBeGreaterThan(6 * 15_000);
   });
 
   it('send the caller’s Idempotency-Key, and raise IdempotencyError when it is reused with another input', async () => {

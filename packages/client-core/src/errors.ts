@@ -99,9 +99,15 @@ export class InsufficientBalanceError extends ApiError {
 /** CONNECTION_ERROR: no answer came (the network failed or the timeout passed); the request may have run. */
 export class ConnectionError extends ApiError {
   override readonly name = 'ConnectionError';
-  constructor(message: string, cause?: unknown) {
+  /**
+   * Set when a mutation's outcome is unknown (a try got no answer and none after it settled it): repeat the
+   * call with this Idempotency-Key to get its outcome, never with a new one (docs/server-sdk.md).
+   */
+  readonly idempotencyKey: string | undefined;
+  constructor(message: string, cause?: unknown, idempotencyKey?: string) {
     super(message, { code: 'CONNECTION_ERROR' });
     if (cause !== undefined) this.cause = cause;
+    this.idempotencyKey = idempotencyKey;
   }
 }
 

@@ -14,12 +14,15 @@ export const MAX_RETRY_AFTER_MS = 60_000;
  */
 const RETRYABLE_ERRORS = [ConnectionError, ServiceUnavailableError, RateLimitError, ConflictError];
 
+/** Whether `error` says nothing of the request's outcome: the same request may still succeed (or has already). */
+export const isTransient = (error: ApiError) => RETRYABLE_ERRORS.some((retryable) => error instanceof retryable);
+
 /**
  * The delay before retry number `retryNumber` (1 for the first retry) after `error`, in ms; null when the error
  * is not worth retrying. `random` is in [0, 1) (Math.random), injectable so tests assert exact delays.
  */
 export function retryDelayMs(error: ApiError, retryNumber: number, random: () => number = Math.random): number | null {
-  if (!RETRYABLE_ERRORS.some((retryable) => error instanceof retryable)) return null;
+  if (!isTransient(error)) return null;
   const retryAfterSeconds = error instanceof RateLimitError ? error.retryAfterSeconds : undefined;
   if (retryAfterSeconds !== undefined) {
     const retryAfterMs = retryAfterSeconds * 1000;

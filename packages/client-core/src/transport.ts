@@ -5,7 +5,7 @@
 // and a timeout; the browser SDK and the dashboard keep one plain try.
 import { createClient, type Client } from 'graphql-ws';
 import { ApiError, ConnectionError, apiErrorOf, errorOf, type GraphQLErrorShape } from './errors.ts';
-import { retryAfterSecondsOf, retryDelayMs } from './retries.ts';
+import { isTransient, retryAfterSecondsOf, retryDelayMs } from './retries.ts';
 
 /** A typed document as GraphQL Code Generator writes it (documentMode: 'string'). */
 export interface Document<Result, Variables> {
@@ -136,13 +136,28 @@ export function createTransport(options: TransportOptions): Transport {
       const idempotencyKey = mutation ? (requestOptions.idempotencyKey ?? (options.idempotencyKeys ? globalThis.crypto.randomUUID() : undefined)) : undefined;
       // A mutation is tried again only under an idempotency key: the service then runs it at most once.
       const retries = mutation && idempotencyKey === undefined ? 0 : maxRetries;
+      let unanswered = false;
       for (let retryNumber = 1; ; retryNumber++) {
         try {
           return (await send(body, idempotencyKey)) as never;
         } catch (error) {
+          unanswered ||= error instanceof ConnectionError;
           const delayMs = retryNumber <= retries && error instanceof ApiError ? retryDelayMs(error, retryNumber, random) : null;
-          if (delayMs === null) throw error;
-          await sleep(delayMs);
+          if (delayMs !== null) {
+            await sleep(delayMs);
+            continue;
+          }
+          // A try without an answer may still commit (a later one's CONFLICT is it, still running): only the
+          // same key can tell, so the caller must not take this for a refusal and repeat under a new one.
+          if (mutation && unanswered && idempotencyKey !== undefined && error instanceof ApiError && isTransient(error)) {
+            throw new ConnectionError(
+              `A try of this mutation got no answer and no later try settled it (the last: ${error.message}), so its outcome is unknown: ` +
+                'repeat it with the same Idempotency-Key (error.idempotencyKey) to get its outcome.',
+              error,
+              idempotencyKey,
+            );
+          }
+          throw error;
         }
       }
     },

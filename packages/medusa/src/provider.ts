@@ -25,6 +25,7 @@ import type {
 import { AbstractPaymentProvider, MedusaError, PaymentActions } from '@medusajs/framework/utils';
 import { InvalidStateError, Payments, webhooks, type Payment, type WebhookHeaders } from '@payments-orchestrator/node';
 import { fromMinorUnits, toMinorUnits } from './amounts.ts';
+import { medusaErrorOf } from './errors.ts';
 import { SESSION_STATUS_OF, WEBHOOK_ACTION_OF, type OrchestratorPaymentStatus } from './statuses.ts';
 
 export interface PaymentsOrchestratorOptions {
@@ -38,6 +39,8 @@ export interface PaymentsOrchestratorOptions {
   capture?: boolean;
   /** Where our 3D Secure and redirect pages send the customer back to (the storefront's checkout page). */
   returnUrl?: string;
+  /** The business profile (`pro_…`) whose payments this store's are: webhooks of other profiles are ignored. */
+  profileId?: string;
 }
 
 /** The metadata key of our payment that names Medusa's payment session, so webhooks find their session. */
@@ -67,6 +70,8 @@ export interface PaymentsOrchestratorData extends Record<string, unknown> {
 const WAITING: ReadonlySet<OrchestratorPaymentStatus> = new Set(['REQUIRES_CUSTOMER_ACTION', 'PROCESSING']);
 /** Statuses from which a payment's amount may still change: nothing was sent to a processor that holds it. */
 const NOT_CONFIRMED: ReadonlySet<OrchestratorPaymentStatus> = new Set(['REQUIRES_PAYMENT_METHOD', 'REQUIRES_CONFIRMATION']);
+/** The cancellation reason of a payment updatePayment replaced, by which a retried update knows its own work. */
+const REPLACED = 'amount changed: replaced by a new payment';
 /** Statuses after which nothing is left to cancel. */
 const ENDED: ReadonlySet<OrchestratorPaymentStatus> = new Set(['CANCELLED', 'CANCELLED_POST_CAPTURE', 'FAILED', 'EXPIRED']);
 
@@ -106,6 +111,8 @@ export class PaymentsOrchestratorProviderService extends AbstractPaymentProvider
   static override identifier = 'payments-orchestrator';
 
   private readonly payments: Payments;
+  /** The key's merchant id, asked of the API once (the first webhook), to tell our events from others'. */
+  private merchantIdRead: Promise<string> | null = null;
 
   static override validateOptions(options: Record<string, unknown>): void {
     for (const name of ['apiKey', 'baseUrl', 'webhookKey'] as const) {
@@ -118,6 +125,9 @@ export class PaymentsOrchestratorProviderService extends AbstractPaymentProvider
     }
     if (!URL.canParse(options['baseUrl'] as string)) {
       throw new MedusaError(MedusaError.Types.INVALID_DATA, 'payments-orchestrator option baseUrl: must be an absolute URL');
+    }
+    if (options['profileId'] !== undefined && (typeof options['profileId'] !== 'string' || !options['profileId'].startsWith('pro_'))) {
+      throw new MedusaError(MedusaError.Types.INVALID_DATA, 'payments-orchestrator option profileId: must be a business profile id (pro_…)');
     }
     if (options['capture'] !== undefined && typeof options['capture'] !== 'boolean') {
       throw new MedusaError(MedusaError.Types.INVALID_DATA, 'payments-orchestrator option capture: must be true or false');
@@ -171,9 +181,17 @@ export class PaymentsOrchestratorProviderService extends AbstractPaymentProvider
     try {
       return { data: dataOf(await this.payments.payments.capture(id, {}, keyed(context))) };
     } catch (error) {
-      // Captured already (automatic capture, a capture made in our dashboard, or one whose answer Medusa
-      // missed): nothing is left to capture, and Medusa records the amount it asked for.
+      // Captured in full already (automatic capture, a capture made in our dashboard, or one whose answer
+      // Medusa missed): nothing is left to capture, and Medusa records the amount it asked for. A partial
+      // capture made elsewhere is not that: Medusa would record more than was received.
       const payment = await this.settledBy(error, id, 'SUCCEEDED', 'PARTIALLY_CAPTURED');
+      if (payment.status === 'PARTIALLY_CAPTURED') {
+        throw new MedusaError(
+          MedusaError.Types.NOT_ALLOWED,
+          `capturePayment: payment ${id} was partially captured outside Medusa (${fromMinorUnits(payment.amountReceived, payment.currency)} of ` +
+            `${fromMinorUnits(payment.amount, payment.currency)} ${payment.currency} received) and cannot be captured again`,
+        );
+      }
       return { data: dataOf(payment) };
     }
   }
@@ -194,6 +212,18 @@ export class PaymentsOrchestratorProviderService extends AbstractPaymentProvider
     return this.cancelPayment(input);
   }
 
+  private ourMerchantId(): Promise<string> {
+    // A failed read is not kept: the next webhook asks again.
+    const read = (this.merchantIdRead ??= this.payments.merchant.retrieve().then(
+      ({ id }) => id,
+      (error: unknown) => {
+        this.merchantIdRead = null;
+        throw error;
+      },
+    ));
+    return read;
+  }
+
   /** Rethrows `error` unless it is INVALID_STATE and the payment is now in one of `statuses`; returns the payment. */
   private async settledBy(error: unknown, id: string, ...statuses: OrchestratorPaymentStatus[]): Promise<Payment> {
     if (!(error instanceof InvalidStateError)) throw error;
@@ -206,8 +236,17 @@ export class PaymentsOrchestratorProviderService extends AbstractPaymentProvider
     const id = paymentIdOf(data, 'refundPayment');
     const currency = data?.['currency'];
     if (typeof currency !== 'string') throw new MedusaError(MedusaError.Types.INVALID_DATA, 'refundPayment: data.currency is missing');
-    await this.payments.refunds.create({ paymentId: id, amount: toMinorUnits(amount, currency) }, keyed(context));
-    return { data: dataOf(await this.payments.payments.retrieve(id)) };
+    const refund = await this.payments.refunds.create({ paymentId: id, amount: toMinorUnits(amount, currency) }, keyed(context));
+    // Our createRefund answers a refund the processor refused as FAILED rather than an error: throwing makes
+    // Medusa drop the refund it recorded before calling us (docs/medusa.md, "The flow").
+    if (refund.status === 'FAILED') {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `refundPayment: the processor refused refund ${refund.id} of payment ${id}: ${refund.errorMessage ?? refund.errorCode ?? 'no reason given'}`,
+        refund.errorCode ?? undefined,
+      );
+    }
+    return { data: { ...dataOf(await this.payments.payments.retrieve(id)), refund_id: refund.id, refund_status: refund.status } };
   }
 
   async retrievePayment({ data }: RetrievePaymentInput): Promise<RetrievePaymentOutput> {
@@ -220,15 +259,16 @@ export class PaymentsOrchestratorProviderService extends AbstractPaymentProvider
 
   /**
    * Our API has no mutation that changes a payment's amount. Before the customer confirmed (nothing is held
-   * at a processor), a new amount or currency cancels the payment and creates another for the same session:
+   * at a processor), a new amount or currency creates another payment for the same session and cancels the old one:
    * the session's data then has a new id and client secret, which the storefront must use. After that, the
    * amount cannot change (Medusa's storefronts start a new session instead).
    */
-  async updatePayment({ amount, currency_code, data, context }: UpdatePaymentInput): Promise<UpdatePaymentOutput> {
+  async updatePayment({ amount, currency_code, data }: UpdatePaymentInput): Promise<UpdatePaymentOutput> {
     const id = paymentIdOf(data, 'updatePayment');
     const current = await this.payments.payments.retrieve(id);
     if (current.amount === toMinorUnits(amount, currency_code) && current.currency === currency_code.toUpperCase()) return withStatus(current);
-    if (!NOT_CONFIRMED.has(current.status as OrchestratorPaymentStatus)) {
+    const replacedAlready = current.status === 'CANCELLED' && current.cancellationReason === REPLACED;
+    if (!NOT_CONFIRMED.has(current.status as OrchestratorPaymentStatus) && !replacedAlready) {
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
         `updatePayment: payment ${id} is ${current.status}, so its amount can no longer change; start a new payment session`,
@@ -241,22 +281,72 @@ export class PaymentsOrchestratorProviderService extends AbstractPaymentProvider
         `updatePayment: payment ${id} has no ${SESSION_ID_METADATA_KEY} in its metadata: this provider did not create it`,
       );
     }
-    await this.payments.payments.cancel(id, { cancellationReason: 'amount changed: replaced by a new payment' });
-    const replacement = await this.createPayment(amount, currency_code, sessionId, keyed(context));
+    // The replacement first, under a key of the old payment and the new amount (a retried update gets the same
+    // one), then the old one cancelled: the session never points at a cancelled payment without a replacement.
+    const minorAmount = toMinorUnits(amount, currency_code);
+    const replacement = await this.createPayment(amount, currency_code, sessionId, {
+      idempotencyKey: `${id}:amount:${minorAmount}:${currency_code.toUpperCase()}`,
+    });
+    if (replacedAlready) return withStatus(replacement);
+    try {
+      await this.payments.payments.cancel(id, { cancellationReason: REPLACED });
+    } catch (error) {
+      // The old payment moved on meanwhile (the customer confirmed it): it stays the session's, the replacement
+      // goes. Any other failure keeps the replacement, which a retried update gets back under its key.
+      if (error instanceof InvalidStateError) {
+        await this.payments.payments.cancel(replacement.id, { cancellationReason: 'amount changed, but the payment it replaced was confirmed meanwhile' });
+      }
+      throw error;
+    }
     return withStatus(replacement);
   }
 
   /**
    * Our outgoing webhook (docs/webhooks.md), as Medusa's /hooks/payment/{provider_id} route hands it over:
    * verified against its raw bytes with the profile's signing key, then told to Medusa as an action on the
-   * payment session named in the payment's metadata. Events of payments Medusa did not create are not_supported.
+   * payment session named in the payment's metadata. Events of payments Medusa did not create are not_supported,
+   * and so are those of another merchant or profile: a platform's profile also receives its connected merchants'
+   * events (docs/platforms.md), whose payments could carry a session id of this store's.
    */
   async getWebhookActionAndData(payload: ProviderWebhookPayload['payload']): Promise<WebhookActionResult> {
-    const { event_type: eventType, content } = webhooks.verify(payload.rawData, payload.headers as WebhookHeaders, this.config.webhookKey);
+    const event = webhooks.verify(payload.rawData, payload.headers as WebhookHeaders, this.config.webhookKey);
+    const { event_type: eventType, content } = event;
     const mapping = WEBHOOK_ACTION_OF[eventType];
     if (!mapping || content.type !== 'payment_details') return { action: PaymentActions.NOT_SUPPORTED };
+    const merchantId = await this.ourMerchantId();
+    const ours =
+      event.merchant_id === merchantId &&
+      content.object.merchant_id === merchantId &&
+      (this.config.profileId === undefined || content.object.profile_id === this.config.profileId);
+    if (!ours) return { action: PaymentActions.NOT_SUPPORTED };
     const sessionId = content.object.metadata?.[SESSION_ID_METADATA_KEY];
     if (typeof sessionId !== 'string') return { action: PaymentActions.NOT_SUPPORTED };
     return { action: mapping.action, data: { session_id: sessionId, amount: fromMinorUnits(content.object[mapping.amount], content.object.currency) } };
   }
+}
+
+/** The methods Medusa's payment module calls: each answers our API's errors as MedusaErrors (errors.ts). */
+const MEDUSA_CALLED = [
+  'initiatePayment',
+  'authorizePayment',
+  'capturePayment',
+  'cancelPayment',
+  'deletePayment',
+  'refundPayment',
+  'retrievePayment',
+  'getPaymentStatus',
+  'updatePayment',
+  'getWebhookActionAndData',
+] as const satisfies ReadonlyArray<keyof PaymentsOrchestratorProviderService>;
+for (const name of MEDUSA_CALLED) {
+  const method = PaymentsOrchestratorProviderService.prototype[name] as (this: unknown, input: unknown) => Promise<unknown>;
+  Object.defineProperty(PaymentsOrchestratorProviderService.prototype, name, {
+    value: async function (this: unknown, input: unknown) {
+      try {
+        return await method.call(this, input);
+      } catch (error) {
+        throw medusaErrorOf(error);
+      }
+    },
+  });
 }

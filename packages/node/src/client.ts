@@ -20,6 +20,7 @@ import {
   SdkNodeDisputesDocument,
   SdkNodeEventDocument,
   SdkNodeEventsDocument,
+  SdkNodeMerchantDocument,
   SdkNodePaymentDocument,
   SdkNodePaymentEventsDocument,
   SdkNodePaymentLinkDocument,
@@ -62,7 +63,12 @@ export interface PaymentsOptions {
 }
 
 export const DEFAULT_MAX_RETRIES = 2;
-export const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * A confirm may call up to 1 + maxRetries (at most 5) processors in turn, each for up to CONNECTOR_TIMEOUT_MS
+ * (15 s by default): 90 s, plus the service's own work (docs/server-sdk.md, "Timeouts"). Stripe's library's
+ * 80 s would cut the longest, and the caller would then not know whether the payment was made.
+ */
+export const DEFAULT_TIMEOUT_MS = 100_000;
 
 type Filter<Variables> = Omit<Variables, 'after'>;
 
@@ -151,6 +157,11 @@ export class Payments {
     /** A payment's refunds, oldest first. */
     list: (filter: { paymentId: string }): AsyncIterable<Refund> =>
       everyItem(this.#transport.request(SdkNodeRefundsDocument, filter).then((data) => data.refunds)),
+  };
+
+  readonly merchant = {
+    /** The merchant of the key: its id is what webhooks' `merchant_id` names (docs/webhooks.md). */
+    retrieve: async () => (await this.#transport.request(SdkNodeMerchantDocument, {})).merchant,
   };
 
   readonly customers = {
