@@ -234,4 +234,17 @@ describe('the server SDK’s retries', () => {
     expect(mismatch).toBeInstanceOf(IdempotencyError);
     expect(mismatch).toMatchObject({ code: 'IDEMPOTENCY_MISMATCH', httpStatus: 422, requestId: expect.any(String) });
   });
+
+  it('never follow a redirect: the API key stays with the API, and the answer is an error', async () => {
+    const elsewhere = await startReceiver();
+    try {
+      proxy.handler = (_request, reply) => reply.writeHead(307, { location: `${elsewhere.url}/graphql` }).end();
+      const { sdk } = sdkThroughProxy({ maxRetries: 0 });
+      const refused = await sdk.payments.create({ amount: 1500, currency: 'EUR' }).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ httpStatus: 307 });
+      expect(elsewhere.received).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
+  });
 });

@@ -101,7 +101,14 @@ export function createTransport(options: TransportOptions): Transport {
     let response: Response;
     let text: string;
     try {
-      response = await fetch(endpoint, { method: 'POST', headers, body, ...(options.timeoutMs ? { signal: AbortSignal.timeout(options.timeoutMs) } : {}) });
+      response = await fetch(endpoint, {
+        method: 'POST',
+        headers,
+        body,
+        // A redirect is answered as it is, never followed: fetch would send the API key on to wherever it points.
+        redirect: 'manual',
+        ...(options.timeoutMs ? { signal: AbortSignal.timeout(options.timeoutMs) } : {}),
+      });
       text = await response.text();
     } catch (error) {
       const timedOut = error instanceof Error && error.name === 'TimeoutError';
