@@ -5,8 +5,8 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { IPaymentModuleService, ProviderWebhookPayload, WebhookActionResult } from '@medusajs/framework/types';
 import { PaymentActions } from '@medusajs/framework/utils';
-import pg from 'pg';
 import { expect, inject, vi } from 'vitest';
+import { dropDatabase } from '../../src/platform/db/scratch-database.ts';
 import type { Receiver, ReceivedRequest } from '../support/receiver.ts';
 
 /** Where Medusa's payment module is installed (the test runner loads its models and service from there). */
@@ -19,17 +19,7 @@ export const PAYMENT_MODULE_PATH = dirname(createRequire(import.meta.url).resolv
 export function medusaDatabase() {
   const runDatabase = new URL(inject('databaseUrl'));
   const name = `${runDatabase.pathname.slice(1)}_medusa_${randomBytes(3).toString('hex')}`;
-  const drop = async () => {
-    const maintenance = new URL(runDatabase);
-    maintenance.pathname = '/postgres';
-    const client = new pg.Client({ connectionString: maintenance.toString() });
-    await client.connect();
-    try {
-      await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
-    } finally {
-      await client.end();
-    }
-  };
+  const drop = () => dropDatabase(runDatabase.toString(), name);
   return { name, host: runDatabase.hostname, port: runDatabase.port || '5432', user: decodeURIComponent(runDatabase.username), drop };
 }
 

@@ -17,17 +17,20 @@ export async function createScratchDatabase(serverUrl: string, name: string): Pr
   await migrate(url.toString());
   return {
     url: url.toString(),
-    drop: async () => {
-      // Connect to the maintenance database: a database cannot be dropped from a connection to itself.
-      const maintenance = new URL(serverUrl);
-      maintenance.pathname = '/postgres';
-      const client = new pg.Client({ connectionString: maintenance.toString() });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
+    drop: () => dropDatabase(serverUrl, name),
   };
+}
+
+/** Drops database `name` on the server of `serverUrl`, closing whatever connections it still has. */
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  // Connect to the maintenance database: a database cannot be dropped from a connection to itself.
+  const maintenance = new URL(serverUrl);
+  maintenance.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: maintenance.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
 }
