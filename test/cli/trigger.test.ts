@@ -8,7 +8,7 @@ import { RECIPES, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../packa
 import { Refusal } from '../../packages/node/src/cli/settings.ts';
 import { trigger } from '../../packages/node/src/cli/trigger.ts';
 import { EVENT_TYPES } from '../../src/modules/events/catalog.ts';
-import { EventDocument, UpdateBusinessProfileDocument } from '../gql/graphql.ts';
+import { EventDocument, RecurringSubscriptionDocument, UpdateBusinessProfileDocument } from '../gql/graphql.ts';
 import { runCli } from '../support/cli.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
@@ -72,6 +72,13 @@ describe('payments trigger', () => {
     },
     90_000,
   );
+
+  it('leaves no test subscription running: invoice_paid cancels the one it charged once its event is recorded', async () => {
+    const outcome = await outcomes.get('invoice_paid')!;
+    if ('error' in outcome) throw outcome.error;
+    const { subscription } = dataOf(await shop.secret(RecurringSubscriptionDocument, { id: outcome.objectId }));
+    expect(subscription.status).toBe('CANCELLED');
+  });
 
   it('refuses, on a profile without the setting, each recipe that needs one, naming it', async () => {
     const plain = await merchantWithSandbox(stack);

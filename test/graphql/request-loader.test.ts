@@ -21,6 +21,21 @@ describe('requestLoader', () => {
     expect(reads).toEqual([['a', 'b', 'c', 'gone'], ['c']]);
   });
 
+  it('with keep: batch, reads an id again in the next round of the same request (a subscription’s next event)', async () => {
+    const reads: string[][] = [];
+    const load = requestLoader(
+      async (_context, ids) => {
+        reads.push(ids);
+        return new Map(ids.map((id) => [id, `key ${id} #${reads.length}`]));
+      },
+      { keep: 'batch' },
+    );
+    const subscription = {} as GraphQLContext;
+    expect(await Promise.all([load(subscription, 'a'), load(subscription, 'a')])).toEqual(['key a #1', 'key a #1']);
+    expect(await load(subscription, 'a')).toBe('key a #2');
+    expect(reads).toEqual([['a'], ['a']]);
+  });
+
   it('rejects every id of a batch whose read fails', async () => {
     const load = requestLoader(() => Promise.reject(new Error('redis unreachable')));
     const request = {} as GraphQLContext;

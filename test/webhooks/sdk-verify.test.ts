@@ -139,9 +139,15 @@ describe('webhooks.verify', () => {
     expect(event.content.object.refund_id).toBe('ref_1');
   });
 
-  it('refuses to verify without a key, or with a negative tolerance, naming the argument', () => {
+  it('refuses to verify without a key, with a negative tolerance or a clock that is not a time, naming the argument', () => {
     expect(() => webhooks.verify(BODY, headers, '')).toThrow(/key must be/);
     expect(() => webhooks.verify(BODY, headers, KEY, { now: NOW, toleranceSeconds: -1 })).toThrow(/toleranceSeconds/);
+    // A clock that is not a time would skip the timestamp check: a delivery signed in 1970 would pass.
+    const signedIn1970 = signed(BODY, { sentAt: new Date(0) });
+    for (const now of [Number.NaN, new Date('not a date'), Number.POSITIVE_INFINITY]) {
+      expect(() => webhooks.verify(BODY, signedIn1970, KEY, { now })).toThrow(RangeError);
+      expect(() => webhooks.verify(BODY, signedIn1970, KEY, { now })).toThrow(/now must be/);
+    }
     expect(() => webhooks.verify(JSON.parse(BODY), headers, KEY, { now: NOW })).toThrow(/rawBody must be/);
   });
 

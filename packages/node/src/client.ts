@@ -44,6 +44,7 @@ import {
   type SdkNodePayoutsQueryVariables,
 } from './gql/graphql.ts';
 import type { ConfirmPaymentParams, Dispute, Event, Payment, PaymentLink, Payout, Refund } from './types.ts';
+import { assertKeySafeBaseUrl } from './base-url.ts';
 
 export interface PaymentsOptions {
   /** The merchant's secret key (`sk_test_…` or `sk_live_…`). */
@@ -103,6 +104,7 @@ export class Payments {
   constructor(options: PaymentsOptions) {
     if (!options.apiKey) throw new TypeError('apiKey is required: the merchant’s secret key (sk_test_… or sk_live_…).');
     if (!options.baseUrl) throw new TypeError('baseUrl is required: the service’s URL, such as https://pay.example.com.');
+    assertKeySafeBaseUrl(options.baseUrl, 'baseUrl');
     this.#transport = createTransport({
       apiKey: options.apiKey,
       baseUrl: options.baseUrl,

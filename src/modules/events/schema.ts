@@ -1,6 +1,7 @@
 // Events (the outgoing webhooks' log) with every delivery attempt, manual retry and the test webhook.
 import { EVENT_TYPES } from './catalog.ts';
 import { builder } from '../../platform/graphql/builder.ts';
+import { requestLoader } from '../../platform/graphql/request-loader.ts';
 import { ModeEnum } from '../../platform/graphql/scalars.ts';
 
 const EventDeliveryStatusEnum = builder.enumType('EventDeliveryStatus', {
@@ -39,6 +40,9 @@ export const WebhookDeliveryAttemptRef = builder.prismaObject('WebhookDeliveryAt
   }),
 });
 
+/** A page of events with deliveryHeaders reads and decrypts each profile's key once; a subscription's next event reads it again (a rotated key signs at once). */
+const testSigningKey = requestLoader(({ services }, profileIds) => services.events.testSigningKeys(profileIds), { keep: 'batch' });
+
 const HttpHeader = builder.simpleObject('HttpHeader', {
   description: 'One HTTP header: its name in lower case, and its value.',
   fields: (t) => ({ name: t.string(), value: t.string() }),
@@ -66,7 +70,7 @@ export const EventRef = builder.prismaObject('Event', {
       type: [HttpHeader],
       description:
         'The headers a delivery of `body` sent now carries (content-type, user-agent, X-Webhook-Signature-512, webhook-id, webhook-timestamp, webhook-signature), signed with the profile’s current test-mode key: what `payments listen` forwards with the body, so the key stays here (docs/cli.md). Secret key; test-mode events only (FORBIDDEN for a live one).',
-      resolve: (event, _args, { services }) => services.events.deliveryHeaders(event),
+      resolve: (event, _args, context) => context.services.events.deliveryHeaders(event, (profileId) => testSigningKey(context, profileId)),
     }),
   }),
 });

@@ -177,15 +177,25 @@ export class EventService {
 
   /**
    * The headers a delivery of test-mode `event` sent now carries, signed with its profile's test key as it is
-   * now (as the worker signs each attempt): for `payments listen`, which forwards events so the key never leaves
-   * the service (docs/cli.md).
+   * now (as the worker signs each attempt, with the same deliveryHeaders): for `payments listen`, which forwards
+   * events so the key never leaves the service (docs/cli.md). `testKeyOf` answers the key of a profile
+   * (testSigningKeys, read once for a page of events by the GraphQL field).
    */
-  async deliveryHeaders(event: Pick<Event, 'id' | 'body' | 'profileId' | 'mode'>): Promise<{ name: string; value: string }[]> {
+  async deliveryHeaders(
+    event: Pick<Event, 'id' | 'body' | 'profileId' | 'mode'>,
+    testKeyOf: (profileId: string) => Promise<string | null>,
+  ): Promise<{ name: string; value: string }[]> {
     // Fresh signatures of live events would let a leaked live key replay them past receivers' timestamp checks.
     if (event.mode === 'LIVE') throw new AppError('FORBIDDEN', 'deliveryHeaders is for test-mode events only (payments listen takes a test key).');
-    const profile = await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: event.profileId } });
-    const key = this.context.secretBox.open(profileSettings(profile, event.mode).paymentResponseHashKeyEncrypted);
+    const key = await testKeyOf(event.profileId);
+    if (key === null) throw notFound('business profile', event.profileId);
     return Object.entries(deliveryHeaders(event.id, event.body, key, new Date())).map(([name, value]) => ({ name, value }));
+  }
+
+  /** The test-mode signing keys of these profiles, decrypted: one read and one decryption per profile. */
+  async testSigningKeys(profileIds: string[]): Promise<Map<string, string>> {
+    const profiles = await this.context.db.businessProfile.findMany({ where: { id: { in: profileIds } } });
+    return new Map(profiles.map((profile) => [profile.id, this.context.secretBox.open(profileSettings(profile, 'TEST').paymentResponseHashKeyEncrypted)]));
   }
 
   /** Sends the event again now (same body, same event id), even after the schedule ran out. */

@@ -7,14 +7,19 @@ export type RequestLoader<Value> = (context: GraphQLContext, id: string) => Prom
 
 /**
  * A loader whose ids, asked for while a request's resolvers run, are read with one call of `load` (after the
- * current round of resolvers: the next macrotask), each id once; the results are kept for the request.
+ * current round of resolvers: the next macrotask), each id once; the results are kept for the request, or with
+ * `keep: 'batch'` for that round only (a subscription's context lives as long as it does: each event is a round,
+ * and a value that can change, such as a signing key, is read again for the next one).
  */
-export function requestLoader<Value>(load: (context: GraphQLContext, ids: string[]) => Promise<ReadonlyMap<string, Value>>): RequestLoader<Value> {
+export function requestLoader<Value>(
+  load: (context: GraphQLContext, ids: string[]) => Promise<ReadonlyMap<string, Value>>,
+  { keep = 'request' }: { keep?: 'request' | 'batch' } = {},
+): RequestLoader<Value> {
   const loaders = new WeakMap<GraphQLContext, (id: string) => Promise<Value | null>>();
   return (context, id) => {
     let loader = loaders.get(context);
     if (loader === undefined) {
-      loader = batching((ids) => load(context, ids));
+      loader = batching((ids) => load(context, ids), keep === 'batch');
       loaders.set(context, loader);
     }
     return loader(id);
@@ -26,7 +31,7 @@ interface Waiting<Value> {
   reject: (error: unknown) => void;
 }
 
-function batching<Value>(load: (ids: string[]) => Promise<ReadonlyMap<string, Value>>): (id: string) => Promise<Value | null> {
+function batching<Value>(load: (ids: string[]) => Promise<ReadonlyMap<string, Value>>, forgetAfterBatch: boolean): (id: string) => Promise<Value | null> {
   const loaded = new Map<string, Promise<Value | null>>();
   let batch: Map<string, Waiting<Value | null>> | null = null;
   return (id) => {
@@ -37,6 +42,7 @@ function batching<Value>(load: (ids: string[]) => Promise<ReadonlyMap<string, Va
       batch = current;
       setImmediate(() => {
         batch = null;
+        if (forgetAfterBatch) current.forEach((_waiting, key) => loaded.delete(key));
         load([...current.keys()]).then(
           (values) => current.forEach((waiting, key) => waiting.resolve(values.get(key) ?? null)),
           (error: unknown) => current.forEach((waiting) => waiting.reject(error)),

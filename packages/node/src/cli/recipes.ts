@@ -8,6 +8,7 @@ import {
   CliCancelPaymentDocument,
   CliCancelPaymentPostCaptureDocument,
   CliCancelPayoutDocument,
+  CliCancelSubscriptionDocument,
   CliCapturePaymentDocument,
   CliChallengeDisputeDocument,
   CliConfirmPaymentDocument,
@@ -42,6 +43,8 @@ export type Recipe =
       /** Why the profile cannot have it as it is set up, or null. The trigger never changes the profile's settings. */
       needs?: (profile: Profile) => string | null;
       run: (context: TriggerContext) => Promise<string>;
+      /** Undoes what would go on after the event (a monthly subscription's next charges), once it is recorded or given up on. */
+      cleanUp?: (context: TriggerContext, objectId: string) => Promise<void>;
     }
   | { refused: string };
 
@@ -242,11 +245,14 @@ export const RECIPES: Record<WebhookEventType, Recipe> = {
     run: (context) => payout(context, payoutCard('4242424242424242'), context.profile.payoutLimit! + 1),
   },
   invoice_paid: {
-    steps: 'a mandate (as mandate_active), createSubscription monthly from now (the worker charges it)',
+    steps: 'a mandate (as mandate_active), createSubscription monthly from now (the worker charges it), cancelSubscription once the event is recorded',
     run: async (context) => {
       const { customerId, mandateId } = await mandate(context);
       const input = { customerId, mandateId, amount: 990, currency: 'USD', interval: 'MONTH' as const };
       return (await context.api.request(CliCreateSubscriptionDocument, { input })).createSubscription.id;
+    },
+    cleanUp: async (context, subscriptionId) => {
+      await context.api.request(CliCancelSubscriptionDocument, { input: { subscriptionId } });
     },
   },
   surcharge_payment_succeeded: {

@@ -1,6 +1,7 @@
 // Where the CLI finds its API key and the service (flags first, then the environment), and the rule that it
 // only ever works with a test secret key (docs/cli.md, "Security"): it creates payments and forwards events,
 // which must never touch live money or a live endpoint.
+import { assertKeySafeBaseUrl } from '../base-url.ts';
 
 /** A command line the CLI cannot run: printed with the usage. */
 export class UsageError extends Error {
@@ -28,6 +29,10 @@ export function settingsFrom(flags: { 'api-key'?: string; 'base-url'?: string },
   if (!TEST_SECRET_KEY.test(apiKey)) throw new UsageError('--api-key must be a test secret key (sk_test_…)');
   const baseUrl = flags['base-url'] ?? env['PAYMENTS_BASE_URL'];
   if (!baseUrl) throw new UsageError('the service URL is required: --base-url https://… or PAYMENTS_BASE_URL');
-  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) throw new UsageError('--base-url must be an http(s) URL');
+  try {
+    assertKeySafeBaseUrl(baseUrl, flags['base-url'] === undefined ? 'PAYMENTS_BASE_URL' : '--base-url');
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   return { apiKey, baseUrl: baseUrl.replace(/\/$/, '') };
 }

@@ -36,10 +36,15 @@ export async function trigger(options: TriggerOptions, eventType: string): Promi
       await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
     }
   };
-  const objectId = await recipe.run({ api, profile, poll });
+  const context = { api, profile, poll };
+  const objectId = await recipe.run(context);
   const eventTypes = [eventType.toUpperCase() as EventType];
-  const eventId = await poll(`the ${eventType} event of ${objectId}`, async () => {
-    return (await api.request(CliEventsOfDocument, { objectId, eventTypes })).events.edges[0]?.node.id;
-  });
-  return { eventId, objectId };
+  try {
+    const eventId = await poll(`the ${eventType} event of ${objectId}`, async () => {
+      return (await api.request(CliEventsOfDocument, { objectId, eventTypes })).events.edges[0]?.node.id;
+    });
+    return { eventId, objectId };
+  } finally {
+    await recipe.cleanUp?.(context, objectId);
+  }
 }

@@ -23,7 +23,7 @@ export type WebhookHeaders = Headers | Record<string, string | string[] | undefi
 export interface VerifyWebhookOptions {
   /** How far the signed `webhook-timestamp` may be from `now`, either way, in seconds (Standard Webhooks' 5 minutes by default). */
   toleranceSeconds?: number;
-  /** The receiver's clock (a Date, or milliseconds since the epoch); the current time by default. */
+  /** The receiver's clock (a valid Date, or finite milliseconds since the epoch; RangeError otherwise); the current time by default. */
   now?: Date | number;
 }
 
@@ -84,6 +84,8 @@ function checkStandardSignature(body: Buffer, headers: WebhookHeaders, key: stri
 function checkTimestamp(signedSeconds: number, { toleranceSeconds = DEFAULT_TOLERANCE_SECONDS, now = Date.now() }: VerifyWebhookOptions): void {
   if (!Number.isFinite(toleranceSeconds) || toleranceSeconds < 0) throw new RangeError('toleranceSeconds must be a finite number of seconds, 0 or more');
   const nowSeconds = (now instanceof Date ? now.getTime() : now) / 1000;
+  // NaN compares false with everything: the check below would pass a delivery signed at any time.
+  if (!Number.isFinite(nowSeconds)) throw new RangeError('now must be a valid Date or a finite number of milliseconds since the epoch');
   if (Math.abs(nowSeconds - signedSeconds) > toleranceSeconds) {
     throw new WebhookVerificationError(
       'WEBHOOK_TIMESTAMP_OUT_OF_RANGE',
