@@ -28,6 +28,7 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     HOST: '127.0.0.1',
     PORT: '0',
     SANDBOX_PORT: '0',
+    WORKER_METRICS_PORT: '0',
     ADMIN_API_KEY: TEST_ADMIN_KEY,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // The payment sync schedule in milliseconds instead of minutes (15 ms, 30 ms, … 35 s in all).
