@@ -3,7 +3,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { startApi, type ApiApp, type ApiOptions } from '../../src/main/api-app.ts';
 import { loadConfig } from '../../src/platform/config.ts';
-import { createLogger } from '../../src/platform/logger.ts';
+import { createLogger, type Logger } from '../../src/platform/logger.ts';
 import { CreateMerchantAccountDocument } from '../gql/graphql.ts';
 import { dataOf, graphqlClient, type Execute } from './graphql-client.ts';
 
@@ -57,9 +57,10 @@ export const apiClient = (url: string): ApiClient => ({ url, as: (key) => graphq
 
 export interface TestApi extends ApiApp, ApiClient {}
 
-export async function startTestApi(overrides: Record<string, string> = {}, options: ApiOptions = {}): Promise<TestApi> {
+/** `logger`: where the API logs (a test capturing its lines); LOG_LEVEL's by default. */
+export async function startTestApi(overrides: Record<string, string> = {}, options: ApiOptions & { logger?: Logger } = {}): Promise<TestApi> {
   const config = loadConfig(testEnv(overrides));
-  const api = await startApi(config, createLogger(config.LOG_LEVEL), options);
+  const api = await startApi(config, options.logger ?? createLogger(config.LOG_LEVEL), options);
   return { ...api, ...apiClient(api.url) };
 }
 
