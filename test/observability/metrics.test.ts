@@ -98,7 +98,10 @@ describe('GET /metrics after real traffic', () => {
         const named = await fetch(`${stack.api.url}/graphql`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'api-key': shop.secretKey },
-          body: JSON.stringify({ query: 'mutation AnyNameAtAll123 { createPayment(input: { amount: 100, currency: "USD" }) { id } }' }),
+          body: JSON.stringify({
+            query: 'mutation AnyNameAtAll123 { createPayment(input: { amount: 100, currency: "USD" }) { id } }',
+            operationName: 'AnyNameAtAll123',
+          }),
         });
         expect(named.status).toBe(200);
         await graphqlClient(stack.api.url, shop.secretKey)({ toString: () => '{ payment(' } as never);
