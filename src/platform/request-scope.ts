@@ -2,6 +2,7 @@
 // fields every log line it writes carries (createLogger's mixin reads them), and where its error answers
 // link to. AsyncLocalStorage, so a service logging through the shared logger needs no per-request logger.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { ERROR_CODES } from '../kernel/errors.ts';
 
 export interface RequestScope {
   /** Fields added to every log line: `requestId` for a request, `queue` and `jobId` for a worker job. */
@@ -31,8 +32,14 @@ export function errorDocsLink(code: string, docsBaseUrl: string | undefined): st
   return `${page}#error-${code.toLowerCase().replaceAll('_', '-')}`;
 }
 
-/** What an error answer adds to its code (docs/api.md, "Errors"): the request's id and the code's docs link. */
-export function errorReferences(code: string, scope: RequestScope | undefined): { requestId?: string; docs: string } {
+/**
+ * What an error answer adds to its code (docs/api.md, "Errors"): the request's id, and the link to the code's
+ * row for a code of the catalog (a REST route's own codes, such as METHOD_NOT_ALLOWED, have no row).
+ */
+export function errorReferences(code: string, scope: RequestScope | undefined): { requestId?: string; docs?: string } {
   const requestId = scope?.log['requestId'];
-  return { ...(requestId === undefined ? {} : { requestId }), docs: errorDocsLink(code, scope?.docsBaseUrl) };
+  return {
+    ...(requestId === undefined ? {} : { requestId }),
+    ...(code in ERROR_CODES ? { docs: errorDocsLink(code, scope?.docsBaseUrl) } : {}),
+  };
 }

@@ -184,6 +184,9 @@ describe('error answers', () => {
     expect(await rest.json()).toEqual({
       error: { code: 'NOT_FOUND', message: expect.any(String), requestId: 'obs-rest-404', docs: 'docs/api.md#error-not-found' },
     });
+    // A route's own code has no row in the table to link to.
+    const refused = await fetch(`${stack.api.url}/checkout`, { method: 'POST', headers: { 'x-request-id': 'obs-rest-405' } });
+    expect(await refused.json()).toEqual({ error: { code: 'METHOD_NOT_ALLOWED', message: 'Use GET here.', requestId: 'obs-rest-405' } });
   });
 
   it('link under DOCS_BASE_URL when it is set, to an anchor docs/api.md has', async () => {

@@ -1,6 +1,6 @@
 // Every processor call timed and counted (docs/operations.md, "Metrics"): latency by connector and flow,
-// the outcome, and a decline's catalog code. One wrapper per client, built with the client, so a call
-// costs a timer and three label lookups.
+// the outcome, and a decline's catalog code. One wrapper per client, built with the client; a call costs a
+// timer and its label lookups.
 import type { Metrics } from '../../platform/http/metrics.ts';
 import { secondsSince } from '../../platform/http/metrics.ts';
 import { ConnectorError, type Connector, type PaymentError } from './port.ts';
@@ -39,7 +39,6 @@ export function instrumentConnector(connector: Connector, metrics: Metrics): Con
   for (const flow of FLOWS) {
     const call = connector[flow] as ((...args: unknown[]) => Promise<unknown>) | undefined;
     if (call === undefined) continue;
-    const latency = metrics.connectorDuration.labels(name, flow);
     measured[flow] = async (...args: unknown[]) => {
       const started = process.hrtime.bigint();
       try {
@@ -54,7 +53,7 @@ export function instrumentConnector(connector: Connector, metrics: Metrics): Con
         if (declineCode) metrics.connectorDeclines.labels(name, declineCode).inc();
         throw error;
       } finally {
-        latency.observe(secondsSince(started));
+        metrics.connectorDuration.labels(name, flow).observe(secondsSince(started));
       }
     };
   }
