@@ -5,7 +5,7 @@ import { getOperationAST, GraphQLError, Kind, type DocumentNode } from 'graphql'
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Metrics } from '../platform/http/metrics.ts';
 import { secondsSince } from '../platform/http/metrics.ts';
-import { currentScope, errorReferences } from '../platform/request-scope.ts';
+import { currentScope, errorReferences, type RequestScope } from '../platform/request-scope.ts';
 
 /** The label of a request that never reached execution (unparsable, invalid) or selects no field. */
 export const ANONYMOUS_OPERATION = 'anonymous';
@@ -13,7 +13,7 @@ export const ANONYMOUS_OPERATION = 'anonymous';
 export const MULTIPLE_OPERATIONS = 'multiple';
 
 /** The root field `document`'s operation selects: validated before execution, so one of the schema's. */
-function operationLabelOf(document: DocumentNode, operationName: string | null | undefined): { operation: string; type: string } {
+export function operationLabelOf(document: DocumentNode, operationName: string | null | undefined): { operation: string; type: string } {
   const definition = getOperationAST(document, operationName);
   if (!definition) return { operation: ANONYMOUS_OPERATION, type: 'unknown' };
   let operation = ANONYMOUS_OPERATION;
@@ -53,10 +53,20 @@ export function useOperationMetrics(metrics: Metrics): Plugin {
     },
     onResultProcess({ request, result }) {
       if (Array.isArray(result) || isAsyncIterable(result) || !result.errors) return;
-      const operation = labels.get(request) ?? ANONYMOUS_OPERATION;
-      for (const error of result.errors) metrics.graphqlErrors.labels(operation, codeOf(error as GraphQLError)).inc();
+      countErrors(metrics, labels.get(request) ?? ANONYMOUS_OPERATION, result.errors as readonly GraphQLError[]);
     },
   };
+}
+
+/** Counts an answer's errors under `operation` by code. */
+export function countErrors(metrics: Metrics, operation: string, errors: readonly GraphQLError[]): void {
+  for (const error of errors) metrics.graphqlErrors.labels(operation, codeOf(error)).inc();
+}
+
+/** `error` with `requestId` (of `scope`) and `docs` (the code's row in docs/api.md) in its extensions. */
+export function withErrorReferences(error: GraphQLError, scope: RequestScope | undefined): GraphQLError {
+  const { message, nodes, source, positions, path, extensions } = error;
+  return new GraphQLError(message, { nodes, source, positions, path, extensions: { ...extensions, ...errorReferences(codeOf(error), scope) } });
 }
 
 /** Adds `requestId` and `docs` (the code's row in docs/api.md) to each error of an answer, after useErrorCodes. */
@@ -67,16 +77,7 @@ export function useErrorReferences(): Plugin {
       const scope = currentScope();
       setResult({
         ...result,
-        errors: result.errors.map((error) => {
-          const { message, nodes, source, positions, path, extensions } = error as GraphQLError;
-          return new GraphQLError(message, {
-            nodes,
-            source,
-            positions,
-            path,
-            extensions: { ...extensions, ...errorReferences(codeOf(error as GraphQLError), scope) },
-          });
-        }),
+        errors: result.errors.map((error) => withErrorReferences(error as GraphQLError, scope)),
       });
     },
   };

@@ -55,7 +55,7 @@ export async function startApi(config: Config, logger: Logger, options: ApiOptio
       await redis.ping();
     },
   });
-  const webSockets = attachGraphQLWebSocket({ server, yoga, services, limits, config, logger });
+  const webSockets = attachGraphQLWebSocket({ server, yoga, services, limits, config, logger, metrics });
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
   const port = await listen(server, config.PORT, config.HOST);
   const url = `http://${reachableHost(config.HOST)}:${port}`;

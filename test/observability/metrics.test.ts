@@ -5,12 +5,12 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/platform/logger.ts';
-import { ConfirmPaymentDocument, CreatePaymentDocument, PaymentEventsDocument, UpdateBusinessProfileDocument } from '../gql/graphql.ts';
+import { ConfirmPaymentDocument, CreatePaymentDocument, PaymentEventsDocument, PaymentUpdatedDocument, UpdateBusinessProfileDocument } from '../gql/graphql.ts';
 import { startTestApi } from '../support/api.ts';
 import { dataOf, errorOf, graphqlClient } from '../support/graphql-client.ts';
 import { answer, startReceiver, type Receiver } from '../support/receiver.ts';
 import { closedPort, merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
-import { subscribeSse } from '../support/subscriptions.ts';
+import { subscribeSse, subscribeWs, wsClient } from '../support/subscriptions.ts';
 import { card, declinedPayment, eventReaching, paidPayment, shopWithReceiver, type Shop } from '../support/webhooks.ts';
 
 const DASHBOARD = 'ops/grafana/payments.json';
@@ -187,6 +187,21 @@ describe('error answers', () => {
     // A route's own code has no row in the table to link to.
     const refused = await fetch(`${stack.api.url}/checkout`, { method: 'POST', headers: { 'x-request-id': 'obs-rest-405' } });
     expect(await refused.json()).toEqual({ error: { code: 'METHOD_NOT_ALLOWED', message: 'Use GET here.', requestId: 'obs-rest-405' } });
+  });
+
+  it('over WebSocket carry the operation’s request id (none when refused before it ran) and the docs link, and are counted', async () => {
+    const before = await apiMetrics();
+    const unknown = subscribeWs(wsClient(stack.api.url, shop.secretKey), PaymentUpdatedDocument, { paymentId: 'pay_does_not_exist' });
+    const [notFound] = await unknown.waitForError();
+    expect(notFound!.extensions).toMatchObject({ code: 'NOT_FOUND', requestId: expect.stringMatching(/^[0-9a-f-]{36}$/), docs: 'docs/api.md#error-not-found' });
+    const refused = subscribeWs(wsClient(stack.api.url, 'sk_test_not_a_key'), PaymentUpdatedDocument, { paymentId: 'pay_does_not_exist' });
+    const [unauthenticated] = await refused.waitForError();
+    expect(unauthenticated!.extensions).toEqual({ code: 'UNAUTHENTICATED', http: expect.anything(), docs: 'docs/api.md#error-unauthenticated' });
+    const after = await apiMetrics();
+    const grew = (labels: Record<string, string>) => sample(after, 'graphql_errors_total', labels) - sample(before, 'graphql_errors_total', labels);
+    expect([grew({ operation: 'paymentUpdated', code: 'NOT_FOUND' }), grew({ operation: 'anonymous', code: 'UNAUTHENTICATED' })]).toEqual([1, 1]);
+    unknown.close();
+    refused.close();
   });
 
   it('link under DOCS_BASE_URL when it is set, to an anchor docs/api.md has', async () => {
