@@ -20,6 +20,8 @@ import type { Services } from '../modules/services.ts';
 import { authenticateWithinLimits } from './authenticate.ts';
 import { CONNECTED_MERCHANT_HEADER } from '../modules/merchants/index.ts';
 import { clientKeyOf, type RateLimits } from '../platform/rate-limits.ts';
+import type { Metrics } from '../platform/http/metrics.ts';
+import { ANONYMOUS_OPERATION, countErrors, operationLabelOf, withErrorReferences } from './operation-metrics.ts';
 
 /** How long sockets get to close cleanly at shutdown before they are cut. */
 const CLOSE_GRACE_MS = 1_000;
@@ -51,14 +53,29 @@ export function attachGraphQLWebSocket(deps: {
   limits: RateLimits;
   config: Config;
   logger: Logger;
+  metrics: Metrics;
 }): { close: () => Promise<void> } {
-  const { server, yoga, services, limits, config, logger } = deps;
+  const { server, yoga, services, limits, config, logger, metrics } = deps;
   const webSocketServer = new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: config.MAX_BODY_BYTES });
 
   useServer<Record<string, unknown>, { socket: WebSocket; request: IncomingMessage }>(
     {
       execute: (args) => (args.rootValue as Operations).execute(args) as never,
       subscribe: (args) => (args.rootValue as Operations).subscribe(args) as never,
+      // Every error answer carries the operation's request id (the one its log lines carry) and its docs link, and is
+      // counted, as over HTTP (docs/api.md, "Errors"; docs/operations.md, "Metrics").
+      onNext: (_context, _id, _payload, args, result) => {
+        if (!result.errors) return;
+        const scope = { log: { requestId: (args.contextValue as GraphQLContext).requestId }, docsBaseUrl: config.DOCS_BASE_URL };
+        countErrors(metrics, operationLabelOf(args.document, args.operationName).operation, result.errors);
+        return { ...result, errors: result.errors.map((error) => withErrorReferences(error, scope).toJSON()) };
+      },
+      // Refused before execution (authentication, parsing, validation): no operation, and no request id yet.
+      onError: (_context, _id, _payload, errors) => {
+        const coded = errors.map((error) => withErrorCode(error));
+        countErrors(metrics, ANONYMOUS_OPERATION, coded);
+        return coded.map((error) => withErrorReferences(error, { log: {}, docsBaseUrl: config.DOCS_BASE_URL }).toJSON());
+      },
       onSubscribe: async (context, _id, payload) => {
         const clientIp = clientKeyOf(context.extra.request.socket.remoteAddress);
         let principal;

@@ -14,6 +14,7 @@ import type { Principal } from '../kernel/principal.ts';
 import { authenticateWithinLimits } from './authenticate.ts';
 import { clientKeyOf, type RateLimits } from '../platform/rate-limits.ts';
 import type { Metrics } from '../platform/http/metrics.ts';
+import { currentScope, errorReferences, runInScope } from '../platform/request-scope.ts';
 import { BodyTooLargeError, ClientClosedError, readBody, sendJson, sendResponse, toFetchHeaders } from '../platform/http/node-bridge.ts';
 import { appErrorResponse, classifyKeyedRequest, KEY_WITHOUT_API_KEY, runIdempotently, type PlainResponse } from './idempotent-graphql.ts';
 import { CALLBACK_ROUTE, handleCallback, handleRegistration, REGISTRATION_ROUTE } from './routes/connector-webhooks.ts';
@@ -70,7 +71,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       } catch (error) {
         if (!(error instanceof BodyTooLargeError)) throw error;
         const message = `The request body is larger than ${config.MAX_BODY_BYTES} bytes.`;
-        sendJson(reply, 413, { errors: [{ message, extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
+        sendJson(reply, 413, { errors: [{ message, extensions: { code: 'PAYLOAD_TOO_LARGE', ...errorReferences('PAYLOAD_TOO_LARGE', currentScope()) } }] });
         return;
       }
     }
@@ -140,8 +141,13 @@ export function createHttpServer(deps: HttpServerDeps): Server {
   }
 
   return createServer((request, reply) => {
-    const started = process.hrtime.bigint();
     const requestId = (request.headers['x-request-id'] as string | undefined)?.slice(0, 64) || randomUUID();
+    // Every log line written for this request, by any service, carries its id (request-scope.ts).
+    runInScope({ log: { requestId }, docsBaseUrl: config.DOCS_BASE_URL }, () => serve(request, reply, requestId));
+  });
+
+  function serve(request: IncomingMessage, reply: ServerResponse, requestId: string): void {
+    const started = process.hrtime.bigint();
     reply.setHeader('x-request-id', requestId);
     // A fixed base: the Host header is the client's to forge (and `Host: [` would make URL throw here).
     const url = URL.parse(request.url ?? '/', 'http://api.invalid');
@@ -165,5 +171,5 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       if (!reply.headersSent) sendJson(reply, 500, errorBody('INTERNAL', ERROR_CODES.INTERNAL.description));
       else reply.destroy();
     });
-  });
+  }
 }

@@ -5,6 +5,7 @@
 // never runs an operation twice. Only a request refused before it could act (no or a bad key, invalid
 // input, limits, a concurrent request) leaves the key free for a corrected retry. A keyed document holds
 // one mutation field: with two, one could act while the other is refused, and no answer could say which.
+import { currentScope, errorReferences } from '../platform/request-scope.ts';
 import { GraphQLError, Kind, parse, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionNode } from 'graphql';
 import { AppError, ERROR_CODES, headersOf, type ErrorCode } from '../kernel/errors.ts';
 import { TOO_DEEP_TO_PARSE } from '../platform/graphql/errors.ts';
@@ -137,7 +138,9 @@ export function appErrorResponse(error: AppError): PlainResponse {
   return {
     status: ERROR_CODES[error.code].httpStatus,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headersOf(error) },
-    body: JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.code, ...error.details } }] }),
+    body: JSON.stringify({
+      errors: [{ message: error.message, extensions: { code: error.code, ...error.details, ...errorReferences(error.code, currentScope()) } }],
+    }),
   };
 }
 

@@ -8,6 +8,7 @@ import type { Config } from '../platform/config.ts';
 import { drain } from '../kernel/async-streams.ts';
 import { AppError } from '../kernel/errors.ts';
 import type { Logger } from '../platform/logger.ts';
+import { gaugeOnScrape, type Metrics } from '../platform/http/metrics.ts';
 import type { ApiKeyService } from '../modules/merchants/index.ts';
 import type { Principal } from '../kernel/principal.ts';
 
@@ -39,7 +40,11 @@ export class SubscriptionGate {
     private readonly config: Config,
     private readonly apiKeys: ApiKeyService,
     logger: Logger,
+    private readonly metrics: Metrics,
   ) {
+    gaugeOnScrape(metrics, { name: 'graphql_subscriptions_open', help: 'Subscription streams open in this process (both transports).' }, (gauge) =>
+      gauge.set(this.#open),
+    );
     this.#timer = setInterval(() => {
       if (this.#checking) return;
       this.#checking = true;
@@ -57,12 +62,17 @@ export class SubscriptionGate {
    * taken synchronously, so concurrent subscribes cannot overshoot them.
    */
   open<T>(principal: Principal, source: AsyncIterable<T>, payer?: Payer): AsyncIterable<T> {
-    if (this.#open >= this.config.SUBSCRIPTIONS_PER_PROCESS)
+    if (this.#open >= this.config.SUBSCRIPTIONS_PER_PROCESS) {
+      this.metrics.subscriptionsDropped.labels('refused').inc();
       throw new AppError('RATE_LIMITED', 'This server has as many subscriptions as it takes; connect again later.');
+    }
     const slots = this.slotsOf(principal, payer);
     const held = slots.map((slot) => this.#bySlot.get(slot.name) ?? new Set<(error: Error) => void>());
     const full = slots.find((slot, index) => held[index]!.size >= slot.bound);
-    if (full) throw new AppError('RATE_LIMITED', full.refusal);
+    if (full) {
+      this.metrics.subscriptionsDropped.labels('refused').inc();
+      throw new AppError('RATE_LIMITED', full.refusal);
+    }
     this.#open += 1;
     let stopWith: ((error: Error) => void) | null = null;
     const end = (error: Error) => stopWith?.(error);
@@ -87,6 +97,7 @@ export class SubscriptionGate {
       try {
         await drain(source[Symbol.asyncIterator](), stop, (value) => {
           if (++unread > MAX_UNREAD_RESULTS) {
+            this.metrics.subscriptionsDropped.labels('backlog').inc();
             throw new AppError('RATE_LIMITED', `More than ${MAX_UNREAD_RESULTS} results were left unread; subscribe again (with \`after\`) to catch up.`);
           }
           // Not awaited: the source is drained at once, so only this bounded count can grow.
@@ -139,7 +150,10 @@ export class SubscriptionGate {
   private async endRevoked(): Promise<void> {
     const keyIds = [...this.#bySlot.keys()].filter((keyId) => keyId.startsWith('key_'));
     for (const keyId of await this.apiKeys.unusable(keyIds)) {
-      for (const end of this.#bySlot.get(keyId) ?? []) end(new AppError('UNAUTHENTICATED', 'The API key was revoked.'));
+      for (const end of this.#bySlot.get(keyId) ?? []) {
+        this.metrics.subscriptionsDropped.labels('revoked').inc();
+        end(new AppError('UNAUTHENTICATED', 'The API key was revoked.'));
+      }
     }
   }
 

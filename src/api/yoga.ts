@@ -21,6 +21,9 @@ import { type RateLimits } from '../platform/rate-limits.ts';
 import type { GraphQLContext } from '../platform/graphql/context.ts';
 import { appErrorToGraphQL, TOO_DEEP_TO_PARSE, withErrorCode } from '../platform/graphql/errors.ts';
 import { renderGraphiQLPage, type GraphiQLPage } from './graphiql.ts';
+import { useErrorReferences, useOperationMetrics } from './operation-metrics.ts';
+import type { Metrics } from '../platform/http/metrics.ts';
+import { currentScope } from '../platform/request-scope.ts';
 import { schema } from './schema.ts';
 
 export interface ServerContext {
@@ -251,8 +254,9 @@ export function createGraphQLServer(deps: {
   live: LiveFeed;
   gate: SubscriptionGate;
   limits: RateLimits;
+  metrics: Metrics;
 }): YogaServerInstance<ServerContext, GraphQLContext> {
-  const { config, services, logger, db, live, gate, limits } = deps;
+  const { config, services, logger, db, live, gate, limits, metrics } = deps;
   const graphiql = { title: 'Payments API', subscriptionsProtocol: 'WS' } as const;
   let graphiqlPage: Promise<GraphiQLPage> | undefined;
   const page = () => (graphiqlPage ??= renderGraphiQLPage(graphiql));
@@ -268,7 +272,9 @@ export function createGraphQLServer(deps: {
     context: async ({ request, requestId, clientIp, principal: authenticated }) => {
       try {
         const principal = authenticated ?? (await authenticateWithinLimits(services.apiKeys, limits, presentedCredentials(request.headers), clientIp));
-        return { principal, services, logger: logger.child({ requestId }), requestId, db, live, gate, clientIp, limits };
+        // Over HTTP the request's scope already puts its id on every line (request-scope.ts); a WebSocket operation has none.
+        const requestLogger = currentScope() ? logger : logger.child({ requestId });
+        return { principal, services, logger: requestLogger, requestId, db, live, gate, clientIp, limits };
       } catch (error) {
         if (error instanceof AppError) throw appErrorToGraphQL(error);
         throw error;
@@ -302,6 +308,8 @@ export function createGraphQLServer(deps: {
       useNoNulCharacters(),
       useClientSecretFailuresCounted(),
       useErrorCodes(),
+      useOperationMetrics(metrics),
+      useErrorReferences(),
       useCodedBareRefusals(),
       useGraphiQLPolicy(page),
     ],

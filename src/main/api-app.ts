@@ -4,7 +4,6 @@ import type { Config } from '../platform/config.ts';
 import { checkPostgres, checkRedis } from '../platform/db/reachability.ts';
 import { SubscriptionGate } from '../api/subscription-gate.ts';
 import { createGraphQLServer } from '../api/yoga.ts';
-import { createMetrics } from '../platform/http/metrics.ts';
 import { listen, reachableHost } from '../platform/http/listen.ts';
 import { attachGraphQLWebSocket } from '../api/graphql-ws.ts';
 import { createHttpServer } from '../api/http-server.ts';
@@ -14,6 +13,8 @@ import type { ServiceContext } from '../platform/context.ts';
 import { createServices, type Services } from '../modules/services.ts';
 import { RateLimits } from '../platform/rate-limits.ts';
 import { createAdapters } from './adapters.ts';
+import { registerCircuitGauge } from '../modules/routing/index.ts';
+import { registerWebhookQueueGauges } from '../modules/events/index.ts';
 
 export interface ApiApp {
   url: string;
@@ -36,10 +37,12 @@ export async function startApi(config: Config, logger: Logger, options: ApiOptio
   // The API only enqueues (a payment's sync schedule, committed events); worker processes run the jobs.
   const adapters = createAdapters(config, logger, options.clock);
   const services = createServices(context, adapters);
-  const metrics = createMetrics();
-  const gate = new SubscriptionGate(config, services.apiKeys, logger);
+  const { metrics } = context;
+  registerCircuitGauge(metrics, context.db, services.routing);
+  registerWebhookQueueGauges(metrics, context.db);
+  const gate = new SubscriptionGate(config, services.apiKeys, logger, metrics);
   const limits = new RateLimits(redis, config);
-  const yoga = createGraphQLServer({ config, services, logger, db: context.db, live: adapters.liveFeed, gate, limits });
+  const yoga = createGraphQLServer({ config, services, logger, db: context.db, live: adapters.liveFeed, gate, limits, metrics });
   const server = createHttpServer({
     config,
     logger,
@@ -52,7 +55,7 @@ export async function startApi(config: Config, logger: Logger, options: ApiOptio
       await redis.ping();
     },
   });
-  const webSockets = attachGraphQLWebSocket({ server, yoga, services, limits, config, logger });
+  const webSockets = attachGraphQLWebSocket({ server, yoga, services, limits, config, logger, metrics });
   server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
   const port = await listen(server, config.PORT, config.HOST);
   const url = `http://${reachableHost(config.HOST)}:${port}`;

@@ -6,6 +6,7 @@ import { createDatabase } from '../platform/db/client.ts';
 import { SecretBox } from '../kernel/secret-box.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ServiceContext } from '../platform/context.ts';
+import { createMetrics } from '../platform/http/metrics.ts';
 
 export function createServiceContext(config: Config, logger: Logger): ServiceContext {
   return {
@@ -13,6 +14,7 @@ export function createServiceContext(config: Config, logger: Logger): ServiceCon
     secretBox: new SecretBox(config.encryptionKey),
     config,
     logger,
+    metrics: createMetrics(),
     publicUrl: config.PUBLIC_URL ?? `http://127.0.0.1:${config.PORT}`,
   };
 }

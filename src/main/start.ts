@@ -56,7 +56,7 @@ run('start', async () => {
       `  Live dashboard           ${api.url}/dashboard#secret_key=${demo.secretKey}`,
       `  Browser SDK              ${api.url}/sdk/payments.js  (ES module; docs/checkout.md)`,
       `  GraphQL API + GraphiQL   ${graphql}`,
-      `  Health / ready / metrics ${api.url}/health  ${api.url}/ready  ${api.url}/metrics`,
+      `  Health / ready / metrics ${api.url}/health  ${api.url}/ready  ${api.url}/metrics  (the worker's: ${worker.metricsUrl})`,
       `  Sandbox processor        ${sandbox.url}  (test cards: 4242424242424242 succeeds, 4000002500003155 asks for 3DS, 4000000000000002 declines)`,
       '',
       'Demo merchant (test mode):',

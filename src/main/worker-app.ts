@@ -10,8 +10,11 @@ import { registerProcessor } from '../platform/queues/bullmq.ts';
 import { runEvery } from '../platform/queues/periodic.ts';
 import { queues } from '../platform/queues/registry.ts';
 import { startWebhookWorker } from '../modules/events/index.ts';
+import { serveMetrics } from '../platform/http/metrics-server.ts';
 
 export interface WorkerApp {
+  /** Where this process's Prometheus metrics are served (WORKER_METRICS_PORT). */
+  metricsUrl: string;
   close: () => Promise<void>;
 }
 
@@ -42,8 +45,11 @@ export async function startWorker(config: Config, logger: Logger): Promise<Worke
     'subscription sweep',
   );
   await Promise.all([worker.waitUntilReady(), webhooks.ready()]);
+  const metricsServer = await serveMetrics(context.metrics, config.WORKER_METRICS_PORT, config.HOST);
   return {
+    metricsUrl: metricsServer.url,
     close: async () => {
+      await metricsServer.close();
       await expirySweep.stop();
       await subscriptionSweep.stop();
       await worker.close(); // takes no new job and lets the running ones finish

@@ -8,6 +8,6 @@ run('worker', async () => {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
   const worker = await startWorker(config, logger);
-  logger.info({ concurrency: config.WORKER_CONCURRENCY }, 'worker running');
+  logger.info({ concurrency: config.WORKER_CONCURRENCY, metricsUrl: worker.metricsUrl }, 'worker running');
   return worker.close;
 });

@@ -21,7 +21,7 @@ import { RefundService } from './refunds/service.ts';
 import { EventOutbox, type EventRelay, type LivePublisher } from './events/outbox.ts';
 import { EventService } from './events/service.ts';
 import { WebhookDeliveryService } from './events/delivery.ts';
-import type { WebhookSender } from './events/sender.ts';
+import { measuredSender, type WebhookSender } from './events/sender.ts';
 import { RoutingService } from './routing/service.ts';
 import { LedgerService } from './ledger/service.ts';
 import type { RoutingSignals } from './routing/index.ts';
@@ -53,7 +53,7 @@ export function createServices(context: ServiceContext, adapters: ServiceAdapter
   const refunds = new RefundService(context, payments, connectorAccounts, outbox, adapters.paymentSyncScheduler, ledger);
   const disputes = new DisputeService(context, connectorAccounts, outbox, ledger);
   const payouts = new PayoutService(context, connectorAccounts, outbox, adapters.paymentSyncScheduler, ledger);
-  const webhookDelivery = new WebhookDeliveryService(context, adapters.webhookSender);
+  const webhookDelivery = new WebhookDeliveryService(context, measuredSender(adapters.webhookSender, context.metrics));
   return {
     apiKeys: new ApiKeyService(context),
     merchantAccounts: new MerchantAccountService(context),

@@ -33,6 +33,10 @@ const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   /** The URL merchants and processors reach this service at (redirects and callback URLs are built from it). */
   PUBLIC_URL: z.url().optional(),
+  /** Where error answers' `docs` links point (the folder holding api.md); unset: the path in the repository, `docs/api.md#…`. */
+  DOCS_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Where a worker process serves its /metrics (docs/operations.md, "Metrics"); 0: any free port. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   /** Creates merchant accounts. Unset: the admin operations refuse every caller. */
   ADMIN_API_KEY: z.string().min(24, 'must be at least 24 characters').optional(),
   /** 32 bytes, hex or base64: encrypts secrets at rest (webhook signing keys, connector credentials). Required: no key ships in the source. */

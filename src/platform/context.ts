@@ -3,12 +3,15 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { SecretBox } from '../kernel/secret-box.ts';
 import type { Logger } from './logger.ts';
+import type { Metrics } from './http/metrics.ts';
 
 export interface ServiceContext {
   db: Database;
   secretBox: SecretBox;
   config: Config;
   logger: Logger;
+  /** This process's Prometheus registry and instruments (docs/operations.md, "Metrics"). */
+  metrics: Metrics;
   /** Where processors and browsers reach this service: PUBLIC_URL, or the address the API listens on. */
   publicUrl: string;
 }

@@ -1,6 +1,7 @@
 // Structured JSON logs. Secrets are removed by key name at any depth before a line is written, so a key,
 // secret or card number that reaches a log call by mistake never reaches the log.
 import { pino, type Logger } from 'pino';
+import { scopeLogFields } from './request-scope.ts';
 
 /** Keys whose values are never logged, compared case-insensitively and ignoring "-" and "_". */
 const SECRET_KEYS = new Set([
@@ -48,6 +49,10 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       base: { service: 'payments' },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { log: (object) => scrubSecrets(object) as Record<string, unknown> },
+      // The request id (or job id) of the request the line is written for (request-scope.ts).
+      mixin: scopeLogFields,
+      // A new object: pino's default merges into the mixin's, which is the scope's own (shared by its lines).
+      mixinMergeStrategy: (mergeObject, mixinObject) => ({ ...mixinObject, ...mergeObject }),
     },
     destination,
   );

@@ -307,7 +307,17 @@ describe('callbacks as a processor or an attacker sends them', () => {
     expect((await postCallback('../../etc', 'passwd', '{}')).status).toBe(404);
     const { account } = await addConnectorAccount(stack, shop, 'fauxpay');
     const response = await postCallback(shop.merchantId, account.id, '{}');
-    expect([response.status, await response.json()]).toEqual([501, { error: { code: 'WEBHOOKS_NOT_SUPPORTED', message: expect.stringContaining('sync') } }]);
+    expect([response.status, await response.json()]).toEqual([
+      501,
+      {
+        error: {
+          code: 'WEBHOOKS_NOT_SUPPORTED',
+          message: expect.stringContaining('sync'),
+          requestId: response.headers.get('x-request-id'),
+          docs: 'docs/api.md#error-webhooks-not-supported',
+        },
+      },
+    ]);
   });
 
   it('fuzzed bodies and headers never get a 5xx or move a payment, even when validly signed', async () => {

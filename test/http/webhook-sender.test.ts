@@ -2,7 +2,7 @@
 // treats receivers that redirect, stall, or answer without end.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createWebhookSender, isPrivateAddress, mayReach, parseRetryAfter } from '../../src/modules/events/http-sender.ts';
-import { MAX_STORED_RESPONSE_BYTES, type WebhookRequest } from '../../src/modules/events/sender.ts';
+import { MAX_STORED_RESPONSE_BYTES, outcomeClassOf, type WebhookRequest } from '../../src/modules/events/sender.ts';
 import { startReceiver, type Receiver, type ReceiverHandler } from '../support/receiver.ts';
 import { closedPort } from '../support/stack.ts';
 
@@ -165,6 +165,8 @@ describe('createWebhookSender', () => {
     const started = Date.now();
     const response = await sender.send(request(stalled.url));
     expect(response).toMatchObject({ kind: 'no_response', error: 'no response within 500 ms' });
+    // Counted as a timeout in webhook_deliveries_total (docs/operations.md, "Metrics").
+    expect(outcomeClassOf(response)).toBe('timeout');
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
@@ -184,6 +186,7 @@ describe('createWebhookSender', () => {
     const response = await sender.send(request(`http://127.0.0.1:${await closedPort()}/`));
     expect(response).toMatchObject({ kind: 'no_response' });
     expect(response.kind === 'no_response' && response.error).toMatch(/ECONNREFUSED/);
+    expect(outcomeClassOf(response)).toBe('network');
   });
 });
 

@@ -27,7 +27,12 @@ describe('a deactivated payment link', () => {
     expect(deactivated).toMatchObject({ id: link.id, active: false, deactivatedAt: expect.any(String) });
     for (const answer of [await fetch(`${stack.api.url}/payment-links/${link.id}`), await use(link.id)]) {
       expect(answer.status).toBe(410);
-      expect((await answer.json()).error).toEqual({ code: 'INVALID_STATE', message: 'This payment link is no longer active: the merchant deactivated it.' });
+      expect((await answer.json()).error).toEqual({
+        code: 'INVALID_STATE',
+        message: 'This payment link is no longer active: the merchant deactivated it.',
+        requestId: answer.headers.get('x-request-id'),
+        docs: 'docs/api.md#error-invalid-state',
+      });
     }
     const payments = dataOf(await shop.secret(PaymentLinkDocument, { id: link.id })).paymentLink!.payments;
     expect(payments.map((payment) => payment.id)).toEqual([before.payment_id]);

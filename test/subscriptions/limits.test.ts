@@ -12,6 +12,7 @@ import { startTestApi, type TestApi } from '../support/api.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 import { subscribeSse, subscribeWs, wsClient, type Collected } from '../support/subscriptions.ts';
+import { createMetrics } from '../../src/platform/http/metrics.ts';
 
 const PER_KEY = 3;
 const PER_CLIENT_SECRET = 2;
@@ -112,7 +113,7 @@ describe('revocation', () => {
 
 describe('a reader that stops reading', () => {
   it('is cut off with a retryable error once it leaves more than MAX_UNREAD_RESULTS unread', async () => {
-    const gate = new SubscriptionGate(stack.api.context.config, stack.api.services.apiKeys, createLogger('silent'));
+    const gate = new SubscriptionGate(stack.api.context.config, stack.api.services.apiKeys, createLogger('silent'), createMetrics());
     let produced = 0;
     let sourceEnded = false;
     // A busy feed: values as fast as they are taken, until the gate stops taking them.

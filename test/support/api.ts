@@ -3,7 +3,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { startApi, type ApiApp, type ApiOptions } from '../../src/main/api-app.ts';
 import { loadConfig } from '../../src/platform/config.ts';
-import { createLogger } from '../../src/platform/logger.ts';
+import { createLogger, type Logger } from '../../src/platform/logger.ts';
 import { CreateMerchantAccountDocument } from '../gql/graphql.ts';
 import { dataOf, graphqlClient, type Execute } from './graphql-client.ts';
 
@@ -28,6 +28,7 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     HOST: '127.0.0.1',
     PORT: '0',
     SANDBOX_PORT: '0',
+    WORKER_METRICS_PORT: '0',
     ADMIN_API_KEY: TEST_ADMIN_KEY,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // The payment sync schedule in milliseconds instead of minutes (15 ms, 30 ms, … 35 s in all).
@@ -56,9 +57,10 @@ export const apiClient = (url: string): ApiClient => ({ url, as: (key) => graphq
 
 export interface TestApi extends ApiApp, ApiClient {}
 
-export async function startTestApi(overrides: Record<string, string> = {}, options: ApiOptions = {}): Promise<TestApi> {
+/** `logger`: where the API logs (a test capturing its lines); LOG_LEVEL's by default. */
+export async function startTestApi(overrides: Record<string, string> = {}, options: ApiOptions & { logger?: Logger } = {}): Promise<TestApi> {
   const config = loadConfig(testEnv(overrides));
-  const api = await startApi(config, createLogger(config.LOG_LEVEL), options);
+  const api = await startApi(config, options.logger ?? createLogger(config.LOG_LEVEL), options);
   return { ...api, ...apiClient(api.url) };
 }
 

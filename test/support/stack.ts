@@ -7,6 +7,7 @@ import { CreateConnectorAccountDocument, type CreateConnectorAccountInput } from
 import { createMerchant, startTestApi, type ApiClient, type TestApi } from './api.ts';
 import { dataOf } from './graphql-client.ts';
 import { startTestWorker } from './worker.ts';
+import type { Logger } from '../../src/platform/logger.ts';
 
 /** What the merchant helpers need of a stack: an API to call and the sandbox its connector accounts are at. */
 export interface StackLike {
@@ -18,6 +19,8 @@ export interface Stack extends StackLike {
   api: TestApi;
   /** The settings the API (and the worker) run with, to start more processes of the same stack. */
   env: Record<string, string>;
+  /** The worker's GET /metrics (null without a worker). */
+  workerMetricsUrl: string | null;
   close: () => Promise<void>;
 }
 
@@ -37,6 +40,8 @@ export interface StackOptions {
   workerEnv?: Record<string, string>;
   /** false: no worker (the test starts its own, when and how it wants). */
   worker?: boolean;
+  /** Where the API and the worker log (a test capturing their lines); LOG_LEVEL's by default. */
+  logger?: Logger;
   /** The API's routing and balance clock (milliseconds): a test moves it to cross a circuit's cool-down, or a settlement date, without waiting. */
   clock?: () => number;
 }
@@ -53,10 +58,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   // A Redis prefix of its own: the stack's worker syncs through its own sandbox, so it must see only the
   // payments of this stack, not those of another test's stack running meanwhile.
   const env = { SANDBOX_URL: sandbox.url, REDIS_PREFIX: `${inject('redisPrefix')}_${randomBytes(3).toString('hex')}`, ...options.env };
-  const api = await startTestApi(env, { clock: options.clock });
-  const worker = options.worker === false ? null : await startTestWorker({ ...env, ...options.workerEnv });
+  const api = await startTestApi(env, { clock: options.clock, logger: options.logger });
+  const worker = options.worker === false ? null : await startTestWorker({ ...env, ...options.workerEnv }, options.logger);
   return {
     api,
+    workerMetricsUrl: worker?.metricsUrl ?? null,
     sandboxUrl: sandbox.url,
     env,
     close: async () => {

@@ -2,16 +2,16 @@
 import { Queue, type Job } from 'bullmq';
 import { expect, vi } from 'vitest';
 import { loadConfig, type Config } from '../../src/platform/config.ts';
-import { createLogger } from '../../src/platform/logger.ts';
+import { createLogger, type Logger } from '../../src/platform/logger.ts';
 import type { PaymentSyncJob } from '../../src/modules/processor-sync/scheduler.ts';
 import { PaymentSyncQueue, paymentSyncJobId } from '../../src/modules/processor-sync/jobs.ts';
 import { queues } from '../../src/platform/queues/registry.ts';
 import { startWorker, type WorkerApp } from '../../src/main/worker-app.ts';
 import { testEnv } from './api.ts';
 
-export async function startTestWorker(overrides: Record<string, string> = {}): Promise<WorkerApp> {
+export async function startTestWorker(overrides: Record<string, string> = {}, logger?: Logger): Promise<WorkerApp> {
   const config = loadConfig(testEnv(overrides));
-  return startWorker(config, createLogger(config.LOG_LEVEL));
+  return startWorker(config, logger ?? createLogger(config.LOG_LEVEL));
 }
 
 /** The payment sync queue of `config`'s Redis prefix, to read its jobs. */

@@ -1,5 +1,6 @@
 // A merchant's accounts at processors: credentials validated per connector and sealed at rest; the
 // eligible account for a payment chosen by the merchant's preference.
+import { instrumentConnector } from './instrumented.ts';
 import type { Connector } from './port.ts';
 import { CONNECTORS, isConnectorName, type ConnectorDefinition, type ConnectorName } from './registry.ts';
 import { AppError, invalidInput } from '../../kernel/errors.ts';
@@ -126,13 +127,14 @@ export class ConnectorAccountService {
     const definition: ConnectorDefinition = CONNECTORS[account.connectorName];
     const credentials = definition.credentialsSchema.parse(JSON.parse(this.context.secretBox.open(account.credentialsEncrypted)));
     const { config } = this.context;
-    return definition.create(credentials, {
+    const connector = definition.create(credentials, {
       sandboxUrl: config.SANDBOX_URL,
       stripeApiBase: config.STRIPE_API_BASE,
       adyenCheckoutApiBase: config.ADYEN_CHECKOUT_API_BASE,
       timeoutMs: config.CONNECTOR_TIMEOUT_MS,
       mode: account.mode,
     });
+    return instrumentConnector(connector, this.context.metrics);
   }
 }
 

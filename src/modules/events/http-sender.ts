@@ -158,7 +158,7 @@ export function createWebhookSender(options: { timeoutMs: number }): WebhookSend
       );
       return { kind: 'response', status, body: body.toString('utf8'), truncated, retryAfterMs: parseRetryAfter(retryAfter), latencyMs: latencyMs() };
     } catch (error) {
-      return { kind: 'no_response', error: describe(error, signal, options.timeoutMs), latencyMs: latencyMs() };
+      return { kind: 'no_response', error: describe(error, signal, options.timeoutMs), latencyMs: latencyMs(), timedOut: signal.aborted };
     }
   }
 

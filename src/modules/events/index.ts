@@ -4,3 +4,4 @@ export { createWebhookSender } from './http-sender.ts';
 export { startWebhookWorker, WebhookQueue } from './jobs.ts';
 export { type CommittedEvent, type EventOutbox, type LivePublisher, type PreparedEvent, type WrittenEvent, type WrittenEventRow } from './outbox.ts';
 export { type LiveEvents } from './service.ts';
+export { registerWebhookQueueGauges } from './queue-gauges.ts';

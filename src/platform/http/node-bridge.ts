@@ -1,5 +1,6 @@
 // Reading a bounded request body from node:http and writing a Fetch API Response back to it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { currentScope, errorReferences } from '../request-scope.ts';
 
 /** The body passed its limit: answer 413 (its rest is being read and thrown away, see discardRest). */
 export class BodyTooLargeError extends Error {}
@@ -84,8 +85,15 @@ export async function sendResponse(response: Response, reply: ServerResponse): P
   reply.end();
 }
 
+/** A REST error body (`{ error: { code } }`) with the request's id and its code's docs link added (docs/api.md, "Errors"). */
+function withErrorReferences(body: unknown): unknown {
+  const error = (body as { error?: { code?: unknown } } | null)?.error;
+  if (typeof error?.code !== 'string') return body;
+  return { ...body!, error: { ...error, ...errorReferences(error.code, currentScope()) } };
+}
+
 export function sendJson(reply: ServerResponse, status: number, body: unknown, extraHeaders: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+  const text = JSON.stringify(withErrorReferences(body));
   reply.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...extraHeaders });
   reply.end(text);
 }

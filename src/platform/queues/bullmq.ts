@@ -4,6 +4,7 @@ import { Queue, UnrecoverableError, Worker, type Job, type JobsOptions, type Wor
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { runInScope } from '../request-scope.ts';
 import type { JobSchemas, QueueDefinition } from './registry.ts';
 
 /** A job's own options; the rest (attempts, backoff, removal) are the queue's defaults. */
@@ -60,7 +61,8 @@ export function registerProcessor<Jobs extends JobSchemas>(
     queue.name,
     (job) => {
       if (!isKindOf(queue.jobs, job.name)) throw new UnrecoverableError(`${queue.name} has no job kind named "${job.name}"`);
-      return runKind(queue, handlers, job.name, job);
+      // Every log line the job writes carries its queue and id, which names what it is about (request-scope.ts).
+      return runInScope({ log: { queue: queue.name, jobId: job.id } }, () => runKind(queue, handlers, job.name, job));
     },
     {
       // A worker's blocking connection must wait out Redis outages rather than fail its commands.
