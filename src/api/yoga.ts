@@ -22,6 +22,8 @@ import type { GraphQLContext } from '../platform/graphql/context.ts';
 import { appErrorToGraphQL, TOO_DEEP_TO_PARSE, withErrorCode } from '../platform/graphql/errors.ts';
 import { renderGraphiQLPage, type GraphiQLPage } from './graphiql.ts';
 import { schema } from './schema.ts';
+import { useOperationSpans } from './operation-spans.ts';
+import { tracingEnabled } from '../platform/tracing.ts';
 
 export interface ServerContext {
   requestId: string;
@@ -304,6 +306,7 @@ export function createGraphQLServer(deps: {
       useErrorCodes(),
       useCodedBareRefusals(),
       useGraphiQLPolicy(page),
+      ...(tracingEnabled() ? [useOperationSpans()] : []),
     ],
   });
 }
