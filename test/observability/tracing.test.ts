@@ -85,6 +85,9 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
 
     // The merchant's endpoint got the POST's context, to join the trace.
     expect(delivery!.headers.traceparent).toBe(`00-${posted.traceId}-${posted.spanId}-01`);
+
+    // The request's log line names its trace and span.
+    expect(stack.api.process.output.stdout).toContain(`"trace_id":"${request!.traceId}","span_id":"${request!.spanId}"`);
   });
 });
 
