@@ -60,11 +60,10 @@ export async function startTracing(serviceName: string, env: NodeJS.ProcessEnv =
       new IORedisInstrumentation({ requireParentSpan: true }),
     ],
   });
-  // The instrumentations patch CommonJS packages as they are required; the ESM import of one (as tsx runs
-  // the service) does not go through require, so they are required here first and imports get the patched copy.
-  const require = createRequire(import.meta.url);
-  require('pg');
-  require('ioredis');
+  // The instrumentations patch CommonJS packages as they are required; an ESM import of ioredis (as tsx runs
+  // the service) does not go through require, so it is required here first, and every later import, ESM or
+  // not, gets the patched class. pg's ESM entry requires its CommonJS code, which the hook sees.
+  createRequire(import.meta.url)('ioredis');
   enabled = true;
   return () => provider.shutdown();
 }

@@ -71,6 +71,8 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(inOperation.filter((span) => span.kind === SPAN_KIND.client && String(span.attributes['url.full']).startsWith(stack.sandboxUrl))).not.toEqual([]);
     const [enqueue] = inOperation.filter((span) => span.kind === SPAN_KIND.producer && span.name === 'send webhooks');
     expect(enqueue?.service).toBe('payments-api');
+    // The enqueue's Redis commands (BullMQ's script).
+    expect(under(enqueue!).filter((span) => span.attributes['db.system.name'] === 'redis' || span.attributes['db.system'] === 'redis')).not.toEqual([]);
 
     // The worker: its job span is the enqueue's child, and the delivery's SQL and POST are under it.
     const [job] = named('process webhooks');
