@@ -1,12 +1,18 @@
 // Traces (docs/operations.md, "Tracing"): one payment, from the GraphQL operation in the API process to the
 // webhook POST in the worker process, is one trace at a real OTLP/HTTP receiver; without
 // OTEL_EXPORTER_OTLP_ENDPOINT nothing is traced.
+import { randomBytes } from 'node:crypto';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deferredCleanups } from '../support/cleanups.ts';
 import { startOtlpReceiver, SPAN_KIND, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { startProcessStack, type ProcessStack } from '../support/process-stack.ts';
-import { eventReaching, paidPayment, shopWithReceiver } from '../support/webhooks.ts';
+import { eventReaching, paidPayment, settlingPayment, shopWithReceiver } from '../support/webhooks.ts';
+import { UpdateBusinessProfileDocument } from '../gql/graphql.ts';
+import { dataOf } from '../support/graphql-client.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { sandboxSignature } from '../support/sandbox-signature.ts';
+import { merchantWithSandbox } from '../support/stack.ts';
 import { startTracing, tracingEnabled } from '../../src/platform/tracing.ts';
 
 /** The chain of spans from `span` up to its trace's root, `span` first, as far as `spans` has them. */
@@ -29,7 +35,12 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     otlp = await startOtlpReceiver();
     defer(otlp.close);
     // Spans are exported every 50 ms, so the test waits for them, not for a batch timer of seconds.
-    stack = await startProcessStack({ workers: 1, env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50' } });
+    // The sandbox settles bank debits at once, and the worker's first sync of one waits 15 s: a callback moves it first.
+    stack = await startProcessStack({
+      workers: 1,
+      sandbox: { bankDebitSettleMs: 1 },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50', PAYMENT_SYNC_DELAY_SCALE: '1' },
+    });
     defer(stack.close);
   });
 
@@ -90,6 +101,65 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
 
     // The request's log line names its trace and span.
     expect(stack.api.process.output.stdout).toContain(`"trace_id":"${request!.traceId}","span_id":"${request!.spanId}"`);
+  });
+
+  it("joins a processor's callback to the processor's trace when it carries a traceparent, through to the webhook it causes", async () => {
+    const secret = `whsec_${randomBytes(18).toString('hex')}`;
+    const shop = await merchantWithSandbox(stack, 'sandbox', { webhookSecret: secret });
+    const receiver = await startReceiver();
+    defer(receiver.close);
+    dataOf(await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, webhookUrl: receiver.url } }));
+    const payment = await settlingPayment(shop);
+    const transactionId = payment.activeAttempt!.connectorTransactionId!;
+    const settled = await vi.waitFor(
+      async () => {
+        const atSandbox = await shop.sandboxPayment(`/${transactionId}`);
+        expect(atSandbox.body.status).toBe('succeeded');
+        return atSandbox.body;
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    const body = JSON.stringify({
+      id: `evt_sbx_${randomBytes(6).toString('hex')}`,
+      type: 'payment.succeeded',
+      created: Math.floor(Date.now() / 1000),
+      data: { object: settled },
+    });
+    // The processor's own span, as its tracing would send it.
+    const [processorTraceId, processorSpanId] = [randomBytes(16).toString('hex'), randomBytes(8).toString('hex')];
+    const answered = await fetch(`${stack.api.url}/webhooks/${shop.merchantId}/${shop.connectorAccountId}`, {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'sandbox-signature': sandboxSignature(body, secret),
+        traceparent: `00-${processorTraceId}-${processorSpanId}-01`,
+      },
+    });
+    expect([answered.status, await answered.json()]).toEqual([200, { received: true, outcome: 'applied' }]);
+    await eventReaching(shop, payment.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
+
+    // The payment_succeeded delivery (the payment_processing one before it belongs to the confirm's trace).
+    const delivery = receiver.received.find(
+      (request) => (JSON.parse(request.body.toString('utf8')) as { event_type: string }).event_type === 'payment_succeeded',
+    );
+    const [, traceId, postSpanId] = String(delivery?.headers.traceparent).split('-');
+    expect(traceId).toBe(processorTraceId);
+    const posted = await vi.waitFor(
+      () => {
+        const span = otlp.spans.find((candidate) => candidate.spanId === postSpanId);
+        expect(span).toBeDefined();
+        return span!;
+      },
+      { timeout: 15_000, interval: 20 },
+    );
+    const traceSpans = otlp.spans.filter((span) => span.traceId === processorTraceId);
+    const callback = traceSpans.find((span) => span.parentSpanId === processorSpanId);
+    expect(callback).toMatchObject({ service: 'payments-api', kind: SPAN_KIND.server });
+    // The POST (worker) descends from the callback's span (API) through the enqueue and the job.
+    const chain = ancestry(traceSpans, posted);
+    expect(chain.map((span) => span.name)).toEqual(['POST', 'process webhooks', 'send webhooks', 'POST']);
+    expect(chain.at(-1)).toBe(callback);
   });
 });
 
