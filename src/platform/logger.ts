@@ -1,7 +1,7 @@
 // Structured JSON logs. Secrets are removed by key name at any depth before a line is written, so a key,
 // secret or card number that reaches a log call by mistake never reaches the log.
 import { pino, type Logger } from 'pino';
-import { activeSpanIds } from './tracing.ts';
+import { activeSpanIds, tracingEnabled } from './tracing.ts';
 
 /** Keys whose values are never logged, compared case-insensitively and ignoring "-" and "_". */
 const SECRET_KEYS = new Set([
@@ -49,8 +49,9 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       base: { service: 'payments' },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { log: (object) => scrubSecrets(object) as Record<string, unknown> },
-      // A line written inside a trace names it, to find the trace from the log (docs/operations.md, "Tracing").
-      mixin: () => activeSpanIds() ?? {},
+      // A line written inside a trace names it, to find the trace from the log (docs/operations.md, "Tracing");
+      // a process that does not trace does not look.
+      ...(tracingEnabled() ? { mixin: () => activeSpanIds() ?? {} } : {}),
     },
     destination,
   );

@@ -8,7 +8,7 @@ const TRACER_NAME = 'payments';
 
 let enabled = false;
 
-/** Whether this process exports traces (startTracing found OTEL_EXPORTER_OTLP_ENDPOINT). */
+/** Whether this process exports traces (startTracing found OTEL_EXPORTER_OTLP_ENDPOINT); read by what is built after it. */
 export const tracingEnabled = (): boolean => enabled;
 
 /**
