@@ -102,6 +102,14 @@ export function deserializedTraceContext(serialized: string | undefined): Contex
   }
 }
 
+/** The active span's W3C traceparent, to be stored with what it caused; null when this process does not trace. */
+export function activeTraceParent(): string | null {
+  if (!enabled) return null;
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ?? null;
+}
+
 /** The ids of the active span, for log lines; none outside a span. */
 export function activeSpanIds(): { trace_id: string; span_id: string } | undefined {
   const spanContext = trace.getActiveSpan()?.spanContext();

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deferredCleanups } from '../support/cleanups.ts';
 import { startOtlpReceiver, SPAN_KIND, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { startProcessStack, type ProcessStack } from '../support/process-stack.ts';
-import { eventReaching, paidPayment, settlingPayment, shopWithReceiver } from '../support/webhooks.ts';
-import { UpdateBusinessProfileDocument } from '../gql/graphql.ts';
+import { eventReaching, paidPayment, settlingPayment, shopWithReceiver, type Shop } from '../support/webhooks.ts';
+import { EventDeliveryHeadersDocument, UpdateBusinessProfileDocument } from '../gql/graphql.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { sandboxSignature } from '../support/sandbox-signature.ts';
@@ -26,6 +26,10 @@ function ancestry(spans: ReceivedSpan[], span: ReceivedSpan): ReceivedSpan[] {
     chain.push(parent);
   return chain;
 }
+
+/** The traceparent among the headers `payments listen` forwards `eventId` with (Event.deliveryHeaders). */
+const listenHeader = async (shop: Pick<Shop, 'secret'>, eventId: string) =>
+  dataOf(await shop.secret(EventDeliveryHeadersDocument, { id: eventId })).event!.deliveryHeaders.find((header) => header.name === 'traceparent')?.value;
 
 describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
   const defer = deferredCleanups((run) => afterAll(run, 120_000));
@@ -47,7 +51,7 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
   it('follows a payment from its GraphQL operation through SQL, the processor, the queue and the worker to the webhook POST, in one trace', async () => {
     const shop = await shopWithReceiver(stack);
     const payment = await paidPayment(shop);
-    await eventReaching(shop, payment.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
+    const event = await eventReaching(shop, payment.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
     const [delivery] = shop.receiver.received;
 
     // The webhook POST's client span is the last to end: once it is in, so is the trace.
@@ -98,6 +102,8 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
 
     // The merchant's endpoint got the POST's context, to join the trace.
     expect(delivery!.headers.traceparent).toBe(`00-${posted.traceId}-${posted.spanId}-01`);
+    // `payments listen` forwards the event with the context of the operation that recorded it.
+    expect(await listenHeader(shop, event.id)).toBe(`00-${operation!.traceId}-${operation!.spanId}-01`);
 
     // The request's log line names its trace and span.
     expect(stack.api.process.output.stdout).toContain(`"trace_id":"${request!.traceId}","span_id":"${request!.spanId}"`);
@@ -178,8 +184,9 @@ describe('without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     defer(stack.close);
     const shop = await shopWithReceiver(stack);
     const payment = await paidPayment(shop);
-    await eventReaching(shop, payment.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
+    const event = await eventReaching(shop, payment.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
     expect(shop.receiver.received[0]!.headers.traceparent).toBeUndefined();
+    expect(await listenHeader(shop, event.id)).toBeUndefined();
     expect(`${stack.api.process.output.stdout}${stack.workers[0]!.output.stdout}`).not.toContain('trace_id');
   });
 });
