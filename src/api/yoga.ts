@@ -25,6 +25,8 @@ import { useErrorReferences, useOperationMetrics } from './operation-metrics.ts'
 import type { Metrics } from '../platform/http/metrics.ts';
 import { currentScope } from '../platform/request-scope.ts';
 import { schema } from './schema.ts';
+import { useOperationSpans } from './operation-spans.ts';
+import { tracingEnabled } from '../platform/tracing.ts';
 
 export interface ServerContext {
   requestId: string;
@@ -312,6 +314,7 @@ export function createGraphQLServer(deps: {
       useErrorReferences(),
       useCodedBareRefusals(),
       useGraphiQLPolicy(page),
+      ...(tracingEnabled() ? [useOperationSpans()] : []),
     ],
   });
 }

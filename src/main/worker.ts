@@ -1,13 +1,20 @@
 // Entry point of the worker role (production): runs scheduled payment syncs; expects the database to be migrated.
-import { loadConfig } from '../platform/config.ts';
-import { createLogger } from '../platform/logger.ts';
-import { startWorker } from './worker-app.ts';
+import { startTracing } from '../platform/tracing.ts';
 import { run } from './run.ts';
+
+// Before the app's modules load, so that the libraries tracing patches are patched (docs/operations.md, "Tracing").
+const stopTracing = await startTracing('payments-worker');
+const { startWorker } = await import('./worker-app.ts');
+const { loadConfig } = await import('../platform/config.ts');
+const { createLogger } = await import('../platform/logger.ts');
 
 run('worker', async () => {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
   const worker = await startWorker(config, logger);
   logger.info({ concurrency: config.WORKER_CONCURRENCY, metricsUrl: worker.metricsUrl }, 'worker running');
-  return worker.close;
+  return async () => {
+    await worker.close();
+    await stopTracing();
+  };
 });

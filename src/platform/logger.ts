@@ -2,6 +2,7 @@
 // secret or card number that reaches a log call by mistake never reaches the log.
 import { pino, type Logger } from 'pino';
 import { scopeLogFields } from './request-scope.ts';
+import { activeSpanIds, tracingEnabled } from './tracing.ts';
 
 /** Keys whose values are never logged, compared case-insensitively and ignoring "-" and "_". */
 const SECRET_KEYS = new Set([
@@ -49,8 +50,10 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       base: { service: 'payments' },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { log: (object) => scrubSecrets(object) as Record<string, unknown> },
-      // The request id (or job id) of the request the line is written for (request-scope.ts).
-      mixin: scopeLogFields,
+      // The request id (or job id) of the request the line is written for (request-scope.ts), and inside a trace
+      // its ids, to find the trace from the log (docs/operations.md, "Tracing"); a process that does not trace
+      // does not look.
+      mixin: tracingEnabled() ? () => ({ ...scopeLogFields(), ...activeSpanIds() }) : scopeLogFields,
       // A new object: pino's default merges into the mixin's, which is the scope's own (shared by its lines).
       mixinMergeStrategy: (mergeObject, mixinObject) => ({ ...mixinObject, ...mergeObject }),
     },

@@ -15,16 +15,18 @@ import type { WebhookResponse, WebhookSender } from './sender.ts';
 export const USER_AGENT = 'payments-orchestrator-webhooks/1';
 
 /**
- * Every header a delivery of `body` carries, signed with the profile's `key` at `sentAt`: the worker's POSTs
- * and `Event.deliveryHeaders` (what `payments listen` forwards, docs/cli.md) are built here alone, so the two
- * cannot drift apart.
+ * Every header a delivery of `body` carries, signed with the profile's `key` at `sentAt`, and the trace of
+ * the change that recorded it when it was traced (`traceParent`; a worker that traces replaces it with its
+ * POST's own, a child in the same trace): the worker's POSTs and `Event.deliveryHeaders` (what `payments
+ * listen` forwards, docs/cli.md) are built here alone, so the two cannot drift apart.
  */
-export function deliveryHeaders(eventId: string, body: string, key: string, sentAt: Date): Record<string, string> {
+export function deliveryHeaders(eventId: string, body: string, key: string, sentAt: Date, traceParent: string | null): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
     'x-webhook-signature-512': webhookSignature(body, key),
     ...standardWebhookHeaders(eventId, sentAt, body, key),
+    ...(traceParent === null ? {} : { traceparent: traceParent }),
   };
 }
 
@@ -128,7 +130,7 @@ export class WebhookDeliveryService {
       return { response: null, attempt: { kind, url: claim.url, requestHeaders: {}, latencyMs: 0, error: `not sent: ${error}`, ...unanswered } };
     }
     const key = this.context.secretBox.open(claim.paymentResponseHashKeyEncrypted);
-    const headers = deliveryHeaders(claim.eventId, claim.body, key, new Date());
+    const headers = deliveryHeaders(claim.eventId, claim.body, key, new Date(), claim.traceParent);
     const privateNetworks = claim.mode === 'TEST' ? this.context.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS : 'none';
     const response = await this.sender.send({ url: claim.url, body: claim.body, headers, privateNetworks });
     const attempt: AttemptRecord =

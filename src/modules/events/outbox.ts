@@ -8,6 +8,7 @@ import { ID_PREFIXES, ID_RANDOM_LENGTH, newId } from '../../kernel/ids.ts';
 import type { Mode } from '../../kernel/api-keys.ts';
 import { Prisma, type EventDeliveryStatus } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
+import { activeTraceParent } from '../../platform/tracing.ts';
 import { CLAIM_MARGIN_MS } from './delivery.ts';
 
 /** One written row of the outbox. */
@@ -129,6 +130,8 @@ export class EventOutbox {
       processorMerchantId: event.processorMerchantId,
     });
     const nextAttemptAt = event.isTest ? this.testEventFallback(now) : now;
+    // Its deliveries carry the trace of the change that recorded it (docs/operations.md, "Tracing").
+    const traceParent = activeTraceParent();
     const live = event.mode === 'LIVE';
     const copies = event.isTest
       ? Prisma.empty
@@ -150,9 +153,9 @@ export class EventOutbox {
     });
     return {
       insert: (condition) => Prisma.sql`
-        INSERT INTO events (id, merchant_id, profile_id, mode, event_type, content_type, object_id, object_version, body, is_test, delivery_status, next_attempt_at, created_at)
+        INSERT INTO events (id, merchant_id, profile_id, mode, event_type, content_type, object_id, object_version, body, trace_parent, is_test, delivery_status, next_attempt_at, created_at)
         SELECT target.id, target.merchant_id, p.id, ${event.mode}::"Mode", ${event.eventType}::text, ${contentType}::text, ${event.objectId}::text,
-               ${event.objectVersion}::int, ${head}::text || to_json(target.id)::text || ${tail}::text, ${event.isTest}::boolean,
+               ${event.objectVersion}::int, ${head}::text || to_json(target.id)::text || ${tail}::text, ${traceParent}::text, ${event.isTest}::boolean,
                CASE WHEN endpoint.sendable THEN 'PENDING' ELSE 'NOT_SENT' END::"EventDeliveryStatus",
                CASE WHEN endpoint.sendable THEN ${nextAttemptAt}::timestamptz END, ${now}::timestamptz
         FROM (

@@ -182,14 +182,14 @@ export class EventService {
    * (testSigningKeys, read once for a page of events by the GraphQL field).
    */
   async deliveryHeaders(
-    event: Pick<Event, 'id' | 'body' | 'profileId' | 'mode'>,
+    event: Pick<Event, 'id' | 'body' | 'profileId' | 'mode' | 'traceParent'>,
     testKeyOf: (profileId: string) => Promise<string | null>,
   ): Promise<{ name: string; value: string }[]> {
     // Fresh signatures of live events would let a leaked live key replay them past receivers' timestamp checks.
     if (event.mode === 'LIVE') throw new AppError('FORBIDDEN', 'deliveryHeaders is for test-mode events only (payments listen takes a test key).');
     const key = await testKeyOf(event.profileId);
     if (key === null) throw notFound('business profile', event.profileId);
-    return Object.entries(deliveryHeaders(event.id, event.body, key, new Date())).map(([name, value]) => ({ name, value }));
+    return Object.entries(deliveryHeaders(event.id, event.body, key, new Date(), event.traceParent)).map(([name, value]) => ({ name, value }));
   }
 
   /** The test-mode signing keys of these profiles, decrypted: one read and one decryption per profile. */

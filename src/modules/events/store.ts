@@ -18,6 +18,8 @@ export interface ClaimedDelivery {
   profileId: string;
   mode: Mode;
   body: string;
+  /** The trace of the change that recorded the event (docs/operations.md, "Tracing"); null when it was not traced. */
+  traceParent: string | null;
   attemptNumber: number;
   /** Automatic attempts so far, this one included (manual retries do not use up the schedule). */
   automaticAttempts: number;
@@ -35,6 +37,7 @@ interface ClaimRow {
   profile_id: string;
   mode: Mode;
   body: string;
+  trace_parent: string | null;
   attempt_count: number;
   automatic_attempts: number;
   is_test: boolean;
@@ -95,9 +98,9 @@ export class DeliveryStore {
     const rows = await this.db.$queryRaw<ClaimRow[]>`
       WITH claimed AS (
         UPDATE events SET ${set} WHERE ${where}
-        RETURNING id, merchant_id, profile_id, mode, body, attempt_count, automatic_attempts, is_test
+        RETURNING id, merchant_id, profile_id, mode, body, trace_parent, attempt_count, automatic_attempts, is_test
       )
-      SELECT c.id, c.profile_id, c.mode::text AS mode, c.body, c.attempt_count, c.automatic_attempts, c.is_test,
+      SELECT c.id, c.profile_id, c.mode::text AS mode, c.body, c.trace_parent, c.attempt_count, c.automatic_attempts, c.is_test,
              p.test_webhook_url, p.live_webhook_url, p.test_webhook_disabled_at, p.live_webhook_disabled_at,
              p.test_payment_response_hash_key_encrypted, p.live_payment_response_hash_key_encrypted, m.live_webhook_hosts
       FROM claimed c JOIN business_profiles p ON p.id = c.profile_id JOIN merchant_accounts m ON m.id = c.merchant_id`;
@@ -110,6 +113,7 @@ export class DeliveryStore {
       profileId: row.profile_id,
       mode: row.mode,
       body: row.body,
+      traceParent: row.trace_parent,
       attemptNumber: row.attempt_count,
       automaticAttempts: row.automatic_attempts,
       isTest: row.is_test,

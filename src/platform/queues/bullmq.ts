@@ -1,11 +1,13 @@
 // The registry's queues on BullMQ, with the Redis of the config (REDIS_URL, REDIS_PREFIX): a typed producer,
 // and the one way a worker runs a queue's jobs, each job's data parsed by its kind's schema first.
 import { Queue, UnrecoverableError, Worker, type Job, type JobsOptions, type WorkerOptions } from 'bullmq';
+import { SpanKind } from '@opentelemetry/api';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { runInScope } from '../request-scope.ts';
 import type { JobSchemas, QueueDefinition } from './registry.ts';
+import { deserializedTraceContext, inSpan, serializedTraceContext, tracingEnabled } from '../tracing.ts';
 
 /** A job's own options; the rest (attempts, backoff, removal) are the queue's defaults. */
 type AddOptions = Pick<JobsOptions, 'jobId' | 'delay'>;
@@ -26,12 +28,23 @@ export class JobQueue<Jobs extends JobSchemas> {
   }
 
   async add<Kind extends keyof Jobs & string>(kind: Kind, data: z.infer<Jobs[Kind]>, options: AddOptions): Promise<void> {
-    await this.queue.add(kind, data, options);
+    await this.traced(kind, (telemetry) => this.queue.add(kind, data, { ...options, telemetry }));
   }
 
   /** Many jobs of one kind in one round trip (a backlog). */
   async addBulk<Kind extends keyof Jobs & string>(kind: Kind, jobs: { data: z.infer<Jobs[Kind]>; options: AddOptions }[]): Promise<void> {
-    await this.queue.addBulk(jobs.map(({ data, options }) => ({ name: kind, data, opts: options })));
+    await this.traced(kind, (telemetry) => this.queue.addBulk(jobs.map(({ data, options }) => ({ name: kind, data, opts: { ...options, telemetry } }))));
+  }
+
+  /**
+   * When tracing, adds in a producer span whose context the jobs carry in their options (BullMQ stores
+   * `telemetry.metadata` with the job), so that the worker's span of each job is its child (docs/operations.md).
+   */
+  private traced<T>(kind: string, add: (telemetry: JobsOptions['telemetry']) => Promise<T>): Promise<T> {
+    if (!tracingEnabled()) return add(undefined);
+    return inSpan(`send ${this.queue.name}`, { kind: SpanKind.PRODUCER, attributes: messagingAttributes(this.queue.name, kind) }, () =>
+      add({ metadata: serializedTraceContext() }),
+    );
   }
 
   close(): Promise<void> {
@@ -62,7 +75,18 @@ export function registerProcessor<Jobs extends JobSchemas>(
     (job) => {
       if (!isKindOf(queue.jobs, job.name)) throw new UnrecoverableError(`${queue.name} has no job kind named "${job.name}"`);
       // Every log line the job writes carries its queue and id, which names what it is about (request-scope.ts).
-      return runInScope({ log: { queue: queue.name, jobId: job.id } }, () => runKind(queue, handlers, job.name, job));
+      return runInScope({ log: { queue: queue.name, jobId: job.id } }, () => {
+        if (!tracingEnabled()) return runKind(queue, handlers, job.name, job);
+        // The job's span continues the trace of the request (or run) that added it.
+        const attributes = {
+          ...messagingAttributes(queue.name, job.name),
+          'messaging.message.id': job.id ?? '',
+          'messaging.bullmq.attempts_made': job.attemptsMade,
+        };
+        return inSpan(`process ${queue.name}`, { kind: SpanKind.CONSUMER, attributes, parent: deserializedTraceContext(job.opts.telemetry?.metadata) }, () =>
+          runKind(queue, handlers, job.name, job),
+        );
+      });
     },
     {
       // A worker's blocking connection must wait out Redis outages rather than fail its commands.
@@ -80,6 +104,13 @@ export function registerProcessor<Jobs extends JobSchemas>(
   worker.on('error', (error) => logger.warn({ err: error }, `${queue.name} worker: redis error`));
   return worker;
 }
+
+/** OpenTelemetry's messaging attributes of a queue's job kind. */
+const messagingAttributes = (queueName: string, kind: string) => ({
+  'messaging.system': 'bullmq',
+  'messaging.destination.name': queueName,
+  'messaging.bullmq.job.name': kind,
+});
 
 const isKindOf = <Jobs extends JobSchemas>(jobs: Jobs, name: string): name is keyof Jobs & string => Object.hasOwn(jobs, name);
 

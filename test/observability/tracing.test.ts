@@ -1,0 +1,192 @@
+// Traces (docs/operations.md, "Tracing"): one payment, from the GraphQL operation in the API process to the
+// webhook POST in the worker process, is one trace at a real OTLP/HTTP receiver; without
+// OTEL_EXPORTER_OTLP_ENDPOINT nothing is traced.
+import { randomBytes } from 'node:crypto';
+import { trace } from '@opentelemetry/api';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { deferredCleanups } from '../support/cleanups.ts';
+import { startOtlpReceiver, SPAN_KIND, type ReceivedSpan } from '../support/otlp-receiver.ts';
+import { startProcessStack, type ProcessStack } from '../support/process-stack.ts';
+import { eventReaching, paidPayment, settlingPayment, shopWithReceiver, type Shop } from '../support/webhooks.ts';
+import { EventDeliveryHeadersDocument, UpdateBusinessProfileDocument } from '../gql/graphql.ts';
+import { dataOf } from '../support/graphql-client.ts';
+import { startReceiver } from '../support/receiver.ts';
+import { sandboxSignature } from '../support/sandbox-signature.ts';
+import { merchantWithSandbox } from '../support/stack.ts';
+import { startTracing, tracingEnabled } from '../../src/platform/tracing.ts';
+
+/** The chain of spans from `span` up to its trace's root, `span` first, as far as `spans` has them. */
+function ancestry(spans: ReceivedSpan[], span: ReceivedSpan): ReceivedSpan[] {
+  const chain = [span];
+  for (
+    let parent = spans.find((candidate) => candidate.spanId === span.parentSpanId);
+    parent;
+    parent = spans.find((candidate) => candidate.spanId === parent!.parentSpanId)
+  )
+    chain.push(parent);
+  return chain;
+}
+
+/** The traceparent among the headers `payments listen` forwards `eventId` with (Event.deliveryHeaders). */
+const listenHeader = async (shop: Pick<Shop, 'secret'>, eventId: string) =>
+  dataOf(await shop.secret(EventDeliveryHeadersDocument, { id: eventId })).event!.deliveryHeaders.find((header) => header.name === 'traceparent')?.value;
+
+describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
+  const defer = deferredCleanups((run) => afterAll(run, 120_000));
+  let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
+  let stack: ProcessStack;
+  beforeAll(async () => {
+    otlp = await startOtlpReceiver();
+    defer(otlp.close);
+    // Spans are exported every 50 ms, so the test waits for them, not for a batch timer of seconds.
+    // The sandbox settles bank debits at once, and the worker's first sync of one waits 15 s: a callback moves it first.
+    stack = await startProcessStack({
+      workers: 1,
+      sandbox: { bankDebitSettleMs: 1 },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50', PAYMENT_SYNC_DELAY_SCALE: '1' },
+    });
+    defer(stack.close);
+  });
+
+  it('follows a payment from its GraphQL operation through SQL, the processor, the queue and the worker to the webhook POST, in one trace', async () => {
+    const shop = await shopWithReceiver(stack);
+    const payment = await paidPayment(shop);
+    const event = await eventReaching(shop, payment.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
+    const [delivery] = shop.receiver.received;
+
+    // The webhook POST's client span is the last to end: once it is in, so is the trace.
+    const posted = await vi.waitFor(
+      () => {
+        const span = otlp.spans.find(
+          (candidate) =>
+            candidate.service === 'payments-worker' &&
+            candidate.kind === SPAN_KIND.client &&
+            String(candidate.attributes['url.full']).startsWith(shop.receiver.url),
+        );
+        expect(span).toBeDefined();
+        return span!;
+      },
+      { timeout: 15_000, interval: 20 },
+    );
+    const traceSpans = otlp.spans.filter((span) => span.traceId === posted.traceId);
+    const named = (name: string) => traceSpans.filter((span) => span.name === name);
+
+    // The API: the request's server span, its operation span, the SQL and the processor call under it, and the enqueue.
+    const [operation] = named('mutation ConfirmPayment');
+    expect(operation?.service).toBe('payments-api');
+    expect(operation?.attributes['graphql.operation.name']).toBe('ConfirmPayment');
+    const request = traceSpans.find((span) => span.spanId === operation!.parentSpanId);
+    expect(request).toMatchObject({ service: 'payments-api', kind: SPAN_KIND.server });
+    expect(request!.parentSpanId).toBe('');
+    const under = (root: ReceivedSpan) => traceSpans.filter((span) => span !== root && ancestry(traceSpans, span).includes(root));
+    const inOperation = under(operation!);
+    expect(
+      inOperation.filter((span) => span.attributes['db.system.name'] === 'postgresql' || span.attributes['db.system'] === 'postgresql').length,
+    ).toBeGreaterThan(0);
+    expect(inOperation.filter((span) => span.kind === SPAN_KIND.client && String(span.attributes['url.full']).startsWith(stack.sandboxUrl))).not.toEqual([]);
+    const [enqueue] = inOperation.filter((span) => span.kind === SPAN_KIND.producer && span.name === 'send webhooks');
+    expect(enqueue?.service).toBe('payments-api');
+    // The enqueue's Redis commands (BullMQ's script).
+    expect(under(enqueue!).filter((span) => span.attributes['db.system.name'] === 'redis' || span.attributes['db.system'] === 'redis')).not.toEqual([]);
+
+    // The worker: its job span is the enqueue's child, and the delivery's SQL and POST are under it.
+    const [job] = named('process webhooks');
+    expect(job).toMatchObject({ service: 'payments-worker', kind: SPAN_KIND.consumer, parentSpanId: enqueue!.spanId });
+    const inJob = under(job!);
+    expect(
+      inJob.filter(
+        (span) => (span.service === 'payments-worker' && span.attributes['db.system.name'] === 'postgresql') || span.attributes['db.system'] === 'postgresql',
+      ).length,
+    ).toBeGreaterThan(0);
+    expect(inJob).toContain(posted);
+
+    // The merchant's endpoint got the POST's context, to join the trace.
+    expect(delivery!.headers.traceparent).toBe(`00-${posted.traceId}-${posted.spanId}-01`);
+    // `payments listen` forwards the event with the context of the operation that recorded it.
+    expect(await listenHeader(shop, event.id)).toBe(`00-${operation!.traceId}-${operation!.spanId}-01`);
+
+    // The request's log line names its trace and span.
+    expect(stack.api.process.output.stdout).toContain(`"trace_id":"${request!.traceId}","span_id":"${request!.spanId}"`);
+  });
+
+  it("joins a processor's callback to the processor's trace when it carries a traceparent, through to the webhook it causes", async () => {
+    const secret = `whsec_${randomBytes(18).toString('hex')}`;
+    const shop = await merchantWithSandbox(stack, 'sandbox', { webhookSecret: secret });
+    const receiver = await startReceiver();
+    defer(receiver.close);
+    dataOf(await shop.secret(UpdateBusinessProfileDocument, { input: { profileId: shop.profileId, webhookUrl: receiver.url } }));
+    const payment = await settlingPayment(shop);
+    const transactionId = payment.activeAttempt!.connectorTransactionId!;
+    const settled = await vi.waitFor(
+      async () => {
+        const atSandbox = await shop.sandboxPayment(`/${transactionId}`);
+        expect(atSandbox.body.status).toBe('succeeded');
+        return atSandbox.body;
+      },
+      { timeout: 10_000, interval: 20 },
+    );
+    const body = JSON.stringify({
+      id: `evt_sbx_${randomBytes(6).toString('hex')}`,
+      type: 'payment.succeeded',
+      created: Math.floor(Date.now() / 1000),
+      data: { object: settled },
+    });
+    // The processor's own span, as its tracing would send it.
+    const [processorTraceId, processorSpanId] = [randomBytes(16).toString('hex'), randomBytes(8).toString('hex')];
+    const answered = await fetch(`${stack.api.url}/webhooks/${shop.merchantId}/${shop.connectorAccountId}`, {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'sandbox-signature': sandboxSignature(body, secret),
+        traceparent: `00-${processorTraceId}-${processorSpanId}-01`,
+      },
+    });
+    expect([answered.status, await answered.json()]).toEqual([200, { received: true, outcome: 'applied' }]);
+    await eventReaching(shop, payment.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
+
+    // The payment_succeeded delivery (the payment_processing one before it belongs to the confirm's trace).
+    const delivery = receiver.received.find(
+      (request) => (JSON.parse(request.body.toString('utf8')) as { event_type: string }).event_type === 'payment_succeeded',
+    );
+    const [, traceId, postSpanId] = String(delivery?.headers.traceparent).split('-');
+    expect(traceId).toBe(processorTraceId);
+    const posted = await vi.waitFor(
+      () => {
+        const span = otlp.spans.find((candidate) => candidate.spanId === postSpanId);
+        expect(span).toBeDefined();
+        return span!;
+      },
+      { timeout: 15_000, interval: 20 },
+    );
+    const traceSpans = otlp.spans.filter((span) => span.traceId === processorTraceId);
+    const callback = traceSpans.find((span) => span.parentSpanId === processorSpanId);
+    expect(callback).toMatchObject({ service: 'payments-api', kind: SPAN_KIND.server });
+    // The POST (worker) descends from the callback's span (API) through the enqueue and the job.
+    const chain = ancestry(traceSpans, posted);
+    expect(chain.map((span) => span.name)).toEqual(['POST', 'process webhooks', 'send webhooks', 'POST']);
+    expect(chain.at(-1)).toBe(callback);
+  });
+});
+
+describe('without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+  const defer = deferredCleanups();
+  it('registers nothing in the process: no provider, no spans', async () => {
+    await startTracing('payments-test', {});
+    expect(tracingEnabled()).toBe(false);
+    const span = trace.getTracer('test').startSpan('anything');
+    expect(span.isRecording()).toBe(false);
+    span.end();
+  });
+
+  it('sends webhooks without traceparent and logs without trace ids', async () => {
+    const stack = await startProcessStack({ workers: 1 });
+    defer(stack.close);
+    const shop = await shopWithReceiver(stack);
+    const payment = await paidPayment(shop);
+    const event = await eventReaching(shop, payment.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
+    expect(shop.receiver.received[0]!.headers.traceparent).toBeUndefined();
+    expect(await listenHeader(shop, event.id)).toBeUndefined();
+    expect(`${stack.api.process.output.stdout}${stack.workers[0]!.output.stdout}`).not.toContain('trace_id');
+  });
+});
