@@ -54,51 +54,55 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     const event = await eventReaching(shop, payment.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
     const [delivery] = shop.receiver.received;
 
-    // The webhook POST's client span is the last to end: once it is in, so is the trace.
-    const posted = await vi.waitFor(
+    // Each process exports its spans in its own batches, and a parent ends after its children: wait until the
+    // whole trace has arrived, asserting its shape each time, rather than for any one span.
+    const { posted, operation, request } = await vi.waitFor(
       () => {
-        const span = otlp.spans.find(
+        const posted = otlp.spans.find(
           (candidate) =>
             candidate.service === 'payments-worker' &&
             candidate.kind === SPAN_KIND.client &&
             String(candidate.attributes['url.full']).startsWith(shop.receiver.url),
         );
-        expect(span).toBeDefined();
-        return span!;
+        expect(posted).toBeDefined();
+        const traceSpans = otlp.spans.filter((span) => span.traceId === posted!.traceId);
+        const named = (name: string) => traceSpans.filter((span) => span.name === name);
+
+        // The API: the request's server span, its operation span, the SQL and the processor call under it, and the enqueue.
+        const [operation] = named('mutation ConfirmPayment');
+        expect(operation?.service).toBe('payments-api');
+        expect(operation?.attributes['graphql.operation.name']).toBe('ConfirmPayment');
+        const request = traceSpans.find((span) => span.spanId === operation!.parentSpanId);
+        expect(request).toMatchObject({ service: 'payments-api', kind: SPAN_KIND.server });
+        expect(request!.parentSpanId).toBe('');
+        const under = (root: ReceivedSpan) => traceSpans.filter((span) => span !== root && ancestry(traceSpans, span).includes(root));
+        const inOperation = under(operation!);
+        expect(
+          inOperation.filter((span) => span.attributes['db.system.name'] === 'postgresql' || span.attributes['db.system'] === 'postgresql').length,
+        ).toBeGreaterThan(0);
+        expect(inOperation.filter((span) => span.kind === SPAN_KIND.client && String(span.attributes['url.full']).startsWith(stack.sandboxUrl))).not.toEqual(
+          [],
+        );
+        const [enqueue] = inOperation.filter((span) => span.kind === SPAN_KIND.producer && span.name === 'send webhooks');
+        expect(enqueue?.service).toBe('payments-api');
+        // The enqueue's Redis commands (BullMQ's script).
+        expect(under(enqueue!).filter((span) => span.attributes['db.system.name'] === 'redis' || span.attributes['db.system'] === 'redis')).not.toEqual([]);
+
+        // The worker: its job span is the enqueue's child, and the delivery's SQL and POST are under it.
+        const [job] = named('process webhooks');
+        expect(job).toMatchObject({ service: 'payments-worker', kind: SPAN_KIND.consumer, parentSpanId: enqueue!.spanId });
+        const inJob = under(job!);
+        expect(
+          inJob.filter(
+            (span) =>
+              (span.service === 'payments-worker' && span.attributes['db.system.name'] === 'postgresql') || span.attributes['db.system'] === 'postgresql',
+          ).length,
+        ).toBeGreaterThan(0);
+        expect(inJob).toContain(posted);
+        return { posted: posted!, operation: operation!, request: request! };
       },
-      { timeout: 15_000, interval: 20 },
+      { timeout: 30_000, interval: 50 },
     );
-    const traceSpans = otlp.spans.filter((span) => span.traceId === posted.traceId);
-    const named = (name: string) => traceSpans.filter((span) => span.name === name);
-
-    // The API: the request's server span, its operation span, the SQL and the processor call under it, and the enqueue.
-    const [operation] = named('mutation ConfirmPayment');
-    expect(operation?.service).toBe('payments-api');
-    expect(operation?.attributes['graphql.operation.name']).toBe('ConfirmPayment');
-    const request = traceSpans.find((span) => span.spanId === operation!.parentSpanId);
-    expect(request).toMatchObject({ service: 'payments-api', kind: SPAN_KIND.server });
-    expect(request!.parentSpanId).toBe('');
-    const under = (root: ReceivedSpan) => traceSpans.filter((span) => span !== root && ancestry(traceSpans, span).includes(root));
-    const inOperation = under(operation!);
-    expect(
-      inOperation.filter((span) => span.attributes['db.system.name'] === 'postgresql' || span.attributes['db.system'] === 'postgresql').length,
-    ).toBeGreaterThan(0);
-    expect(inOperation.filter((span) => span.kind === SPAN_KIND.client && String(span.attributes['url.full']).startsWith(stack.sandboxUrl))).not.toEqual([]);
-    const [enqueue] = inOperation.filter((span) => span.kind === SPAN_KIND.producer && span.name === 'send webhooks');
-    expect(enqueue?.service).toBe('payments-api');
-    // The enqueue's Redis commands (BullMQ's script).
-    expect(under(enqueue!).filter((span) => span.attributes['db.system.name'] === 'redis' || span.attributes['db.system'] === 'redis')).not.toEqual([]);
-
-    // The worker: its job span is the enqueue's child, and the delivery's SQL and POST are under it.
-    const [job] = named('process webhooks');
-    expect(job).toMatchObject({ service: 'payments-worker', kind: SPAN_KIND.consumer, parentSpanId: enqueue!.spanId });
-    const inJob = under(job!);
-    expect(
-      inJob.filter(
-        (span) => (span.service === 'payments-worker' && span.attributes['db.system.name'] === 'postgresql') || span.attributes['db.system'] === 'postgresql',
-      ).length,
-    ).toBeGreaterThan(0);
-    expect(inJob).toContain(posted);
 
     // The merchant's endpoint got the POST's context, to join the trace.
     expect(delivery!.headers.traceparent).toBe(`00-${posted.traceId}-${posted.spanId}-01`);
@@ -151,21 +155,21 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     );
     const [, traceId, postSpanId] = String(delivery?.headers.traceparent).split('-');
     expect(traceId).toBe(processorTraceId);
-    const posted = await vi.waitFor(
+    // Each process exports in its own batches: wait until the whole chain has arrived, asserting it each time.
+    await vi.waitFor(
       () => {
-        const span = otlp.spans.find((candidate) => candidate.spanId === postSpanId);
-        expect(span).toBeDefined();
-        return span!;
+        const posted = otlp.spans.find((candidate) => candidate.spanId === postSpanId);
+        expect(posted).toBeDefined();
+        const traceSpans = otlp.spans.filter((span) => span.traceId === processorTraceId);
+        const callback = traceSpans.find((span) => span.parentSpanId === processorSpanId);
+        expect(callback).toMatchObject({ service: 'payments-api', kind: SPAN_KIND.server });
+        // The POST (worker) descends from the callback's span (API) through the enqueue and the job.
+        const chain = ancestry(traceSpans, posted!);
+        expect(chain.map((span) => span.name)).toEqual(['POST', 'process webhooks', 'send webhooks', 'POST']);
+        expect(chain.at(-1)).toBe(callback);
       },
-      { timeout: 15_000, interval: 20 },
+      { timeout: 30_000, interval: 50 },
     );
-    const traceSpans = otlp.spans.filter((span) => span.traceId === processorTraceId);
-    const callback = traceSpans.find((span) => span.parentSpanId === processorSpanId);
-    expect(callback).toMatchObject({ service: 'payments-api', kind: SPAN_KIND.server });
-    // The POST (worker) descends from the callback's span (API) through the enqueue and the job.
-    const chain = ancestry(traceSpans, posted);
-    expect(chain.map((span) => span.name)).toEqual(['POST', 'process webhooks', 'send webhooks', 'POST']);
-    expect(chain.at(-1)).toBe(callback);
   });
 });
 
