@@ -1,6 +1,6 @@
-// The server SDK's other resources against the real API, worker and sandbox: the key's merchant, events (listed across pages,
-// streamed live with a replay from `after`, sent again), payment links, customers' saved cards, disputes the
-// sandbox opens, and payouts.
+// The server SDK's other resources against the real API, worker and sandbox: the key's merchant and its business
+// profiles, events (listed across pages, streamed live with a replay from `after`, sent again), payment links,
+// customers' saved cards, a paid payment voided after capture, disputes the sandbox opens, and payouts.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InvalidStateError, Payments } from '@payments-orchestrator/node';
 import { startStack, type Stack } from '../support/stack.ts';
@@ -83,6 +83,24 @@ describe('the server SDK’s resources', () => {
 
   it('merchant: the key’s own, whose id webhooks name', async () => {
     expect(await payments.merchant.retrieve()).toEqual({ id: shop.merchantId });
+  });
+
+  it('business profiles: the merchant’s, with the key’s mode’s settings', async () => {
+    const profiles = await firstOf(payments.businessProfiles.list(), 100);
+    expect(profiles).toEqual([
+      expect.objectContaining({ id: shop.profileId, isDefault: true, allowPartialAuthorization: false, payoutLimit: null, surcharges: [] }),
+    ]);
+    expect(profiles[0]!.sessionExpirySeconds).toBeGreaterThan(0);
+  });
+
+  it('payments.cancelPostCapture: a paid payment voided at the processor, nothing received', async () => {
+    const payment = await paid();
+    expect(await payments.payments.cancelPostCapture(payment.id, { cancellationReason: 'order lost' })).toMatchObject({
+      id: payment.id,
+      status: 'CANCELLED_POST_CAPTURE',
+      amountReceived: 0,
+      cancellationReason: 'order lost',
+    });
   });
 
   it('customers: the cards their payments saved', async () => {

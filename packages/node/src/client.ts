@@ -5,7 +5,9 @@ import WebSocket from 'ws';
 import { createTransport, type Document, type RequestOptions, type Transport } from '@payments-orchestrator/client-core';
 import {
   SdkNodeAcceptDisputeDocument,
+  SdkNodeBusinessProfilesDocument,
   SdkNodeCancelPaymentDocument,
+  SdkNodeCancelPaymentPostCaptureDocument,
   SdkNodeCancelPayoutDocument,
   SdkNodeCapturePaymentDocument,
   SdkNodeChallengeDisputeDocument,
@@ -43,7 +45,7 @@ import {
   type SdkNodePaymentsQueryVariables,
   type SdkNodePayoutsQueryVariables,
 } from './gql/graphql.ts';
-import type { ConfirmPaymentParams, Dispute, Event, Payment, PaymentLink, Payout, Refund } from './types.ts';
+import type { BusinessProfile, ConfirmPaymentParams, Dispute, Event, Payment, PaymentLink, Payout, Refund } from './types.ts';
 import { assertKeySafeBaseUrl } from './base-url.ts';
 
 export interface PaymentsOptions {
@@ -139,6 +141,9 @@ export class Payments {
       (await this.#transport.request(SdkNodeCapturePaymentDocument, { input: { ...params, paymentId } }, options)).capturePayment,
     cancel: async (paymentId: string, params: { cancellationReason?: string } = {}, options?: RequestOptions): Promise<Payment> =>
       (await this.#transport.request(SdkNodeCancelPaymentDocument, { input: { ...params, paymentId } }, options)).cancelPayment,
+    /** Voids a SUCCEEDED payment at the processor (where it supports that): no refund, no dispute (CANCELLED_POST_CAPTURE). */
+    cancelPostCapture: async (paymentId: string, params: { cancellationReason?: string } = {}, options?: RequestOptions): Promise<Payment> =>
+      (await this.#transport.request(SdkNodeCancelPaymentPostCaptureDocument, { input: { ...params, paymentId } }, options)).cancelPaymentPostCapture,
     /** Asks the processor for the payment's current state. */
     sync: async (paymentId: string, options?: RequestOptions): Promise<Payment> =>
       (await this.#transport.request(SdkNodeSyncPaymentDocument, { input: { paymentId } }, options)).syncPayment,
@@ -164,6 +169,11 @@ export class Payments {
   readonly merchant = {
     /** The merchant of the key: its id is what webhooks' `merchant_id` names (docs/webhooks.md). */
     retrieve: async () => (await this.#transport.request(SdkNodeMerchantDocument, {})).merchant,
+  };
+
+  readonly businessProfiles = {
+    /** The merchant's business profiles, with the settings of the key's mode (events.live takes a profile's id). */
+    list: (): AsyncIterable<BusinessProfile> => everyItem(this.#transport.request(SdkNodeBusinessProfilesDocument, {}).then((data) => data.businessProfiles)),
   };
 
   readonly customers = {

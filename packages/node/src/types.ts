@@ -2,6 +2,7 @@
 // enums, as GraphQL Code Generator types them from schema.graphql.
 import type {
   ConfirmPaymentInput,
+  SdkNodeBusinessProfileFragment,
   SdkNodeCustomerFragment,
   SdkNodeDisputeFragment,
   SdkNodeEventFragment,
@@ -17,6 +18,8 @@ export type PaymentAttempt = SdkNodePaymentAttemptFragment;
 export type NextAction = NonNullable<Payment['nextAction']>;
 export type Refund = SdkNodeRefundFragment;
 export type Customer = SdkNodeCustomerFragment;
+export type BusinessProfile = SdkNodeBusinessProfileFragment;
+export type SurchargeRule = BusinessProfile['surcharges'][number];
 export type SavedPaymentMethod = Customer['savedPaymentMethods'][number];
 export type PaymentLink = SdkNodePaymentLinkFragment;
 export type Dispute = SdkNodeDisputeFragment;
@@ -47,6 +50,7 @@ export type {
   Mode,
   NextActionType,
   PaymentMethodDataInput,
+  PaymentMethodType,
   PaymentSplitInput,
   PaymentStatus,
   PayoutBankAccountInput,

@@ -9,8 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { AuthenticationError, createTransport, errorOf, PermissionError, type GraphQLErrorShape } from '@payments-orchestrator/client-core';
+import { Payments } from '../client.ts';
 import {
-  CliBusinessProfilesDocument,
   CliEventToForwardDocument,
   CliNewestEventDocument,
   CliPaymentEventsDocument,
@@ -18,6 +18,7 @@ import {
   type CliPaymentEventsSubscription,
   type EventType,
 } from '../gql/graphql.ts';
+import { firstOf } from './first-of.ts';
 import type { Settings } from './settings.ts';
 
 type ListenedEvent = CliPaymentEventsSubscription['paymentEvents'];
@@ -142,8 +143,10 @@ export async function listen(options: ListenOptions, signal: AbortSignal): Promi
   const target = new URL(options.forwardTo);
   const forwardTimeoutMs = options.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS;
   const maxQueued = options.maxQueued ?? MAX_QUEUED;
+  // One try a request, as the transport's: a failed start ends the command, a failed read of an event is retried by `retrying`.
+  const payments = new Payments({ apiKey: options.apiKey, baseUrl: options.baseUrl, maxRetries: 0 });
   const api = createTransport({ apiKey: options.apiKey, baseUrl: options.baseUrl });
-  const profileId = options.profileId ?? (await api.request(CliBusinessProfilesDocument, {})).businessProfiles.find((profile) => profile.isDefault)?.id;
+  const profileId = options.profileId ?? (await firstOf(payments.businessProfiles.list(), (profile) => profile.isDefault))?.id;
   if (profileId === undefined) throw new Error('this merchant has no default business profile: name one with --profile');
   const eventTypes = options.events?.map((type) => type.toUpperCase() as EventType);
   // Without --after, the merchant's newest event is where a reconnect without any event received resumes from.

@@ -3,35 +3,25 @@
 // table in docs/cli.md and test/cli/trigger.test.ts. A recipe returns the id of the object whose event it is.
 import { randomBytes } from 'node:crypto';
 import { ApiError, type Transport } from '@payments-orchestrator/client-core';
+import type { Payments } from '../client.ts';
 import {
-  CliAcceptDisputeDocument,
-  CliCancelPaymentDocument,
-  CliCancelPaymentPostCaptureDocument,
-  CliCancelPayoutDocument,
   CliCancelSubscriptionDocument,
-  CliCapturePaymentDocument,
-  CliChallengeDisputeDocument,
-  CliConfirmPaymentDocument,
-  CliCreatePaymentDocument,
-  CliCreatePayoutDocument,
-  CliCreateRefundDocument,
+  CliCreatedMandateDocument,
   CliCreateSubscriptionDocument,
-  CliPaymentDocument,
   CliRevokeMandateDocument,
-  type CliBusinessProfilesQuery,
-  type CliPaymentFragment,
-  type CreatePaymentInput,
   type EventType,
-  type PaymentMethodDataInput,
-  type PayoutDestinationInput,
 } from '../gql/graphql.ts';
+import { firstOf } from './first-of.ts';
+import type { BusinessProfile, CreatePaymentInput, Payment, PaymentMethodDataInput, PayoutDestinationInput } from '../types.ts';
 
 export type WebhookEventType = Lowercase<EventType>;
-export type Profile = CliBusinessProfilesQuery['businessProfiles'][number];
 
 export interface TriggerContext {
+  /** The server SDK's client, for all it covers. */
+  payments: Payments;
+  /** A transport keyed and retried as the client's, for what only the CLI asks (./operations.graphql). */
   api: Pick<Transport, 'request'>;
-  profile: Profile;
+  profile: BusinessProfile;
   /** Asks `check` again until it gives a value (or the trigger's timeout passes); `what` names what is awaited. */
   poll: <T>(what: string, check: () => Promise<T | null | undefined>) => Promise<T>;
 }
@@ -41,7 +31,7 @@ export type Recipe =
       /** What it does, for people (docs/cli.md's table is printed from these). */
       steps: string;
       /** Why the profile cannot have it as it is set up, or null. The trigger never changes the profile's settings. */
-      needs?: (profile: Profile) => string | null;
+      needs?: (profile: BusinessProfile) => string | null;
       run: (context: TriggerContext) => Promise<string>;
       /** Undoes what would go on after the event (a monthly subscription's next charges), once it is recorded or given up on. */
       cleanUp?: (context: TriggerContext, objectId: string) => Promise<void>;
@@ -57,32 +47,31 @@ const card = (number: string): PaymentMethodDataInput => ({
 const payoutCard = (number: string): PayoutDestinationInput => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2 } });
 
 /** Creates a payment on the profile and confirms it with `method`; a decline still answers the (failed) payment. */
-async function paid(context: TriggerContext, method: PaymentMethodDataInput, extra: Partial<CreatePaymentInput> = {}): Promise<CliPaymentFragment> {
+async function paid(context: TriggerContext, method: PaymentMethodDataInput, extra: Partial<CreatePaymentInput> = {}): Promise<Payment> {
   const input = { amount: 2000, currency: 'USD', profileId: context.profile.id, returnUrl: 'https://example.com/return', ...extra };
-  const created = (await context.api.request(CliCreatePaymentDocument, { input })).createPayment;
+  const created = await context.payments.payments.create(input);
   try {
-    return (await context.api.request(CliConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: method } })).confirmPayment;
+    return await context.payments.payments.confirm(created, { paymentMethodData: method });
   } catch (error) {
     if (error instanceof ApiError && error.code === 'PAYMENT_DECLINED') return created;
     throw error;
   }
 }
 
-const refunded = async (context: TriggerContext, paymentId: string) =>
-  (await context.api.request(CliCreateRefundDocument, { input: { paymentId } })).createRefund.id;
+const refunded = async (context: TriggerContext, paymentId: string) => (await context.payments.refunds.create({ paymentId })).id;
 
 /** A payment with the sandbox's dispute test card, and the dispute its customer's bank opens a moment later. */
 async function disputed(context: TriggerContext): Promise<string> {
   const payment = await paid(context, card('4000000000000259'));
-  return context.poll('the dispute (the sandbox opens it by a callback: is the connector account’s callback registered?)', async () => {
-    const { disputes } = (await context.api.request(CliPaymentDocument, { id: payment.id })).payment;
-    return disputes?.[0]?.id;
-  });
+  return context.poll(
+    'the dispute (the sandbox opens it by a callback: is the connector account’s callback registered?)',
+    async () => (await firstOf(context.payments.disputes.list({ paymentId: payment.id })))?.id,
+  );
 }
 
 const challenged = async (context: TriggerContext, evidence: string) => {
   const disputeId = await disputed(context);
-  await context.api.request(CliChallengeDisputeDocument, { input: { disputeId, evidence: { uncategorized_text: evidence } } });
+  await context.payments.disputes.challenge(disputeId, { uncategorized_text: evidence });
   return disputeId;
 };
 
@@ -92,18 +81,18 @@ async function mandate(context: TriggerContext): Promise<{ customerId: string; m
   const payment = await paid(context, card('4242424242424242'), { customerId, setupFutureUsage: 'OFF_SESSION' });
   const mandateId = await context.poll(
     'the mandate',
-    async () => (await context.api.request(CliPaymentDocument, { id: payment.id })).payment.createdMandate?.id,
+    async () => (await context.api.request(CliCreatedMandateDocument, { paymentId: payment.id })).payment.createdMandate?.id,
   );
   return { customerId, mandateId };
 }
 
 const payout = async (context: TriggerContext, destination: PayoutDestinationInput, amount = 1000) =>
-  (await context.api.request(CliCreatePayoutDocument, { input: { amount, currency: 'EUR', destination, profileId: context.profile.id } })).createPayout.id;
+  (await context.payments.payouts.create({ amount, currency: 'EUR', destination, profileId: context.profile.id })).id;
 
 const succeeded = async (context: TriggerContext, number = '4242424242424242') => (await paid(context, card(number))).id;
 const authorized = async (context: TriggerContext, number = '4242424242424242') => (await paid(context, card(number), { captureMethod: 'MANUAL' })).id;
 
-const surcharged = (profile: Profile) =>
+const surcharged = (profile: BusinessProfile) =>
   profile.surcharges.some((rule) => rule.paymentMethodType === 'CARD')
     ? null
     : 'the profile has no CARD surcharge: set one with updateBusinessProfile(surcharges)';
@@ -122,8 +111,8 @@ export const RECIPES: Record<WebhookEventType, Recipe> = {
     steps: 'create a payment, cancelPayment before confirming it',
     run: async (context) => {
       const input = { amount: 2000, currency: 'USD', profileId: context.profile.id };
-      const { id } = (await context.api.request(CliCreatePaymentDocument, { input })).createPayment;
-      await context.api.request(CliCancelPaymentDocument, { input: { paymentId: id } });
+      const { id } = await context.payments.payments.create(input);
+      await context.payments.payments.cancel(id);
       return id;
     },
   },
@@ -131,7 +120,7 @@ export const RECIPES: Record<WebhookEventType, Recipe> = {
     steps: 'pay with card 4242424242424242, cancelPaymentPostCapture',
     run: async (context) => {
       const paymentId = await succeeded(context);
-      await context.api.request(CliCancelPaymentPostCaptureDocument, { input: { paymentId } });
+      await context.payments.payments.cancelPostCapture(paymentId);
       return paymentId;
     },
   },
@@ -145,7 +134,7 @@ export const RECIPES: Record<WebhookEventType, Recipe> = {
     steps: 'pay with card 4242424242424242, manual capture; capture half',
     run: async (context) => {
       const paymentId = await authorized(context);
-      await context.api.request(CliCapturePaymentDocument, { input: { paymentId, amountToCapture: 1000 } });
+      await context.payments.payments.capture(paymentId, { amountToCapture: 1000 });
       return paymentId;
     },
   },
@@ -157,13 +146,11 @@ export const RECIPES: Record<WebhookEventType, Recipe> = {
         : `it waits out the profile's sessionExpirySeconds (${profile.sessionExpirySeconds} s): set it to at most ${MAX_EXPIRY_WAIT_SECONDS}`,
     run: async (context) => {
       const input = { amount: 2000, currency: 'USD', profileId: context.profile.id };
-      const created = (await context.api.request(CliCreatePaymentDocument, { input })).createPayment;
+      const created = await context.payments.payments.create(input);
       const waitMs = Date.parse(created.expiresAt!) - Date.now() + 1000;
       await new Promise((resolve) => setTimeout(resolve, waitMs));
       // The worker's sweep may have expired it already; a confirm after expiresAt expires it otherwise.
-      await context.api
-        .request(CliConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card('4242424242424242') } })
-        .catch(() => undefined);
+      await context.payments.payments.confirm(created, { paymentMethodData: card('4242424242424242') }).catch(() => undefined);
       return created.id;
     },
   },
@@ -182,7 +169,7 @@ export const RECIPES: Record<WebhookEventType, Recipe> = {
     steps: 'a disputed payment (card 4000000000000259), acceptDispute',
     run: async (context) => {
       const disputeId = await disputed(context);
-      await context.api.request(CliAcceptDisputeDocument, { input: { disputeId } });
+      await context.payments.disputes.accept(disputeId);
       return disputeId;
     },
   },
@@ -229,7 +216,7 @@ export const RECIPES: Record<WebhookEventType, Recipe> = {
     steps: 'pay out to card 4242424242424242, cancelPayout at once',
     run: async (context) => {
       const payoutId = await payout(context, payoutCard('4242424242424242'));
-      await context.api.request(CliCancelPayoutDocument, { input: { payoutId } });
+      await context.payments.payouts.cancel(payoutId);
       return payoutId;
     },
   },

@@ -1,7 +1,9 @@
 // `payments trigger <event_type>`: makes one event happen through the sandbox processor, by the recipe of
 // recipes.ts, and waits until the service has recorded it (docs/cli.md).
 import { createTransport } from '@payments-orchestrator/client-core';
-import { CliBusinessProfilesDocument, CliEventsOfDocument, type EventType } from '../gql/graphql.ts';
+import { DEFAULT_MAX_RETRIES, Payments } from '../client.ts';
+import type { EventType } from '../gql/graphql.ts';
+import { firstOf } from './first-of.ts';
 import { isWebhookEventType, RECIPES, WEBHOOK_EVENT_TYPES, type TriggerContext } from './recipes.ts';
 import { Refusal, UsageError, type Settings } from './settings.ts';
 
@@ -18,10 +20,13 @@ export async function trigger(options: TriggerOptions, eventType: string): Promi
   if (!isWebhookEventType(eventType)) throw new UsageError(`unknown event type ${JSON.stringify(eventType)}: one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
   const recipe = RECIPES[eventType];
   if ('refused' in recipe) throw new Refusal(`${eventType} cannot be triggered: ${recipe.refused}`);
-  // Mutations keyed and retried as the server SDK's are (docs/sdk-node.md): a retried step never acts twice.
-  const api = createTransport({ apiKey: options.apiKey, baseUrl: options.baseUrl, maxRetries: 2, idempotencyKeys: true });
-  const { businessProfiles } = await api.request(CliBusinessProfilesDocument, {});
-  const profile = businessProfiles.find((candidate) => (options.profileId ? candidate.id === options.profileId : candidate.isDefault));
+  // The server SDK's client, and for the CLI's own operations a transport keyed and retried as its is
+  // (docs/server-sdk.md, "Retries and idempotency"): a retried step never acts twice.
+  const payments = new Payments({ apiKey: options.apiKey, baseUrl: options.baseUrl });
+  const api = createTransport({ apiKey: options.apiKey, baseUrl: options.baseUrl, maxRetries: DEFAULT_MAX_RETRIES, idempotencyKeys: true });
+  const profile = await firstOf(payments.businessProfiles.list(), (candidate) =>
+    options.profileId ? candidate.id === options.profileId : candidate.isDefault,
+  );
   if (profile === undefined)
     throw new UsageError(options.profileId ? `--profile: no business profile ${options.profileId}` : 'no default business profile: name one with --profile');
   const missing = recipe.needs?.(profile);
@@ -36,13 +41,14 @@ export async function trigger(options: TriggerOptions, eventType: string): Promi
       await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
     }
   };
-  const context = { api, profile, poll };
+  const context = { payments, api, profile, poll };
   const objectId = await recipe.run(context);
   const eventTypes = [eventType.toUpperCase() as EventType];
   try {
-    const eventId = await poll(`the ${eventType} event of ${objectId}`, async () => {
-      return (await api.request(CliEventsOfDocument, { objectId, eventTypes })).events.edges[0]?.node.id;
-    });
+    const eventId = await poll(
+      `the ${eventType} event of ${objectId}`,
+      async () => (await firstOf(payments.events.list({ objectId, eventTypes, first: 1 })))?.id,
+    );
     return { eventId, objectId };
   } finally {
     await recipe.cleanUp?.(context, objectId);
