@@ -329,7 +329,14 @@ describe('dispute callbacks crafted as a processor would send them', () => {
     const dispute = report(payment);
     expect(await send(dispute)).toEqual({
       status: 503,
-      body: { error: { code: 'SERVICE_UNAVAILABLE', message: 'The disputed payment has not recorded its capture yet; send the callback again.' } },
+      body: {
+        error: {
+          code: 'SERVICE_UNAVAILABLE',
+          message: 'The disputed payment has not recorded its capture yet; send the callback again.',
+          requestId: expect.any(String),
+          docs: 'docs/api.md#error-service-unavailable',
+        },
+      },
     });
     expect(dataOf(await own.secret(DisputesDocument, { paymentId: payment.id })).disputes).toEqual([]);
     // What no capture can make right is refused for good meanwhile: more than the payment's 900, another currency.

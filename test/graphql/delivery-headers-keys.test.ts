@@ -7,7 +7,13 @@ import { EventService } from '../../src/modules/events/service.ts';
 import type { GraphQLContext } from '../../src/platform/graphql/context.ts';
 
 const PROFILES = ['pro_a', 'pro_b'];
-const events = Array.from({ length: 100 }, (_, index) => ({ id: `evt_${index}`, body: `{"n":${index}}`, profileId: PROFILES[index % 2]!, mode: 'TEST' }));
+const events = Array.from({ length: 100 }, (_, index) => ({
+  id: `evt_${index}`,
+  body: `{"n":${index}}`,
+  profileId: PROFILES[index % 2]!,
+  mode: 'TEST',
+  traceParent: null,
+}));
 
 describe('Event.deliveryHeaders', () => {
   it('reads each profile’s key once for a page of 100 events, and again for the next request', async () => {
