@@ -21,6 +21,7 @@ import {
   type CreatePaymentInput,
 } from '../gql/graphql.ts';
 import { DEFENSE_PERIOD_ENDS_AT, REDIRECT_CARD, startAdyenFake, type AdyenFake, type NotificationItemInput } from '../fakes/adyen/server.ts';
+import { maskCardNumbers } from '../../src/kernel/processor-error-body.ts';
 import { createMerchant } from '../support/api.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
@@ -116,9 +117,10 @@ describe('Adyen card payments', () => {
     const payment = await paymentOf(id);
     expect(payment).toMatchObject({ status: 'FAILED', errorCode: 'insufficient_funds', processorErrorCode: '12' });
     expect(payment.activeAttempt).toMatchObject({ errorCode: 'insufficient_funds', processorErrorCode: '12' });
-    // Adyen's answer kept on the attempt, without the card's expiry its additional data carries.
+    // Adyen's answer kept on the attempt, without the card's expiry its additional data carries; its
+    // pspReference is masked when it has a card number's run of digits, as a real (16-digit) one may.
     expect(payment.activeAttempt.processorError).toEqual({
-      pspReference: payment.activeAttempt.connectorTransactionId,
+      pspReference: maskCardNumbers(payment.activeAttempt.connectorTransactionId!),
       merchantReference: payment.activeAttempt.id,
       resultCode: 'Refused',
       refusalReason: 'Not enough balance',
