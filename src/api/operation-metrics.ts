@@ -26,7 +26,7 @@ export function operationLabelOf(document: DocumentNode, operationName: string |
 }
 
 /** The catalog code of an answer's error (useErrorCodes has given every one a code by then). */
-const codeOf = (error: GraphQLError): string => (typeof error.extensions?.code === 'string' ? error.extensions.code : 'INTERNAL');
+export const codeOf = (error: GraphQLError): string => (typeof error.extensions?.code === 'string' ? error.extensions.code : 'INTERNAL');
 
 /**
  * Times each query and mutation (a subscription: until its stream starts) by its root field, and counts each

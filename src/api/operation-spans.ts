@@ -5,6 +5,7 @@ import { getOperationAST, type GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { inSpan } from '../platform/tracing.ts';
+import { codeOf } from './operation-metrics.ts';
 
 export function useOperationSpans(): Plugin {
   return {
@@ -19,7 +20,7 @@ export function useOperationSpans(): Plugin {
           async (span) => {
             const result = await executeFn(executeArgs);
             if (!isAsyncIterable(result) && result.errors?.length) {
-              const codes = [...new Set((result.errors as readonly GraphQLError[]).map((error) => String(error.extensions?.code ?? 'INTERNAL')))];
+              const codes = [...new Set((result.errors as readonly GraphQLError[]).map(codeOf))];
               span.setAttribute('graphql.error.codes', codes);
               span.setStatus({ code: SpanStatusCode.ERROR, message: codes.join(', ') });
             }
