@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { registerProcessor } from '../../src/platform/queues/bullmq.ts';
+import { JobQueue, registerProcessor } from '../../src/platform/queues/bullmq.ts';
 import { defineQueue } from '../../src/platform/queues/registry.ts';
 import { testEnv } from '../support/api.ts';
+import { tcpProxy } from '../support/tcp-proxy.ts';
 
 const config = loadConfig(testEnv({ REDIS_PREFIX: `${inject('redisPrefix')}_registry` }));
 const pings = defineQueue('registry-test', { ping: z.object({ n: z.number().int() }) });
@@ -52,5 +53,33 @@ describe('a registered processor', () => {
     await vi.waitFor(async () => expect(await raw.getJobState('unknown-kind')).toBe('failed'), { timeout: 10_000, interval: 50 });
     expect((await raw.getJob('unknown-kind'))?.failedReason).toContain('no job kind named "pong"');
     expect(handled).toEqual([7]);
+  });
+});
+
+describe('a job queue closed while its connection is still starting', () => {
+  it('closes without an unhandled rejection (BullMQ 5.81 rejects a start cut short after dropping its handler)', async () => {
+    const redis = new URL(config.REDIS_URL);
+    const proxy = await tcpProxy(Number(redis.port || 6379));
+    // The connection's start ends with BullMQ's INFO (the server's version), after ioredis's own (its ready
+    // check); BullMQ's is held until close() has begun.
+    const info = proxy.holdFrom(/\binfo\b/i, 2);
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      redis.hostname = '127.0.0.1';
+      redis.port = String(proxy.port);
+      const queue = new JobQueue(pings, { ...config, REDIS_URL: redis.href }, createLogger('silent'), {});
+      await info.reached;
+      const closed = queue.close();
+      info.release();
+      await closed;
+      // A rejection left unhandled is reported once its turn's microtasks have run; let a few turns pass.
+      for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('unhandledRejection', record);
+      await proxy.close();
+    }
+    expect(unhandled).toEqual([]);
   });
 });

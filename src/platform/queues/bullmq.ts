@@ -2,12 +2,16 @@
 // and the one way a worker runs a queue's jobs, each job's data parsed by its kind's schema first.
 import { Queue, UnrecoverableError, Worker, type Job, type JobsOptions, type WorkerOptions } from 'bullmq';
 import { SpanKind } from '@opentelemetry/api';
+import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { runInScope } from '../request-scope.ts';
 import type { JobSchemas, QueueDefinition } from './registry.ts';
 import { deserializedTraceContext, inSpan, serializedTraceContext, tracingEnabled } from '../tracing.ts';
+
+/** How long closing a queue waits for its connection to finish starting. */
+const START_WAIT_ON_CLOSE_MS = 5_000;
 
 /** A job's own options; the rest (attempts, backoff, removal) are the queue's defaults. */
 type AddOptions = Pick<JobsOptions, 'jobId' | 'delay'>;
@@ -47,8 +51,15 @@ export class JobQueue<Jobs extends JobSchemas> {
     );
   }
 
-  close(): Promise<void> {
-    return this.queue.close();
+  /**
+   * Closes the queue once its connection has finished starting (or after `closeWaitMs` if Redis does not
+   * answer): BullMQ 5.81 closing a connection mid-start rejects its start after removing the listener that
+   * handles that rejection, an unhandled rejection that ends the process.
+   */
+  async close(): Promise<void> {
+    const started = this.queue.waitUntilReady().catch(() => undefined);
+    await Promise.race([started, delay(START_WAIT_ON_CLOSE_MS, undefined, { ref: false })]);
+    await this.queue.close();
   }
 }
 
