@@ -16,7 +16,7 @@ import { clientKeyOf, type RateLimits } from '../platform/rate-limits.ts';
 import type { Metrics } from '../platform/http/metrics.ts';
 import { currentScope, errorReferences, runInScope } from '../platform/request-scope.ts';
 import { BodyTooLargeError, ClientClosedError, readBody, sendJson, sendResponse, toFetchHeaders } from '../platform/http/node-bridge.ts';
-import { appErrorResponse, classifyKeyedRequest, KEY_WITHOUT_API_KEY, runIdempotently, type PlainResponse } from './idempotent-graphql.ts';
+import { appErrorResponse, classifyKeyedRequest, keyWithoutApiKey, runIdempotently, type PlainResponse } from './idempotent-graphql.ts';
 import { CALLBACK_ROUTE, handleCallback, handleRegistration, REGISTRATION_ROUTE } from './routes/connector-webhooks.ts';
 import { handlePaymentLink, PAYMENT_LINK_ROUTE } from './routes/payment-links.ts';
 import { handleRedirectResponse, REDIRECT_RESPONSE_ROUTE } from './routes/redirect-response.ts';
@@ -94,7 +94,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       if (error instanceof AppError) return sendPlain(reply, appErrorResponse(error));
       throw error;
     }
-    if (principal.kind === 'anonymous') return sendPlain(reply, KEY_WITHOUT_API_KEY);
+    if (principal.kind === 'anonymous') return sendPlain(reply, keyWithoutApiKey());
     const keyed = classifyKeyedRequest(body, config.GRAPHQL_MAX_TOKENS);
     if (keyed.kind === 'unkeyed') return sendResponse(await execute({ requestId, clientIp, principal }), reply);
     const answer =

@@ -88,14 +88,14 @@ function parseRefusal(error: unknown, maxTokens: number): KeyedRequest {
  * GraphQL request has): the caller has been authenticated already.
  */
 export function classifyKeyedRequest(body: Buffer | undefined, maxTokens: number): KeyedRequest {
-  if (!body?.length) return { kind: 'refused', response: UNSUPPORTED_KEYED_REQUEST };
+  if (!body?.length) return { kind: 'refused', response: unsupportedKeyedRequest() };
   let request: GraphQLRequestBody;
   try {
     request = JSON.parse(body.toString('utf8')) as GraphQLRequestBody;
   } catch {
-    return { kind: 'refused', response: UNSUPPORTED_KEYED_REQUEST };
+    return { kind: 'refused', response: unsupportedKeyedRequest() };
   }
-  if (typeof request?.query !== 'string') return { kind: 'refused', response: UNSUPPORTED_KEYED_REQUEST };
+  if (typeof request?.query !== 'string') return { kind: 'refused', response: unsupportedKeyedRequest() };
   let document: DocumentNode;
   try {
     document = parse(request.query, { maxTokens });
@@ -115,7 +115,7 @@ export function classifyKeyedRequest(body: Buffer | undefined, maxTokens: number
     return { kind: 'mutation', canonical: JSON.stringify([request.query, request.variables ?? null, request.operationName ?? null]), rootFields: fields };
   } catch {
     // Variables nested deeper than JSON.stringify can go (a RangeError): no request to hold the key for.
-    return { kind: 'refused', response: UNSUPPORTED_KEYED_REQUEST };
+    return { kind: 'refused', response: unsupportedKeyedRequest() };
   }
 }
 
@@ -125,12 +125,9 @@ export interface PlainResponse {
   body: string;
 }
 
+/** A refusal as a plain answer, with the request's id and its code's docs like every error answer (docs/api.md). */
 export function errorResponse(code: ErrorCode, message: string, field?: string): PlainResponse {
-  return {
-    status: ERROR_CODES[code].httpStatus,
-    headers: { 'content-type': 'application/json; charset=utf-8' },
-    body: JSON.stringify({ errors: [{ message, extensions: { code, ...(field ? { field } : {}) } }] }),
-  };
+  return appErrorResponse(new AppError(code, message, field ? { field } : {}));
 }
 
 /** An AppError as a plain answer: its catalog status, its details in `extensions`, its headers (Retry-After). */
@@ -144,18 +141,20 @@ export function appErrorResponse(error: AppError): PlainResponse {
   };
 }
 
-const UNSUPPORTED_KEYED_REQUEST = errorResponse(
-  'INVALID_INPUT',
-  'Idempotency-Key: only accepted on a POST with a JSON GraphQL body ({"query": ..., "variables": ...}) of ordinary nesting depth',
-  'Idempotency-Key',
-);
+const unsupportedKeyedRequest = () =>
+  errorResponse(
+    'INVALID_INPUT',
+    'Idempotency-Key: only accepted on a POST with a JSON GraphQL body ({"query": ..., "variables": ...}) of ordinary nesting depth',
+    'Idempotency-Key',
+  );
 
 /** A key is kept per API key: a caller without one has nowhere to keep it. */
-export const KEY_WITHOUT_API_KEY = errorResponse(
-  'UNAUTHENTICATED',
-  'Idempotency-Key: needs an API key (header "api-key" or "Authorization: Bearer"); keys are kept per API key',
-  'Idempotency-Key',
-);
+export const keyWithoutApiKey = () =>
+  errorResponse(
+    'UNAUTHENTICATED',
+    'Idempotency-Key: needs an API key (header "api-key" or "Authorization: Bearer"); keys are kept per API key',
+    'Idempotency-Key',
+  );
 
 interface GraphQLAnswer {
   data?: Record<string, unknown> | null;
@@ -183,7 +182,6 @@ export function mayHaveActed(response: PlainResponse, rootFields: number): boole
   return refusedRoots.has(null) || refusedRoots.size < rootFields;
 }
 
-const INTERNAL_ERROR = errorResponse('INTERNAL', 'Internal error; it has been logged.');
 
 /** Runs `execute` at most once per (API key, Idempotency-Key) for the same request, and replays its response. */
 export async function runIdempotently(
@@ -212,7 +210,8 @@ export async function runIdempotently(
     response = await execute();
   } catch (error) {
     // It may have acted before failing: keep the failure, so a retry is not a second run.
-    await idempotency.complete(scope, key, INTERNAL_ERROR.status, INTERNAL_ERROR.body);
+    const internal = errorResponse('INTERNAL', 'Internal error; it has been logged.');
+    await idempotency.complete(scope, key, internal.status, internal.body);
     throw error;
   }
   if (mayHaveActed(response, request.rootFields)) await idempotency.complete(scope, key, response.status, response.body);

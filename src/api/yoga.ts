@@ -23,7 +23,7 @@ import { appErrorToGraphQL, TOO_DEEP_TO_PARSE, withErrorCode } from '../platform
 import { renderGraphiQLPage, type GraphiQLPage } from './graphiql.ts';
 import { useErrorReferences, useOperationMetrics } from './operation-metrics.ts';
 import type { Metrics } from '../platform/http/metrics.ts';
-import { currentScope } from '../platform/request-scope.ts';
+import { currentScope, errorReferences } from '../platform/request-scope.ts';
 import { schema } from './schema.ts';
 import { useOperationSpans } from './operation-spans.ts';
 import { tracingEnabled } from '../platform/tracing.ts';
@@ -242,7 +242,10 @@ function useCodedBareRefusals(): Plugin {
       headers.set('content-type', 'application/json; charset=utf-8');
       const field = response.status === 415 ? { field: 'Content-Type' } : {};
       setResponse(
-        new fetchAPI.Response(JSON.stringify({ errors: [{ message, extensions: { code: 'INVALID_INPUT', ...field } }] }), { status: response.status, headers }),
+        new fetchAPI.Response(
+          JSON.stringify({ errors: [{ message, extensions: { code: 'INVALID_INPUT', ...field, ...errorReferences('INVALID_INPUT', currentScope()) } }] }),
+          { status: response.status, headers },
+        ),
       );
     },
   };

@@ -189,6 +189,27 @@ describe('error answers', () => {
     expect(await refused.json()).toEqual({ error: { code: 'METHOD_NOT_ALLOWED', message: 'Use GET here.', requestId: 'obs-rest-405' } });
   });
 
+  it('refused before GraphQL runs (an Idempotency-Key the service cannot keep, a body that is not JSON) carry them too', async () => {
+    const keyed = await fetch(`${stack.api.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'obs-key', 'x-request-id': 'obs-keyed' },
+      body: JSON.stringify({ query: 'mutation { __typename }' }),
+    });
+    expect(((await keyed.json()) as { errors: { extensions: unknown }[] }).errors[0]!.extensions).toEqual({
+      code: 'UNAUTHENTICATED',
+      field: 'Idempotency-Key',
+      requestId: 'obs-keyed',
+      docs: 'docs/api.md#error-unauthenticated',
+    });
+    const plainText = await fetch(`${stack.api.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'api-key': shop.secretKey, 'x-request-id': 'obs-plain-text' },
+      body: '{ __typename }',
+    });
+    const answer = (await plainText.json()) as { errors: { extensions: Record<string, unknown> }[] };
+    expect([plainText.status, answer.errors[0]!.extensions]).toEqual([415, expect.objectContaining({ requestId: 'obs-plain-text', docs: expect.any(String) })]);
+  });
+
   it('over WebSocket carry the operation’s request id (none when refused before it ran) and the docs link, and are counted', async () => {
     const before = await apiMetrics();
     const unknown = subscribeWs(wsClient(stack.api.url, shop.secretKey), PaymentUpdatedDocument, { paymentId: 'pay_does_not_exist' });
