@@ -1,0 +1,35 @@
+// A worker's periodic task (src/platform/queues/periodic.ts): the lines each run logs, even from services it
+// calls through the shared logger, carry the task's name and that run's id, so one sweep can be followed.
+import { describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../../src/platform/logger.ts';
+import { runEvery } from '../../src/platform/queues/periodic.ts';
+
+describe('a periodic task', () => {
+  it('logs each run’s lines with the task’s name and one id per run, the failure line included', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    let runs = 0;
+    const task = runEvery(
+      1,
+      async () => {
+        runs += 1;
+        logger.info('swept');
+        await Promise.resolve();
+        if (runs === 2) throw new Error('sweep broke');
+        logger.info('swept again');
+      },
+      logger,
+      'test sweep',
+    );
+    await vi.waitFor(() => expect(runs).toBeGreaterThanOrEqual(3), { timeout: 10_000, interval: 5 });
+    await task.stop();
+    const runIds = lines.filter((line) => line['msg'] === 'swept').map((line) => line['runId']);
+    const [first, second] = runIds.map((runId) => lines.filter((line) => line['runId'] === runId));
+    expect(first!.map((line) => [line['msg'], line['task']])).toEqual([
+      ['swept', 'test sweep'],
+      ['swept again', 'test sweep'],
+    ]);
+    expect(second!.map((line) => line['msg'])).toEqual(['swept', 'test sweep failed; it runs again next interval']);
+    expect(first![0]!['runId']).not.toBe(second![0]!['runId']);
+  });
+});
