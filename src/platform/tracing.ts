@@ -102,6 +102,15 @@ export function deserializedTraceContext(serialized: string | undefined): Contex
   }
 }
 
+/**
+ * Runs `work` in the trace whose W3C traceparent `activeTraceParent` stored, so that what it starts (an enqueue
+ * made later for a stored event) joins the trace of what caused it; as it is when there is none or no tracing.
+ */
+export function inTraceOf<T>(traceParent: string | null, work: () => T): T {
+  if (!enabled || traceParent === null) return work();
+  return context.with(propagation.extract(context.active(), { traceparent: traceParent }), work);
+}
+
 /** The active span's W3C traceparent, to be stored with what it caused; null when this process does not trace. */
 export function activeTraceParent(): string | null {
   if (!enabled) return null;

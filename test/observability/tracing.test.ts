@@ -2,6 +2,8 @@
 // webhook POST in the worker process, is one trace at a real OTLP/HTTP receiver; without
 // OTEL_EXPORTER_OTLP_ENDPOINT nothing is traced.
 import { randomBytes } from 'node:crypto';
+import { Queue } from 'bullmq';
+import pg from 'pg';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deferredCleanups } from '../support/cleanups.ts';
@@ -14,6 +16,9 @@ import { startReceiver } from '../support/receiver.ts';
 import { sandboxSignature } from '../support/sandbox-signature.ts';
 import { merchantWithSandbox } from '../support/stack.ts';
 import { startTracing, tracingEnabled } from '../../src/platform/tracing.ts';
+import { queues } from '../../src/platform/queues/registry.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { testEnv } from '../support/api.ts';
 
 /** The chain of spans from `span` up to its trace's root, `span` first, as far as `spans` has them. */
 function ancestry(spans: ReceivedSpan[], span: ReceivedSpan): ReceivedSpan[] {
@@ -43,7 +48,8 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     stack = await startProcessStack({
       workers: 1,
       sandbox: { bankDebitSettleMs: 1 },
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50', PAYMENT_SYNC_DELAY_SCALE: '1' },
+      // Webhook retries on the seed's own schedule (the first a minute away), so a test can take a retry's job away.
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50', PAYMENT_SYNC_DELAY_SCALE: '1', WEBHOOK_RETRY_DELAY_SCALE: '1' },
     });
     defer(stack.close);
   });
@@ -169,6 +175,46 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
         const chain = ancestry(traceSpans, posted!);
         expect(chain.map((span) => span.name)).toEqual(['POST', 'process webhooks', 'send webhooks', 'POST']);
         expect(chain.at(-1)).toBe(callback);
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+  }, 90_000);
+
+  it('keeps a delivery the reconciler re-enqueued (its job lost) in the trace of the payment that recorded the event', async () => {
+    const shop = await shopWithReceiver(stack, await startReceiver((_request, reply, index) => reply.writeHead(index === 0 ? 500 : 204).end()));
+    defer(shop.receiver.close);
+    const payment = await paidPayment(shop);
+    const [first] = await shop.receiver.waitForRequests(1);
+    const event = await eventReaching(shop, payment.id, 'PAYMENT_SUCCEEDED', 'PENDING');
+    // The retry's job is lost (as when Redis lost its data) and the retry falls due: only the reconciler sends it.
+    const config = loadConfig(testEnv(stack.env));
+    const webhooks = new Queue(queues.webhooks.name, { connection: { url: config.REDIS_URL }, prefix: config.REDIS_PREFIX });
+    defer(() => webhooks.close());
+    await vi.waitFor(async () => expect(await webhooks.getJobState(event.id)).toBe('delayed'), { timeout: 10_000, interval: 20 });
+    await webhooks.remove(event.id);
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    defer(() => db.end());
+    await db.query('UPDATE events SET next_attempt_at = now() WHERE id = $1', [event.id]);
+
+    const [, second] = await shop.receiver.waitForRequests(2, 15_000);
+    const traceOf = (request: typeof first) => String(request!.headers.traceparent).split('-')[1];
+    expect(traceOf(second)).toBe(traceOf(first));
+    await vi.waitFor(
+      () => {
+        const posted = otlp.spans.find((span) => span.spanId === String(second!.headers.traceparent).split('-')[2]);
+        expect(posted).toBeDefined();
+        const chain = ancestry(
+          otlp.spans.filter((span) => span.traceId === posted!.traceId),
+          posted!,
+        );
+        // The POST, its job, and the reconciler's enqueue in the worker, under the confirm's operation in the API.
+        expect(chain.slice(0, 4).map((span) => [span.name, span.service])).toEqual([
+          ['POST', 'payments-worker'],
+          ['process webhooks', 'payments-worker'],
+          ['send webhooks', 'payments-worker'],
+          ['mutation ConfirmPayment', 'payments-api'],
+        ]);
       },
       { timeout: 30_000, interval: 50 },
     );

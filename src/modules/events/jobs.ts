@@ -9,6 +9,7 @@ import { MAX_ATTEMPTS } from './retry-schedule.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { JobQueue, registerProcessor } from '../../platform/queues/bullmq.ts';
 import { runEvery } from '../../platform/queues/periodic.ts';
+import { inTraceOf } from '../../platform/tracing.ts';
 import { queues } from '../../platform/queues/registry.ts';
 import type { EventRelay, WrittenEvent } from './outbox.ts';
 import { CLAIM_MARGIN_MS, type WebhookDeliveryService } from './delivery.ts';
@@ -82,15 +83,18 @@ export function startWebhookWorker(deps: { config: Config; logger: Logger; db: D
     },
   );
 
-  /** Due deliveries without a job get one; those with a job are left alone (the add is a no-op). */
+  /**
+   * Due deliveries without a job get one; those with a job are left alone (the add is a no-op). A job added
+   * here joins the trace of the change that recorded its event (docs/operations.md, "Tracing").
+   */
   const reconcile = async () => {
     const due = await db.event.findMany({
       where: { deliveryStatus: 'PENDING', nextAttemptAt: { lte: new Date() } },
-      select: { id: true },
+      select: { id: true, traceParent: true },
       orderBy: { nextAttemptAt: 'asc' },
       take: 1000,
     });
-    for (const { id } of due) await queue.enqueue(id);
+    for (const { id, traceParent } of due) await inTraceOf(traceParent, () => queue.enqueue(id));
   };
   const reconciler = runEvery(config.WEBHOOK_RECONCILE_INTERVAL_MS, reconcile, logger, 'webhook reconciler');
   return {
