@@ -56,6 +56,8 @@ export function attachGraphQLWebSocket(deps: {
   metrics: Metrics;
 }): { close: () => Promise<void> } {
   const { server, yoga, services, limits, config, logger, metrics } = deps;
+  /** The request ids of a socket's operations not yet running (graphql-ws's onError is handed the socket's context and the operation's id). */
+  const refusedRequestIds = new WeakMap<object, Map<string, string>>();
   const webSocketServer = new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: config.MAX_BODY_BYTES });
 
   useServer<Record<string, unknown>, { socket: WebSocket; request: IncomingMessage }>(
@@ -70,13 +72,19 @@ export function attachGraphQLWebSocket(deps: {
         countErrors(metrics, operationLabelOf(args.document, args.operationName).operation, result.errors);
         return { ...result, errors: result.errors.map((error) => withErrorReferences(error, scope).toJSON()) };
       },
-      // Refused before execution (authentication, parsing, validation): no operation, and no request id yet.
-      onError: (_context, _id, _payload, errors) => {
+      // Refused before execution (authentication, parsing, validation): no operation, but the request id onSubscribe gave it.
+      onError: (context, id, _payload, errors) => {
         const coded = errors.map((error) => withErrorCode(error));
         countErrors(metrics, ANONYMOUS_OPERATION, coded);
-        return coded.map((error) => withErrorReferences(error, { log: {}, docsBaseUrl: config.DOCS_BASE_URL }).toJSON());
+        const requestId = refusedRequestIds.get(context)?.get(id);
+        refusedRequestIds.get(context)?.delete(id);
+        return coded.map((error) => withErrorReferences(error, { log: { requestId }, docsBaseUrl: config.DOCS_BASE_URL }).toJSON());
       },
-      onSubscribe: async (context, _id, payload) => {
+      onSubscribe: async (context, id, payload) => {
+        // Each operation is a request of its own; its id is kept until it runs, for a refusal before then to carry.
+        const requestId = randomUUID();
+        const pending = refusedRequestIds.get(context) ?? new Map<string, string>();
+        refusedRequestIds.set(context, pending.set(id, requestId));
         const clientIp = clientKeyOf(context.extra.request.socket.remoteAddress);
         let principal;
         try {
@@ -90,7 +98,7 @@ export function attachGraphQLWebSocket(deps: {
           if (error instanceof AppError) return [appErrorToGraphQL(error)];
           throw error;
         }
-        const enveloped = yoga.getEnveloped({ requestId: randomUUID(), clientIp, principal, params: payload } as never);
+        const enveloped = yoga.getEnveloped({ requestId, clientIp, principal, params: payload } as never);
         let document: ExecutionArgs['document'];
         try {
           document = enveloped.parse(payload.query);
@@ -101,6 +109,7 @@ export function attachGraphQLWebSocket(deps: {
         }
         const errors = enveloped.validate(enveloped.schema, document);
         if (errors.length > 0) return errors;
+        pending.delete(id);
         return {
           schema: enveloped.schema,
           operationName: payload.operationName,

@@ -210,14 +210,19 @@ describe('error answers', () => {
     expect([plainText.status, answer.errors[0]!.extensions]).toEqual([415, expect.objectContaining({ requestId: 'obs-plain-text', docs: expect.any(String) })]);
   });
 
-  it('over WebSocket carry the operation’s request id (none when refused before it ran) and the docs link, and are counted', async () => {
+  it('over WebSocket carry the operation’s request id (refused before it ran too) and the docs link, and are counted', async () => {
     const before = await apiMetrics();
     const unknown = subscribeWs(wsClient(stack.api.url, shop.secretKey), PaymentUpdatedDocument, { paymentId: 'pay_does_not_exist' });
     const [notFound] = await unknown.waitForError();
     expect(notFound!.extensions).toMatchObject({ code: 'NOT_FOUND', requestId: expect.stringMatching(/^[0-9a-f-]{36}$/), docs: 'docs/api.md#error-not-found' });
     const refused = subscribeWs(wsClient(stack.api.url, 'sk_test_not_a_key'), PaymentUpdatedDocument, { paymentId: 'pay_does_not_exist' });
     const [unauthenticated] = await refused.waitForError();
-    expect(unauthenticated!.extensions).toEqual({ code: 'UNAUTHENTICATED', http: expect.anything(), docs: 'docs/api.md#error-unauthenticated' });
+    expect(unauthenticated!.extensions).toEqual({
+      code: 'UNAUTHENTICATED',
+      http: expect.anything(),
+      requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      docs: 'docs/api.md#error-unauthenticated',
+    });
     const after = await apiMetrics();
     const grew = (labels: Record<string, string>) => sample(after, 'graphql_errors_total', labels) - sample(before, 'graphql_errors_total', labels);
     expect([grew({ operation: 'paymentUpdated', code: 'NOT_FOUND' }), grew({ operation: 'anonymous', code: 'UNAUTHENTICATED' })]).toEqual([1, 1]);
