@@ -1,17 +1,23 @@
 // `npm start`: the whole product on one machine for a demo or local development. Creates and migrates the
 // database, ensures the demo merchant, starts every role in this process, and prints what to do next.
-import { startApi } from './api-app.ts';
-import { loadConfig } from '../platform/config.ts';
-import { migrate } from '../platform/db/migrate.ts';
-import { ensureDatabase } from '../platform/db/reachability.ts';
-import { createLogger } from '../platform/logger.ts';
-import { DemoKeyMismatchError, ensureDemoMerchant } from '../modules/merchants/index.ts';
-import { StartupError } from '../platform/startup-error.ts';
-// The demo runs the sandbox processors in this process, as it runs every role: the one place the product starts them.
-import { loadSandboxConfig, startSandboxFromConfig, StartupError as SandboxStartupError, type Sandbox } from '../../sandbox/src/index.ts';
-import { startWorker } from './worker-app.ts';
-import { DEFAULT_DEMO_SECRETS_FILE, loadOrCreateDemoSecrets } from './demo-secrets.ts';
+import { startTracing } from '../platform/tracing.ts';
 import { run } from './run.ts';
+import type { Sandbox } from '../../sandbox/src/index.ts';
+
+// Before the app's modules load, so that the libraries tracing patches are patched (docs/operations.md, "Tracing"):
+// with OTEL_EXPORTER_OTLP_ENDPOINT set, the demo traces its one process as the API and worker trace theirs.
+const stopTracing = await startTracing('payments');
+const { startApi } = await import('./api-app.ts');
+const { loadConfig } = await import('../platform/config.ts');
+const { migrate } = await import('../platform/db/migrate.ts');
+const { ensureDatabase } = await import('../platform/db/reachability.ts');
+const { createLogger } = await import('../platform/logger.ts');
+const { DemoKeyMismatchError, ensureDemoMerchant } = await import('../modules/merchants/index.ts');
+const { StartupError } = await import('../platform/startup-error.ts');
+// The demo runs the sandbox processors in this process, as it runs every role: the one place the product starts them.
+const { loadSandboxConfig, startSandboxFromConfig, StartupError: SandboxStartupError } = await import('../../sandbox/src/index.ts');
+const { startWorker } = await import('./worker-app.ts');
+const { DEFAULT_DEMO_SECRETS_FILE, loadOrCreateDemoSecrets } = await import('./demo-secrets.ts');
 
 run('start', async () => {
   // Production sets ENCRYPTION_KEY and ADMIN_API_KEY and runs the roles apart; the demo makes its own, once.
@@ -87,6 +93,7 @@ run('start', async () => {
     await api.close();
     await worker.close();
     await sandbox.close();
+    await stopTracing();
   };
 });
 
