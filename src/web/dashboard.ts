@@ -21,9 +21,9 @@ import {
   type DashboardLedgerPageFragment,
   type DashboardPaymentFragment,
   type DashboardProfilesQuery,
-  type RoutingAlgorithmType,
 } from './gql/graphql.ts';
 import { byId, element, showError } from './dom.ts';
+import { ALGORITHM_NAMES, table, tableRows } from './dashboard/shared-view.ts';
 
 const KEY_STORAGE = 'dashboard:secret-key';
 const RECENT_PAYMENTS = 50;
@@ -37,13 +37,6 @@ const live = byId('live');
 const when = (iso: string) => new Date(iso).toLocaleTimeString();
 const date = (iso: string) => new Date(iso).toLocaleString();
 const statusBadge = (status: string) => element('span', { class: `badge status-${status.toLowerCase()}` }, status.toLowerCase().replace(/_/g, ' '));
-
-const ALGORITHM_NAMES: Record<RoutingAlgorithmType, string> = {
-  PRIORITY: 'Priority',
-  VOLUME_SPLIT: 'Volume split',
-  RULES: 'Rules',
-  SUCCESS_RATE: 'Success rate',
-};
 
 /** Each profile's active routing algorithm of the key's mode, or the default order when it has none. */
 function drawRouting(profiles: DashboardProfilesQuery['businessProfiles']): void {
@@ -96,17 +89,6 @@ function upsert(payment: DashboardPaymentFragment, open: (id: string) => void, a
     row.classList.add('flash');
   }
   rows.set(payment.id, { payment, row });
-}
-
-const tableRows = (body: (Node | string)[][]) => body.map((cellsOfRow) => element('tr', {}, ...cellsOfRow.map((cell) => element('td', {}, cell))));
-
-function table(headings: string[], body: (Node | string)[][]): HTMLTableElement {
-  return element(
-    'table',
-    {},
-    element('thead', {}, element('tr', {}, ...headings.map((heading) => element('th', { scope: 'col' }, heading)))),
-    element('tbody', {}, ...tableRows(body)),
-  );
 }
 
 interface Page<Item> {
