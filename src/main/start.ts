@@ -53,7 +53,7 @@ run('start', async () => {
       '',
       `  Hosted checkout          ${api.services.paymentLinks.urlOf({ id: demo.paymentLinkId })}  (a demo payment link: Pay opens the checkout)`,
       `                           or ${api.url}/checkout#client_secret=<a payment's clientSecret>&publishable_key=${demo.publishableKey}`,
-      `  Live dashboard           ${api.url}/dashboard#secret_key=${demo.secretKey}`,
+      `  Live dashboard           ${api.url}/dashboard  (sign in as a team member: docs/dashboard.md)`,
       `  Browser SDK              ${api.url}/sdk/payments.js  (ES module; docs/checkout.md)`,
       `  GraphQL API + GraphiQL   ${graphql}`,
       `  Health / ready / metrics ${api.url}/health  ${api.url}/ready  ${api.url}/metrics  (the worker's: ${worker.metricsUrl})`,
