@@ -8,7 +8,8 @@ import {
 } from '../../gql/graphql.ts';
 import { element } from '../../dom.ts';
 import type { DashboardContext, DashboardPage } from '../page.ts';
-import { actionButton, actionForm, date, labelled, may, refuseField, scrollingTable, section, secretOnce, select } from './ui.ts';
+import { dateTime } from '../shared-view.ts';
+import { actionButton, actionForm, labelled, may, refuseField, scrollingTable, section, secretOnce, select } from './ui.ts';
 
 function keyRow(context: DashboardContext, key: DashboardSettingsApiKeyFragment, redraw: () => Promise<void>): (Node | string)[] {
   const actions = element('div', { class: 'row' });
@@ -33,9 +34,9 @@ function keyRow(context: DashboardContext, key: DashboardSettingsApiKeyFragment,
     key.type.toLowerCase(),
     key.mode.toLowerCase(),
     element('code', {}, key.redacted),
-    date(key.createdAt),
+    dateTime(key.createdAt),
     key.revokedAt
-      ? element('span', { class: 'badge status-failed' }, `revoked ${date(key.revokedAt)}`)
+      ? element('span', { class: 'badge status-failed' }, `revoked ${dateTime(key.revokedAt)}`)
       : element('span', { class: 'badge status-succeeded' }, 'active'),
     actions,
   ];

@@ -8,7 +8,8 @@ import {
 } from '../../gql/graphql.ts';
 import { element } from '../../dom.ts';
 import type { DashboardContext, DashboardPage } from '../page.ts';
-import { actionForm, date, labelled, may, refuseField, scrollingTable, section, select } from './ui.ts';
+import { dateTime } from '../shared-view.ts';
+import { actionForm, labelled, may, refuseField, scrollingTable, section, select } from './ui.ts';
 
 const CONNECTORS = ['sandbox', 'fauxpay', 'stripe', 'adyen'];
 
@@ -21,7 +22,7 @@ const HEALTH: Record<string, { text: string; badge: string }> = {
 function health(account: DashboardSettingsConnectorFragment): Node | string {
   if (!account.health) return 'unknown';
   const { text, badge } = HEALTH[account.health.state]!;
-  const reopens = account.health.reopensAt ? ` until ${date(account.health.reopensAt)}` : '';
+  const reopens = account.health.reopensAt ? ` until ${dateTime(account.health.reopensAt)}` : '';
   return element('span', { class: `badge ${badge}` }, `${text}${reopens}`);
 }
 
@@ -32,7 +33,7 @@ function accountRow(account: DashboardSettingsConnectorFragment): (Node | string
     health(account),
     account.disabled ? element('span', { class: 'badge status-failed' }, 'disabled') : element('span', { class: 'badge status-succeeded' }, 'enabled'),
     account.paymentMethods.join(', '),
-    date(account.createdAt),
+    dateTime(account.createdAt),
   ];
 }
 

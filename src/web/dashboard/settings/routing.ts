@@ -3,8 +3,8 @@
 import { DashboardSettingsProfilesDocument } from '../../gql/graphql.ts';
 import { element } from '../../dom.ts';
 import type { DashboardPage } from '../page.ts';
-import { ALGORITHM_NAMES } from '../shared-view.ts';
-import { date, scrollingTable, section } from './ui.ts';
+import { ALGORITHM_NAMES, dateTime } from '../shared-view.ts';
+import { scrollingTable, section } from './ui.ts';
 
 export const page: DashboardPage = {
   route: /^settings\/routing$/,
@@ -22,7 +22,7 @@ export const page: DashboardPage = {
           businessProfiles.map((profile) => [
             profile.name,
             profile.routingAlgorithm ? ALGORITHM_NAMES[profile.routingAlgorithm.type] : 'None: the connector order',
-            profile.routingAlgorithm ? date(profile.routingAlgorithm.createdAt) : '—',
+            profile.routingAlgorithm ? dateTime(profile.routingAlgorithm.createdAt) : '—',
             profile.routing.length ? profile.routing.join(', ') : 'the accounts’ default order',
           ]),
         ),

@@ -2,7 +2,7 @@
 // controls a role cannot use, docs/dashboard.md), a confirmed action, a secret shown once, labelled inputs.
 import { element } from '../../dom.ts';
 import type { DashboardContext, DashboardUser } from '../page.ts';
-import { table } from '../shared-view.ts';
+import { scrollRegion, table } from '../shared-view.ts';
 
 type Role = DashboardUser['role'];
 
@@ -16,11 +16,8 @@ export const MAY = {
 
 export const may = (context: DashboardContext, change: keyof typeof MAY) => (MAY[change] as readonly Role[]).includes(context.user.role);
 
-export const date = (iso: string) => new Date(iso).toLocaleString();
-
-/** A table in a container that scrolls sideways on a phone, reachable and named for the keyboard. */
-export const scrollingTable = (label: string, headings: string[], body: (Node | string)[][]) =>
-  element('div', { class: 'table-scroll', role: 'region', 'aria-label': label, tabindex: '0' }, table(headings, body));
+/** A table in its own sideways-scrolling region (a phone's width). */
+export const scrollingTable = (label: string, headings: string[], body: (Node | string)[][]) => scrollRegion(label, table(headings, body));
 
 export const section = (heading: string, ...children: (Node | string)[]) => element('section', { class: 'card' }, element('h2', {}, heading), ...children);
 

@@ -9,7 +9,8 @@ import {
 } from '../../gql/graphql.ts';
 import { element } from '../../dom.ts';
 import type { DashboardContext, DashboardPage } from '../page.ts';
-import { actionButton, actionForm, date, labelled, may, section } from './ui.ts';
+import { dateTime } from '../shared-view.ts';
+import { actionButton, actionForm, labelled, may, section } from './ui.ts';
 
 const MODES: Mode[] = ['TEST', 'LIVE'];
 
@@ -22,7 +23,9 @@ function urlForm(context: DashboardContext, profile: DashboardSettingsProfileFra
   input.value = current ?? '';
   const shown = labelled(label, input);
   if (disabledAt)
-    shown.append(element('p', { class: 'error' }, `Disabled since ${date(disabledAt)}: the endpoint answered 410 Gone. Saving the URL again re-enables it.`));
+    shown.append(
+      element('p', { class: 'error' }, `Disabled since ${dateTime(disabledAt)}: the endpoint answered 410 Gone. Saving the URL again re-enables it.`),
+    );
   if (!may(context, 'manageWebhooks')) {
     input.readOnly = true;
     return shown;
