@@ -7,7 +7,9 @@ import { methodTypeOf, type PaymentMethod } from '../connectors/port.ts';
 import { ibanProblem, normaliseIban } from '../payouts/bank-accounts.ts';
 import { cardProblem, normaliseCardNumber } from '../../kernel/cards.ts';
 import { isCountry } from '../../kernel/countries.ts';
-import { supportsManualCapture } from './methods.ts';
+import { isPaymentMethodType, PAYMENT_METHOD_TYPES, supportsManualCapture } from './methods.ts';
+import { EMAIL_PATTERN, paymentSearchOf, SEARCH_RULE } from './search.ts';
+import { isCurrency } from '../../kernel/money.ts';
 import { metadataProblem } from '../../kernel/metadata.ts';
 import { checkMoney, currencyCode } from '../../kernel/validation.ts';
 
@@ -89,6 +91,7 @@ export const createPaymentInput = z
     confirm: z.boolean().nullish(),
     customerId: customerId.nullish(),
     country: z.string().refine(isCountry, 'must be an ISO 3166-1 alpha-2 country code (upper case)').nullish(),
+    email: z.string().max(254, 'must be at most 254 characters').regex(EMAIL_PATTERN, 'must be an email address such as ada@example.com').nullish(),
     description: z.string().max(1000, 'must be at most 1000 characters').nullish(),
     metadata: z.unknown().nullish(),
     returnUrl: returnUrl.nullish(),
@@ -200,4 +203,19 @@ export const listPaymentsInput = z.object({
   customerId: customerId.nullish(),
   createdAfter: z.date().nullish(),
   createdBefore: z.date().nullish(),
+  search: z
+    .string()
+    .max(200, 'must be at most 200 characters')
+    .transform((text, context) => {
+      const search = paymentSearchOf(text);
+      if (search === null) context.addIssue({ code: 'custom', message: SEARCH_RULE });
+      return search ?? z.NEVER;
+    })
+    .nullish(),
+  connector: z.string().refine(isConnectorName, 'must be a known connector name').nullish(),
+  paymentMethod: z
+    .string()
+    .refine(isPaymentMethodType, `must be one of ${PAYMENT_METHOD_TYPES.join(', ')}`)
+    .nullish(),
+  currency: currencyCode.refine(isCurrency, 'must be an ISO 4217 currency code such as USD').nullish(),
 });

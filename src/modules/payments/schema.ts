@@ -148,6 +148,11 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
       description: 'Null for a publishable key.',
       resolve: (payment, _args, { principal }) => forSecretKey(principal, payment.customerId),
     }),
+    email: t.string({
+      nullable: true,
+      description: 'The customer’s email as given at createPayment; null for a publishable key.',
+      resolve: (payment, _args, { principal }) => forSecretKey(principal, payment.email),
+    }),
     description: t.exposeString('description', { nullable: true }),
     metadata: t.field({
       type: 'JSON',
@@ -282,6 +287,15 @@ builder.queryField('payments', (t) =>
       customerId: t.arg.string(),
       createdAfter: t.arg({ type: 'DateTime' }),
       createdBefore: t.arg({ type: 'DateTime' }),
+      search: t.arg.string({
+        description:
+          'Up to 200 characters: a payment id (pay_…), a customer’s email (any case), a card’s last four digits (any attempt), or an amount in major units with a decimal point (12.50 is 1250 cents, or 12.50 in any currency of two decimals; 500.00 also finds 500 yen).',
+      }),
+      connector: t.arg.string({ description: 'The connector of the payment’s active attempt, such as sandbox or stripe.' }),
+      paymentMethod: t.arg.string({
+        description: 'The method type of the payment’s active attempt: card, bank_debit, wallet, pay_later, bank_redirect, bank_transfer or crypto.',
+      }),
+      currency: t.arg.string({ description: 'An ISO 4217 code.' }),
     },
     resolve: (_root, args, { principal, services }) => services.payments.list(principal, args),
   }),
@@ -303,6 +317,7 @@ const CreatePaymentInput = inputTypeFor('CreatePaymentInput', createPaymentInput
     confirm: t.boolean({ description: 'Confirm in the same call (needs paymentMethodData).' }),
     customerId: t.string({ description: 'Your id for the customer: cus_ and up to 60 letters, digits, _ or -.' }),
     country: t.string({ description: 'The customer’s billing country (ISO 3166-1 alpha-2), for connectors that accept some countries only.' }),
+    email: t.string({ description: 'The customer’s email, up to 254 characters; the payments query finds the payment by it (any case).' }),
     description: t.string(),
     metadata: t.field({ type: 'JSON', description: 'Up to 50 string values, keys up to 40 and values up to 500 characters.' }),
     returnUrl: t.string(),

@@ -13,8 +13,8 @@ interface Position {
 
 /** A where-clause filter for the rows older than the cursor `after` of a `kind` row; none without a cursor. */
 export function olderThanCursor(after: string | null | undefined, kind: IdKind) {
-  if (!after) return {};
   const cursor = decodeCursor(after, kind);
+  if (!cursor) return {};
   return { OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }] };
 }
 
@@ -31,7 +31,9 @@ function encodeCursor(row: Position): string {
   return Buffer.from(`${row.createdAt.toISOString()}|${row.id}`).toString('base64url');
 }
 
-function decodeCursor(cursor: string, kind: IdKind): Position {
+/** The position the cursor `after` of a `kind` row names (INVALID_INPUT on a cursor this API did not return); null without one. */
+export function decodeCursor(cursor: string | null | undefined, kind: IdKind): Position | null {
+  if (!cursor) return null;
   const [iso, id] = Buffer.from(cursor, 'base64url').toString().split('|');
   const createdAt = parseInstant(iso ?? '');
   if (!id || !isId(kind, id) || createdAt === null) throw invalidInput('after', 'is not a cursor this API returned');

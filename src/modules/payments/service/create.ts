@@ -79,6 +79,7 @@ export class PaymentCreation {
       applicationFeeAmount: input.applicationFeeAmount ?? 0,
       splits: input.splits ?? null,
       country: input.country ?? null,
+      email: input.email ?? null,
       description: input.description ?? null,
       metadata: input.metadata ?? null,
       returnUrl: input.returnUrl ?? null,
