@@ -188,7 +188,9 @@ describe('the team', () => {
     expect([short.status, short.body.error.field, short.body.error.message]).toEqual([400, 'password', 'password: must be at least 12 characters']);
     const accepted = await post(url(), '/dashboard/invitations/accept', { token, password: PASSWORD });
     expect(accepted.body.user).toMatchObject({ email, role: 'developer', merchantId: merchant.merchantId });
-    expect((await post(url(), '/dashboard/invitations/accept', { token, password: PASSWORD })).status).toBe(409);
+    const again = await post(url(), '/dashboard/invitations/accept', { token, password: PASSWORD });
+    expect([again.status, again.body.error.message]).toEqual([409, 'token: this invitation was already used or has expired.']);
+    expect(dataOf(await owner.gql(InvitationsDocument, {})).invitations).toEqual([]);
     expect(dataOf(await owner.gql(TeamMembersDocument, {})).teamMembers.map((user) => [user.email, user.role])).toEqual([
       [owner.body.user.email, 'OWNER'],
       [email, 'DEVELOPER'],

@@ -3,10 +3,8 @@ import type { Mode } from '../../kernel/api-keys.ts';
 import { AppError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Role } from '../../kernel/principal.ts';
-import type { DashboardInvitation, DashboardSession, DashboardUser, Prisma } from '../../generated/prisma/client.ts';
+import type { DashboardInvitation, DashboardSession, DashboardUser } from '../../generated/prisma/client.ts';
 import type { Database } from '../../platform/db/client.ts';
-
-type Transaction = Prisma.TransactionClient;
 
 /** One row of the audit log, as written: never an input value beyond the subject's id. */
 export interface AuditRecord {
@@ -65,7 +63,8 @@ export class TeamStore {
 
   /**
    * Changes a member's role, or removes them (role null), but never leaves the merchant without an owner: the owners are
-   * locked first, so two owners demoting each other at once cannot both succeed. A removed user's sessions end with them.
+   * locked first, so two owners demoting each other at once cannot both succeed. A removed user's sessions end with them
+   * (TeamService.authenticate and unusable read the user's removal).
    */
   async changeMember(merchantId: string, userId: string, role: Role | null): Promise<DashboardUser> {
     return this.db.$transaction(async (tx) => {
@@ -79,14 +78,8 @@ export class TeamStore {
           status: 'LAST_OWNER',
         });
       }
-      if (role !== null) return tx.dashboardUser.update({ where: { id: userId }, data: { role } });
-      await this.endSessionsOf(tx, userId);
-      return tx.dashboardUser.update({ where: { id: userId }, data: { removedAt: new Date() } });
+      return tx.dashboardUser.update({ where: { id: userId }, data: role === null ? { removedAt: new Date() } : { role } });
     });
-  }
-
-  private async endSessionsOf(tx: Transaction, userId: string): Promise<void> {
-    await tx.dashboardSession.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: new Date() } });
   }
 
   async record(entry: AuditRecord): Promise<void> {
