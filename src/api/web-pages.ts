@@ -1,8 +1,9 @@
 // The service's own web pages and the scripts they run:
 //   GET /checkout            the hosted checkout (credentials in the fragment: #client_secret=…&publishable_key=…)
 //   GET /dashboard           the dashboard, signed in by its session (docs/dashboard.md)
+//   GET /dashboard/login     the dashboard's sign-in (and invitation acceptance: #invitation=…) page
 //   GET /sdk/payments.js     the payments SDK as one ES module, for merchants' own pages
-//   GET /assets/{checkout,dashboard,payment-link}.js, /assets/styles.css
+//   GET /assets/{checkout,dashboard,payment-link,login}.js, /assets/styles.css
 // The scripts are TypeScript under src/web and the browser SDK's package (packages/js, from its source),
 // bundled by esbuild in memory on first request and kept for the process's life (esbuild because tsx, which
 // runs the service, is built on it already).
@@ -25,6 +26,7 @@ const SCRIPTS: Record<string, string> = {
   '/assets/checkout.js': source('../web/checkout.ts'),
   '/assets/dashboard.js': source('../web/dashboard/main.ts'),
   '/assets/payment-link.js': source('../web/payment-link.ts'),
+  '/assets/login.js': source('../web/login.ts'),
 };
 const STYLES_PATH = '/assets/styles.css';
 
@@ -33,7 +35,9 @@ const STYLES_PATH = '/assets/styles.css';
 const PAGE_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-export const WEB_ROUTES = new Set(['/checkout', '/dashboard', STYLES_PATH, ...Object.keys(SCRIPTS)]);
+export const LOGIN_PAGE_ROUTE = '/dashboard/login';
+
+export const WEB_ROUTES = new Set(['/checkout', '/dashboard', LOGIN_PAGE_ROUTE, STYLES_PATH, ...Object.keys(SCRIPTS)]);
 
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
@@ -113,6 +117,21 @@ const DASHBOARD_PAGE = page(
   '/assets/dashboard.js',
 );
 
+// The sign-in form posts to /dashboard/login (src/api/routes/dashboard-sessions.ts); an invitation's link opens it
+// with #invitation=…, and the form then sets the new member's password instead.
+const LOGIN_PAGE = page(
+  'Sign in: Payments dashboard',
+  'dashboard',
+  `<h1 id="login-heading">Sign in to the dashboard</h1>
+<form id="login-form" class="card" novalidate>
+  <div class="field" id="email-field"><label for="email">Email</label><input id="email" type="email" autocomplete="username" spellcheck="false" required></div>
+  <div class="field"><label for="password">Password</label><input id="password" type="password" autocomplete="current-password" required minlength="12"></div>
+  <button type="submit" id="login-submit">Sign in</button>
+</form>
+<p id="alert" class="error" role="alert"></p>`,
+  '/assets/login.js',
+);
+
 function send(reply: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
   reply.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body), 'x-content-type-options': 'nosniff', ...headers });
   reply.end(body);
@@ -131,6 +150,7 @@ export async function handleWebRoute(path: string, method: string, reply: Server
   if (method !== 'GET' && method !== 'HEAD') return sendJson(reply, 405, errorBody('METHOD_NOT_ALLOWED', 'Use GET here.'));
   if (path === '/checkout') return sendPage(reply, 200, CHECKOUT_PAGE);
   if (path === '/dashboard') return sendPage(reply, 200, DASHBOARD_PAGE);
+  if (path === LOGIN_PAGE_ROUTE) return sendPage(reply, 200, LOGIN_PAGE);
   if (path === STYLES_PATH)
     return send(reply, 200, 'text/css; charset=utf-8', await readFile(source('../web/styles.css'), 'utf8'), { 'cache-control': 'no-cache' });
   // The SDK may be loaded by merchants' pages on other origins.

@@ -6,6 +6,7 @@ import { migrate } from '../platform/db/migrate.ts';
 import { ensureDatabase } from '../platform/db/reachability.ts';
 import { createLogger } from '../platform/logger.ts';
 import { DemoKeyMismatchError, ensureDemoMerchant } from '../modules/merchants/index.ts';
+import { ensureDemoOwner } from '../modules/team/index.ts';
 import { StartupError } from '../platform/startup-error.ts';
 // The demo runs the sandbox processors in this process, as it runs every role: the one place the product starts them.
 import { loadSandboxConfig, startSandboxFromConfig, StartupError as SandboxStartupError, type Sandbox } from '../../sandbox/src/index.ts';
@@ -45,6 +46,7 @@ run('start', async () => {
   await api.services.connectorCallbacks.register(demoKey, demo.merchantId, demo.connectorAccountId).catch((error: unknown) => {
     logger.warn({ err: error }, 'could not register the demo connector account’s callbacks; its payments rely on sync');
   });
+  const owner = await ensureDemoOwner(api.services.team, demo.merchantId, secrets.dashboardPassword);
   const graphql = `${api.url}/graphql`;
   process.stdout.write(
     [
@@ -53,7 +55,7 @@ run('start', async () => {
       '',
       `  Hosted checkout          ${api.services.paymentLinks.urlOf({ id: demo.paymentLinkId })}  (a demo payment link: Pay opens the checkout)`,
       `                           or ${api.url}/checkout#client_secret=<a payment's clientSecret>&publishable_key=${demo.publishableKey}`,
-      `  Live dashboard           ${api.url}/dashboard  (sign in as a team member: docs/dashboard.md)`,
+      `  Dashboard                ${api.url}/dashboard/login  email ${owner.email}  password ${secrets.dashboardPassword}  (docs/dashboard.md)`,
       `  Browser SDK              ${api.url}/sdk/payments.js  (ES module; docs/checkout.md)`,
       `  GraphQL API + GraphiQL   ${graphql}`,
       `  Health / ready / metrics ${api.url}/health  ${api.url}/ready  ${api.url}/metrics  (the worker's: ${worker.metricsUrl})`,
@@ -67,7 +69,7 @@ run('start', async () => {
       `  webhook signing key      ${demo.paymentResponseHashKey}`,
       `  sandbox connector        ${demo.connectorAccountId}  (its callbacks come to ${api.url}/webhooks/${demo.merchantId}/${demo.connectorAccountId})`,
       `  admin key                ${config.ADMIN_API_KEY === secrets.adminApiKey ? config.ADMIN_API_KEY : '(from ADMIN_API_KEY)'}`,
-      `  (these keys and the demo's ENCRYPTION_KEY were generated at random on its first start and are kept in ${secretsFile})`,
+      `  (these keys, the dashboard password and the demo's ENCRYPTION_KEY were generated at random on its first start and are kept in ${secretsFile})`,
       '',
       'Try it:',
       `  curl -s ${graphql} -H 'content-type: application/json' -H 'api-key: ${demo.secretKey}' \\`,
