@@ -88,6 +88,6 @@ export const page: DashboardPage = {
       );
     };
     await redraw();
-    root.replaceChildren(section('API keys', secret, list), ...(may(context, 'manageApiKeys') ? [createForm(context, secret, redraw)] : []));
+    root.replaceChildren(section('Keys of this merchant', secret, list), ...(may(context, 'manageApiKeys') ? [createForm(context, secret, redraw)] : []));
   },
 };

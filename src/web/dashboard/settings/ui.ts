@@ -27,7 +27,11 @@ export function labelled(label: string, control: HTMLInputElement | HTMLSelectEl
 }
 
 export function select(id: string, options: readonly string[], chosen?: string): HTMLSelectElement {
-  const shown = element('select', { id, name: id }, ...options.map((option) => element('option', { value: option }, option)));
+  const shown = element(
+    'select',
+    { id, name: id },
+    ...options.map((option) => element('option', { value: option }, option.charAt(0).toUpperCase() + option.slice(1).toLowerCase())),
+  );
   if (chosen) shown.value = chosen;
   return shown;
 }

