@@ -226,7 +226,11 @@ export const page: DashboardPage = {
           payment.applicationFeeAmount ? ` · platform fee ${money(payment.applicationFeeAmount)}` : '',
           payment.errorMessage ? ` · ${payment.errorMessage}` : '',
         ),
-        element('p', {}, `Customer: ${payment.customerId ?? '—'} · connector: ${payment.connector ?? '—'} · created ${when(payment.createdAt)}`),
+        element(
+          'p',
+          {},
+          `Customer: ${[payment.email, payment.customerId].filter(Boolean).join(', ') || '—'} · connector: ${payment.connector ?? '—'} · created ${when(payment.createdAt)}`,
+        ),
       ),
       element(
         'section',

@@ -19,7 +19,7 @@ import { pagedTable, statusBadge, when } from './shared-view.ts';
 const ACTIVITY_REFRESH_MS = 2000;
 
 /** The filters, as the fragment's query names them. */
-const FILTERS = ['status', 'from', 'to'] as const;
+const FILTERS = ['q', 'status', 'from', 'to', 'connector', 'method', 'currency'] as const;
 type Filters = Partial<Record<(typeof FILTERS)[number], string>>;
 
 const STATUSES: readonly PaymentStatus[] = [
@@ -74,8 +74,15 @@ const dayStart = (day: string, plusDays = 0) => {
   return new Date(year!, month! - 1, date! + plusDays).toISOString();
 };
 
+/** The payment method types the payments query filters by (docs/api.md). */
+const METHODS = ['card', 'bank_debit', 'wallet', 'pay_later', 'bank_redirect', 'bank_transfer', 'crypto'];
+
 function variablesOf(filters: Filters): DashboardPaymentsQueryVariables {
   return {
+    search: filters.q ?? null,
+    connector: filters.connector ?? null,
+    paymentMethod: filters.method ?? null,
+    currency: filters.currency?.toUpperCase() ?? null,
     status: filters.status ? (filters.status as PaymentStatus) : null,
     createdAfter: filters.from ? dayStart(filters.from) : null,
     createdBefore: filters.to ? dayStart(filters.to, 1) : null,
@@ -83,6 +90,32 @@ function variablesOf(filters: Filters): DashboardPaymentsQueryVariables {
 }
 
 function filterForm(filters: Filters, context: DashboardContext): HTMLFormElement {
+  const search = element('input', {
+    id: 'filter-q',
+    name: 'q',
+    type: 'search',
+    maxlength: '200',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    'aria-describedby': 'filter-q-hint',
+    value: filters.q ?? '',
+  });
+  const method = element(
+    'select',
+    { id: 'filter-method', name: 'method' },
+    element('option', { value: '' }, 'Any'),
+    ...METHODS.map((value) => element('option', { value }, value.replace(/_/g, ' '))),
+  );
+  method.value = filters.method ?? '';
+  const connector = element('input', { id: 'filter-connector', name: 'connector', autocomplete: 'off', spellcheck: 'false', value: filters.connector ?? '' });
+  const currency = element('input', {
+    id: 'filter-currency',
+    name: 'currency',
+    maxlength: '3',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    value: filters.currency ?? '',
+  });
   const status = element(
     'select',
     { id: 'filter-status', name: 'status' },
@@ -96,7 +129,10 @@ function filterForm(filters: Filters, context: DashboardContext): HTMLFormElemen
   const form = element(
     'form',
     { class: 'filters', role: 'search', 'aria-label': 'Find payments' },
+    labelled('Search', search),
+    element('p', { id: 'filter-q-hint', class: 'hint' }, 'A payment id, a customer’s email, a card’s last four digits, or an amount such as 12.50.'),
     element('div', { class: 'row' }, labelled('Status', status), labelled('Created from', from), labelled('Created to', to)),
+    element('div', { class: 'row' }, labelled('Connector', connector), labelled('Payment method', method), labelled('Currency', currency)),
     element('div', { class: 'row' }, element('button', { type: 'submit' }, 'Find'), element('a', { href: '#/payments', class: 'button secondary' }, 'Clear')),
   );
   form.addEventListener('submit', (event) => {
@@ -123,7 +159,7 @@ export const page: DashboardPage = {
         element('td', { class: 'amount' }, formatMinor(payment.amount, payment.currency)),
         element('td', { 'data-column': 'status' }, statusBadge(payment.status)),
         element('td', {}, payment.connector ?? '—'),
-        element('td', {}, payment.customerId ?? '—'),
+        element('td', {}, payment.email ?? payment.customerId ?? '—'),
         element('td', {}, when(payment.createdAt)),
         element('td', {}, when(payment.updated)),
       ];
