@@ -89,6 +89,9 @@ describe('the dashboard, as a team uses it', () => {
     await eventReaching(shop, failing.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
     await openDashboardPage(page, 'events');
     await eventually(() => page.locator(`tr[data-event-id="${failed.id}"] .badge`).textContent()).toBe('delivered');
+    // Delivered now, it leaves the list of undelivered events.
+    await openDashboardPage(page, 'events?delivered=no');
+    expect(await page.locator(`tr[data-event-id="${failed.id}"]`).count()).toBe(0);
     expect(consoleErrors).toEqual([]);
   });
 });
