@@ -87,13 +87,20 @@ describe('sign-in', () => {
 describe('failed sign-ins', () => {
   let api: TestApi;
   beforeAll(async () => {
-    api = await startTestApi({ RATE_LIMIT_LOGINS_PER_EMAIL: '3/600', RATE_LIMIT_LOGINS_PER_IP: '5/600', REDIS_PREFIX: `${inject('redisPrefix')}_login` });
+    api = await startTestApi({
+      RATE_LIMIT_LOGINS_PER_EMAIL: '3/600',
+      RATE_LIMIT_LOGINS_PER_IP: '5/600',
+      REDIS_PREFIX: `${inject('redisPrefix')}_login`,
+      // Served behind HTTPS: the cookie is Secure.
+      PUBLIC_URL: 'https://payments.example',
+    });
   });
   afterAll(() => api?.close());
 
   it('are limited per email address, then per client IP, even with the right password', async () => {
     const merchant = await createMerchant(api);
     const owner = await member(api.url, merchant.secret, 'OWNER');
+    expect(owner.setCookie).toMatch(/; Secure$/);
     const email = owner.body.user.email;
     for (let attempt = 0; attempt < 3; attempt += 1)
       expect((await post(api.url, '/dashboard/login', { email, password: 'wrong password 123' })).status).toBe(401);
