@@ -66,6 +66,15 @@ describe('the server SDK', () => {
     expect(listed).toEqual([...ids].reverse());
   });
 
+  it('passes the search and filters of list() through (docs/api.md, "Finding payments")', async () => {
+    const email = `Grace.${Date.now()}@Example.com`;
+    const eur = (await payments.payments.create({ amount: 990, currency: 'EUR', email })).id;
+    await payments.payments.create({ amount: 990, currency: 'USD', email });
+    const listed: Payment[] = [];
+    for await (const payment of payments.payments.list({ search: email.toUpperCase(), currency: 'EUR', first: 1 })) listed.push(payment);
+    expect(listed.map((payment) => [payment.id, payment.email])).toEqual([[eur, email]]);
+  });
+
   it('yields each committed change of a payment from updates(), until the loop breaks', async () => {
     const created = await payments.payments.create({ amount: 700, currency: 'EUR' });
     const seen: Payment[] = [];
