@@ -28,7 +28,9 @@ async function readSession(): Promise<Session | null> {
   const response = await fetch('/dashboard/session', { credentials: 'same-origin' });
   if (response.status === 401) return null;
   if (!response.ok) throw new Error(`The session could not be read (HTTP ${response.status}).`);
-  return (await response.json()) as Session;
+  const session = (await response.json()) as Session;
+  // The session routes answer the role as the team module stores it (`owner`); the pages compare GraphQL's TeamRole.
+  return { ...session, user: { ...session.user, role: session.user.role.toUpperCase() as DashboardUser['role'] } };
 }
 
 /** A session change (sign out, mode): POST with the CSRF token; the API's own message when refused. */
