@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BusinessProfilesDocument, type TeamRole as Role } from '../gql/graphql.ts';
+import { BusinessProfilesDocument, TeamMembersDocument, type TeamRole as Role } from '../gql/graphql.ts';
 import { eventually, launchBrowser, openPage, screenshot } from '../support/browser.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
@@ -164,6 +164,8 @@ describe('the dashboard settings pages', () => {
     await row.getByRole('button', { name: `Change the role of ${email}` }).click();
     await confirm(page, /viewer\?$/);
     await eventually(() => page.locator('#notice').textContent()).toBe(`${email} is now viewer.`);
+    const members = dataOf(await shop.secret(TeamMembersDocument, {})).teamMembers;
+    expect(members.find((candidate) => candidate.email === email)?.role).toBe('VIEWER');
     await row.getByRole('button', { name: `Remove ${email}` }).click();
     await confirm(page, /Remove/);
     await eventually(() => page.getByRole('row', { name: email }).count()).toBe(0);
