@@ -2,7 +2,7 @@
 // under the per-key (for a checkout's publishable key: per client secret and per client IP) and per-process
 // bounds, reserved before anything else and released when the stream ends however it ends; a bounded
 // backlog (a client that stops reading is ended with a retryable error instead of growing memory); and
-// the end of every stream of a key that is revoked.
+// the end of every stream of a key that is revoked or expires.
 import { Repeater } from '@repeaterjs/repeater';
 import type { Config } from '../platform/config.ts';
 import { drain } from '../kernel/async-streams.ts';
@@ -146,13 +146,13 @@ export class SubscriptionGate {
     ];
   }
 
-  /** Ends the streams of keys that were revoked since they started. */
+  /** Ends the streams of keys that were revoked, or expired, since they started. */
   private async endRevoked(): Promise<void> {
     const keyIds = [...this.#bySlot.keys()].filter((keyId) => keyId.startsWith('key_'));
     for (const keyId of await this.apiKeys.unusable(keyIds)) {
       for (const end of this.#bySlot.get(keyId) ?? []) {
         this.metrics.subscriptionsDropped.labels('revoked').inc();
-        end(new AppError('UNAUTHENTICATED', 'The API key was revoked.'));
+        end(new AppError('UNAUTHENTICATED', 'The API key was revoked or has expired.'));
       }
     }
   }
