@@ -2,7 +2,7 @@
 // under the per-key (for a checkout's publishable key: per client secret and per client IP) and per-process
 // bounds, reserved before anything else and released when the stream ends however it ends; a bounded
 // backlog (a client that stops reading is ended with a retryable error instead of growing memory); and
-// the end of every stream of a key that is revoked or of a dashboard session that ended.
+// the end of every stream of a key that is revoked or expires, or of a dashboard session that ended.
 import { Repeater } from '@repeaterjs/repeater';
 import type { Config } from '../platform/config.ts';
 import { drain } from '../kernel/async-streams.ts';
@@ -147,12 +147,12 @@ export class SubscriptionGate {
     ];
   }
 
-  /** Ends the streams of keys that were revoked, and of dashboard sessions that ended (logout, expiry, removal), since they started. */
+  /** Ends the streams of keys that were revoked or expired, and of dashboard sessions that ended (logout, expiry, removal), since they started. */
   private async endRevoked(): Promise<void> {
     const held = [...this.#bySlot.keys()];
     const keyIds = held.filter((id) => id.startsWith('key_'));
     const sessionIds = held.filter((id) => id.startsWith('ses_'));
-    this.end(await this.credentials.apiKeys.unusable(keyIds), 'The API key was revoked.');
+    this.end(await this.credentials.apiKeys.unusable(keyIds), 'The API key was revoked or has expired.');
     this.end(await this.credentials.team.unusable(sessionIds), 'The dashboard session has ended; sign in again.');
   }
 

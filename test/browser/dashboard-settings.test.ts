@@ -5,15 +5,15 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BusinessProfilesDocument } from '../gql/graphql.ts';
+import { BusinessProfilesDocument, TeamMembersDocument, type TeamRole as Role } from '../gql/graphql.ts';
 import { eventually, launchBrowser, openPage, screenshot } from '../support/browser.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
+import { member, PASSWORD, uniqueEmail } from '../support/team.ts';
 import { shopWithReceiver, type Shop } from '../support/webhooks.ts';
 
 const AXE = new URL('../../node_modules/axe-core/axe.min.js', import.meta.url);
-const SETTINGS = ['webhooks', 'connectors', 'routing', 'api-keys'] as const;
-type Role = 'OWNER' | 'ADMIN' | 'DEVELOPER' | 'VIEWER';
+const SETTINGS = ['webhooks', 'connectors', 'routing', 'api-keys', 'team', 'audit'] as const;
 
 let stack: Stack;
 let browser: Browser;
@@ -29,17 +29,13 @@ afterAll(async () => {
   await shop?.receiver.close();
 });
 
-/** The dashboard signed in as a user of `shop` with `role`. */
+/** The dashboard signed in as a new member of `shop` with `role` (invited with its secret key), its cookie in the browser. */
 async function signedIn(size: 'phone' | 'desktop', role: Role) {
   const opened = await openPage(browser, size);
-  const { page } = opened;
-  await page.route('**/dashboard/session', (route) =>
-    route.fulfill({
-      json: { user: { id: 'usr_test', email: `${role.toLowerCase()}@example.com`, role, merchantId: shop.merchantId }, csrfToken: 'csrf', mode: 'TEST' },
-    }),
-  );
-  await page.route('**/graphql', (route) => route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${shop.secretKey}` } }));
-  return opened;
+  const session = await member(stack.api.url, shop.secret, role);
+  const [name, value] = session.cookie.split('=') as [string, string];
+  await opened.page.context().addCookies([{ name, value, url: stack.api.url }]);
+  return { ...opened, session };
 }
 
 /** Opens a settings page and waits until it is drawn; a failure to draw fails the test with its message. */
@@ -50,10 +46,12 @@ async function openSettings(page: Page, name: string): Promise<void> {
 }
 
 /** Confirms the dialog the last action opened. */
-async function confirm(page: Page, question: RegExp): Promise<void> {
+async function confirm(page: Page, question: RegExp | string): Promise<void> {
   const dialog = page.locator('#confirm');
   await eventually(() => dialog.isVisible()).toBe(true);
-  expect(await page.locator('#confirm-question').textContent()).toMatch(question);
+  expect(await page.locator('#confirm-question').textContent()).toMatch(
+    typeof question === 'string' ? new RegExp(`^${question.replace(/[.?*+()[\]\\]/g, '\\$&')}$`) : question,
+  );
   await page.locator('#confirm-accept').click();
 }
 
@@ -137,6 +135,46 @@ describe('the dashboard settings pages', () => {
     await page.getByRole('button', { name: 'Send a test event' }).click();
     await confirm(page, /Send a test event/);
     await eventually(() => shop.receiver.received.length).toBe(before + 1);
+  });
+
+  it('lets an owner invite a member whose accept link signs them in, then change their role and remove them', { timeout: 90_000 }, async () => {
+    const { page } = await signedIn('desktop', 'OWNER');
+    await openSettings(page, 'team');
+    const email = uniqueEmail('invited');
+    await page.getByLabel('Email', { exact: true }).fill(email);
+    await page.getByLabel('Role', { exact: true }).selectOption('ADMIN');
+    await page.getByRole('button', { name: 'Invite', exact: true }).click();
+    await confirm(page, `Invite ${email} as admin?`);
+    const link = page.getByLabel(`The invitation of ${email}`);
+    await eventually(() => link.isVisible()).toBe(true);
+    const acceptUrl = await link.inputValue();
+    expect(await page.getByRole('region', { name: 'Pending invitations' }).textContent()).toContain(email);
+
+    // The link, opened elsewhere, sets the member's password and opens the dashboard as them.
+    const invited = await openPage(browser, 'phone');
+    await invited.page.goto(acceptUrl.replace(/^https?:\/\/[^/]+/, stack.api.url));
+    await invited.page.getByLabel('Password').fill(PASSWORD);
+    await invited.page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await eventually(() => invited.page.locator('#user-email').textContent()).toBe(`${email} (admin)`);
+
+    await page.reload();
+    await eventually(() => page.evaluate(() => document.body.dataset['ready'])).toBe('true');
+    const row = page.getByRole('row', { name: email });
+    await row.getByLabel(`Role of ${email}`, { exact: true }).selectOption('VIEWER');
+    await row.getByRole('button', { name: `Change the role of ${email}` }).click();
+    await confirm(page, /viewer\?$/);
+    await eventually(() => page.locator('#notice').textContent()).toBe(`${email} is now viewer.`);
+    const members = dataOf(await shop.secret(TeamMembersDocument, {})).teamMembers;
+    expect(members.find((candidate) => candidate.email === email)?.role).toBe('VIEWER');
+    await row.getByRole('button', { name: `Remove ${email}` }).click();
+    await confirm(page, /Remove/);
+    await eventually(() => page.getByRole('row', { name: email }).count()).toBe(0);
+
+    // The audit log names who did it.
+    await openSettings(page, 'audit');
+    const log = await page.getByRole('region', { name: 'Audit log' }).textContent();
+    expect(log).toMatch(/removeTeamMember.*ok/);
+    expect(log).toMatch(/inviteTeamMember/);
   });
 
   it('shows a viewer no control that changes anything', { timeout: 60_000 }, async () => {

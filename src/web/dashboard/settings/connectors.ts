@@ -77,6 +77,7 @@ export const page: DashboardPage = {
   title: 'Connectors',
   navLabel: 'Connectors',
   async render(root, _params, context) {
+    if (!may(context, 'readConnectors')) return void root.replaceChildren(element('p', {}, 'Your role may not see connector accounts.'));
     const list = element('div');
     const redraw = async () => {
       const { connectorAccounts } = await context.api.request(DashboardSettingsConnectorsDocument, {});

@@ -6,10 +6,12 @@ import { scrollRegion, table } from '../shared-view.ts';
 
 type Role = DashboardUser['role'];
 
-/** The roles allowed each kind of change. */
+/** The roles allowed each kind of change or reading, as docs/dashboard.md's roles table has them. */
 export const MAY = {
   manageTeam: ['OWNER'],
+  readAudit: ['OWNER'],
   manageConnectors: ['OWNER', 'ADMIN'],
+  readConnectors: ['OWNER', 'ADMIN', 'DEVELOPER'],
   manageWebhooks: ['OWNER', 'ADMIN', 'DEVELOPER'],
   manageApiKeys: ['OWNER', 'ADMIN', 'DEVELOPER'],
 } as const satisfies Record<string, readonly Role[]>;
