@@ -39,7 +39,18 @@ async function signedIn(
 }
 
 describe('the dashboard pages', () => {
-  const PATHS = ['payments', 'payments/{payment}', 'events', 'balance', 'settings/webhooks', 'settings/connectors', 'settings/routing', 'settings/api-keys'];
+  const PATHS = [
+    'payments',
+    'payments/{payment}',
+    'events',
+    'balance',
+    'settings/webhooks',
+    'settings/connectors',
+    'settings/routing',
+    'settings/api-keys',
+    'settings/team',
+    'settings/audit',
+  ];
   it.each(PATHS)('%s reads at 390 and 1280 px, passes axe and is reached by Tab', { timeout: 90_000 }, async (path) => {
     const { page, consoleErrors } = await signedIn('OWNER');
     await openDashboardPage(page, path.replace('{payment}', paymentId));
