@@ -7,7 +7,7 @@ const KERNEL = '^src/kernel/';
 // A module's pure files: its state machine and the rules and values beside it (no I/O, no services), and each
 // connector's wire types, status and decline maps and callback parsing (the connector port is pure too).
 const MODULE_PURE = [
-  '^src/modules/[^/]+/(machine|machine/[a-z-]+|methods|surcharges|catalog|retry-schedule|signature|wire|wire-schemas|bank-accounts|schedule|port|algorithm)\\.ts$',
+  '^src/modules/[^/]+/(machine|machine/[a-z-]+|methods|surcharges|catalog|retry-schedule|signature|wire|wire-schemas|bank-accounts|schedule|port|algorithm|roles)\\.ts$',
   '^src/modules/connectors/[a-z-]+/(wire|status-map|decline-map|callbacks)\\.ts$',
   '^src/modules/connectors/not-supported\\.ts$',
 ];

@@ -1,6 +1,7 @@
 // GraphQL over WebSocket (graphql-ws) on the API's own port and path: the key comes in `connectionParams`
-// ({"api-key": "<key>"}) and is checked when each subscription starts (failed authentications limited per
-// client IP, as over HTTP), and every operation runs through
+// ({"api-key": "<key>"}), or the dashboard's session cookie with the upgrade and its CSRF token as `csrfToken`
+// (docs/dashboard.md), and is checked when each subscription starts (failed authentications limited per client IP,
+// as over HTTP), and every operation runs through
 // Yoga's envelop, so depth, cost, token and alias limits, masked errors and scope-auth are the HTTP ones.
 // Bounds, backlog and revocation are the subscription gate's (src/api/subscription-gate.ts), shared
 // with SSE.
@@ -17,7 +18,7 @@ import { appErrorToGraphQL, withErrorCode } from '../platform/graphql/errors.ts'
 import type { ServerContext } from './yoga.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Services } from '../modules/services.ts';
-import { authenticateWithinLimits } from './authenticate.ts';
+import { authenticateRequest, sessionTokenOf } from './authenticate.ts';
 import { CONNECTED_MERCHANT_HEADER } from '../modules/merchants/index.ts';
 import { clientKeyOf, type RateLimits } from '../platform/rate-limits.ts';
 import type { Metrics } from '../platform/http/metrics.ts';
@@ -88,10 +89,16 @@ export function attachGraphQLWebSocket(deps: {
         const clientIp = clientKeyOf(context.extra.request.socket.remoteAddress);
         let principal;
         try {
-          principal = await authenticateWithinLimits(
-            services.apiKeys,
+          principal = await authenticateRequest(
+            services,
             limits,
-            { key: presentedKeyOf(context.connectionParams), connectedMerchantId: connectedMerchantOf(context.connectionParams) },
+            {
+              key: presentedKeyOf(context.connectionParams),
+              connectedMerchantId: connectedMerchantOf(context.connectionParams),
+              // The browser sends the dashboard's cookie with the upgrade; its CSRF token comes in connection_init.
+              sessionToken: sessionTokenOf(context.extra.request.headers.cookie),
+              csrfToken: typeof context.connectionParams?.csrfToken === 'string' ? context.connectionParams.csrfToken : null,
+            },
             clientIp,
           );
         } catch (error) {

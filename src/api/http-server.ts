@@ -1,6 +1,6 @@
 // The API's one HTTP server: GraphQL (HTTP and SSE) at /graphql, operational routes, the REST sidecar (the
-// redirect return, connector callbacks and their registration, payment links) and the web pages (checkout,
-// dashboard, SDK). Every request gets an id, a bounded body, a log line and metrics.
+// redirect return, connector callbacks and their registration, payment links, dashboard sign-in) and the web pages
+// (checkout, dashboard, SDK). Every request gets an id, a bounded body, a log line and metrics.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { YogaServerInstance } from 'graphql-yoga';
@@ -11,7 +11,7 @@ import { presentedCredentials, type ServerContext } from './yoga.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Services } from '../modules/services.ts';
 import type { Principal } from '../kernel/principal.ts';
-import { authenticateWithinLimits } from './authenticate.ts';
+import { authenticateRequest } from './authenticate.ts';
 import { clientKeyOf, type RateLimits } from '../platform/rate-limits.ts';
 import type { Metrics } from '../platform/http/metrics.ts';
 import { currentScope, errorReferences, runInScope } from '../platform/request-scope.ts';
@@ -20,7 +20,8 @@ import { appErrorResponse, classifyKeyedRequest, keyWithoutApiKey, runIdempotent
 import { CALLBACK_ROUTE, handleCallback, handleRegistration, REGISTRATION_ROUTE } from './routes/connector-webhooks.ts';
 import { handlePaymentLink, PAYMENT_LINK_ROUTE } from './routes/payment-links.ts';
 import { handleRedirectResponse, REDIRECT_RESPONSE_ROUTE } from './routes/redirect-response.ts';
-import { handleWebRoute, WEB_ROUTES } from './web-pages.ts';
+import { handleWebRoute, LOGIN_PAGE_ROUTE, WEB_ROUTES } from './web-pages.ts';
+import { DASHBOARD_SESSION_ROUTES, handleDashboardSession } from './routes/dashboard-sessions.ts';
 
 export interface HttpServerDeps {
   config: Config;
@@ -36,7 +37,7 @@ export interface HttpServerDeps {
 const OPERATIONAL_ROUTES = new Set(['/health', '/ready', '/metrics']);
 
 function routeLabel(pathname: string): string {
-  if (pathname === '/graphql' || OPERATIONAL_ROUTES.has(pathname) || WEB_ROUTES.has(pathname)) return pathname;
+  if (pathname === '/graphql' || OPERATIONAL_ROUTES.has(pathname) || WEB_ROUTES.has(pathname) || DASHBOARD_SESSION_ROUTES.has(pathname)) return pathname;
   if (REDIRECT_RESPONSE_ROUTE.test(pathname)) return '/payments/:id/redirect/response/:connector';
   if (CALLBACK_ROUTE.test(pathname)) return '/webhooks/:merchant_id/:merchant_connector_id';
   if (REGISTRATION_ROUTE.test(pathname)) return '/account/:account_id/webhooks/:merchant_connector_id';
@@ -89,7 +90,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     // parsed: a request without a valid API key costs no parse and leaves no idempotency record.
     let principal: Principal;
     try {
-      principal = await authenticateWithinLimits(services.apiKeys, limits, presentedCredentials(headers), clientIp);
+      principal = await authenticateRequest(services, limits, presentedCredentials(headers), clientIp);
     } catch (error) {
       if (error instanceof AppError) return sendPlain(reply, appErrorResponse(error));
       throw error;
@@ -126,6 +127,9 @@ export function createHttpServer(deps: HttpServerDeps): Server {
         reply.end(await metrics.registry.metrics());
         return;
       default: {
+        const signInPage = url.pathname === LOGIN_PAGE_ROUTE && (request.method === 'GET' || request.method === 'HEAD');
+        if (DASHBOARD_SESSION_ROUTES.has(url.pathname) && !signInPage)
+          return handleDashboardSession({ config, services, limits, clientIp, requestId }, url.pathname, request, reply);
         if (WEB_ROUTES.has(url.pathname)) return handleWebRoute(url.pathname, request.method ?? '', reply);
         const redirect = request.method === 'GET' || request.method === 'POST' ? REDIRECT_RESPONSE_ROUTE.exec(url.pathname) : null;
         if (redirect) return handleRedirectResponse(services, redirect, request, url.searchParams, reply);

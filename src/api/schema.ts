@@ -17,6 +17,7 @@ import '../modules/payment-links/schema.ts';
 import '../modules/events/schema.ts';
 import '../modules/events/activity-schema.ts';
 import '../modules/routing/schema.ts';
+import '../modules/team/schema.ts';
 import { builder } from '../platform/graphql/builder.ts';
 
 export const schema = builder.toSchema();

@@ -2,7 +2,7 @@
 // under the per-key (for a checkout's publishable key: per client secret and per client IP) and per-process
 // bounds, reserved before anything else and released when the stream ends however it ends; a bounded
 // backlog (a client that stops reading is ended with a retryable error instead of growing memory); and
-// the end of every stream of a key that is revoked.
+// the end of every stream of a key that is revoked or expires, or of a dashboard session that ended.
 import { Repeater } from '@repeaterjs/repeater';
 import type { Config } from '../platform/config.ts';
 import { drain } from '../kernel/async-streams.ts';
@@ -10,6 +10,7 @@ import { AppError } from '../kernel/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { gaugeOnScrape, type Metrics } from '../platform/http/metrics.ts';
 import type { ApiKeyService } from '../modules/merchants/index.ts';
+import type { TeamService } from '../modules/team/index.ts';
 import type { Principal } from '../kernel/principal.ts';
 
 /** Results a subscriber may leave unread before it is cut off (it reconnects and catches up with `after`). */
@@ -38,7 +39,7 @@ export class SubscriptionGate {
 
   constructor(
     private readonly config: Config,
-    private readonly apiKeys: ApiKeyService,
+    private readonly credentials: { apiKeys: Pick<ApiKeyService, 'unusable'>; team: Pick<TeamService, 'unusable'> },
     logger: Logger,
     private readonly metrics: Metrics,
   ) {
@@ -146,13 +147,20 @@ export class SubscriptionGate {
     ];
   }
 
-  /** Ends the streams of keys that were revoked since they started. */
+  /** Ends the streams of keys that were revoked or expired, and of dashboard sessions that ended (logout, expiry, removal), since they started. */
   private async endRevoked(): Promise<void> {
-    const keyIds = [...this.#bySlot.keys()].filter((keyId) => keyId.startsWith('key_'));
-    for (const keyId of await this.apiKeys.unusable(keyIds)) {
-      for (const end of this.#bySlot.get(keyId) ?? []) {
+    const held = [...this.#bySlot.keys()];
+    const keyIds = held.filter((id) => id.startsWith('key_'));
+    const sessionIds = held.filter((id) => id.startsWith('ses_'));
+    this.end(await this.credentials.apiKeys.unusable(keyIds), 'The API key was revoked or has expired.');
+    this.end(await this.credentials.team.unusable(sessionIds), 'The dashboard session has ended; sign in again.');
+  }
+
+  private end(slotNames: Iterable<string>, reason: string): void {
+    for (const name of slotNames) {
+      for (const end of this.#bySlot.get(name) ?? []) {
         this.metrics.subscriptionsDropped.labels('revoked').inc();
-        end(new AppError('UNAUTHENTICATED', 'The API key was revoked.'));
+        end(new AppError('UNAUTHENTICATED', reason));
       }
     }
   }

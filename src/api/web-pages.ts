@@ -1,8 +1,9 @@
 // The service's own web pages and the scripts they run:
 //   GET /checkout            the hosted checkout (credentials in the fragment: #client_secret=…&publishable_key=…)
-//   GET /dashboard           the live dashboard (the secret key entered, or in the fragment: #secret_key=…)
+//   GET /dashboard           the dashboard, signed in by its session (docs/dashboard.md)
+//   GET /dashboard/login     the dashboard's sign-in (and invitation acceptance: #invitation=…) page
 //   GET /sdk/payments.js     the payments SDK as one ES module, for merchants' own pages
-//   GET /assets/{checkout,dashboard,payment-link}.js, /assets/styles.css
+//   GET /assets/{checkout,dashboard,payment-link,login}.js, /assets/styles.css
 // The scripts are TypeScript under src/web and the browser SDK's package (packages/js, from its source),
 // bundled by esbuild in memory on first request and kept for the process's life (esbuild because tsx, which
 // runs the service, is built on it already).
@@ -23,8 +24,9 @@ const PACKAGE_SOURCE_CONDITION = '@payments-orchestrator/source';
 const SCRIPTS: Record<string, string> = {
   '/sdk/payments.js': '@payments-orchestrator/js',
   '/assets/checkout.js': source('../web/checkout.ts'),
-  '/assets/dashboard.js': source('../web/dashboard.ts'),
+  '/assets/dashboard.js': source('../web/dashboard/main.ts'),
   '/assets/payment-link.js': source('../web/payment-link.ts'),
+  '/assets/login.js': source('../web/login.ts'),
 };
 const STYLES_PATH = '/assets/styles.css';
 
@@ -33,7 +35,9 @@ const STYLES_PATH = '/assets/styles.css';
 const PAGE_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-export const WEB_ROUTES = new Set(['/checkout', '/dashboard', STYLES_PATH, ...Object.keys(SCRIPTS)]);
+export const LOGIN_PAGE_ROUTE = '/dashboard/login';
+
+export const WEB_ROUTES = new Set(['/checkout', '/dashboard', LOGIN_PAGE_ROUTE, STYLES_PATH, ...Object.keys(SCRIPTS)]);
 
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
@@ -86,45 +90,46 @@ const CHECKOUT_PAGE = page(
   '/assets/checkout.js',
 );
 
+// The dashboard's shell (src/web/dashboard/main.ts draws the pages into #page); signed in by its session's
+// cookie, never a key in the page or its address (docs/dashboard.md).
 const DASHBOARD_PAGE = page(
-  'Payments dashboard',
+  'Dashboard',
   'dashboard',
-  `<h1>Payments</h1>
-<form id="key-form" class="card" novalidate>
-  <div class="field"><label for="secret-key">Secret API key</label><input id="secret-key" type="password" autocomplete="off" spellcheck="false"></div>
-  <button type="submit">Open the dashboard</button>
-  <p>The key stays in this tab (session storage) and goes only to this service.</p>
-</form>
-<p id="alert" class="error" role="alert"></p>
+  `<header id="shell" class="shell-header" hidden>
+  <nav aria-label="Dashboard"><ul id="nav-links" class="nav-links"></ul></nav>
+  <div class="session row">
+    <div class="field mode-field"><label for="mode">Mode</label><select id="mode" name="mode"><option value="TEST">Test</option><option value="LIVE">Live</option></select></div>
+    <span id="user-email" class="user"></span>
+    <button id="sign-out" type="button" class="secondary">Sign out</button>
+  </div>
+</header>
+<p id="alert" class="error" role="alert" aria-live="assertive"></p>
+<p id="notice" class="notice" role="status" aria-live="polite"></p>
+<h1 id="page-title" tabindex="-1">Dashboard</h1>
+<div id="page"></div>
 <p id="live" class="visually-hidden" role="status" aria-live="polite"></p>
-<div id="board" hidden>
-  <section class="charts" aria-label="The last hour">
-    <div class="card"><h2>Payments by status (last hour)</h2><div id="chart-statuses"></div></div>
-    <div class="card"><h2>Webhook success rate (last hour)</h2><div id="chart-webhooks"></div></div>
-  </section>
-  <section class="card" aria-labelledby="balance-heading">
-    <h2 id="balance-heading">Balance</h2>
-    <div id="balance"></div>
-  </section>
-  <section id="connected" class="card" hidden aria-labelledby="connected-heading">
-    <h2 id="connected-heading">Connected merchants</h2>
-    <div id="connected-merchants"></div>
-  </section>
-  <section class="card" aria-labelledby="routing-heading">
-    <h2 id="routing-heading">Routing</h2>
-    <ul id="routing-algorithms"></ul>
-  </section>
-  <section class="card" aria-labelledby="recent-heading">
-    <h2 id="recent-heading">Recent payments <small>(live)</small></h2>
-    <div class="table-scroll"><table id="payments"><thead><tr><th scope="col">Payment</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">Connector</th><th scope="col">Created</th><th scope="col">Updated</th></tr></thead><tbody id="payments-body"></tbody></table></div>
-  </section>
-  <section id="detail" class="card" hidden aria-labelledby="detail-heading"></section>
-  <section class="card" aria-labelledby="ledger-heading">
-    <h2 id="ledger-heading">Ledger</h2>
-    <div id="ledger"></div>
-  </section>
-</div>`,
+<dialog id="confirm" aria-labelledby="confirm-question">
+  <form method="dialog">
+    <p id="confirm-question"></p>
+    <div class="row"><button type="submit" value="cancel" class="secondary">Cancel</button><button id="confirm-accept" type="submit" value="confirm">Confirm</button></div>
+  </form>
+</dialog>`,
   '/assets/dashboard.js',
+);
+
+// The sign-in form posts to /dashboard/login (src/api/routes/dashboard-sessions.ts); an invitation's link opens it
+// with #invitation=…, and the form then sets the new member's password instead.
+const LOGIN_PAGE = page(
+  'Sign in: Payments dashboard',
+  'dashboard',
+  `<h1 id="login-heading">Sign in to the dashboard</h1>
+<form id="login-form" class="card" novalidate>
+  <div class="field" id="email-field"><label for="email">Email</label><input id="email" type="email" autocomplete="username" spellcheck="false" required></div>
+  <div class="field"><label for="password">Password</label><input id="password" type="password" autocomplete="current-password" required minlength="12"></div>
+  <button type="submit" id="login-submit">Sign in</button>
+</form>
+<p id="alert" class="error" role="alert"></p>`,
+  '/assets/login.js',
 );
 
 function send(reply: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
@@ -145,6 +150,7 @@ export async function handleWebRoute(path: string, method: string, reply: Server
   if (method !== 'GET' && method !== 'HEAD') return sendJson(reply, 405, errorBody('METHOD_NOT_ALLOWED', 'Use GET here.'));
   if (path === '/checkout') return sendPage(reply, 200, CHECKOUT_PAGE);
   if (path === '/dashboard') return sendPage(reply, 200, DASHBOARD_PAGE);
+  if (path === LOGIN_PAGE_ROUTE) return sendPage(reply, 200, LOGIN_PAGE);
   if (path === STYLES_PATH)
     return send(reply, 200, 'text/css; charset=utf-8', await readFile(source('../web/styles.css'), 'utf8'), { 'cache-control': 'no-cache' });
   // The SDK may be loaded by merchants' pages on other origins.

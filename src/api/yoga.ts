@@ -16,7 +16,7 @@ import type { SubscriptionGate } from './subscription-gate.ts';
 import type { Services } from '../modules/services.ts';
 import { CONNECTED_MERCHANT_HEADER } from '../modules/merchants/index.ts';
 import type { Principal } from '../kernel/principal.ts';
-import { authenticateWithinLimits } from './authenticate.ts';
+import { authenticateRequest, CSRF_HEADER, sessionTokenOf, type PresentedCredentials } from './authenticate.ts';
 import { type RateLimits } from '../platform/rate-limits.ts';
 import type { GraphQLContext } from '../platform/graphql/context.ts';
 import { appErrorToGraphQL, TOO_DEEP_TO_PARSE, withErrorCode } from '../platform/graphql/errors.ts';
@@ -26,6 +26,7 @@ import type { Metrics } from '../platform/http/metrics.ts';
 import { currentScope, errorReferences } from '../platform/request-scope.ts';
 import { schema } from './schema.ts';
 import { useOperationSpans } from './operation-spans.ts';
+import { useSessionPermissions } from './session-permissions.ts';
 import { tracingEnabled } from '../platform/tracing.ts';
 
 export interface ServerContext {
@@ -36,10 +37,18 @@ export interface ServerContext {
   principal?: Principal;
 }
 
-/** What a request presents to authenticate: its key and the connected merchant it acts for (docs/platforms.md). */
-export function presentedCredentials(headers: Headers): { key: string | null; connectedMerchantId: string | null } {
-  // A header sent empty is still sent: refused (ApiKeyService.actingFor), never read as absent, which would act as the platform.
-  return { key: presentedKey(headers), connectedMerchantId: headers.get(CONNECTED_MERCHANT_HEADER)?.trim() ?? null };
+/**
+ * What a request presents to authenticate: its key and the connected merchant it acts for (docs/platforms.md), or the
+ * dashboard's session cookie and CSRF header (docs/dashboard.md).
+ */
+export function presentedCredentials(headers: Headers): PresentedCredentials {
+  return {
+    key: presentedKey(headers),
+    // A header sent empty is still sent: refused (ApiKeyService.actingFor), never read as absent, which would act as the platform.
+    connectedMerchantId: headers.get(CONNECTED_MERCHANT_HEADER)?.trim() ?? null,
+    sessionToken: sessionTokenOf(headers.get('cookie')),
+    csrfToken: headers.get(CSRF_HEADER),
+  };
 }
 
 /** The key from `api-key: <key>` or `Authorization: Bearer <key>`; null when neither is sent. */
@@ -272,11 +281,12 @@ export function createGraphQLServer(deps: {
     graphiql: config.graphiql ? graphiql : false,
     renderGraphiQL: async () => (await page()).html,
     logging: false,
-    // Keys travel in headers, never cookies: any origin may call, and no browser credentials are sent.
+    // Keys travel in headers: any origin may call, and no browser credentials are sent. The dashboard's cookie is
+    // SameSite=Strict and same-origin, so it needs no CORS (docs/dashboard.md).
     cors: { credentials: false },
     context: async ({ request, requestId, clientIp, principal: authenticated }) => {
       try {
-        const principal = authenticated ?? (await authenticateWithinLimits(services.apiKeys, limits, presentedCredentials(request.headers), clientIp));
+        const principal = authenticated ?? (await authenticateRequest(services, limits, presentedCredentials(request.headers), clientIp));
         // Over HTTP the request's scope already puts its id on every line (request-scope.ts); a WebSocket operation has none.
         const requestLogger = currentScope() ? logger : logger.child({ requestId });
         return { principal, services, logger: requestLogger, requestId, db, live, gate, clientIp, limits };
@@ -312,6 +322,7 @@ export function createGraphQLServer(deps: {
       ...(config.introspection ? [] : [useNoIntrospection()]),
       useNoNulCharacters(),
       useClientSecretFailuresCounted(),
+      useSessionPermissions(),
       useErrorCodes(),
       useOperationMetrics(metrics),
       useErrorReferences(),

@@ -2,7 +2,7 @@
 // REST layers turn it into `extensions.code` / an HTTP status. Anything else that escapes is INTERNAL and masked.
 
 export const ERROR_CODES = {
-  UNAUTHENTICATED: { httpStatus: 401, description: 'No key, an unknown key, or a revoked key.' },
+  UNAUTHENTICATED: { httpStatus: 401, description: 'No key, an unknown key, or a revoked or expired key.' },
   FORBIDDEN: { httpStatus: 403, description: 'The key is valid but may not do this.' },
   NOT_FOUND: { httpStatus: 404, description: 'No such resource for this merchant and mode.' },
   INVALID_INPUT: { httpStatus: 400, description: 'A field breaks a rule; `extensions.field` names it.' },

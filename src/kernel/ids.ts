@@ -22,6 +22,10 @@ export const ID_PREFIXES = {
   routingAlgorithm: 'rta',
   ledgerEntry: 'le',
   ledgerTransaction: 'ltx',
+  dashboardUser: 'usr',
+  dashboardSession: 'ses',
+  dashboardInvitation: 'inv',
+  auditLogEntry: 'aud',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -40,7 +40,7 @@ export async function startApi(config: Config, logger: Logger, options: ApiOptio
   const { metrics } = context;
   registerCircuitGauge(metrics, context.db, services.routing);
   registerWebhookQueueGauges(metrics, context.db);
-  const gate = new SubscriptionGate(config, services.apiKeys, logger, metrics);
+  const gate = new SubscriptionGate(config, services, logger, metrics);
   const limits = new RateLimits(redis, config);
   const yoga = createGraphQLServer({ config, services, logger, db: context.db, live: adapters.liveFeed, gate, limits, metrics });
   const server = createHttpServer({

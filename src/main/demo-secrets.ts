@@ -1,4 +1,4 @@
-// The demo's secrets (`npm start`): its ENCRYPTION_KEY, admin key and demo merchant keys, generated at random
+// The demo's secrets (`npm start`): its ENCRYPTION_KEY, admin key, demo merchant keys and dashboard owner's password, generated at random
 // on the first start and kept in a file of their own (DEMO_SECRETS_FILE, by default .demo/secrets.json,
 // git-ignored, readable by its owner only). Later starts reuse them, so the printed keys stay the same;
 // nothing in the repository tells what they are.
@@ -19,25 +19,35 @@ const demoSecretsSchema = z.object({
   publishableKey: z.string().min(1),
   paymentResponseHashKey: z.string().min(1),
   sandboxApiKey: z.string().min(1),
+  /** The demo owner's dashboard password; files from before dashboard users lack it, and get one on the next start. */
+  dashboardPassword: z.string().min(12).optional(),
 });
 
-export type DemoSecrets = z.infer<typeof demoSecretsSchema>;
+export type DemoSecrets = Required<z.infer<typeof demoSecretsSchema>>;
+
+const newDashboardPassword = () => randomBytes(24).toString('base64url');
 
 /** The secrets in `file`, created there (mode 0600) when it does not exist yet. */
 export function loadOrCreateDemoSecrets(file: string): DemoSecrets {
   const existing = readDemoSecrets(file);
-  if (existing) return existing;
+  if (existing?.dashboardPassword) return { ...existing, dashboardPassword: existing.dashboardPassword };
+  if (existing) {
+    const secrets = { ...existing, dashboardPassword: newDashboardPassword() };
+    writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+    return secrets;
+  }
   const secrets: DemoSecrets = {
     encryptionKey: randomBytes(32).toString('hex'),
     adminApiKey: `admin_${randomBytes(24).toString('hex')}`,
     ...generateDemoKeys(),
+    dashboardPassword: newDashboardPassword(),
   };
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   return secrets;
 }
 
-function readDemoSecrets(file: string): DemoSecrets | null {
+function readDemoSecrets(file: string): z.infer<typeof demoSecretsSchema> | null {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -50,7 +60,7 @@ function readDemoSecrets(file: string): DemoSecrets | null {
   return secrets;
 }
 
-function parseDemoSecrets(text: string): DemoSecrets | null {
+function parseDemoSecrets(text: string): z.infer<typeof demoSecretsSchema> | null {
   try {
     return demoSecretsSchema.parse(JSON.parse(text));
   } catch {

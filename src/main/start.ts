@@ -13,6 +13,7 @@ const { migrate } = await import('../platform/db/migrate.ts');
 const { ensureDatabase } = await import('../platform/db/reachability.ts');
 const { createLogger } = await import('../platform/logger.ts');
 const { DemoKeyMismatchError, ensureDemoMerchant } = await import('../modules/merchants/index.ts');
+const { ensureDemoOwner } = await import('../modules/team/index.ts');
 const { StartupError } = await import('../platform/startup-error.ts');
 // The demo runs the sandbox processors in this process, as it runs every role: the one place the product starts them.
 const { loadSandboxConfig, startSandboxFromConfig, StartupError: SandboxStartupError } = await import('../../sandbox/src/index.ts');
@@ -51,6 +52,7 @@ run('start', async () => {
   await api.services.connectorCallbacks.register(demoKey, demo.merchantId, demo.connectorAccountId).catch((error: unknown) => {
     logger.warn({ err: error }, 'could not register the demo connector account’s callbacks; its payments rely on sync');
   });
+  const owner = await ensureDemoOwner(api.services.team, demo.merchantId, secrets.dashboardPassword);
   const graphql = `${api.url}/graphql`;
   process.stdout.write(
     [
@@ -59,7 +61,7 @@ run('start', async () => {
       '',
       `  Hosted checkout          ${api.services.paymentLinks.urlOf({ id: demo.paymentLinkId })}  (a demo payment link: Pay opens the checkout)`,
       `                           or ${api.url}/checkout#client_secret=<a payment's clientSecret>&publishable_key=${demo.publishableKey}`,
-      `  Live dashboard           ${api.url}/dashboard#secret_key=${demo.secretKey}`,
+      `  Dashboard                ${api.url}/dashboard/login  email ${owner.email}  password ${secrets.dashboardPassword}  (docs/dashboard.md)`,
       `  Browser SDK              ${api.url}/sdk/payments.js  (ES module; docs/checkout.md)`,
       `  GraphQL API + GraphiQL   ${graphql}`,
       `  Health / ready / metrics ${api.url}/health  ${api.url}/ready  ${api.url}/metrics  (the worker's: ${worker.metricsUrl})`,
@@ -73,7 +75,7 @@ run('start', async () => {
       `  webhook signing key      ${demo.paymentResponseHashKey}`,
       `  sandbox connector        ${demo.connectorAccountId}  (its callbacks come to ${api.url}/webhooks/${demo.merchantId}/${demo.connectorAccountId})`,
       `  admin key                ${config.ADMIN_API_KEY === secrets.adminApiKey ? config.ADMIN_API_KEY : '(from ADMIN_API_KEY)'}`,
-      `  (these keys and the demo's ENCRYPTION_KEY were generated at random on its first start and are kept in ${secretsFile})`,
+      `  (these keys, the dashboard password and the demo's ENCRYPTION_KEY were generated at random on its first start and are kept in ${secretsFile})`,
       '',
       'Try it:',
       `  curl -s ${graphql} -H 'content-type: application/json' -H 'api-key: ${demo.secretKey}' \\`,

@@ -24,6 +24,7 @@ import { WebhookDeliveryService } from './events/delivery.ts';
 import { measuredSender, type WebhookSender } from './events/sender.ts';
 import { RoutingService } from './routing/service.ts';
 import { LedgerService } from './ledger/service.ts';
+import { TeamService } from './team/service.ts';
 import type { RoutingSignals } from './routing/index.ts';
 
 /** What services need from outside the process (the worker's queues, the network). */
@@ -75,6 +76,7 @@ export function createServices(context: ServiceContext, adapters: ServiceAdapter
     events: new EventService(context, outbox, webhookDelivery),
     activity: new ActivityService(context),
     ledger,
+    team: new TeamService(context),
   };
 }
 

@@ -120,6 +120,15 @@ const configSchema = z.object({
   RATE_LIMIT_LINK_USES_PER_LINK: rateRule.default({ points: 100, seconds: 60 }),
   RATE_LIMIT_CONFIRMS_PER_CLIENT_SECRET: rateRule.default({ points: 10, seconds: 600 }),
   RATE_LIMIT_DECLINES_PER_LINK: rateRule.default({ points: 10, seconds: 3600 }),
+  /** Dashboard sign-in attempts that failed (docs/dashboard.md), per client IP and per email address. */
+  RATE_LIMIT_LOGINS_PER_IP: rateRule.default({ points: 20, seconds: 900 }),
+  RATE_LIMIT_LOGINS_PER_EMAIL: rateRule.default({ points: 10, seconds: 900 }),
+  /** bcrypt's cost for dashboard passwords (2^cost rounds); tests lower it to save time. */
+  DASHBOARD_BCRYPT_COST: z.coerce.number().int().min(4).max(15).default(12),
+  /** How long a dashboard session lasts from sign-in, in hours, however busy it is. */
+  DASHBOARD_SESSION_HOURS: z.coerce.number().int().min(1).max(168).default(12),
+  /** How long a team invitation's link can be used, in hours. */
+  DASHBOARD_INVITATION_HOURS: z.coerce.number().int().min(1).max(720).default(72),
   /** How many jobs one worker process runs at once. */
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
 });

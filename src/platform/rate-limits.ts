@@ -1,5 +1,6 @@
 // Rate limits on what can be done without a secret key: failed authentications per client IP, payment-link
-// uses per IP and per link, confirms per client secret and declines per payment link. Counted in Redis
+// uses per IP and per link, confirms per client secret, declines per payment link and failed dashboard sign-ins per IP
+// and per email. Counted in Redis
 // (rate-limiter-flexible, fixed windows under REDIS_PREFIX), so every API process shares them; while Redis
 // cannot be reached each process counts on its own. A request with a valid secret key (or the admin key)
 // is never counted nor slowed: a merchant's backend sends hundreds a second from one address.
@@ -15,6 +16,8 @@ const RULES = {
   linkUsesPerLink: { setting: 'RATE_LIMIT_LINK_USES_PER_LINK', refusal: 'This payment link is being used too often.' },
   confirmsPerClientSecret: { setting: 'RATE_LIMIT_CONFIRMS_PER_CLIENT_SECRET', refusal: 'Too many confirmations of this payment.' },
   declinesPerLink: { setting: 'RATE_LIMIT_DECLINES_PER_LINK', refusal: 'Too many payments through this link were declined.' },
+  failedLoginsPerIp: { setting: 'RATE_LIMIT_LOGINS_PER_IP', refusal: 'Too many failed sign-ins from this address.' },
+  failedLoginsPerEmail: { setting: 'RATE_LIMIT_LOGINS_PER_EMAIL', refusal: 'Too many failed sign-ins for this email address.' },
 } as const;
 
 export type RateRule = keyof typeof RULES;
@@ -64,6 +67,8 @@ export class RateLimits {
       linkUsesPerLink: limiter('linkUsesPerLink'),
       confirmsPerClientSecret: limiter('confirmsPerClientSecret'),
       declinesPerLink: limiter('declinesPerLink'),
+      failedLoginsPerIp: limiter('failedLoginsPerIp'),
+      failedLoginsPerEmail: limiter('failedLoginsPerEmail'),
     };
   }
 

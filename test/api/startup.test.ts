@@ -121,7 +121,9 @@ describe('the demo command (npm start)', { timeout: 180_000 }, () => {
       run,
       graphqlUrl: printed('GraphQL API \\+ GraphiQL')!,
       checkoutUrl: printed('Hosted checkout')!,
-      dashboardUrl: printed('Live dashboard')!,
+      dashboardUrl: printed('Dashboard')!,
+      dashboardEmail: printed('email')!,
+      dashboardPassword: printed('password')!,
       secretKey: printed('secret key')!,
       publishableKey: printed('publishable key')!,
       signingKey: printed('webhook signing key')!,
@@ -178,7 +180,17 @@ describe('the demo command (npm start)', { timeout: 180_000 }, () => {
       );
       expect(confirmPayment).toEqual({ id: createPayment!.id, status: 'SUCCEEDED' });
       // The printed checkout (the demo payment link) and dashboard work with the printed keys.
-      expect(second.dashboardUrl).toBe(second.graphqlUrl.replace(/\/graphql$/, `/dashboard#secret_key=${second.secretKey}`));
+      // The dashboard opens with the printed owner's email and password, the same on every start; no key is in a URL.
+      expect(second.dashboardUrl).toBe(second.graphqlUrl.replace(/\/graphql$/, '/dashboard/login'));
+      expect([second.dashboardEmail, second.dashboardPassword]).toEqual([first.dashboardEmail, first.dashboardPassword]);
+      expect(second.run.output.stdout).not.toContain('secret_key=');
+      const signedIn = await fetch(second.dashboardUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: second.dashboardEmail, password: second.dashboardPassword }),
+      });
+      expect(signedIn.status).toBe(200);
+      expect(await signedIn.json()).toMatchObject({ user: { email: 'owner@demo.example', role: 'owner', merchantId: 'mer_DemoMerchant000000000000' } });
       const use = await fetch(`${second.checkoutUrl}/payments`, { method: 'POST' });
       expect(use.status).toBe(201);
       expect(await use.json()).toMatchObject({ publishable_key: second.publishableKey, amount: 2000, currency: 'EUR' });
@@ -192,7 +204,7 @@ describe('the demo command (npm start)', { timeout: 180_000 }, () => {
     const first = printedKeys;
     const other = await startDemo(demoDataDir());
     await other.run.stop();
-    for (const key of ['secretKey', 'publishableKey', 'signingKey', 'adminKey'] as const) {
+    for (const key of ['secretKey', 'publishableKey', 'signingKey', 'adminKey', 'dashboardPassword'] as const) {
       expect(other[key], key).toMatch(/\S{32}/);
       expect(other[key], key).not.toBe(first[key]);
     }

@@ -1,7 +1,8 @@
 // Each table has one writer (docs/architecture.md): only the payments store writes payment_intents and
 // payment_attempts, so the version bump every change of a payment needs is in one place; only the routing store
 // writes routing_algorithms, so one active algorithm per profile and mode is kept in one place; only the ledger
-// store writes ledger_entries, so every movement is written as one balanced transaction. This scans the
+// store writes ledger_entries, so every movement is written as one balanced transaction; only the team store writes
+// audit_log, so what a row may hold is decided in one place. This scans the
 // product's source for writes of those tables, through raw SQL or the Prisma client.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -31,6 +32,15 @@ const SINGLE_WRITER_TABLES = [
     ownerWrite: 'INSERT INTO ledger_entries (id) SELECT 1',
     otherWrite: ['modules/payouts/service.ts', 'await tx.ledgerEntry.create({ data })'],
     read: ['modules/ledger/service.ts', 'await db.ledgerEntry.findMany({ where: { merchantId } })'],
+  },
+  {
+    table: 'audit_log',
+    owner: 'modules/team/store.ts',
+    rawSql: /\b(UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+audit_log\b/i,
+    prisma: /\.auditLogEntry\.(create|createMany|update|updateMany|upsert|delete|deleteMany)\b/,
+    ownerWrite: 'await this.db.auditLogEntry.create({ data })',
+    otherWrite: ['api/session-permissions.ts', 'await db.auditLogEntry.create({ data })'],
+    read: ['modules/team/service.ts', 'await db.auditLogEntry.findMany({ where: { merchantId } })'],
   },
 ] as const;
 

@@ -100,6 +100,15 @@ const SAMPLE_OVERRIDES: Record<string, Record<string, unknown>> = {
   LedgerEntry: { merchantId: null, role: 'processor', type: 'capture' },
   // A processor that pays on to a connected merchant's own account (the CHECK of merchant_processor_accounts).
   MerchantProcessorAccount: { connectorName: 'stripe' },
+  // Dashboard users and invitations: a role the CHECK allows, and an email stored lowercase (the CHECK), a new one for
+  // each row (a getter, read by each Object.assign) as users' are unique.
+  DashboardUser: {
+    role: 'viewer',
+    get email() {
+      return `user.${++sequence}.ünïcødé@example.com`;
+    },
+  },
+  DashboardInvitation: { role: 'viewer', email: 'invited.ünïcødé@example.com' },
 };
 
 /**

@@ -24,7 +24,7 @@ describe('Event.deliveryHeaders', () => {
         deliveryHeaders: EventService.prototype.deliveryHeaders,
         testSigningKeys: async (profileIds: string[]) => {
           keyReads.push(profileIds);
-          return new Map(profileIds.map((id) => [id, `key of ${id}`]));
+          return new Map(profileIds.map((id) => [id, { current: `key of ${id}`, previous: null }]));
         },
       },
     };

@@ -113,7 +113,7 @@ describe('revocation', () => {
 
 describe('a reader that stops reading', () => {
   it('is cut off with a retryable error once it leaves more than MAX_UNREAD_RESULTS unread', async () => {
-    const gate = new SubscriptionGate(stack.api.context.config, stack.api.services.apiKeys, createLogger('silent'), createMetrics());
+    const gate = new SubscriptionGate(stack.api.context.config, stack.api.services, createLogger('silent'), createMetrics());
     let produced = 0;
     let sourceEnded = false;
     // A busy feed: values as fast as they are taken, until the gate stops taking them.

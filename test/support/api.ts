@@ -15,6 +15,8 @@ const UNREACHED_RATE_LIMITS = {
   RATE_LIMIT_LINK_USES_PER_LINK: '1000000/60',
   RATE_LIMIT_CONFIRMS_PER_CLIENT_SECRET: '1000000/60',
   RATE_LIMIT_DECLINES_PER_LINK: '1000000/60',
+  RATE_LIMIT_LOGINS_PER_IP: '1000000/60',
+  RATE_LIMIT_LOGINS_PER_EMAIL: '1000000/60',
   SUBSCRIPTIONS_PER_CLIENT_SECRET: '1000',
   SUBSCRIPTIONS_PER_CLIENT_IP: '10000',
 };
@@ -37,6 +39,8 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     WEBHOOK_RETRY_DELAY_SCALE: '0.0001',
     WEBHOOK_RECONCILE_INTERVAL_MS: '500',
+    // bcrypt's cheapest cost: dashboard sign-ins in tests take milliseconds, not a quarter second.
+    DASHBOARD_BCRYPT_COST: '4',
     SUBSCRIPTION_KEY_RECHECK_MS: '200',
     // Limits no test reaches by accident: the suite sends many requests from one address, and some send
     // wrong keys on purpose. The rate-limit tests set low ones (test/api/rate-limits.test.ts).

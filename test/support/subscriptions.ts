@@ -44,22 +44,29 @@ function collector<Data>(close: () => void): Collected<Data> {
   return collected;
 }
 
-/** The WebSocket class, its connections made from `localAddress` (a loopback address: a client of its own). */
-const webSocketFrom = (localAddress: string) =>
+/** The WebSocket class with `options` (connections from `localAddress`, a loopback address: a client of its own; headers). */
+const webSocketWith = (options: WebSocket.ClientOptions) =>
   class extends WebSocket {
     constructor(address: string, protocols?: string | string[]) {
-      super(address, protocols, { localAddress });
+      super(address, protocols, options);
     }
   };
 
 /**
  * A graphql-ws client of the API at `apiUrl`, authenticated by `key` in connectionParams (from `localAddress` if
- * given), with `moreParams` beside it (a platform's `x-connected-merchant-id`).
+ * given), with `moreParams` beside it (a platform's `x-connected-merchant-id`, a dashboard session's `csrfToken`), and
+ * `headers` sent with its upgrade (a dashboard session's cookie).
  */
-export function wsClient(apiUrl: string, key?: string, localAddress?: string, moreParams: Record<string, unknown> = {}): Client {
+export function wsClient(
+  apiUrl: string,
+  key?: string,
+  localAddress?: string,
+  moreParams: Record<string, unknown> = {},
+  headers?: Record<string, string>,
+): Client {
   return createClient({
     url: `${apiUrl.replace(/^http/, 'ws')}/graphql`,
-    webSocketImpl: localAddress ? webSocketFrom(localAddress) : WebSocket,
+    webSocketImpl: localAddress || headers ? webSocketWith({ localAddress, headers }) : WebSocket,
     connectionParams: { ...(key ? { 'api-key': key } : {}), ...moreParams },
     retryAttempts: 0,
     lazy: true,

@@ -1,6 +1,7 @@
 // GraphQL over HTTP (queries and mutations) and over WebSocket with graphql-ws (subscriptions), with one API
-// key. Shared by the browser SDK (a publishable key), the dashboard and the server SDK (a secret key). Runs in
-// browsers and in Node (give Node 20 a WebSocket implementation, such as the `ws` package).
+// key or a dashboard session. Shared by the browser SDK (a publishable key), the server SDK (a secret key) and
+// the dashboard (its session's cookie and CSRF token, docs/dashboard.md). Runs in browsers and in Node (give
+// Node 20 a WebSocket implementation, such as the `ws` package).
 // The server SDK turns on what a backend needs (docs/sdk-node.md): an idempotency key per mutation, retries
 // and a timeout; the browser SDK and the dashboard keep one plain try.
 import { createClient, type Client } from 'graphql-ws';
@@ -13,9 +14,18 @@ export interface Document<Result, Variables> {
   __apiType?: (variables: Variables) => Result;
 }
 
-export interface TransportOptions {
-  /** The API key sent with every request: publishable for the SDK, secret for the dashboard and servers. */
-  apiKey: string;
+/** Who the requests are from: an API key, or a dashboard session (exactly one). */
+export type TransportCredentials =
+  /** The API key sent with every request: publishable for the SDK, secret for servers. */
+  | { apiKey: string; csrfToken?: never }
+  /**
+   * A dashboard session's CSRF token: the session's HttpOnly cookie goes with same-origin requests (and the
+   * WebSocket's handshake), the token in the X-CSRF-Token header and in connection_init's payload.
+   */
+  | { csrfToken: string; apiKey?: never };
+
+/** Where and how requests go, whoever they are from. */
+export interface TransportSettings {
   /** The service's base URL (`https://pay.example.com`); the page's own origin in a browser by default. */
   baseUrl?: string;
   /** A WebSocket class where there is no global one (Node 20: `import WebSocket from 'ws'`). */
@@ -31,6 +41,8 @@ export interface TransportOptions {
   /** The jitter's randomness, in [0, 1) (Math.random by default). */
   random?: () => number;
 }
+
+export type TransportOptions = TransportCredentials & TransportSettings;
 
 export interface RequestOptions {
   /** The mutation's Idempotency-Key (docs/api.md, "Keys and headers") instead of a generated one. */
@@ -73,7 +85,16 @@ function bodilessError(status: number, requestId: string | undefined): ApiError 
 
 const socketClosed = () => new ApiError('The live connection closed.', { code: 'SERVICE_UNAVAILABLE' });
 
+/** The headers, fetch options and connection_init payload of the options' credentials. */
+function credentialsOf(options: TransportCredentials): { headers: Record<string, string>; fetch: RequestInit; connectionParams: Record<string, string> } {
+  if ((options.apiKey === undefined) === (options.csrfToken === undefined)) throw new Error('Give createTransport exactly one of apiKey and csrfToken.');
+  if (options.csrfToken !== undefined)
+    return { headers: { 'x-csrf-token': options.csrfToken }, fetch: { credentials: 'same-origin' }, connectionParams: { csrfToken: options.csrfToken } };
+  return { headers: { 'api-key': options.apiKey! }, fetch: {}, connectionParams: { 'api-key': options.apiKey! } };
+}
+
 export function createTransport(options: TransportOptions): Transport {
+  const credentials = credentialsOf(options);
   const baseUrl = (options.baseUrl ?? defaultBaseUrl()).replace(/\/$/, '');
   const endpoint = `${baseUrl}/graphql`;
   const maxRetries = options.maxRetries ?? 0;
@@ -83,7 +104,7 @@ export function createTransport(options: TransportOptions): Transport {
   const socketClient = () =>
     (socket ??= createClient({
       url: endpoint.replace(/^http/, 'ws'),
-      connectionParams: { 'api-key': options.apiKey },
+      connectionParams: credentials.connectionParams,
       lazy: true,
       // A dropped socket is reopened (5 tries, graphql-ws's backoff); the caller re-reads what it may have missed.
       retryAttempts: 5,
@@ -95,7 +116,7 @@ export function createTransport(options: TransportOptions): Transport {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: 'application/graphql-response+json, application/json',
-      'api-key': options.apiKey,
+      ...credentials.headers,
     };
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     let response: Response;
@@ -105,6 +126,7 @@ export function createTransport(options: TransportOptions): Transport {
         method: 'POST',
         headers,
         body,
+        ...credentials.fetch,
         // A redirect is answered as it is, never followed: fetch would send the API key on to wherever it points.
         redirect: 'manual',
         ...(options.timeoutMs ? { signal: AbortSignal.timeout(options.timeoutMs) } : {}),

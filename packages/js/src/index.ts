@@ -19,7 +19,7 @@ import {
   type SdkPaymentMethodsQuery,
   type SdkPaymentSessionsQuery,
 } from './gql/graphql.ts';
-import { ApiError, createTransport, type TransportOptions } from '@payments-orchestrator/client-core';
+import { ApiError, createTransport, type TransportSettings } from '@payments-orchestrator/client-core';
 
 export { ApiError } from '@payments-orchestrator/client-core';
 export type { CardInput } from '../../../src/kernel/cards.ts';
@@ -44,7 +44,7 @@ export function paymentIdOf(clientSecret: string): string {
   return clientSecret.slice(0, at);
 }
 
-export interface PaymentsClientOptions extends Omit<TransportOptions, 'apiKey'> {
+export interface PaymentsClientOptions extends TransportSettings {
   publishableKey: string;
   clientSecret: string;
 }

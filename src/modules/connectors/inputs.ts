@@ -18,3 +18,8 @@ export const createConnectorAccountInput = z.object({
   countries: z.array(z.string().refine(isCountry, 'must be an ISO 3166-1 alpha-2 country code (upper case)')).max(250).nullish(),
   mode: z.enum(['TEST', 'LIVE']).nullish(),
 });
+
+export const updateConnectorAccountInput = z.object({
+  id: z.string().max(64, 'must be at most 64 characters'),
+  disabled: z.boolean(),
+});

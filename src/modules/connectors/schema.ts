@@ -2,7 +2,7 @@ import { CONNECTORS, isConnectorName } from './registry.ts';
 import { UNVERIFIED_SAMPLE_PER_MINUTE } from './callbacks.ts';
 import { builder } from '../../platform/graphql/builder.ts';
 import { inputTypeFor } from '../../platform/graphql/inputs.ts';
-import { createConnectorAccountInput } from './inputs.ts';
+import { createConnectorAccountInput, updateConnectorAccountInput } from './inputs.ts';
 import { ModeEnum } from '../../platform/graphql/scalars.ts';
 
 export const ConnectorAccountRef = builder.prismaObject('ConnectorAccount', {
@@ -87,5 +87,24 @@ builder.mutationField('createConnectorAccount', (t) =>
     type: ConnectorAccountRef,
     args: { input: t.arg({ type: CreateConnectorAccountInput, required: true }) },
     resolve: (_root, { input }, { principal, services }) => services.connectorAccounts.create(principal, input),
+  }),
+);
+
+const UpdateConnectorAccountInput = inputTypeFor('UpdateConnectorAccountInput', updateConnectorAccountInput, {
+  fields: (t) => ({
+    id: t.string({ required: true }),
+    disabled: t.boolean({
+      required: true,
+      description: 'true: payments and payouts are no longer routed to the account (those already on it carry on); false: routed to again.',
+    }),
+  }),
+});
+
+builder.mutationField('updateConnectorAccount', (t) =>
+  t.withAuth({ secretKey: true }).field({
+    type: ConnectorAccountRef,
+    description: "Disables or re-enables one of the merchant's connector accounts of the key's mode (NOT_FOUND for any other).",
+    args: { input: t.arg({ type: UpdateConnectorAccountInput, required: true }) },
+    resolve: (_root, { input }, { principal, services }) => services.connectorAccounts.update(principal, input),
   }),
 );

@@ -3,7 +3,7 @@
 import { instrumentConnector } from './instrumented.ts';
 import type { Connector } from './port.ts';
 import { CONNECTORS, isConnectorName, type ConnectorDefinition, type ConnectorName } from './registry.ts';
-import { AppError, invalidInput } from '../../kernel/errors.ts';
+import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Mode } from '../../kernel/api-keys.ts';
 import { type PaymentMethodType } from '../payments/methods.ts';
@@ -11,7 +11,7 @@ import type { ConnectorAccount, Prisma } from '../../generated/prisma/client.ts'
 import type { ServiceContext } from '../../platform/context.ts';
 import type { MerchantPrincipal } from '../../kernel/principal.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import { createConnectorAccountInput } from './inputs.ts';
+import { createConnectorAccountInput, updateConnectorAccountInput } from './inputs.ts';
 
 /** What a payment needs of a connector account to be routed there. */
 export interface RoutingRequest {
@@ -62,6 +62,20 @@ export class ConnectorAccountService {
         countries: input.countries ?? [],
       },
     });
+  }
+
+  /**
+   * Disables an account (payments and payouts are no longer routed to it: eligible and payoutCandidates skip it)
+   * or enables it again. The merchant's own accounts of the key's mode only; payments already on it carry on.
+   */
+  async update(principal: MerchantPrincipal, rawInput: unknown): Promise<ConnectorAccount> {
+    const input = parseInput(updateConnectorAccountInput, rawInput);
+    const updated = await this.context.db.connectorAccount.updateManyAndReturn({
+      where: { id: input.id, merchantId: principal.merchantId, mode: principal.mode },
+      data: { disabled: input.disabled },
+    });
+    if (updated.length === 0) throw notFound('connector account', input.id);
+    return updated[0]!;
   }
 
   async list(principal: MerchantPrincipal): Promise<ConnectorAccount[]> {

@@ -4,30 +4,41 @@
 // the queue only wakes the worker at the right time. An automatic attempt first claims its slot (one
 // worker per slot, even if a job runs twice), then sends, then records the outcome.
 import { MAX_ATTEMPTS, retryDelayMs } from './retry-schedule.ts';
-import { standardWebhookHeaders, webhookSignature } from './signature.ts';
+import { standardWebhookHeaders, webhookSignature, type SigningKeys } from './signature.ts';
 import { notFound } from '../../kernel/errors.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
+import type { SecretBox } from '../../kernel/secret-box.ts';
 import { webhookUrlProblem } from '../../kernel/webhook-url.ts';
+import { sealedSigningKeys } from '../merchants/index.ts';
 import { DeliveryStore, type AttemptRecord, type ClaimedDelivery } from './store.ts';
 import type { WebhookResponse, WebhookSender } from './sender.ts';
 
 export const USER_AGENT = 'payments-orchestrator-webhooks/1';
 
 /**
- * Every header a delivery of `body` carries, signed with the profile's `key` at `sentAt`, and the trace of
+ * Every header a delivery of `body` carries, signed with the profile's `keys` at `sentAt` (during a rotation's
+ * overlap both sign: `X-Webhook-Signature-512` stays the current key's, the replaced key's digest goes in
+ * `X-Webhook-Signature-512-Previous`, and `webhook-signature` lists both; docs/webhooks.md), and the trace of
  * the change that recorded it when it was traced (`traceParent`; a worker that traces replaces it with its
  * POST's own, a child in the same trace): the worker's POSTs and `Event.deliveryHeaders` (what `payments
  * listen` forwards, docs/cli.md) are built here alone, so the two cannot drift apart.
  */
-export function deliveryHeaders(eventId: string, body: string, key: string, sentAt: Date, traceParent: string | null): Record<string, string> {
+export function deliveryHeaders(eventId: string, body: string, keys: SigningKeys, sentAt: Date, traceParent: string | null): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
-    'x-webhook-signature-512': webhookSignature(body, key),
-    ...standardWebhookHeaders(eventId, sentAt, body, key),
+    'x-webhook-signature-512': webhookSignature(body, keys.current),
+    ...(keys.previous === null ? {} : { 'x-webhook-signature-512-previous': webhookSignature(body, keys.previous) }),
+    ...standardWebhookHeaders(eventId, sentAt, body, keys.previous === null ? [keys.current] : [keys.current, keys.previous]),
     ...(traceParent === null ? {} : { traceparent: traceParent }),
   };
+}
+
+/** The keys that sign at `now` of a mode's settings, decrypted (the replaced one only while its overlap lasts). */
+export function openSigningKeys(secretBox: SecretBox, settings: Parameters<typeof sealedSigningKeys>[0], now: Date): SigningKeys {
+  const sealed = sealedSigningKeys(settings, now);
+  return { current: secretBox.open(sealed.current), previous: sealed.previous === null ? null : secretBox.open(sealed.previous) };
 }
 
 /**
@@ -129,8 +140,9 @@ export class WebhookDeliveryService {
     if (claim.url === null || error) {
       return { response: null, attempt: { kind, url: claim.url, requestHeaders: {}, latencyMs: 0, error: `not sent: ${error}`, ...unanswered } };
     }
-    const key = this.context.secretBox.open(claim.paymentResponseHashKeyEncrypted);
-    const headers = deliveryHeaders(claim.eventId, claim.body, key, new Date(), claim.traceParent);
+    const sentAt = new Date();
+    const keys = openSigningKeys(this.context.secretBox, claim.signingKeys, sentAt);
+    const headers = deliveryHeaders(claim.eventId, claim.body, keys, sentAt, claim.traceParent);
     const privateNetworks = claim.mode === 'TEST' ? this.context.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS : 'none';
     const response = await this.sender.send({ url: claim.url, body: claim.body, headers, privateNetworks });
     const attempt: AttemptRecord =

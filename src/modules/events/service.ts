@@ -13,7 +13,8 @@ import { connectionPage, DEFAULT_PAGE_SIZE, olderThanCursor } from '../../platfo
 import type { MerchantPrincipal, SecretKeyPrincipal } from '../../kernel/principal.ts';
 import { parseInput } from '../../kernel/validation.ts';
 import type { EventOutbox, WrittenEvent } from './outbox.ts';
-import { deliveryHeaders, type WebhookDeliveryService } from './delivery.ts';
+import { deliveryHeaders, openSigningKeys, type WebhookDeliveryService } from './delivery.ts';
+import type { SigningKeys } from './signature.ts';
 import { profileSettings } from '../merchants/index.ts';
 
 const watchEventsInput = z.object({
@@ -183,7 +184,7 @@ export class EventService {
    */
   async deliveryHeaders(
     event: Pick<Event, 'id' | 'body' | 'profileId' | 'mode' | 'traceParent'>,
-    testKeyOf: (profileId: string) => Promise<string | null>,
+    testKeyOf: (profileId: string) => Promise<SigningKeys | null>,
   ): Promise<{ name: string; value: string }[]> {
     // Fresh signatures of live events would let a leaked live key replay them past receivers' timestamp checks.
     if (event.mode === 'LIVE') throw new AppError('FORBIDDEN', 'deliveryHeaders is for test-mode events only (payments listen takes a test key).');
@@ -192,10 +193,11 @@ export class EventService {
     return Object.entries(deliveryHeaders(event.id, event.body, key, new Date(), event.traceParent)).map(([name, value]) => ({ name, value }));
   }
 
-  /** The test-mode signing keys of these profiles, decrypted: one read and one decryption per profile. */
-  async testSigningKeys(profileIds: string[]): Promise<Map<string, string>> {
+  /** The test-mode signing keys of these profiles in force now (both during a rotation's overlap), decrypted: one read for them all. */
+  async testSigningKeys(profileIds: string[]): Promise<Map<string, SigningKeys>> {
     const profiles = await this.context.db.businessProfile.findMany({ where: { id: { in: profileIds } } });
-    return new Map(profiles.map((profile) => [profile.id, this.context.secretBox.open(profileSettings(profile, 'TEST').paymentResponseHashKeyEncrypted)]));
+    const now = new Date();
+    return new Map(profiles.map((profile) => [profile.id, openSigningKeys(this.context.secretBox, profileSettings(profile, 'TEST'), now)]));
   }
 
   /** Sends the event again now (same body, same event id), even after the schedule ran out. */

@@ -36,6 +36,12 @@ export function webhookAroundId(webhook: Omit<OutgoingWebhook, 'eventId'>): { he
   return { head: `${head.slice(0, -1)},"event_id":`, tail: `,${tail.slice(1)}` };
 }
 
+/** The keys that sign a delivery: the profile's current one, and during a rotation's overlap the one it replaced (docs/webhooks.md). */
+export interface SigningKeys {
+  current: string;
+  previous: string | null;
+}
+
 /** `X-Webhook-Signature-512`: lowercase hex HMAC-SHA512 of the exact body bytes, keyed with the profile's payment_response_hash_key. */
 export function webhookSignature(body: string | Buffer, key: string): string {
   return createHmac('sha512', key).update(body).digest('hex');
@@ -44,10 +50,13 @@ export function webhookSignature(body: string | Buffer, key: string): string {
 /**
  * The Standard Webhooks headers sent beside the seed's (never instead of it): replay protection through
  * the signed timestamp, and off-the-shelf verifiers. The key is the UTF-8 bytes of the same hash key
- * (for the standard libraries: `whsec_` + its base64).
+ * (for the standard libraries: `whsec_` + its base64). Several keys give the standard's space-separated
+ * list of signatures, in the order given (during a rotation: the new key's first); a receiver accepts any.
  */
-export function standardWebhookHeaders(eventId: string, sentAt: Date, body: string, key: string): Record<string, string> {
+export function standardWebhookHeaders(eventId: string, sentAt: Date, body: string, keys: string | readonly string[]): Record<string, string> {
   const timestamp = Math.floor(sentAt.getTime() / 1000).toString();
-  const signature = createHmac('sha256', key).update(`${eventId}.${timestamp}.${body}`).digest('base64');
-  return { 'webhook-id': eventId, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
+  const signatures = (typeof keys === 'string' ? [keys] : keys).map(
+    (key) => `v1,${createHmac('sha256', key).update(`${eventId}.${timestamp}.${body}`).digest('base64')}`,
+  );
+  return { 'webhook-id': eventId, 'webhook-timestamp': timestamp, 'webhook-signature': signatures.join(' ') };
 }

@@ -28,8 +28,12 @@ export interface ClaimedDelivery {
   endpointDisabled: boolean;
   /** The merchant's live webhook allowlist, checked again at send time (the operator may have narrowed it). */
   liveWebhookHosts: string[];
-  /** The signing key of the event's mode. */
-  paymentResponseHashKeyEncrypted: string;
+  /** The signing keys of the event's mode, sealed: the current one and, with its expiry, the one a rotation replaced. */
+  signingKeys: {
+    paymentResponseHashKeyEncrypted: string;
+    previousPaymentResponseHashKeyEncrypted: string | null;
+    previousPaymentResponseHashKeyExpiresAt: Date | null;
+  };
 }
 
 interface ClaimRow {
@@ -48,6 +52,8 @@ interface ClaimRow {
   live_webhook_disabled_at: Date | null;
   test_payment_response_hash_key_encrypted: string;
   live_payment_response_hash_key_encrypted: string;
+  previous_key_encrypted: string | null;
+  previous_key_expires_at: Date | null;
 }
 
 /** What an attempt got, as stored. */
@@ -102,7 +108,11 @@ export class DeliveryStore {
       )
       SELECT c.id, c.profile_id, c.mode::text AS mode, c.body, c.trace_parent, c.attempt_count, c.automatic_attempts, c.is_test,
              p.test_webhook_url, p.live_webhook_url, p.test_webhook_disabled_at, p.live_webhook_disabled_at,
-             p.test_payment_response_hash_key_encrypted, p.live_payment_response_hash_key_encrypted, m.live_webhook_hosts
+             p.test_payment_response_hash_key_encrypted, p.live_payment_response_hash_key_encrypted, m.live_webhook_hosts,
+             CASE WHEN c.mode = 'LIVE' THEN p.live_previous_payment_response_hash_key_encrypted
+                  ELSE p.test_previous_payment_response_hash_key_encrypted END AS previous_key_encrypted,
+             CASE WHEN c.mode = 'LIVE' THEN p.live_previous_payment_response_hash_key_expires_at
+                  ELSE p.test_previous_payment_response_hash_key_expires_at END AS previous_key_expires_at
       FROM claimed c JOIN business_profiles p ON p.id = c.profile_id JOIN merchant_accounts m ON m.id = c.merchant_id`;
     const row = rows[0];
     if (row === undefined) return null;
@@ -120,7 +130,11 @@ export class DeliveryStore {
       liveWebhookHosts: row.live_webhook_hosts,
       url: live ? row.live_webhook_url : row.test_webhook_url,
       endpointDisabled: (live ? row.live_webhook_disabled_at : row.test_webhook_disabled_at) !== null,
-      paymentResponseHashKeyEncrypted: live ? row.live_payment_response_hash_key_encrypted : row.test_payment_response_hash_key_encrypted,
+      signingKeys: {
+        paymentResponseHashKeyEncrypted: live ? row.live_payment_response_hash_key_encrypted : row.test_payment_response_hash_key_encrypted,
+        previousPaymentResponseHashKeyEncrypted: row.previous_key_encrypted,
+        previousPaymentResponseHashKeyExpiresAt: row.previous_key_expires_at,
+      },
     };
   }
 

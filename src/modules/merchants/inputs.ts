@@ -46,11 +46,30 @@ export const updateMerchantInput = z.object({
 
 const keyName = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
 
+/** The longest a key may be issued for (docs/api.md, "API keys"). */
+export const MAX_API_KEY_LIFETIME_DAYS = 366;
+/** The longest a rotated key keeps working beside its successor. */
+export const MAX_ROTATION_OVERLAP_SECONDS = 30 * 24 * 3600;
+
 export const createApiKeyInput = z.object({
   name: keyName,
   type: z.enum(['SECRET', 'PUBLISHABLE']),
   mode: z.enum(['TEST', 'LIVE']).nullish(),
   merchantId: z.string().nullish(),
+  expiresAt: z
+    .date()
+    .refine((date) => date.getTime() > Date.now(), 'must be in the future')
+    .refine((date) => date.getTime() <= Date.now() + MAX_API_KEY_LIFETIME_DAYS * 24 * 3600 * 1000, `must be at most ${MAX_API_KEY_LIFETIME_DAYS} days from now`)
+    .nullish(),
+});
+
+export const rotateApiKeyInput = z.object({
+  keyId: z.string().max(64),
+  expiresInSeconds: z
+    .number()
+    .int('must be a whole number of seconds')
+    .min(0, 'must be at least 0 (0 revokes the old key now)')
+    .max(MAX_ROTATION_OVERLAP_SECONDS, `must be at most ${MAX_ROTATION_OVERLAP_SECONDS} (30 days)`),
 });
 
 const profileName = z.string().trim().min(1, 'must not be empty').max(64, 'must be at most 64 characters');
@@ -119,3 +138,17 @@ export const updateProfileInput = z
     path: ['generatePaymentResponseHashKey'],
     message: 'cannot be combined with paymentResponseHashKey',
   });
+
+/** The longest a replaced webhook signing key keeps signing beside the new one (docs/webhooks.md). */
+export const MAX_SIGNING_KEY_OVERLAP_SECONDS = 7 * 24 * 3600;
+
+export const rotateWebhookSigningKeyInput = z.object({
+  profileId: z.string().max(64),
+  mode: z.enum(['TEST', 'LIVE']).nullish(),
+  overlapSeconds: z
+    .number()
+    .int('must be a whole number of seconds')
+    .min(0, 'must be at least 0 (0 replaces the key at once)')
+    .max(MAX_SIGNING_KEY_OVERLAP_SECONDS, `must be at most ${MAX_SIGNING_KEY_OVERLAP_SECONDS} (7 days)`)
+    .nullish(),
+});

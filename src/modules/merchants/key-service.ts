@@ -6,12 +6,17 @@ import type { ApiKey, Prisma } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import type { Principal } from '../../kernel/principal.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import { createApiKeyInput } from './inputs.ts';
+import { createApiKeyInput, rotateApiKeyInput } from './inputs.ts';
 
 type Transaction = Prisma.TransactionClient;
 
 /** The request header (or graphql-ws connection parameter) a platform names the connected merchant it acts for with. */
 export const CONNECTED_MERCHANT_HEADER = 'X-Connected-Merchant-Id';
+
+/** The keys that still work at `now`: neither revoked nor expired. */
+export function usableKeyWhere(now: Date): Prisma.ApiKeyWhereInput {
+  return { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] };
+}
 
 export interface IssuedKey {
   apiKey: ApiKey;
@@ -20,7 +25,14 @@ export interface IssuedKey {
 }
 
 /** Inserts a new key inside the caller's transaction (so a merchant and its first keys commit together). */
-export async function issueApiKey(tx: Transaction, merchantId: string, type: KeyType, mode: Mode, name: string): Promise<IssuedKey> {
+export async function issueApiKey(
+  tx: Transaction,
+  merchantId: string,
+  type: KeyType,
+  mode: Mode,
+  name: string,
+  expiresAt: Date | null = null,
+): Promise<IssuedKey> {
   const key = generateApiKey(type, mode);
   const apiKey = await tx.apiKey.create({
     data: {
@@ -32,6 +44,7 @@ export async function issueApiKey(tx: Transaction, merchantId: string, type: Key
       keyHash: hashApiKey(key),
       redacted: redactApiKey(key),
       publishableKey: type === 'PUBLISHABLE' ? key : null,
+      expiresAt,
     },
   });
   return { apiKey, key };
@@ -49,6 +62,9 @@ export class ApiKeyService {
     const row = await this.context.db.apiKey.findUnique({ where: { keyHash: hashApiKey(presented) } });
     if (row === null) throw new AppError('UNAUTHENTICATED', 'The API key is not a valid key.');
     if (row.revokedAt !== null) throw new AppError('UNAUTHENTICATED', `The API key ${row.redacted} was revoked.`);
+    if (row.expiresAt !== null && row.expiresAt.getTime() <= Date.now()) {
+      throw new AppError('UNAUTHENTICATED', `The API key ${row.redacted} expired at ${row.expiresAt.toISOString()}.`);
+    }
     const kind = row.type === 'SECRET' ? 'secretKey' : 'publishableKey';
     return { kind, merchantId: row.merchantId, mode: row.mode, keyId: row.id };
   }
@@ -84,10 +100,13 @@ export class ApiKeyService {
     return { ...principal, merchantId: connected.id, platformMerchantId: principal.merchantId };
   }
 
-  /** Which of `keyIds` may no longer be used (revoked, or gone): their running subscriptions end. */
+  /** Which of `keyIds` may no longer be used (revoked, expired, or gone): their running subscriptions end. */
   async unusable(keyIds: readonly string[]): Promise<Set<string>> {
     if (keyIds.length === 0) return new Set();
-    const usable = await this.context.db.apiKey.findMany({ where: { id: { in: [...keyIds] }, revokedAt: null }, select: { id: true } });
+    const usable = await this.context.db.apiKey.findMany({
+      where: { id: { in: [...keyIds] }, ...usableKeyWhere(new Date()) },
+      select: { id: true },
+    });
     const active = new Set(usable.map((row) => row.id));
     return new Set(keyIds.filter((id) => !active.has(id)));
   }
@@ -113,17 +132,50 @@ export class ApiKeyService {
     } else {
       throw new AppError('FORBIDDEN', 'Issuing keys needs a secret API key or the admin key.');
     }
-    return this.context.db.$transaction((tx) => issueApiKey(tx, merchantId, input.type, mode, input.name));
+    return this.context.db.$transaction((tx) => issueApiKey(tx, merchantId, input.type, mode, input.name, input.expiresAt ?? null));
   }
 
   async revoke(principal: Principal, keyId: string): Promise<ApiKey> {
+    const row = await this.manageable(principal, keyId);
+    if (row.revokedAt !== null) return row;
+    return this.context.db.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
+  }
+
+  /**
+   * Issues a successor of the key (same merchant, type, mode and name) and lets the old one work for
+   * `expiresInSeconds` more (0 revokes it now), never longer than it already would. One transaction, guarded
+   * on the old key still being usable, so two rotations of one key cannot both issue a successor.
+   */
+  async rotate(principal: Principal, rawInput: unknown): Promise<IssuedKey & { previous: ApiKey }> {
+    const input = parseInput(rotateApiKeyInput, rawInput);
+    const old = await this.manageable(principal, input.keyId);
+    const now = new Date();
+    const oldExpiresAt = new Date(now.getTime() + input.expiresInSeconds * 1000);
+    return this.context.db.$transaction(async (tx) => {
+      const cut = await tx.apiKey.updateMany({
+        where: { id: old.id, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: oldExpiresAt } }] },
+        data: { expiresAt: oldExpiresAt, ...(input.expiresInSeconds === 0 ? { revokedAt: now } : {}) },
+      });
+      if (cut.count === 0) {
+        // Either unusable already, or set to expire sooner than asked (kept: a rotation never extends a key's life).
+        const current = await tx.apiKey.findUniqueOrThrow({ where: { id: old.id } });
+        if (current.revokedAt !== null || (current.expiresAt !== null && current.expiresAt <= now)) {
+          throw new AppError('INVALID_STATE', `The API key ${old.redacted} is already revoked or expired; issue a new key with createApiKey.`);
+        }
+      }
+      const issued = await issueApiKey(tx, old.merchantId, old.type, old.mode, old.name);
+      return { ...issued, previous: await tx.apiKey.findUniqueOrThrow({ where: { id: old.id } }) };
+    });
+  }
+
+  /** The key `keyId` if the principal may revoke or rotate it: a secret key's own merchant's of its mode, or any for the admin key. */
+  private async manageable(principal: Principal, keyId: string): Promise<ApiKey> {
     const row = await this.context.db.apiKey.findUnique({ where: { id: keyId } });
     const visible = row !== null && (principal.kind === 'admin' || (principal.kind === 'secretKey' && principal.merchantId === row.merchantId));
     if (!visible) throw notFound('API key', keyId);
     if (principal.kind === 'secretKey' && row.mode !== principal.mode) {
       throw new AppError('NOT_FOUND', `No API key with id "${keyId}" exists in ${principal.mode.toLowerCase()} mode; it is a ${row.mode.toLowerCase()} key.`);
     }
-    if (row.revokedAt !== null) return row;
-    return this.context.db.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
+    return row;
   }
 }

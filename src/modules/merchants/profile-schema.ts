@@ -3,7 +3,9 @@ import type { Principal } from '../../kernel/principal.ts';
 import { profileSettings } from './profile-settings.ts';
 import { builder } from '../../platform/graphql/builder.ts';
 import { inputTypeFor } from '../../platform/graphql/inputs.ts';
-import { createProfileInput, updateProfileInput } from './inputs.ts';
+import { createProfileInput, MAX_SIGNING_KEY_OVERLAP_SECONDS, rotateWebhookSigningKeyInput, updateProfileInput } from './inputs.ts';
+import { DEFAULT_SIGNING_KEY_OVERLAP_SECONDS } from './profile-service.ts';
+import { sealedSigningKeys } from './profile-settings.ts';
 import { PaymentMethodTypeEnum } from '../payments/methods-schema.ts';
 import { ModeEnum } from '../../platform/graphql/scalars.ts';
 
@@ -87,6 +89,23 @@ export const BusinessProfileRef = builder.prismaObject('BusinessProfile', {
       ),
       resolve: (profile, _args, { principal }) => settingsFor(profile, principal).retryableDeclineCodes,
     }),
+    webhookSigningKeyRotatedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: settingDescription('When rotateWebhookSigningKey last replaced the signing key; null if it never did.'),
+      resolve: (profile, _args, { principal }) => settingsFor(profile, principal).webhookSigningKeyRotatedAt,
+    }),
+    previousWebhookSigningKeyExpiresAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: settingDescription(
+        'Until when the key a rotation replaced still signs beside the new one (X-Webhook-Signature-512-Previous, a second webhook-signature); null when only the current key signs.',
+      ),
+      resolve: (profile, _args, { principal }) => {
+        const settings = settingsFor(profile, principal);
+        return sealedSigningKeys(settings, new Date()).previous === null ? null : settings.previousPaymentResponseHashKeyExpiresAt;
+      },
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -160,5 +179,33 @@ builder.mutationField('updateBusinessProfile', (t) =>
       const updated = await services.businessProfiles.update(principal, { ...input, surcharges });
       return { businessProfile: updated.businessProfile, paymentResponseHashKey: updated.generatedPaymentResponseHashKey };
     },
+  }),
+);
+
+const RotateWebhookSigningKeyInput = inputTypeFor('RotateWebhookSigningKeyInput', rotateWebhookSigningKeyInput, {
+  fields: (t) => ({
+    profileId: t.string({ required: true }),
+    mode: t.field({ type: ModeEnum, description: "Which mode's key to rotate; defaults to the key's mode. LIVE needs a live key." }),
+    overlapSeconds: t.int({
+      description: `How long the old key keeps signing beside the new one: 0 (replaced at once) to ${MAX_SIGNING_KEY_OVERLAP_SECONDS} (7 days); ${DEFAULT_SIGNING_KEY_OVERLAP_SECONDS} (24 h) by default.`,
+    }),
+  }),
+});
+
+const RotateWebhookSigningKeyPayload = builder.simpleObject('RotateWebhookSigningKeyPayload', {
+  fields: (t) => ({
+    businessProfile: t.field({ type: BusinessProfileRef }),
+    mode: t.field({ type: ModeEnum, description: 'The mode whose key was rotated.' }),
+    paymentResponseHashKey: t.string({ description: 'The new signing key of `mode`. Store it now: it is never shown again.' }),
+  }),
+});
+
+builder.mutationField('rotateWebhookSigningKey', (t) =>
+  t.withAuth({ secretKey: true }).field({
+    type: RotateWebhookSigningKeyPayload,
+    description:
+      'Replaces a mode’s webhook signing key; during the overlap deliveries are signed with both keys, so receivers can switch without rejecting any (docs/webhooks.md).',
+    args: { input: t.arg({ type: RotateWebhookSigningKeyInput, required: true }) },
+    resolve: (_root, { input }, { principal, services }) => services.businessProfiles.rotateSigningKey(principal, input),
   }),
 );

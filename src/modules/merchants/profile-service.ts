@@ -10,7 +10,7 @@ import type { ServiceContext } from '../../platform/context.ts';
 import { newProfileSettings, profileSettings, profileSettingsUpdate } from './profile-settings.ts';
 import type { MerchantPrincipal } from '../../kernel/principal.ts';
 import { parseInput } from '../../kernel/validation.ts';
-import { createProfileInput, updateProfileInput } from './inputs.ts';
+import { createProfileInput, rotateWebhookSigningKeyInput, updateProfileInput } from './inputs.ts';
 
 /** 64 hex characters (256 bits), the signing key of outgoing webhooks. */
 export function generatePaymentResponseHashKey(): string {
@@ -61,15 +61,14 @@ export class BusinessProfileService {
   async update(principal: MerchantPrincipal, rawInput: unknown): Promise<UpdatedProfile> {
     const input = parseInput(updateProfileInput, rawInput);
     const profile = await this.get(principal, input.profileId);
-    const mode = input.mode ?? principal.mode;
-    if (mode === 'LIVE' && principal.mode !== 'LIVE') {
-      throw new AppError('FORBIDDEN', 'A test key cannot change live-mode settings; use a live secret key.');
-    }
+    const mode = modeToChange(principal, input.mode);
     let generatedPaymentResponseHashKey: string | null = null;
     if (input.generatePaymentResponseHashKey) generatedPaymentResponseHashKey = generatePaymentResponseHashKey();
     const newKey = input.paymentResponseHashKey ?? generatedPaymentResponseHashKey;
     const data = profileSettingsUpdate(mode, {
       paymentResponseHashKeyEncrypted: newKey === null ? undefined : this.context.secretBox.seal(newKey),
+      // A key set here replaces the old one at once, ending any rotation's overlap (docs/webhooks.md).
+      ...(newKey === null ? {} : { previousPaymentResponseHashKeyEncrypted: null, previousPaymentResponseHashKeyExpiresAt: null }),
       routing: input.routing ?? undefined,
       maxRetries: input.maxRetries ?? undefined,
       sessionExpirySeconds: input.sessionExpirySeconds ?? undefined,
@@ -101,6 +100,38 @@ export class BusinessProfileService {
     return { businessProfile, generatedPaymentResponseHashKey };
   }
 
+  /**
+   * A new signing key for one mode's webhooks, answered once; the replaced key keeps signing beside it for
+   * `overlapSeconds` (24 h by default, 0 ends it at once) so receivers can switch without rejecting a delivery
+   * (docs/webhooks.md, "Rotating the signing key"). A key replaced by an earlier rotation stops signing now. Guarded
+   * on the key it read, so two concurrent rotations cannot both keep "the old key" and lose the first's new one.
+   */
+  async rotateSigningKey(
+    principal: MerchantPrincipal,
+    rawInput: unknown,
+  ): Promise<{ businessProfile: BusinessProfile; paymentResponseHashKey: string; mode: Mode }> {
+    const input = parseInput(rotateWebhookSigningKeyInput, rawInput);
+    const mode = modeToChange(principal, input.mode);
+    const profile = await this.get(principal, input.profileId);
+    const overlapSeconds = input.overlapSeconds ?? DEFAULT_SIGNING_KEY_OVERLAP_SECONDS;
+    const current = profileSettings(profile, mode).paymentResponseHashKeyEncrypted;
+    const now = new Date();
+    const key = generatePaymentResponseHashKey();
+    const data = profileSettingsUpdate(mode, {
+      paymentResponseHashKeyEncrypted: this.context.secretBox.seal(key),
+      previousPaymentResponseHashKeyEncrypted: overlapSeconds === 0 ? null : current,
+      previousPaymentResponseHashKeyExpiresAt: overlapSeconds === 0 ? null : new Date(now.getTime() + overlapSeconds * 1000),
+      webhookSigningKeyRotatedAt: now,
+    });
+    const column = mode === 'LIVE' ? 'livePaymentResponseHashKeyEncrypted' : 'testPaymentResponseHashKeyEncrypted';
+    const [businessProfile] = await this.context.db.businessProfile.updateManyAndReturn({
+      where: { id: profile.id, [column]: current },
+      data: data as Prisma.BusinessProfileUpdateManyMutationInput,
+    });
+    if (businessProfile === undefined) throw new AppError('CONFLICT', 'The signing key changed while it was being rotated; rotate again.');
+    return { businessProfile, paymentResponseHashKey: key, mode };
+  }
+
   private async assertNameFree(merchantId: string, name: string): Promise<void> {
     const existing = await this.context.db.businessProfile.findUnique({
       where: { merchantId_name: { merchantId, name } },
@@ -114,6 +145,16 @@ export class BusinessProfileService {
     const profile = await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: profileId } });
     return this.context.secretBox.open(profileSettings(profile, mode).paymentResponseHashKeyEncrypted);
   }
+}
+
+/** How long a replaced signing key keeps signing when rotateWebhookSigningKey is not told (docs/webhooks.md). */
+export const DEFAULT_SIGNING_KEY_OVERLAP_SECONDS = 24 * 3600;
+
+/** The mode whose settings a call changes: `mode`, or the key's; a test key may not change live ones. */
+function modeToChange(principal: MerchantPrincipal, mode: Mode | null | undefined): Mode {
+  const chosen = mode ?? principal.mode;
+  if (chosen === 'LIVE' && principal.mode !== 'LIVE') throw new AppError('FORBIDDEN', 'A test key cannot change live-mode settings; use a live secret key.');
+  return chosen;
 }
 
 /** The merchant's profile named by `profileId`, or its default one: INVALID_INPUT on profileId otherwise. */

@@ -9,6 +9,10 @@ import type { BusinessProfile, Prisma } from '../../generated/prisma/client.ts';
 export interface ProfileSettings {
   /** AES-256-GCM ciphertext of the key that signs the mode's webhooks. */
   paymentResponseHashKeyEncrypted: string;
+  /** The key rotateWebhookSigningKey replaced, signing beside the current one until the expiry below (docs/webhooks.md). */
+  previousPaymentResponseHashKeyEncrypted: string | null;
+  previousPaymentResponseHashKeyExpiresAt: Date | null;
+  webhookSigningKeyRotatedAt: Date | null;
   routing: string[];
   maxRetries: number;
   retryableDeclineCodes: string[];
@@ -41,6 +45,9 @@ export function profileSettings(profile: ProfileSettingColumns, mode: Mode): Pro
   const read = <S extends Setting>(setting: S) => profile[columnOf(prefix, setting)] as ProfileSettingColumns[ColumnOf<'test', S>];
   return {
     paymentResponseHashKeyEncrypted: read('paymentResponseHashKeyEncrypted'),
+    previousPaymentResponseHashKeyEncrypted: read('previousPaymentResponseHashKeyEncrypted'),
+    previousPaymentResponseHashKeyExpiresAt: read('previousPaymentResponseHashKeyExpiresAt'),
+    webhookSigningKeyRotatedAt: read('webhookSigningKeyRotatedAt'),
     routing: read('routing'),
     maxRetries: read('maxRetries'),
     retryableDeclineCodes: read('retryableDeclineCodes'),
@@ -51,6 +58,16 @@ export function profileSettings(profile: ProfileSettingColumns, mode: Mode): Pro
     payoutLimit: read('payoutLimit'),
     receiveConnectedMerchantEvents: read('receiveConnectedMerchantEvents'),
   };
+}
+
+/** The sealed keys that sign the mode's webhooks at `now`: the current one, and the replaced one while its overlap lasts. */
+export function sealedSigningKeys(
+  settings: Pick<ProfileSettings, 'paymentResponseHashKeyEncrypted' | 'previousPaymentResponseHashKeyEncrypted' | 'previousPaymentResponseHashKeyExpiresAt'>,
+  now: Date,
+): { current: string; previous: string | null } {
+  const expiresAt = settings.previousPaymentResponseHashKeyExpiresAt;
+  const overlapping = settings.previousPaymentResponseHashKeyEncrypted !== null && expiresAt !== null && expiresAt.getTime() > now.getTime();
+  return { current: settings.paymentResponseHashKeyEncrypted, previous: overlapping ? settings.previousPaymentResponseHashKeyEncrypted : null };
 }
 
 /** The update that sets `changes` in `mode` only; settings left undefined keep their value. */

@@ -4,7 +4,7 @@
 import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
 import { isId, newId } from '../../kernel/ids.ts';
 import type { PaymentLink } from '../../generated/prisma/client.ts';
-import { profileFor } from '../merchants/index.ts';
+import { profileFor, usableKeyWhere } from '../merchants/index.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import type { PaymentService } from '../payments/index.ts';
 import type { Principal, SecretKeyPrincipal } from '../../kernel/principal.ts';
@@ -131,7 +131,7 @@ export class PaymentLinkService {
   /** The merchant's newest usable publishable key of the link's mode: the checkout needs one, checked before anything is written. */
   private async publishableKeyOf(link: PaymentLink): Promise<string> {
     const key = await this.context.db.apiKey.findFirst({
-      where: { merchantId: link.merchantId, mode: link.mode, type: 'PUBLISHABLE', revokedAt: null, publishableKey: { not: null } },
+      where: { merchantId: link.merchantId, mode: link.mode, type: 'PUBLISHABLE', publishableKey: { not: null }, ...usableKeyWhere(new Date()) },
       orderBy: { createdAt: 'desc' },
       select: { publishableKey: true },
     });

@@ -30,6 +30,8 @@ export interface VerifyWebhookOptions {
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const SIGNATURE_512_HEADER = 'x-webhook-signature-512';
+/** The replaced key's digest, sent beside the current one while a rotation's overlap lasts (docs/webhooks.md). */
+const PREVIOUS_SIGNATURE_512_HEADER = 'x-webhook-signature-512-previous';
 
 function headerOf(headers: WebhookHeaders, name: string): string | undefined {
   if (typeof Headers !== 'undefined' && headers instanceof Headers) return headers.get(name) ?? undefined;
@@ -57,11 +59,21 @@ const sameBytes = (given: Buffer, expected: Buffer) => given.length === expected
 
 const invalid = (message: string) => new WebhookVerificationError('WEBHOOK_SIGNATURE_INVALID', message);
 
-/** The seed's signature: lowercase hex HMAC-SHA512 of the body. */
+/**
+ * The seed's signature: lowercase hex HMAC-SHA512 of the body, with the current key; during a key rotation's
+ * overlap `X-Webhook-Signature-512-Previous` carries the replaced key's, so a receiver still holding that key verifies too.
+ */
 function checkSignature512(body: Buffer, headers: WebhookHeaders, key: string): void {
   const header = requiredHeader(headers, SIGNATURE_512_HEADER);
-  if (!/^[0-9a-f]{128}$/.test(header)) throw invalid('X-Webhook-Signature-512 must be 128 lowercase hex digits (HMAC-SHA512)');
-  if (!sameBytes(Buffer.from(header, 'hex'), createHmac('sha512', key).update(body).digest())) {
+  const previous = headerOf(headers, PREVIOUS_SIGNATURE_512_HEADER);
+  const digests = previous === undefined ? [header] : [header, previous];
+  if (!digests.every((digest) => /^[0-9a-f]{128}$/.test(digest))) {
+    throw invalid('X-Webhook-Signature-512 (and -Previous, when sent) must be 128 lowercase hex digits (HMAC-SHA512)');
+  }
+  const expected = createHmac('sha512', key).update(body).digest();
+  // Both compared, whichever matches: the time taken does not say which one did.
+  const matches = digests.map((digest) => sameBytes(Buffer.from(digest, 'hex'), expected));
+  if (!matches.includes(true)) {
     throw invalid('X-Webhook-Signature-512 does not match the body: hash the raw bytes received, with this profile’s key');
   }
 }
