@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BusinessProfilesDocument, TeamMembersDocument, type TeamRole as Role } from '../gql/graphql.ts';
+import { BusinessProfilesDocument, ConnectorAccountsDocument, TeamMembersDocument, type TeamRole as Role } from '../gql/graphql.ts';
 import { eventually, launchBrowser, openPage, screenshot } from '../support/browser.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
@@ -99,6 +99,58 @@ describe('the dashboard settings pages', () => {
     await confirm(page, /Revoke Reporting/);
     await eventually(() => page.getByRole('row', { name: /Reporting/ }).textContent()).toMatch(/revoked/);
     errorOf(await stack.api.as(key)(BusinessProfilesDocument, {}), 'UNAUTHENTICATED');
+  });
+
+  it('lets a developer rotate a key: the new one shown once, the old one working until its expiry', { timeout: 60_000 }, async () => {
+    const { page } = await signedIn('desktop', 'DEVELOPER');
+    await openSettings(page, 'api-keys');
+    await page.getByLabel('Name', { exact: true }).fill('Payroll');
+    await page.getByRole('button', { name: 'Create the key' }).click();
+    await confirm(page, /Create the secret key “Payroll”/);
+    const secret = page.getByLabel('The new key Payroll');
+    await eventually(() => secret.isVisible()).toBe(true);
+    const oldKey = await secret.inputValue();
+
+    await page.getByLabel('Old Payroll works for').selectOption('3600');
+    await page.getByRole('button', { name: 'Rotate Payroll' }).click();
+    await confirm(page, /The old one keeps working for 1 hour\.$/);
+    await eventually(async () => (await secret.isVisible()) && (await secret.inputValue()) !== oldKey).toBe(true);
+    const newKey = await secret.inputValue();
+    expect(await page.locator('[data-secret=api-key-secret]').textContent()).toMatch(/The old key works until /);
+    // Both work: the old one until its expiry, an hour ahead, shown in its row.
+    dataOf(await stack.api.as(newKey)(BusinessProfilesDocument, {}));
+    dataOf(await stack.api.as(oldKey)(BusinessProfilesDocument, {}));
+    const rows = page.getByRole('row', { name: /Payroll/ });
+    expect(await rows.count()).toBe(2);
+    expect((await rows.allTextContents()).filter((text) => !text.includes('never'))).toHaveLength(1);
+  });
+
+  it('disables a connector account and enables it again', { timeout: 60_000 }, async () => {
+    const { page } = await signedIn('desktop', 'OWNER');
+    await openSettings(page, 'connectors');
+    const row = page.getByRole('row', { name: shop.connectorAccountId });
+    await row.getByRole('button', { name: `Disable ${shop.connectorAccountId}` }).click();
+    await confirm(page, /Stop routing payments/);
+    await eventually(() => row.textContent()).toContain('disabled');
+    const accounts = async () => dataOf(await shop.secret(ConnectorAccountsDocument, {})).connectorAccounts;
+    expect((await accounts()).find((account) => account.id === shop.connectorAccountId)?.disabled).toBe(true);
+    await row.getByRole('button', { name: `Enable ${shop.connectorAccountId}` }).click();
+    await confirm(page, /again\?$/);
+    await eventually(() => row.textContent()).toContain('enabled');
+    expect((await accounts()).find((account) => account.id === shop.connectorAccountId)?.disabled).toBe(false);
+  });
+
+  it('rotates a signing key, showing the new key once and when the old one stops signing', { timeout: 60_000 }, async () => {
+    const { page } = await signedIn('desktop', 'DEVELOPER');
+    await openSettings(page, 'webhooks');
+    await page.getByLabel('Overlap in hours').fill('2');
+    await page.getByRole('button', { name: 'Rotate the signing key' }).click();
+    await confirm(page, /test signing key\? The old key keeps signing for 2 hours\.$/);
+    const key = page.getByLabel(/^The new test signing key of /);
+    await eventually(() => key.isVisible()).toBe(true);
+    expect((await key.inputValue()).length).toBeGreaterThanOrEqual(32);
+    expect(await page.locator(`[data-secret="signing-key-${shop.profileId}"]`).textContent()).toMatch(/The old key signs beside it until /);
+    expect(await page.locator(`[data-profile-id="${shop.profileId}"]`).textContent()).toMatch(/Last rotated .* The previous key signs too until /);
   });
 
   it('adds a connector account from its credentials, refusing credentials that are not a JSON object', { timeout: 60_000 }, async () => {

@@ -3,13 +3,14 @@
 import {
   DashboardSettingsConnectorsDocument,
   DashboardSettingsCreateConnectorDocument,
+  DashboardSettingsSetConnectorDisabledDocument,
   type DashboardSettingsConnectorFragment,
   type Mode,
 } from '../../gql/graphql.ts';
 import { element } from '../../dom.ts';
 import type { DashboardContext, DashboardPage } from '../page.ts';
 import { dateTime } from '../shared-view.ts';
-import { actionForm, labelled, may, refuseField, scrollingTable, section, select } from './ui.ts';
+import { actionButton, actionForm, labelled, may, refuseField, scrollingTable, section, select } from './ui.ts';
 
 const CONNECTORS = ['sandbox', 'fauxpay', 'stripe', 'adyen'];
 
@@ -26,7 +27,27 @@ function health(account: DashboardSettingsConnectorFragment): Node | string {
   return element('span', { class: `badge ${badge}` }, `${text}${reopens}`);
 }
 
-function accountRow(account: DashboardSettingsConnectorFragment): (Node | string)[] {
+/** Disables an enabled account (routing skips it) or enables a disabled one. */
+function switchButton(context: DashboardContext, account: DashboardSettingsConnectorFragment, redraw: () => Promise<void>): HTMLButtonElement {
+  const verb = account.disabled ? 'Enable' : 'Disable';
+  return actionButton(
+    context,
+    verb,
+    () =>
+      account.disabled
+        ? `Route payments to ${account.connectorName} account ${account.id} again?`
+        : `Stop routing payments to ${account.connectorName} account ${account.id}? Those already on it carry on.`,
+    verb,
+    async () => {
+      await context.api.request(DashboardSettingsSetConnectorDisabledDocument, { id: account.id, disabled: !account.disabled });
+      context.showNotice(`The ${account.connectorName} account ${account.id} is ${account.disabled ? 'enabled' : 'disabled'}.`);
+      await redraw();
+    },
+    { 'aria-label': `${verb} ${account.id}`, ...(account.disabled ? {} : { class: 'danger' }) },
+  );
+}
+
+function accountRow(context: DashboardContext, account: DashboardSettingsConnectorFragment, redraw: () => Promise<void>): (Node | string)[] {
   return [
     account.connectorName,
     element('code', {}, account.id),
@@ -34,6 +55,7 @@ function accountRow(account: DashboardSettingsConnectorFragment): (Node | string
     account.disabled ? element('span', { class: 'badge status-failed' }, 'disabled') : element('span', { class: 'badge status-succeeded' }, 'enabled'),
     account.paymentMethods.join(', '),
     dateTime(account.createdAt),
+    ...(may(context, 'manageConnectors') ? [element('div', { class: 'row' }, switchButton(context, account, redraw))] : []),
   ];
 }
 
@@ -85,8 +107,8 @@ export const page: DashboardPage = {
         connectorAccounts.length
           ? scrollingTable(
               'Connector accounts',
-              ['Connector', 'Account', 'Health', 'State', 'Payment methods', 'Added'],
-              connectorAccounts.map((account) => accountRow(account)),
+              ['Connector', 'Account', 'Health', 'State', 'Payment methods', 'Added', ...(may(context, 'manageConnectors') ? [''] : [])],
+              connectorAccounts.map((account) => accountRow(context, account, redraw)),
             )
           : element('p', {}, 'No connector accounts yet: payments cannot be routed.'),
       );
