@@ -10,6 +10,7 @@ import {
   InvitationsDocument,
   InviteTeamMemberDocument,
   PaymentChangesDocument,
+  PaymentDocument,
   PaymentsDocument,
   RemoveTeamMemberDocument,
   TeamMembersDocument,
@@ -137,7 +138,11 @@ describe('CSRF', () => {
     expect((await post(url(), '/dashboard/logout', {}, { cookie: admin.cookie })).status).toBe(403);
     expect((await post(url(), '/dashboard/session/mode', { mode: 'LIVE' }, { cookie: admin.cookie, 'x-csrf-token': 'nope' })).status).toBe(403);
     expect(dataOf(await admin.gql(ViewerDocument, {})).viewer?.id).toBe(admin.body.user.id);
-    dataOf(await admin.gql(CreatePaymentDocument, create));
+    // With the token it works, and the payment's history names the session as the actor, as it names a key.
+    const created = dataOf(await admin.gql(CreatePaymentDocument, create)).createPayment;
+    const { payment } = dataOf(await admin.gql(PaymentDocument, { id: created.id }));
+    const actors = new Set(payment?.history.map((change) => change.actor));
+    expect([...actors]).toEqual([expect.stringMatching(/^ses_[0-9A-Za-z]{24}$/)]);
   });
 
   it('is required in graphql-ws connection_init', async () => {

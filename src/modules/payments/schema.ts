@@ -117,7 +117,8 @@ builder.prismaObject('PaymentStatusHistory', {
     trigger: t.exposeString('trigger'),
     actor: t.string({
       nullable: true,
-      description: 'The API key id, "processor", "sync" or "redirect" that caused it; null for a publishable key.',
+      description:
+        'The API key id (a dashboard session’s id, ses_…, for a signed-in user), "processor", "sync" or "redirect" that caused it; null for a publishable key.',
       resolve: (change, _args, { principal }) => forSecretKey(principal, change.actor),
     }),
     at: t.expose('createdAt', { type: 'DateTime' }),
