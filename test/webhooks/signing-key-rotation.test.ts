@@ -3,6 +3,7 @@
 // the overlap both keys sign; after it (its expiry set in the past in the database, never waited for) only the new one.
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { standardWebhookHeaders, webhookSignature } from '../../src/modules/events/signature.ts';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 // This worktree's SDK source (the package name resolves through the shared node_modules).
@@ -128,5 +129,24 @@ describe('rotateWebhookSigningKey', () => {
       [[shop.profileId, other.profileId]],
     );
     expect(rows.flatMap((row) => [row.test_webhook_signing_key_rotated_at, row.live_webhook_signing_key_rotated_at])).toEqual([null, null, null, null]);
+  });
+});
+
+describe('the SDK’s verify during a rotation', () => {
+  const body = '{"event_id":"evt_1"}';
+  const [NEW, OLD, OTHER] = ['n'.repeat(64), 'o'.repeat(64), 'x'.repeat(64)];
+  const sent = (previousDigest: string | null) => ({
+    'x-webhook-signature-512': webhookSignature(body, NEW),
+    ...(previousDigest === null ? {} : { 'x-webhook-signature-512-previous': previousDigest }),
+    ...standardWebhookHeaders('evt_1', new Date(), body, previousDigest === null ? [NEW] : [NEW, OLD]),
+  });
+  it.each([
+    { key: NEW, previous: webhookSignature(body, OLD), accepted: true },
+    { key: OLD, previous: webhookSignature(body, OLD), accepted: true },
+    { key: OTHER, previous: webhookSignature(body, OLD), accepted: false },
+    { key: OLD, previous: null, accepted: false },
+    { key: NEW, previous: 'not hex', accepted: false },
+  ])('key $key with -Previous $previous: accepted $accepted', ({ key, previous, accepted }) => {
+    expect(verifies({ body: Buffer.from(body), headers: sent(previous) } as unknown as ReceivedRequest, key)).toBe(accepted);
   });
 });

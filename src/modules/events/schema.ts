@@ -69,7 +69,7 @@ export const EventRef = builder.prismaObject('Event', {
     deliveryHeaders: t.withAuth({ secretKey: true }).field({
       type: [HttpHeader],
       description:
-        'The headers a delivery of `body` sent now carries (content-type, user-agent, X-Webhook-Signature-512, webhook-id, webhook-timestamp, webhook-signature), signed with the profile’s current test-mode key: what `payments listen` forwards with the body, so the key stays here (docs/cli.md). Secret key; test-mode events only (FORBIDDEN for a live one).',
+        'The headers a delivery of `body` sent now carries (content-type, user-agent, X-Webhook-Signature-512, webhook-id, webhook-timestamp, webhook-signature; X-Webhook-Signature-512-Previous and a second signature during a key rotation’s overlap), signed with the profile’s current test-mode keys: what `payments listen` forwards with the body, so the key stays here (docs/cli.md). Secret key; test-mode events only (FORBIDDEN for a live one).',
       resolve: (event, _args, context) => context.services.events.deliveryHeaders(event, (profileId) => testSigningKey(context, profileId)),
     }),
   }),

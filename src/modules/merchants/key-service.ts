@@ -143,8 +143,8 @@ export class ApiKeyService {
 
   /**
    * Issues a successor of the key (same merchant, type, mode and name) and lets the old one work for
-   * `expiresInSeconds` more (0 revokes it now), never longer than it already would. One transaction, guarded
-   * on the old key still being usable, so two rotations of one key cannot both issue a successor.
+   * `expiresInSeconds` more (0 revokes it now), never longer than it already would. One transaction; a key
+   * already revoked or expired is refused (concurrent rotations of a usable key each issue a successor).
    */
   async rotate(principal: Principal, rawInput: unknown): Promise<IssuedKey & { previous: ApiKey }> {
     const input = parseInput(rotateApiKeyInput, rawInput);
