@@ -182,7 +182,6 @@ export function mayHaveActed(response: PlainResponse, rootFields: number): boole
   return refusedRoots.has(null) || refusedRoots.size < rootFields;
 }
 
-
 /** Runs `execute` at most once per (API key, Idempotency-Key) for the same request, and replays its response. */
 export async function runIdempotently(
   idempotency: IdempotencyService,
