@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   AuditLogDocument,
+  CreateApiKeyDocument,
   CreatePaymentDocument,
   CreateRefundDocument,
   InvitationsDocument,
@@ -217,7 +218,6 @@ describe('the team', () => {
     for (const refused of [
       await owner.gql(RemoveTeamMemberDocument, { input: { userId } }),
       await owner.gql(UpdateTeamMemberRoleDocument, { input: { userId, role: 'ADMIN' } }),
-      await merchant.secret(RemoveTeamMemberDocument, { input: { userId } }),
     ]) {
       expect(errorOf(refused, 'INVALID_STATE').message).toContain('last owner');
     }
@@ -230,6 +230,38 @@ describe('the team', () => {
   });
 });
 
+/** Live access, as the operator grants it: a live secret key issued with the admin key. */
+const grantLive = async (merchantId: string) =>
+  dataOf(await stack.api.admin(CreateApiKeyDocument, { input: { merchantId, mode: 'LIVE', type: 'SECRET', name: 'live' } }));
+
+describe('what neither a session nor a key may take for itself', () => {
+  it('a session switches to live mode only once the operator has given the merchant a live secret key', async () => {
+    const merchant = await merchantWithSandbox(stack);
+    const admin = await member(url(), merchant.secret, 'ADMIN');
+    const headers = { cookie: admin.cookie, 'x-csrf-token': admin.csrfToken };
+    const refused = await post(url(), '/dashboard/session/mode', { mode: 'LIVE' }, headers);
+    expect([refused.status, refused.body.error?.code, refused.body.error?.field]).toEqual([403, 'FORBIDDEN', 'mode']);
+    await grantLive(merchant.merchantId);
+    expect((await post(url(), '/dashboard/session/mode', { mode: 'LIVE' }, headers)).status).toBe(200);
+  });
+
+  it('a secret key (any role that manages keys can mint one) invites the first owner, but never makes, demotes or removes one after', async () => {
+    const merchant = await merchantWithSandbox(stack);
+    const owner = await member(url(), merchant.secret, 'OWNER');
+    const developer = await member(url(), merchant.secret, 'DEVELOPER');
+    for (const refused of [
+      await merchant.secret(InviteTeamMemberDocument, { input: { email: uniqueEmail('usurper'), role: 'OWNER' } }),
+      await merchant.secret(UpdateTeamMemberRoleDocument, { input: { userId: developer.body.user.id, role: 'OWNER' } }),
+      await merchant.secret(UpdateTeamMemberRoleDocument, { input: { userId: owner.body.user.id, role: 'VIEWER' } }),
+      await merchant.secret(RemoveTeamMemberDocument, { input: { userId: owner.body.user.id } }),
+    ])
+      errorOf(refused, 'FORBIDDEN');
+    // Below owner, a key still manages the team (machines); a signed-in owner manages owners.
+    dataOf(await merchant.secret(UpdateTeamMemberRoleDocument, { input: { userId: developer.body.user.id, role: 'ADMIN' } }));
+    dataOf(await owner.gql(UpdateTeamMemberRoleDocument, { input: { userId: developer.body.user.id, role: 'OWNER' } }));
+  });
+});
+
 describe('the audit log', () => {
   it('records who refunded what, how it ended, and the sign-ins, mode switches and logouts, with no input value beyond the id', async () => {
     const merchant = await merchantWithSandbox(stack);
@@ -239,7 +271,8 @@ describe('the audit log', () => {
     dataOf(await admin.gql(CreateRefundDocument, { input: { paymentId: payment.id, amount: 100, reason: 'customer-secret-reason' } }));
     errorOf(await admin.gql(CreateRefundDocument, { input: { paymentId: payment.id, amount: 1_000_000 } }), 'INVALID_INPUT');
     await post(url(), '/dashboard/login', { email: admin.body.user.email, password: 'wrong password 123' });
-    await post(url(), '/dashboard/session/mode', { mode: 'LIVE' }, { cookie: admin.cookie, 'x-csrf-token': admin.csrfToken });
+    await grantLive(merchant.merchantId);
+    expect((await post(url(), '/dashboard/session/mode', { mode: 'LIVE' }, { cookie: admin.cookie, 'x-csrf-token': admin.csrfToken })).status).toBe(200);
     await post(url(), '/dashboard/logout', {}, { cookie: admin.cookie, 'x-csrf-token': admin.csrfToken });
     const rows = dataOf(await owner.gql(AuditLogDocument, { first: 100 })).auditLog.edges.map(({ node }) => node);
     const adminRows = rows.filter((row) => row.userId === admin.body.user.id).reverse();

@@ -21,7 +21,7 @@ import {
   removeTeamMemberInput,
   updateTeamMemberRoleInput,
 } from './inputs.ts';
-import { TeamStore, type AuditRecord } from './store.ts';
+import { OWNERS_BY_OWNERS, TeamStore, type AuditRecord } from './store.ts';
 
 /** What a sign-in gives the browser: the cookie's token (never shown to scripts), and what the page may read. */
 export interface SignedIn {
@@ -103,9 +103,21 @@ export class TeamService {
 
   async switchMode(principal: SessionPrincipal, rawInput: unknown, requestId: string | null): Promise<Mode> {
     const { mode } = parseInput(modeInput, rawInput);
+    // Live access is the operator's to grant (docs/api.md, "Keys"): a merchant without a usable live secret key has none.
+    if (mode === 'LIVE' && !(await this.hasLiveAccess(principal.merchantId)))
+      throw new AppError('FORBIDDEN', 'mode: this merchant has no live access yet (no usable live secret key); ask the operator.', { field: 'mode' });
     await this.#store.setSessionMode(principal.user.sessionId, mode);
     await this.record({ ...actorOfPrincipal(principal), action: `mode:${mode}`, subjectId: principal.user.sessionId, outcome: 'ok', requestId });
     return mode;
+  }
+
+  private async hasLiveAccess(merchantId: string): Promise<boolean> {
+    const now = new Date();
+    const key = await this.context.db.apiKey.findFirst({
+      where: { merchantId, mode: 'LIVE', type: 'SECRET', revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+      select: { id: true },
+    });
+    return key !== null;
   }
 
   /** Creates the invitation's user with `password` and signs them in. */
@@ -158,6 +170,8 @@ export class TeamService {
   /** An invitation and its one-time link (there is no mail: the inviter hands it over). */
   async invite(principal: UserPrincipal, rawInput: unknown): Promise<{ invitation: DashboardInvitation; acceptUrl: string }> {
     const input = parseInput(inviteTeamMemberInput, rawInput);
+    if (principal.user === undefined && input.role === 'owner' && (await this.#store.hasOwner(principal.merchantId)))
+      throw new AppError('FORBIDDEN', OWNERS_BY_OWNERS, { field: 'role' });
     const existing = await this.context.db.dashboardUser.findUnique({ where: { email: input.email }, select: { id: true } });
     if (existing !== null) throw new AppError('INVALID_STATE', `email: ${input.email} already has a dashboard user.`, { field: 'email' });
     const token = newToken();
@@ -175,12 +189,12 @@ export class TeamService {
 
   async updateRole(principal: UserPrincipal, rawInput: unknown): Promise<DashboardUser> {
     const input = parseInput(updateTeamMemberRoleInput, rawInput);
-    return this.#store.changeMember(principal.merchantId, input.userId, input.role);
+    return this.#store.changeMember(principal.merchantId, input.userId, input.role, principal.user === undefined);
   }
 
   async remove(principal: UserPrincipal, rawInput: unknown): Promise<DashboardUser> {
     const input = parseInput(removeTeamMemberInput, rawInput);
-    return this.#store.changeMember(principal.merchantId, input.userId, null);
+    return this.#store.changeMember(principal.merchantId, input.userId, null, principal.user === undefined);
   }
 
   async auditLog(principal: UserPrincipal, rawInput: unknown) {

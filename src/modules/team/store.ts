@@ -66,12 +66,14 @@ export class TeamStore {
    * locked first, so two owners demoting each other at once cannot both succeed. A removed user's sessions end with them
    * (TeamService.authenticate and unusable read the user's removal).
    */
-  async changeMember(merchantId: string, userId: string, role: Role | null): Promise<DashboardUser> {
+  /** `byKey`: asked by a secret API key, which may not touch an owner or make one (docs/dashboard.md, "Roles"). */
+  async changeMember(merchantId: string, userId: string, role: Role | null, byKey: boolean): Promise<DashboardUser> {
     return this.db.$transaction(async (tx) => {
       const owners = await tx.$queryRaw<{ id: string }[]>`
         SELECT id FROM dashboard_users WHERE merchant_id = ${merchantId} AND role = 'owner' AND removed_at IS NULL FOR UPDATE`;
       const member = await tx.dashboardUser.findFirst({ where: { id: userId, merchantId, removedAt: null } });
       if (member === null) throw new AppError('NOT_FOUND', `No team member with id ${JSON.stringify(userId)} exists for this merchant.`);
+      if (byKey && (member.role === 'owner' || role === 'owner')) throw new AppError('FORBIDDEN', OWNERS_BY_OWNERS, { field: 'userId' });
       if (member.role === 'owner' && role !== 'owner' && owners.length === 1) {
         throw new AppError('INVALID_STATE', 'userId: the last owner cannot be removed or demoted; make another member owner first.', {
           field: 'userId',
@@ -82,7 +84,18 @@ export class TeamStore {
     });
   }
 
+  /** Whether the merchant has an owner who has not been removed. */
+  async hasOwner(merchantId: string): Promise<boolean> {
+    return (await this.db.dashboardUser.count({ where: { merchantId, role: 'owner', removedAt: null } })) > 0;
+  }
+
   async record(entry: AuditRecord): Promise<void> {
     await this.db.auditLogEntry.create({ data: { id: newId('auditLogEntry'), ...entry } });
   }
 }
+
+/**
+ * A secret key may be minted by any role that manages keys, so a key may not make or change an owner: only a
+ * signed-in owner does, once the merchant has one (a key invites the first).
+ */
+export const OWNERS_BY_OWNERS = 'Only a signed-in owner may make, change or remove an owner; an API key may invite the first owner only.';
