@@ -235,6 +235,17 @@ const grantLive = async (merchantId: string) =>
   dataOf(await stack.api.admin(CreateApiKeyDocument, { input: { merchantId, mode: 'LIVE', type: 'SECRET', name: 'live' } }));
 
 describe('what neither a session nor a key may take for itself', () => {
+  it('a sign-in or an invitation posted as a form (what another site can send unasked) is refused, signing no one in', async () => {
+    for (const path of ['/dashboard/login', '/dashboard/invitations/accept']) {
+      const response = await fetch(`${url()}${path}`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"email":"a@b.example"}' });
+      expect([response.status, response.headers.get('set-cookie'), ((await response.json()) as { error: { field: string } }).error.field]).toEqual([
+        400,
+        null,
+        'Content-Type',
+      ]);
+    }
+  });
+
   it('a session switches to live mode only once the operator has given the merchant a live secret key', async () => {
     const merchant = await merchantWithSandbox(stack);
     const admin = await member(url(), merchant.secret, 'ADMIN');

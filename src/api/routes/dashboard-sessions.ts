@@ -49,6 +49,10 @@ function cookie(config: Config, value: string, maxAgeSeconds: number): string {
 }
 
 async function readJson(request: IncomingMessage): Promise<unknown> {
+  // A cross-site page can post a form (text/plain, urlencoded) without asking first, but not JSON: requiring it
+  // keeps another site from signing a reader in to its own account (login CSRF).
+  if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? ''))
+    throw new AppError('INVALID_INPUT', 'Content-Type: must be application/json.', { field: 'Content-Type' });
   const body = (await readBody(request, MAX_BODY_BYTES)).toString('utf8');
   try {
     return body.trim() === '' ? {} : JSON.parse(body);
