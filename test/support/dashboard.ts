@@ -89,11 +89,21 @@ export type TeamRole = 'OWNER' | 'ADMIN' | 'DEVELOPER' | 'VIEWER';
 
 let users = 0;
 
+/** Each shop's owner: a key invites only a merchant's first owner (docs/dashboard.md, "Roles"), so later asks get the same one. */
+const owners = new WeakMap<object, Promise<{ email: string; password: string }>>();
+
 /**
  * A dashboard user of `shop`'s merchant with `role`: invited with the secret key (inviteTeamMember), the
  * invitation accepted with a password (POST /dashboard/invitations/accept). Sign in with signIn.
  */
-export async function teamUser(baseUrl: string, shop: { secret: Execute }, role: TeamRole): Promise<{ email: string; password: string }> {
+export function teamUser(baseUrl: string, shop: { secret: Execute }, role: TeamRole): Promise<{ email: string; password: string }> {
+  if (role !== 'OWNER') return invitedUser(baseUrl, shop, role);
+  const owner = owners.get(shop) ?? invitedUser(baseUrl, shop, role);
+  owners.set(shop, owner);
+  return owner;
+}
+
+async function invitedUser(baseUrl: string, shop: { secret: Execute }, role: TeamRole): Promise<{ email: string; password: string }> {
   const email = `${role.toLowerCase()}-${process.pid}-${++users}-${Date.now()}@team.example`;
   const password = 'correct horse battery staple';
   const { acceptUrl } = dataOf(await shop.secret(InviteTeamMemberDocument, { input: { email, role } })).inviteTeamMember;
