@@ -15,6 +15,16 @@ import { ensureDemoMerchant, generateDemoKeys, type DemoCredentials } from '../.
 import { Child, freePort, waitForHttp } from './processes.ts';
 import type { Settings } from './settings.ts';
 
+/**
+ * Node's --cpu-prof for a service process when BENCH_CPU_PROF_DIR is set (docs/benchmarks.md, "Profiling"): its
+ * .cpuprofile files, written when it stops, go to a folder named after the process. Node's own file names are kept:
+ * they tell the main thread from tsx's loader thread (a fixed --cpu-prof-name would have one overwrite the other).
+ */
+function cpuProfileFlags(name: string): string[] {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}/${name}`] : [];
+}
+
 export class Stack {
   api: Child | null = null;
   worker: Child | null = null;
@@ -111,13 +121,13 @@ export class Stack {
       this.api = new Child('api', 'src/main/api.ts', {
         env: this.env,
         preload: ['./bench/lib/sql-capture.ts', './bench/lib/memory-probe.ts'],
-        nodeFlags: ['--expose-gc'],
+        nodeFlags: ['--expose-gc', ...cpuProfileFlags('api')],
         ipc: true,
       });
       starting.push(waitForHttp(`${this.apiUrl}/health`, this.api));
     }
     if (!this.worker) {
-      this.worker = new Child('worker', 'src/main/worker.ts', { env: { ...this.env, LOG_LEVEL: 'info' } });
+      this.worker = new Child('worker', 'src/main/worker.ts', { env: { ...this.env, LOG_LEVEL: 'info' }, nodeFlags: cpuProfileFlags('worker') });
       starting.push(this.worker.waitFor(/worker running/).then(() => undefined));
     }
     await Promise.all(starting);
