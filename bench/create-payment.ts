@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { runLoad, runLoadMeasuringCpu, summaryOf, type LoadResult, type Target } from './lib/load.ts';
 import { Child, freePort } from './lib/processes.ts';
-import type { Stack } from './lib/stack.ts';
+import type { ApiRuntime, Stack } from './lib/stack.ts';
 import { ratio, round } from './lib/stats.ts';
 import { CREATE_PAYMENT, createVariables } from './lib/operations.ts';
 import { hashApiKey } from '../src/kernel/api-keys.ts';
@@ -143,6 +143,7 @@ export async function benchCreatePayment(stack: Stack) {
   let bareOpen: LoadResult;
   let serviceClosed: Awaited<ReturnType<typeof runLoadMeasuringCpu<'api'>>>;
   let serviceOpen: LoadResult;
+  let openRuntime: ApiRuntime;
   let rate: number;
   try {
     bareClosed = await runLoadMeasuringCpu(
@@ -159,16 +160,10 @@ export async function benchCreatePayment(stack: Stack) {
 
     rate = Math.max(1, Math.round(serviceClosed.perSecond * openLoad));
     console.log(`createPayment: service, open model at ${rate}/s`);
-    serviceOpen = await runLoad({
-      model: 'open',
-      target: stack.target,
-      operation: 'createPayment',
-      ratePerS: rate,
-      durationS,
-      warmupS,
-      maxInFlight: concurrency * 8,
-    });
-    console.log(`  p50 ${serviceOpen.latencyMs.p50} ms, p99 ${serviceOpen.latencyMs.p99} ms`);
+    ({ result: serviceOpen, apiRuntime: openRuntime } = await stack.probingApiRuntime(() =>
+      runLoad({ model: 'open', target: stack.target, operation: 'createPayment', ratePerS: rate, durationS, warmupS, maxInFlight: concurrency * 8 }),
+    ));
+    console.log(`  p50 ${serviceOpen.latencyMs.p50} ms, p99 ${serviceOpen.latencyMs.p99} ms; API event-loop delay p99 ${openRuntime.eventLoopDelayMs.p99} ms`);
     console.log(`createPayment: no-I/O Yoga ceiling, open model at ${rate}/s`);
     bareOpen = await runLoad({
       model: 'open',
@@ -202,7 +197,7 @@ export async function benchCreatePayment(stack: Stack) {
   return {
     concurrency,
     openRatePerS: rate,
-    service: { closed: summaryOf(serviceClosed), open: summaryOf(serviceOpen) },
+    service: { closed: summaryOf(serviceClosed), open: summaryOf(serviceOpen), openApiRuntime: openRuntime },
     bareYoga: { closed: summaryOf(bareClosed), open: summaryOf(bareOpen) },
     pgbench,
     ratios: {

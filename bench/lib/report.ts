@@ -6,6 +6,7 @@ import type { benchRoutingOutcomes } from '../routing-outcomes.ts';
 import type { benchSubscriptions } from '../subscriptions.ts';
 import type { benchWebhooks } from '../webhooks.ts';
 import type { MachineInfo } from './machine.ts';
+import type { ApiRuntime } from './stack.ts';
 import { ratio } from './stats.ts';
 
 export interface Results {
@@ -31,6 +32,14 @@ const shown = (value: number | null) => (value === null ? 'n/a' : value.toFixed(
 export function markdown(results: Results): string {
   const rows: [string, string, string, string][] = [];
   const row = (figure: string, measured: string, ceiling: string, value: number | null) => rows.push([figure, measured, ceiling, shown(value)]);
+  /** How much of an open-model run's tail the API's event loop and collector explain (bench/lib/runtime-probe.ts). */
+  const loopRow = (label: string, runtime: ApiRuntime, p99Ms: number) =>
+    row(
+      `${label}: the API's event-loop delay, p99 (largest GC pause; loop busy share)`,
+      `${number(runtime.eventLoopDelayMs.p99)} ms (GC ${number(runtime.gc.maxMs)} ms; ${Math.round(runtime.eventLoopUtilization * 100)} %)`,
+      `the run's p99 latency: ${number(p99Ms)} ms`,
+      ratio(runtime.eventLoopDelayMs.p99, p99Ms),
+    );
   const rt = results.routing;
   if (rt) {
     row(
@@ -66,7 +75,7 @@ export function markdown(results: Results): string {
   if (cp) {
     const closed = `closed loop, ${cp.concurrency} connections`;
     row(
-      `createPayment throughput (${closed})`,
+      `createPayment throughput (${closed}; goal ≥ 0.6)`,
       `${number(cp.service.closed.perSecond)} req/s`,
       `no-I/O Yoga ${number(cp.bareYoga.closed.perSecond)} req/s`,
       cp.ratios.throughputToBareYoga,
@@ -78,7 +87,7 @@ export function markdown(results: Results): string {
       cp.ratios.throughputToPgbench,
     );
     row(
-      `createPayment CPU time per request, API process (${closed})`,
+      `createPayment CPU time per request, API process (${closed}; goal ≤ 2)`,
       `${number(cp.service.closed.cpuMsPerOperation.api)} ms`,
       `no-I/O Yoga ${number(cp.bareYoga.closed.cpuMsPerOperation.bareYoga)} ms`,
       cp.ratios.cpuPerRequestToBareYoga,
@@ -96,11 +105,12 @@ export function markdown(results: Results): string {
       cp.ratios.p50ToBareYoga,
     );
     row(
-      `createPayment p99 (open model, ${cp.openRatePerS}/s)`,
+      `createPayment p99 (open model, ${cp.openRatePerS}/s; goal ≤ 5)`,
       `${number(cp.service.open.latencyMs.p99)} ms`,
       `no-I/O Yoga ${number(cp.bareYoga.open.latencyMs.p99)} ms`,
       cp.ratios.p99ToBareYoga,
     );
+    loopRow(`createPayment, open model`, cp.service.openApiRuntime, cp.service.open.latencyMs.p99);
   }
   for (const at of results.createConfirm?.byLatency ?? []) {
     const label = `create + confirm, sandbox ${at.sandboxLatencyMs} ms`;
@@ -123,17 +133,18 @@ export function markdown(results: Results): string {
       at.ratios.openP99ToBareYoga,
     );
     row(
-      `${label}: service overhead per payment, p50 (goal < 5 ms; Hyperswitch claims ~25 ms)`,
+      `${label}: service overhead per payment, p50 (goal < 3 ms; Hyperswitch claims ~25 ms)`,
       `${number(at.service.overheadMs.p50)} ms`,
       `no-I/O Yoga ${number(at.bareYoga.overheadMs.p50)} ms`,
       at.ratios.overheadP50ToBareYoga,
     );
     row(
-      `${label}: service overhead per payment, p99`,
+      `${label}: service overhead per payment, p99 (goal < 10 ms)`,
       `${number(at.service.overheadMs.p99)} ms`,
       `no-I/O Yoga ${number(at.bareYoga.overheadMs.p99)} ms`,
       ratio(at.service.overheadMs.p99, at.bareYoga.overheadMs.p99),
     );
+    loopRow(`${label}, open model`, at.service.openApiRuntime, at.service.open.latencyMs.p99);
   }
   const wh = results.webhooks;
   if (wh) {

@@ -25,6 +25,13 @@ function cpuProfileFlags(name: string): string[] {
   return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}/${name}`] : [];
 }
 
+/** What bench/lib/runtime-probe.ts saw in the API's process during a run. */
+export interface ApiRuntime {
+  eventLoopDelayMs: { p50: number; p99: number; max: number };
+  eventLoopUtilization: number;
+  gc: { pauses: number; totalMs: number; p99Ms: number; maxMs: number };
+}
+
 export class Stack {
   api: Child | null = null;
   worker: Child | null = null;
@@ -120,7 +127,7 @@ export class Stack {
     if (!this.api) {
       this.api = new Child('api', 'src/main/api.ts', {
         env: this.env,
-        preload: ['./bench/lib/sql-capture.ts', './bench/lib/memory-probe.ts'],
+        preload: ['./bench/lib/sql-capture.ts', './bench/lib/memory-probe.ts', './bench/lib/runtime-probe.ts'],
         nodeFlags: ['--expose-gc', ...cpuProfileFlags('api')],
         ipc: true,
       });
@@ -139,6 +146,14 @@ export class Stack {
     const byAttempt = new Map<string, number>();
     for (const [attemptId, ms] of timings) byAttempt.set(attemptId, (byAttempt.get(attemptId) ?? 0) + ms);
     return byAttempt;
+  }
+
+  /** `run`, with the API's event-loop delay and garbage-collection pauses meanwhile (bench/lib/runtime-probe.ts). */
+  async probingApiRuntime<T>(run: () => Promise<T>): Promise<{ result: T; apiRuntime: ApiRuntime }> {
+    await this.api!.request('runtime-start');
+    const result = await run();
+    const { id: _id, ...apiRuntime } = await this.api!.request<ApiRuntime & { id: number }>('runtime-stop');
+    return { result, apiRuntime };
   }
 
   async count(query: string, values: unknown[] = []): Promise<number> {
