@@ -89,6 +89,11 @@ export class RateLimits {
     }
   }
 
+  /** Takes back one counted by `consume`: the attempt turned out not to be a failure (docs/dashboard.md, "Sessions"). */
+  async forgive(rule: RateRule, key: string): Promise<void> {
+    await this.#limiters[rule].reward(key, 1);
+  }
+
   /** Counts one against `key` (a decline, a wrong client secret) without refusing anything now. */
   async count(rule: RateRule, key: string): Promise<void> {
     await this.#limiters[rule].penalty(key);

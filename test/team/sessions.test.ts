@@ -118,6 +118,29 @@ describe('failed sign-ins', () => {
   });
 });
 
+describe('parallel sign-in guesses', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi({
+      RATE_LIMIT_LOGINS_PER_EMAIL: '3/600',
+      RATE_LIMIT_LOGINS_PER_IP: '1000/600',
+      REDIS_PREFIX: `${inject('redisPrefix')}_login_burst`,
+    });
+  });
+  afterAll(() => api?.close());
+
+  it('check no more passwords than the limit, however many arrive at once; a right one then still counts for the email', async () => {
+    const merchant = await createMerchant(api);
+    const owner = await member(api.url, merchant.secret, 'OWNER');
+    const email = owner.body.user.email;
+    // A right password forgives its own attempt: the email's three failures are all still available.
+    expect((await post(api.url, '/dashboard/login', { email, password: PASSWORD })).status).toBe(200);
+    const burst = await Promise.all(Array.from({ length: 12 }, () => post(api.url, '/dashboard/login', { email, password: 'wrong password 123' })));
+    const statuses = burst.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([...Array<number>(3).fill(401), ...Array<number>(9).fill(429)]);
+  });
+});
+
 describe('CSRF', () => {
   it('refuses a cookie-authenticated request without the session’s token, and does nothing', async () => {
     const merchant = await merchantWithSandbox(stack);

@@ -87,17 +87,28 @@ async function login(deps: RouteDeps, request: IncomingMessage, reply: ServerRes
   const { services, limits, clientIp, requestId, config } = deps;
   const input = await readJson(request);
   const email = typeof (input as { email?: unknown }).email === 'string' ? (input as { email: string }).email.trim().toLowerCase() : '';
-  await limits.refuseIfReached('failedLoginsPerIp', clientIp);
-  await limits.refuseIfReached('failedLoginsPerEmail', email);
+  // Every attempt is counted as a failure before its password is checked, and forgiven once it is not one: counted
+  // after the check, a burst of parallel guesses would all pass a limit none of them had reached yet.
+  await limits.consume('failedLoginsPerIp', clientIp);
   try {
-    signIn(config, reply, await services.team.login(input, requestId));
+    await limits.consume('failedLoginsPerEmail', email);
+  } catch (refusal) {
+    await limits.forgive('failedLoginsPerIp', clientIp); // refused unchecked: no guess was made
+    throw refusal;
+  }
+  let signedIn: Awaited<ReturnType<typeof services.team.login>>;
+  try {
+    signedIn = await services.team.login(input, requestId);
   } catch (error) {
-    if (error instanceof AppError && error.code === 'UNAUTHENTICATED') {
-      await limits.count('failedLoginsPerIp', clientIp);
-      await limits.count('failedLoginsPerEmail', email);
-    }
+    if (!(error instanceof AppError && error.code === 'UNAUTHENTICATED')) await forgiveLogin(limits, clientIp, email);
     throw error;
   }
+  await forgiveLogin(limits, clientIp, email);
+  signIn(config, reply, signedIn);
+}
+
+async function forgiveLogin(limits: RouteDeps['limits'], clientIp: string, email: string): Promise<void> {
+  await Promise.all([limits.forgive('failedLoginsPerIp', clientIp), limits.forgive('failedLoginsPerEmail', email)]);
 }
 
 async function route(deps: RouteDeps, path: string, request: IncomingMessage, reply: ServerResponse): Promise<void> {
