@@ -16,6 +16,8 @@ const secrets = {
   clientSecret: 'pay_x_secret_CLIENTSECRETVALUE',
   paymentResponseHashKey: 'HASHKEYSECRETVALUE',
   credentials: { apiKey: 'CONNECTORCREDVALUE', merchantId: 'CONNECTORMERCHANTVALUE' },
+  csrfToken: 'CSRFTOKENVALUE',
+  sessionToken: 'SESSIONTOKENVALUE',
 };
 const card = { number: '4242424242424242', cvc: '987', expiryMonth: '12' };
 const leakedValues = [
@@ -25,6 +27,8 @@ const leakedValues = [
   'HASHKEYSECRETVALUE',
   'CONNECTORCREDVALUE',
   'CONNECTORMERCHANTVALUE',
+  'CSRFTOKENVALUE',
+  'SESSIONTOKENVALUE',
   '4242424242424242',
   '987',
   'HEADERBEARERVALUE',

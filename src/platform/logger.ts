@@ -17,6 +17,8 @@ const SECRET_KEYS = new Set([
   'paymentresponsehashkey',
   'webhooksecret',
   'password',
+  'csrftoken',
+  'sessiontoken',
   'credentials',
   'encryptionkey',
   'cvc',

@@ -125,6 +125,8 @@ describe('parallel sign-in guesses', () => {
       RATE_LIMIT_LOGINS_PER_EMAIL: '3/600',
       RATE_LIMIT_LOGINS_PER_IP: '1000/600',
       REDIS_PREFIX: `${inject('redisPrefix')}_login_burst`,
+      // Every address and no public URL: a TLS proxy may be in front, so the cookie is Secure.
+      HOST: '0.0.0.0',
     });
   });
   afterAll(() => api?.close());
@@ -134,7 +136,8 @@ describe('parallel sign-in guesses', () => {
     const owner = await member(api.url, merchant.secret, 'OWNER');
     const email = owner.body.user.email;
     // A right password forgives its own attempt: the email's three failures are all still available.
-    expect((await post(api.url, '/dashboard/login', { email, password: PASSWORD })).status).toBe(200);
+    const signedIn = await post(api.url, '/dashboard/login', { email, password: PASSWORD });
+    expect([signedIn.status, signedIn.setCookie]).toEqual([200, expect.stringMatching(/; Secure$/)]);
     const burst = await Promise.all(Array.from({ length: 12 }, () => post(api.url, '/dashboard/login', { email, password: 'wrong password 123' })));
     const statuses = burst.map((answer) => answer.status).sort();
     expect(statuses).toEqual([...Array<number>(3).fill(401), ...Array<number>(9).fill(429)]);

@@ -13,7 +13,6 @@ import { sessionOf, type SessionPrincipal } from '../../kernel/principal.ts';
 import type { Services } from '../../modules/services.ts';
 import type { SignedIn } from '../../modules/team/index.ts';
 import type { RateLimits } from '../../platform/rate-limits.ts';
-import { reachableHost } from '../../platform/http/listen.ts';
 import { BodyTooLargeError, readBody, sendJson } from '../../platform/http/node-bridge.ts';
 import { authenticateRequest, CSRF_HEADER, SESSION_COOKIE, sessionTokenOf } from '../authenticate.ts';
 
@@ -36,12 +35,13 @@ interface RouteDeps {
 }
 
 /**
- * Whether the cookie is sent over HTTPS only: always, but when the service's public URL is plain HTTP on this machine
- * (the demo), where a Secure cookie would never come back.
+ * Whether the cookie is sent over HTTPS only: always, but when the service is reached over plain HTTP on this machine
+ * alone (the demo: a loopback public URL, or none and a loopback listening address), where a Secure cookie would never
+ * come back. Listening on every address without a public URL is not loopback: a TLS proxy may sit in front.
  */
 function secureCookie(config: Config): boolean {
-  const url = new URL(config.PUBLIC_URL ?? `http://${reachableHost(config.HOST)}`);
-  return !(url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1'));
+  const url = new URL(config.PUBLIC_URL ?? `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}`);
+  return !(url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
 }
 
 function cookie(config: Config, value: string, maxAgeSeconds: number): string {
