@@ -72,9 +72,11 @@ export async function benchSubscriptions(stack: Stack) {
   let serviceStats: Stats;
   let serviceConnected: Awaited<ReturnType<Child['memoryMb']>>;
   let paymentSeconds: number;
+  let serviceCpuMs: number;
   try {
     await sleep(1000); // every subscription reaches Redis
     serviceConnected = await stack.api!.memoryMb();
+    const cpuBefore = stack.api!.cpuMs();
     const card = { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' };
     const started = performance.now();
     // Each payment starts when due (open model), whether or not the one before has finished.
@@ -87,11 +89,12 @@ export async function benchSubscriptions(stack: Stack) {
     );
     paymentSeconds = (performance.now() - started) / 1000;
     serviceStats = await collect(serviceClients, expected, 60_000);
+    serviceCpuMs = stack.api!.cpuMs() - cpuBefore;
   } finally {
     await closeSubscribers(serviceClients);
   }
   console.log(
-    `  ${serviceStats.received}/${expected} delivered; p50 ${serviceStats.latencyMs.p50} ms, p99 ${serviceStats.latencyMs.p99} ms; RSS +${round(serviceConnected.rss - serviceBefore.rss, 1)} MB`,
+    `  ${serviceStats.received}/${expected} delivered; p50 ${serviceStats.latencyMs.p50} ms, p99 ${serviceStats.latencyMs.p99} ms; RSS +${round(serviceConnected.rss - serviceBefore.rss, 1)} MB; API CPU ${round(serviceCpuMs, 0)} ms`,
   );
 
   console.log(`subscriptions: ceiling, Redis pub/sub to ${subscribers} plain WebSockets`);
@@ -107,6 +110,7 @@ export async function benchSubscriptions(stack: Stack) {
   let bareStats: Stats;
   let bareBefore: Awaited<ReturnType<Child['memoryMb']>>;
   let bareConnected: Awaited<ReturnType<Child['memoryMb']>>;
+  let bareCpuMs: number;
   try {
     await fanout.waitFor(/fanout listening/);
     bareBefore = await fanout.memoryMb();
@@ -114,6 +118,7 @@ export async function benchSubscriptions(stack: Stack) {
     try {
       await sleep(1000);
       bareConnected = await fanout.memoryMb();
+      const cpuBefore = fanout.cpuMs();
       // One message per payment, at the pace the service's payments went.
       const perPaymentMs = (paymentSeconds * 1000) / payments;
       for (let index = 0; index < payments; index += 1) {
@@ -122,6 +127,7 @@ export async function benchSubscriptions(stack: Stack) {
         await sleep(Math.max(0, next - performance.now()));
       }
       bareStats = await collect(bareClients, expected, 60_000);
+      bareCpuMs = fanout.cpuMs() - cpuBefore;
     } finally {
       await closeSubscribers(bareClients);
     }
@@ -130,16 +136,20 @@ export async function benchSubscriptions(stack: Stack) {
     await fanout.stop();
   }
   console.log(
-    `  ${bareStats.received}/${expected} delivered; p50 ${bareStats.latencyMs.p50} ms, p99 ${bareStats.latencyMs.p99} ms; RSS +${round(bareConnected.rss - bareBefore.rss, 1)} MB`,
+    `  ${bareStats.received}/${expected} delivered; p50 ${bareStats.latencyMs.p50} ms, p99 ${bareStats.latencyMs.p99} ms; RSS +${round(bareConnected.rss - bareBefore.rss, 1)} MB; CPU ${round(bareCpuMs, 0)} ms`,
   );
 
   const perThousand = (grown: number) => round((grown / subscribers) * 1000, 1);
   const live = (memory: { heapUsed: number; external: number }) => memory.heapUsed + memory.external;
+  // CPU time per 1,000 deliveries resists a busy machine better than latency does (the service's also pays for the payments).
+  const cpuPer1000Deliveries = (cpuMs: number, received: number) => round((cpuMs / Math.max(1, received)) * 1000, 0);
   const service = {
+    cpuMsPer1000Deliveries: cpuPer1000Deliveries(serviceCpuMs, serviceStats.received),
     rssMbPer1000: perThousand(serviceConnected.rss - serviceBefore.rss),
     liveMbPer1000: perThousand(live(serviceConnected) - live(serviceBefore)),
   };
   const bare = {
+    cpuMsPer1000Deliveries: cpuPer1000Deliveries(bareCpuMs, bareStats.received),
     rssMbPer1000: perThousand(bareConnected.rss - bareBefore.rss),
     liveMbPer1000: perThousand(live(bareConnected) - live(bareBefore)),
   };
@@ -164,6 +174,7 @@ export async function benchSubscriptions(stack: Stack) {
       p99ToBare: ratio(serviceStats.latencyMs.p99, bareStats.latencyMs.p99),
       liveMemoryToBare: ratio(service.liveMbPer1000, bare.liveMbPer1000),
       rssToBare: ratio(service.rssMbPer1000, bare.rssMbPer1000),
+      cpuToBare: ratio(service.cpuMsPer1000Deliveries, bare.cpuMsPer1000Deliveries),
     },
   };
 }

@@ -63,7 +63,7 @@ export class Stack {
     const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
     const database = await createScratchDatabase(settings.databaseServerUrl, `payments_bench_${runId}`);
     try {
-      const [apiPort, sandboxPort] = [await freePort(), await freePort()];
+      const [apiPort, sandboxPort, workerMetricsPort] = [await freePort(), await freePort(), await freePort()];
       const env: Record<string, string> = {
         NODE_ENV: 'production',
         ENCRYPTION_KEY: randomBytes(32).toString('hex'),
@@ -73,6 +73,8 @@ export class Stack {
         REDIS_PREFIX: `bench_${runId}`,
         HOST: '127.0.0.1',
         PORT: String(apiPort),
+        // A port of its own, so a bench beside another run (or a dev worker) does not collide on the default.
+        WORKER_METRICS_PORT: String(workerMetricsPort),
         SANDBOX_URL: `http://127.0.0.1:${sandboxPort}`,
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         WEBHOOK_RETRY_DELAY_SCALE: String(settings.retryDelayScale),

@@ -7,7 +7,7 @@
 // with SSE.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
-import { GraphQLError, type ExecutionArgs } from 'graphql';
+import { GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -22,6 +22,7 @@ import { authenticateRequest, sessionTokenOf } from './authenticate.ts';
 import { CONNECTED_MERCHANT_HEADER } from '../modules/merchants/index.ts';
 import { clientKeyOf, type RateLimits } from '../platform/rate-limits.ts';
 import type { Metrics } from '../platform/http/metrics.ts';
+import { sharedPayloadJson } from './shared-execution.ts';
 import { ANONYMOUS_OPERATION, countErrors, operationLabelOf, withErrorReferences } from './operation-metrics.ts';
 
 /** How long sockets get to close cleanly at shutdown before they are cut. */
@@ -45,7 +46,48 @@ function connectedMerchantOf(connectionParams: Readonly<Record<string, unknown>>
   return typeof named[1] === 'string' ? named[1].trim() : '';
 }
 
-type Operations = { execute: (args: ExecutionArgs) => unknown; subscribe: (args: ExecutionArgs) => unknown };
+/** Writes `next` frames of operation `id` with a payload already serialized: the frame graphql-ws would write, built around it. */
+function nextSender(socket: WebSocket, id: string): Operations['sendNext'] {
+  const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+  return (payloadJson) =>
+    new Promise((resolve, reject) => {
+      // As graphql-ws's own sends: a socket already closing takes nothing, and that is no error.
+      if (socket.readyState !== socket.OPEN) return resolve();
+      socket.send(`${head}${payloadJson}}`, (error) => (error ? reject(error) : resolve()));
+    });
+}
+
+type Operations = {
+  execute: (args: ExecutionArgs) => unknown;
+  subscribe: (args: ExecutionArgs) => unknown;
+  /** Writes a `next` frame of this operation whose payload is already JSON, once the socket has taken it. */
+  sendNext: (payloadJson: string) => Promise<void>;
+};
+
+/**
+ * The operation's results as graphql-ws iterates them, except that a shared result (src/api/shared-execution.ts) is
+ * written here as a ready frame, its payload serialized once for all its subscribers; only the others (errors, which
+ * carry each subscriber's request id) are left to graphql-ws. Each frame is written before the next result is asked
+ * for, as graphql-ws does, so order and the subscription gate's backlog bound hold.
+ */
+function framed(results: unknown, sendNext: Operations['sendNext']): unknown {
+  if (results === null || typeof results !== 'object' || !(Symbol.asyncIterator in results)) return results;
+  const source = (results as AsyncIterable<ExecutionResult>)[Symbol.asyncIterator]();
+  const iterator: AsyncIterableIterator<ExecutionResult> = {
+    [Symbol.asyncIterator]: () => iterator,
+    next: async () => {
+      for (;;) {
+        const step = await source.next();
+        const json = step.done ? null : sharedPayloadJson(step.value);
+        if (json === null) return step;
+        await sendNext(json);
+      }
+    },
+    return: async (value?: unknown) => (await source.return?.(value)) ?? { done: true, value: undefined },
+    throw: async (error?: unknown) => (source.throw ? source.throw(error) : Promise.reject(error as Error)),
+  };
+  return iterator;
+}
 
 export function attachGraphQLWebSocket(deps: {
   server: Server;
@@ -64,7 +106,10 @@ export function attachGraphQLWebSocket(deps: {
   useServer<Record<string, unknown>, { socket: WebSocket; request: IncomingMessage }>(
     {
       execute: (args) => (args.rootValue as Operations).execute(args) as never,
-      subscribe: (args) => (args.rootValue as Operations).subscribe(args) as never,
+      subscribe: async (args) => {
+        const operations = args.rootValue as Operations;
+        return framed(await operations.subscribe(args), operations.sendNext) as never;
+      },
       // Every error answer carries the operation's request id (the one its log lines carry) and its docs link, and is
       // counted, as over HTTP (docs/api.md, "Errors"; docs/operations.md, "Metrics").
       onNext: (_context, _id, _payload, args, result) => {
@@ -123,7 +168,7 @@ export function attachGraphQLWebSocket(deps: {
           document,
           variableValues: payload.variables,
           contextValue: await enveloped.contextFactory(),
-          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe } satisfies Operations,
+          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe, sendNext: nextSender(context.extra.socket, id) } satisfies Operations,
         };
       },
     },

@@ -8,7 +8,6 @@ import { createPubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
-import { drain } from '../kernel/async-streams.ts';
 import { AppError } from '../kernel/errors.ts';
 import type { LiveEvents, LivePublisher, WrittenEvent } from '../modules/events/index.ts';
 import type { Payment, PaymentLivePublisher } from '../modules/payments/index.ts';
@@ -67,16 +66,19 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
     for (const interrupt of [...interruptions])
       interrupt(new AppError('SERVICE_UNAVAILABLE', 'The live feed lost its connection to Redis; subscribe again (with `after`) to catch up.'));
   });
-  const interruptible = <T>(source: AsyncIterable<T>): AsyncIterable<T> =>
+  // One stream per subscriber, straight from the event target (one listener, no inner stream to drain): a
+  // subscription's cost is paid once per delivery per subscriber, so it holds as little as it can.
+  const listen = <T>(topic: string, id: string): AsyncIterable<T> =>
     new Repeater<T>(async (push, stop) => {
+      const channel = `${topic}:${id}`;
+      const listener = (event: Event) => void push((event as CustomEvent<T>).detail);
       const interrupt = (error: Error) => stop(error);
       interruptions.add(interrupt);
+      eventTarget.addEventListener(channel, listener);
       try {
-        await drain(source[Symbol.asyncIterator](), stop, push);
-        stop();
-      } catch (error) {
-        stop(error as Error);
+        await stop;
       } finally {
+        eventTarget.removeEventListener(channel, listener);
         interruptions.delete(interrupt);
       }
     });
@@ -90,9 +92,9 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
       pubSub.publish(profilePaymentsTopic, `${payment.profileId}:${payment.mode}`, payment);
     },
     eventCreated: (event) => pubSub.publish(eventsTopic, `${event.merchantId}:${event.mode}`, event),
-    paymentChanges: (paymentId) => interruptible(pubSub.subscribe(paymentTopic, paymentId) as AsyncIterable<Payment>),
-    profilePaymentChanges: (profileId, mode) => interruptible(pubSub.subscribe(profilePaymentsTopic, `${profileId}:${mode}`) as AsyncIterable<Payment>),
-    events: (merchantId, mode) => interruptible(pubSub.subscribe(eventsTopic, `${merchantId}:${mode}`) as AsyncIterable<WrittenEvent>),
+    paymentChanges: (paymentId) => listen<Payment>(paymentTopic, paymentId),
+    profilePaymentChanges: (profileId, mode) => listen<Payment>(profilePaymentsTopic, `${profileId}:${mode}`),
+    events: (merchantId, mode) => listen<WrittenEvent>(eventsTopic, `${merchantId}:${mode}`),
     // Redis answers a connection's commands in order: a PING answered means every SUBSCRIBE sent before it is in effect.
     subscribed: async () => {
       await new Promise((resolve) => setImmediate(resolve)); // let subscriptions just started send their SUBSCRIBE

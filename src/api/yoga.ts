@@ -13,6 +13,7 @@ import { AppError, ERROR_CODES } from '../kernel/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { LiveFeed } from './live-feed.ts';
 import type { SubscriptionGate } from './subscription-gate.ts';
+import { useSharedSubscriptionExecution } from './shared-execution.ts';
 import type { Services } from '../modules/services.ts';
 import { CONNECTED_MERCHANT_HEADER } from '../modules/merchants/index.ts';
 import type { Principal } from '../kernel/principal.ts';
@@ -327,6 +328,7 @@ export function createGraphQLServer(deps: {
       useOperationMetrics(metrics),
       useErrorReferences(),
       useCodedBareRefusals(),
+      useSharedSubscriptionExecution(),
       useGraphiQLPolicy(page),
       ...(tracingEnabled() ? [useOperationSpans()] : []),
     ],

@@ -2,7 +2,7 @@
 // processes sharing Redis pub/sub, while payments move through the sandbox processor.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from 'graphql-ws';
-import { ConfirmPaymentDocument, CreatePaymentDocument, PaymentUpdatedDocument } from '../gql/graphql.ts';
+import { ConfirmPaymentDocument, CreatePaymentDocument, PaymentUpdatedDocument, PaymentUpdatedEmailDocument } from '../gql/graphql.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createLiveFeed } from '../../src/api/live-feed.ts';
@@ -69,6 +69,26 @@ describe('paymentUpdated over graphql-ws', () => {
     }
     expect(updates.at(-1)).toMatchObject({ id: payment.id, amountReceived: 2500, activeAttempt: { status: 'CHARGED' } });
     watched.close();
+  });
+
+  it('shows each subscriber what its own key may see, though subscribers of the same selection share one execution', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const payment = dataOf(
+      await shop.secret(CreatePaymentDocument, { input: { amount: 2500, currency: 'USD', email: 'ada@example.com', returnUrl: 'https://shop.example/back' } }),
+    ).createPayment;
+    // Two secret-key subscribers (one execution serves both) and a checkout's, whose key may not see the email: the same
+    // document and variables, so only the key's scope tells them apart.
+    const variables = { paymentId: payment.id, clientSecret: payment.clientSecret };
+    const secret = [1, 2].map(() => subscribeWs(client(stack.api.url, shop.secretKey), PaymentUpdatedEmailDocument, variables));
+    const checkout = subscribeWs(client(stack.api.url, shop.publishableKey), PaymentUpdatedEmailDocument, variables);
+    await settle();
+    dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4242424242424242') } }));
+    for (const watched of [...secret, checkout])
+      await vi.waitFor(() => expect(watched.results.at(-1)?.paymentUpdated.status).toBe('SUCCEEDED'), { timeout: 10_000, interval: 20 });
+    for (const watched of secret) expect(watched.results.map((result) => result.paymentUpdated.email)).toEqual(secret[0]!.results.map(() => 'ada@example.com'));
+    expect(checkout.results.map((result) => result.paymentUpdated.email)).toEqual(checkout.results.map(() => null));
+    expect(secret[1]!.results).toEqual(secret[0]!.results);
+    for (const watched of [...secret, checkout]) watched.close();
   });
 
   it('resolves each update from the state its commit wrote, though the payment has moved on since', async () => {
