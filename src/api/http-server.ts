@@ -7,7 +7,7 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../platform/config.ts';
 import { AppError, ERROR_CODES, errorBody } from '../kernel/errors.ts';
 import type { GraphQLContext } from '../platform/graphql/context.ts';
-import { presentedCredentials, type ServerContext } from './yoga.ts';
+import { presentedCredentials, type DocumentCache, type ServerContext } from './yoga.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Services } from '../modules/services.ts';
 import type { Principal } from '../kernel/principal.ts';
@@ -28,6 +28,8 @@ export interface HttpServerDeps {
   logger: Logger;
   metrics: Metrics;
   yoga: YogaServerInstance<ServerContext, GraphQLContext>;
+  /** Yoga's parsed documents (yoga.ts), which the Idempotency-Key check reads and fills. */
+  documents: DocumentCache;
   services: Services;
   limits: RateLimits;
   /** Resolves when PostgreSQL and Redis answer; rejects with the reason otherwise. */
@@ -61,7 +63,7 @@ function sendPlain(reply: ServerResponse, answer: PlainResponse): void {
 }
 
 export function createHttpServer(deps: HttpServerDeps): Server {
-  const { config, logger, metrics, yoga, readiness, services, limits } = deps;
+  const { config, logger, metrics, yoga, documents, readiness, services, limits } = deps;
 
   async function handleGraphQL(request: IncomingMessage, reply: ServerResponse, url: URL, requestId: string, clientIp: string): Promise<void> {
     const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
@@ -96,7 +98,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       throw error;
     }
     if (principal.kind === 'anonymous') return sendPlain(reply, keyWithoutApiKey());
-    const keyed = classifyKeyedRequest(body, config.GRAPHQL_MAX_TOKENS);
+    const keyed = classifyKeyedRequest(body, config.GRAPHQL_MAX_TOKENS, documents);
     if (keyed.kind === 'unkeyed') return sendResponse(await execute({ requestId, clientIp, principal }), reply);
     const answer =
       keyed.kind === 'refused'

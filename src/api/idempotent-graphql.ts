@@ -11,6 +11,7 @@ import { AppError, ERROR_CODES, headersOf, type ErrorCode } from '../kernel/erro
 import { TOO_DEEP_TO_PARSE } from '../platform/graphql/errors.ts';
 import type { IdempotencyService } from '../platform/http/idempotency.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../platform/http/idempotency.ts';
+import type { DocumentCache } from './yoga.ts';
 
 const REFUSED_BEFORE_EXECUTION: ReadonlySet<string> = new Set<ErrorCode>([
   'UNAUTHENTICATED',
@@ -85,9 +86,10 @@ function parseRefusal(error: unknown, maxTokens: number): KeyedRequest {
 
 /**
  * How a keyed request is handled, parsing its query no further than `maxTokens` tokens (the limit every
- * GraphQL request has): the caller has been authenticated already.
+ * GraphQL request has) unless `documents` has it already; a document parsed here is kept there for Yoga,
+ * which then parses it no more. The caller has been authenticated already.
  */
-export function classifyKeyedRequest(body: Buffer | undefined, maxTokens: number): KeyedRequest {
+export function classifyKeyedRequest(body: Buffer | undefined, maxTokens: number, documents: DocumentCache): KeyedRequest {
   if (!body?.length) return { kind: 'refused', response: unsupportedKeyedRequest() };
   let request: GraphQLRequestBody;
   try {
@@ -96,11 +98,14 @@ export function classifyKeyedRequest(body: Buffer | undefined, maxTokens: number
     return { kind: 'refused', response: unsupportedKeyedRequest() };
   }
   if (typeof request?.query !== 'string') return { kind: 'refused', response: unsupportedKeyedRequest() };
-  let document: DocumentNode;
-  try {
-    document = parse(request.query, { maxTokens });
-  } catch (error) {
-    return parseRefusal(error, maxTokens);
+  let document = documents.get(request.query);
+  if (document === undefined) {
+    try {
+      document = parse(request.query, { maxTokens });
+    } catch (error) {
+      return parseRefusal(error, maxTokens);
+    }
+    documents.set(request.query, document);
   }
   const operation = document.definitions
     .filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION)

@@ -4,8 +4,8 @@ import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { GraphQLError, NoSchemaIntrospectionCustomRule } from 'graphql';
-import { createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, type DocumentNode } from 'graphql';
+import { createLRUCache, createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/client.ts';
 import { isDatabaseUnavailable } from '../platform/db/unavailable.ts';
@@ -261,6 +261,19 @@ function useCodedBareRefusals(): Plugin {
   };
 }
 
+/**
+ * Parsed documents by query text, shared by Yoga and the Idempotency-Key check (idempotent-graphql.ts), so a
+ * keyed request is parsed once. Only a document that parsed within the token limit is ever kept (both parse
+ * with it); depth, alias and cost limits are validation rules, which run on a cached document too.
+ */
+export interface DocumentCache {
+  get(query: string): DocumentNode | undefined;
+  set(query: string, document: DocumentNode): unknown;
+}
+
+/** Yoga's own LRU (its default size and lifetime), made here so it can be shared. */
+export const createDocumentCache = (): DocumentCache => createLRUCache<DocumentNode>();
+
 export function createGraphQLServer(deps: {
   config: Config;
   services: Services;
@@ -270,8 +283,9 @@ export function createGraphQLServer(deps: {
   gate: SubscriptionGate;
   limits: RateLimits;
   metrics: Metrics;
+  documents: DocumentCache;
 }): YogaServerInstance<ServerContext, GraphQLContext> {
-  const { config, services, logger, db, live, gate, limits, metrics } = deps;
+  const { config, services, logger, db, live, gate, limits, metrics, documents } = deps;
   const graphiql = { title: 'Payments API', subscriptionsProtocol: 'WS' } as const;
   let graphiqlPage: Promise<GraphiQLPage> | undefined;
   const page = () => (graphiqlPage ??= renderGraphiQLPage(graphiql));
@@ -282,6 +296,7 @@ export function createGraphQLServer(deps: {
     graphiql: config.graphiql ? graphiql : false,
     renderGraphiQL: async () => (await page()).html,
     logging: false,
+    parserAndValidationCache: { documentCache: documents },
     // Keys travel in headers: any origin may call, and no browser credentials are sent. The dashboard's cookie is
     // SameSite=Strict and same-origin, so it needs no CORS (docs/dashboard.md).
     cors: { credentials: false },

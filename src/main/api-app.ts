@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import type { Config } from '../platform/config.ts';
 import { checkPostgres, checkRedis } from '../platform/db/reachability.ts';
 import { SubscriptionGate } from '../api/subscription-gate.ts';
-import { createGraphQLServer } from '../api/yoga.ts';
+import { createDocumentCache, createGraphQLServer } from '../api/yoga.ts';
 import { listen, reachableHost } from '../platform/http/listen.ts';
 import { attachGraphQLWebSocket } from '../api/graphql-ws.ts';
 import { createHttpServer } from '../api/http-server.ts';
@@ -42,9 +42,11 @@ export async function startApi(config: Config, logger: Logger, options: ApiOptio
   registerWebhookQueueGauges(metrics, context.db);
   const gate = new SubscriptionGate(config, services, logger, metrics);
   const limits = new RateLimits(redis, config);
-  const yoga = createGraphQLServer({ config, services, logger, db: context.db, live: adapters.liveFeed, gate, limits, metrics });
+  const documents = createDocumentCache();
+  const yoga = createGraphQLServer({ config, services, logger, db: context.db, live: adapters.liveFeed, gate, limits, metrics, documents });
   const server = createHttpServer({
     config,
+    documents,
     logger,
     metrics,
     yoga,

@@ -1,7 +1,10 @@
 // When a keyed request's answer frees its key: only when it shows nothing ran. The answers are the shapes
-// GraphQL gives; the requests that produce them go through the API in test/api/idempotency.test.ts.
+// GraphQL gives; the requests that produce them go through the API in test/api/idempotency.test.ts. And the
+// keyed request's parse, whose document Yoga reuses.
 import { describe, expect, it } from 'vitest';
-import { mayHaveActed } from '../../src/api/idempotent-graphql.ts';
+import { parse } from 'graphql';
+import { classifyKeyedRequest, mayHaveActed } from '../../src/api/idempotent-graphql.ts';
+import { createDocumentCache } from '../../src/api/yoga.ts';
 
 const answer = (body: unknown) => ({ status: 200, headers: {}, body: JSON.stringify(body) });
 const error = (code: string, path?: string[]) => ({ message: code, ...(path ? { path } : {}), extensions: { code } });
@@ -28,5 +31,29 @@ describe('mayHaveActed', () => {
 
   it('keeps the key for an answer that is not GraphQL', () => {
     expect(mayHaveActed({ status: 500, headers: {}, body: 'Internal Server Error' }, 1)).toBe(true);
+  });
+});
+
+describe('classifyKeyedRequest and the document cache it shares with Yoga', () => {
+  const keyed = (query: string) => Buffer.from(JSON.stringify({ query }));
+
+  it('keeps the document it parsed, so Yoga parses it no more', () => {
+    const documents = createDocumentCache();
+    expect(classifyKeyedRequest(keyed('mutation { a }'), 100, documents)).toMatchObject({ kind: 'mutation', rootFields: 1 });
+    expect(documents.get('mutation { a }')).toEqual(parse('mutation { a }'));
+  });
+
+  it('reads a document Yoga (or an earlier request) parsed instead of parsing it again', () => {
+    const documents = createDocumentCache();
+    // Kept under another text: only a read of the cache can see two root fields in "mutation { a }".
+    documents.set('mutation { a }', parse('mutation { a b }'));
+    expect(classifyKeyedRequest(keyed('mutation { a }'), 100, documents)).toMatchObject({ kind: 'refused' });
+  });
+
+  it('keeps nothing that did not parse within the token limit', () => {
+    const documents = createDocumentCache();
+    const query = 'mutation { a b c d e f }';
+    expect(classifyKeyedRequest(keyed(query), 4, documents)).toMatchObject({ kind: 'refused', response: { status: 400 } });
+    expect(documents.get(query)).toBeUndefined();
   });
 });

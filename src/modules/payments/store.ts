@@ -156,9 +156,10 @@ export class PaymentStore {
       { ...row, subject: 'intent', fromStatus: null, toStatus: intent.status },
       { ...row, attemptId: activeAttempt.id, subject: 'attempt', fromStatus: null, toStatus: activeAttempt.status },
     ];
-    await this.db.$executeRaw`
+    // Its text depends only on the fields a payment has: one prepared statement (client.ts, PreparedStatements).
+    await this.db.prepared.query(Prisma.sql`
       WITH intent AS (${insertRow('intent', intent)}), attempt AS (${insertRow('attempt', activeAttempt)})
-      ${historyInsert(history, Prisma.sql`TRUE`)}`;
+      ${historyInsert(history, Prisma.sql`TRUE`)}`);
     this.publisher.published(payment, []);
     return payment;
   }
@@ -282,8 +283,11 @@ export class PaymentStore {
       ${joined(events.map((event, index) => Prisma.sql`, ${Prisma.raw(`event_${index}`)} AS (${event.insert(guard)})`))}
       SELECT (SELECT count(*)::int FROM intent) AS changed, (SELECT count(*)::int FROM attempt) AS attempts,
              json_build_array(${Prisma.join([...events.map((_event, index) => Prisma.sql`(SELECT COALESCE(json_agg(written), '[]') FROM ${Prisma.raw(`event_${index}`)} written)`), Prisma.sql`NULL`])}) AS written`;
+    type Result = { changed: number; attempts: number; written: WrittenEventRow[][] };
+    // Alone, the statement is prepared (its text varies only by which fields and events a commit has: client.ts,
+    // PreparedStatements); in a transaction it runs on the transaction's connection.
     const run = async (executor: Database | Transaction) => {
-      const [result] = await executor.$queryRaw<{ changed: number; attempts: number; written: WrittenEventRow[][] }[]>(statement);
+      const [result] = executor === this.db ? (await this.db.prepared.query<Result>(statement)).rows : await executor.$queryRaw<Result[]>(statement);
       if (result!.changed !== 1) throw staleVersion(payment.id);
       // Both hold under the guard (an attempt row is never deleted; the profile was there): a miss is a bug,
       // which committed() throws for an event whose own row is missing (its copies are written by its insert).

@@ -1,9 +1,44 @@
-// The one PrismaClient of a process, on node-postgres through Prisma 7's driver adapter.
+// The one PrismaClient of a process, on node-postgres through Prisma 7's driver adapter, and the hot paths'
+// statements sent on the same pool without Prisma (docs/architecture.md, "Database access").
 import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaClient } from '../../generated/prisma/client.ts';
+import pg from 'pg';
+import { PrismaClient, type Prisma } from '../../generated/prisma/client.ts';
 
-export type Database = PrismaClient;
+/**
+ * Statements sent straight through node-postgres, as named prepared statements: PostgreSQL parses and plans
+ * each text once per connection, and the statement skips Prisma's client runtime. Only for statements that
+ * stand alone: one inside a Prisma transaction must run on that transaction's connection (tx), not here.
+ */
+export class PreparedStatements {
+  /** Texts and their statement names; past the bound a new text runs unnamed (the server keeps each named one per connection). */
+  readonly #names = new Map<string, string>();
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly maxNames = 256,
+  ) {}
+
+  /** Runs `statement` (Prisma.sql, whose values are parameters), prepared under a name of its text. */
+  query<Row extends pg.QueryResultRow>(statement: Prisma.Sql): Promise<pg.QueryResult<Row>> {
+    return this.pool.query<Row>({ name: this.#nameOf(statement.text), text: statement.text, values: statement.values });
+  }
+
+  #nameOf(text: string): string | undefined {
+    let name = this.#names.get(text);
+    if (name === undefined && this.#names.size < this.maxNames) {
+      name = `s${this.#names.size}`;
+      this.#names.set(text, name);
+    }
+    return name;
+  }
+}
+
+export type Database = PrismaClient & { readonly prepared: PreparedStatements };
 
 export function createDatabase(databaseUrl: string, poolSize: number): Database {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: poolSize, connectionTimeoutMillis: 5_000 }) });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, connectionTimeoutMillis: 5_000 });
+  // An idle connection that fails is dropped by the pool; the next statement that needs one sees the error.
+  pool.on('error', () => {});
+  const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  return Object.assign(client, { prepared: new PreparedStatements(pool) });
 }

@@ -7,6 +7,7 @@
 // is sealed (it may carry a one-time API key or a hash key).
 import { createHmac } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
+import { Prisma } from '../../generated/prisma/client.ts';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -36,11 +37,11 @@ export class IdempotencyService {
     const { db } = this.context;
     // A new key, or one whose record has expired (it no longer counts: the key starts afresh), is claimed by
     // one statement, as every keyed mutation begins here; a live record claims nothing and is read below.
-    const claimed = await db.$executeRaw`
+    const claim = await db.prepared.query(Prisma.sql`
       INSERT INTO idempotency_records (scope, key, request_hash, created_at) VALUES (${scope}, ${key}, ${requestHash}, ${now})
       ON CONFLICT (scope, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at, response_body = NULL, status_code = NULL
-      WHERE idempotency_records.created_at < ${new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)}`;
-    if (claimed === 1) return { kind: 'new' };
+      WHERE idempotency_records.created_at < ${new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS)}`);
+    if (claim.rowCount === 1) return { kind: 'new' };
     const record = await db.idempotencyRecord.findUnique({ where: { scope_key: { scope, key } } });
     if (record === null) return this.begin(scope, key, requestHash, now); // abandoned in between
     if (record.requestHash !== requestHash) return { kind: 'mismatch' };
@@ -55,10 +56,10 @@ export class IdempotencyService {
   }
 
   async complete(scope: string, key: string, statusCode: number, body: string): Promise<void> {
-    await this.context.db.idempotencyRecord.update({
-      where: { scope_key: { scope, key } },
-      data: { statusCode, responseBody: this.context.secretBox.seal(body) },
-    });
+    const stored = await this.context.db.prepared.query(Prisma.sql`
+      UPDATE idempotency_records SET status_code = ${statusCode}, response_body = ${this.context.secretBox.seal(body)} WHERE scope = ${scope} AND key = ${key}`);
+    // begin claimed it, and only abandon deletes one (never this request's, which acted): a miss is a bug.
+    if (stored.rowCount !== 1) throw new Error(`idempotency record ${scope}/${key} is gone before its response was stored`);
   }
 
   /** Forgets a request that did not execute (refused, invalid), so the key can be used again. */
