@@ -167,6 +167,7 @@ export class Stack {
     const stops = [this.api, this.worker, this.sandbox].map((child) => child?.stop());
     await Promise.allSettled(stops);
     await this.context.db.$disconnect().catch(() => undefined);
+    await this.context.cache.close();
     await this.sql.end().catch(() => undefined);
     await deleteKeysUnder(this.redis, this.prefix).catch((error: unknown) =>
       console.error(`bench: could not delete Redis keys under ${this.prefix}: ${(error as Error).message}`),

@@ -77,6 +77,7 @@ export async function startApi(config: Config, logger: Logger, options: ApiOptio
       clearTimeout(deadline);
       await adapters.close();
       await context.db.$disconnect();
+      await context.cache.close();
       redis.disconnect();
     },
   };

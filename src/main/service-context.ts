@@ -7,14 +7,24 @@ import { SecretBox } from '../kernel/secret-box.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ServiceContext } from '../platform/context.ts';
 import { createMetrics } from '../platform/http/metrics.ts';
+import { ReadCache } from '../platform/cache/read-cache.ts';
 
 export function createServiceContext(config: Config, logger: Logger): ServiceContext {
+  const metrics = createMetrics();
   return {
     db: createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE),
     secretBox: new SecretBox(config.encryptionKey),
     config,
     logger,
-    metrics: createMetrics(),
+    metrics,
     publicUrl: config.PUBLIC_URL ?? `http://127.0.0.1:${config.PORT}`,
+    cache: new ReadCache({
+      redisUrl: config.REDIS_URL,
+      channel: `${config.REDIS_PREFIX}:cache:invalidate`,
+      maxEntries: config.READ_CACHE_MAX_ENTRIES,
+      ttlMs: config.READ_CACHE_TTL_MS,
+      logger,
+      metrics,
+    }),
   };
 }

@@ -56,6 +56,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<Worke
       await webhooks.close();
       await adapters.close();
       await context.db.$disconnect();
+      await context.cache.close();
     },
   };
 }

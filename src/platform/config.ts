@@ -109,6 +109,14 @@ const configSchema = z.object({
    */
   SUBSCRIPTIONS_PER_CLIENT_SECRET: z.coerce.number().int().min(1).max(100_000).default(5),
   SUBSCRIPTIONS_PER_CLIENT_IP: z.coerce.number().int().min(1).max(100_000).default(50),
+  /**
+   * How long an API key, business profile or connector account stays in a process's read cache without being
+   * invalidated (docs/architecture.md, "Read cache"): a backstop for rows changed outside the service, which Redis
+   * invalidations do not cover. 0 turns the cache off.
+   */
+  READ_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  /** At most this many entries in a process's read cache; the least recently used go first. */
+  READ_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** How often the keys of running subscriptions are checked again: a revoked key's subscriptions end within this. */
   SUBSCRIPTION_KEY_RECHECK_MS: z.coerce.number().int().min(50).max(3_600_000).default(30_000),
   /**

@@ -1,9 +1,11 @@
 // API keys that expire (createApiKey's expiresAt) and their rotation (rotateApiKey): an expired key is refused
 // like a revoked one, and its running subscriptions end the same way. Expiry is reached by setting expires_at
-// in the past in the database, never by waiting.
+// in the past in the database, never by waiting, then invalidating the key's cached row, as an operator does after
+// such a write (docs/operations.md, "Changing rows outside the service").
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CreateApiKeyDocument, MerchantDocument, PaymentEventsDocument, RotateApiKeyDocument } from '../gql/graphql.ts';
+import { apiKeyTag } from '../../src/modules/merchants/index.ts';
 import { createMerchant } from '../support/api.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
@@ -23,7 +25,10 @@ afterAll(async () => {
 
 const DAY_MS = 24 * 3600 * 1000;
 const inDays = (days: number) => new Date(Date.now() + days * DAY_MS).toISOString();
-const expireNow = (keyId: string) => sql.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [keyId]);
+const expireNow = async (keyId: string) => {
+  await sql.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [keyId]);
+  await stack.api.context.cache.invalidate([apiKeyTag(keyId)]);
+};
 
 describe('createApiKey expiresAt', () => {
   it.each([

@@ -8,7 +8,7 @@ import { ConnectorError, type ConnectorCallback, type IgnoredCallback } from './
 import { AppError, errorBody, notFound } from '../../kernel/errors.ts';
 import { isId, newId } from '../../kernel/ids.ts';
 import type { CallbackVerification, ConnectorAccount, Prisma } from '../../generated/prisma/client.ts';
-import type { ConnectorAccountService } from './service.ts';
+import { connectorAccountsTag, type ConnectorAccountService } from './service.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import type { PaymentService } from '../payments/index.ts';
 import type { DisputeCallbackResult, DisputeService } from '../disputes/index.ts';
@@ -212,6 +212,7 @@ export class ConnectorCallbackService {
         ...(processorSecret === undefined ? {} : { webhookSecretEncrypted: this.context.secretBox.seal(processorSecret) }),
       },
     });
+    await this.context.cache.invalidate([connectorAccountsTag(registered.merchantId)]);
     return {
       merchantConnectorId: registered.id,
       connectorName: registered.connectorName,
@@ -229,6 +230,7 @@ export class ConnectorCallbackService {
     if (account.webhookSecretEncrypted !== null) return account.webhookSecretEncrypted;
     const generated = this.context.secretBox.seal(`whsec_${randomBytes(32).toString('base64url')}`);
     await this.context.db.connectorAccount.updateMany({ where: { id: account.id, webhookSecretEncrypted: null }, data: { webhookSecretEncrypted: generated } });
+    await this.context.cache.invalidate([connectorAccountsTag(account.merchantId)]);
     const saved = await this.context.db.connectorAccount.findUniqueOrThrow({ where: { id: account.id }, select: { webhookSecretEncrypted: true } });
     return saved.webhookSecretEncrypted!;
   }

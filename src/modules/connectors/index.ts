@@ -1,3 +1,3 @@
 // The connectors module's public entry: what other modules, the API and the processes may use of it.
 export { CONNECTORS, isConnectorName, passThroughOf, processorAccountProblem } from './registry.ts';
-export { type ConnectorAccountService } from './service.ts';
+export { connectorAccountsTag, type ConnectorAccountService } from './service.ts';

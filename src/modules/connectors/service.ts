@@ -26,6 +26,9 @@ export interface RoutingRequest {
   profileRouting: readonly string[];
 }
 
+/** The read cache's tag of a merchant's connector accounts: invalidated whenever one of them changes. */
+export const connectorAccountsTag = (merchantId: string) => `connectorAccounts:${merchantId}`;
+
 export class ConnectorAccountService {
   constructor(private readonly context: ServiceContext) {}
 
@@ -49,7 +52,7 @@ export class ConnectorAccountService {
     const paymentMethods = (input.paymentMethods ?? [...definition.paymentMethods]) as PaymentMethodType[];
     const unsupported = paymentMethods.find((method) => !(definition.paymentMethods as readonly PaymentMethodType[]).includes(method));
     if (unsupported) throw invalidInput('paymentMethods', `${name} does not support ${unsupported} (supported: ${definition.paymentMethods.join(', ')})`);
-    return this.context.db.connectorAccount.create({
+    const account = await this.context.db.connectorAccount.create({
       data: {
         id: newId('connectorAccount'),
         merchantId: principal.merchantId,
@@ -62,6 +65,8 @@ export class ConnectorAccountService {
         countries: input.countries ?? [],
       },
     });
+    await this.context.cache.invalidate([connectorAccountsTag(account.merchantId)]);
+    return account;
   }
 
   /**
@@ -75,6 +80,7 @@ export class ConnectorAccountService {
       data: { disabled: input.disabled },
     });
     if (updated.length === 0) throw notFound('connector account', input.id);
+    await this.context.cache.invalidate([connectorAccountsTag(principal.merchantId)]);
     return updated[0]!;
   }
 
@@ -92,18 +98,12 @@ export class ConnectorAccountService {
    * profile's, then age. A payment that names connectors is routed to those only.
    */
   async eligible(request: RoutingRequest): Promise<ConnectorAccount[]> {
-    const accounts = await this.context.db.connectorAccount.findMany({
-      where: {
-        ...routableBy(request.merchantId),
-        mode: request.mode,
-        disabled: false,
-        paymentMethods: { has: request.paymentMethodType },
-        AND: { OR: [{ currencies: { isEmpty: true } }, { currencies: { has: request.currency } }] },
-      },
-      orderBy: { createdAt: 'asc' },
-    });
+    const accounts = await this.routable(request.merchantId, request.mode);
     const accepted = accounts.filter(
       (account) =>
+        !account.disabled &&
+        account.paymentMethods.includes(request.paymentMethodType) &&
+        (account.currencies.length === 0 || account.currencies.includes(request.currency)) &&
         (account.countries.length === 0 || (request.country !== null && account.countries.includes(request.country))) &&
         (request.paymentConnectors.length === 0 || request.paymentConnectors.includes(account.connectorName)),
     );
@@ -123,11 +123,26 @@ export class ConnectorAccountService {
    * connected merchant) its platform's, as for payments (routableBy).
    */
   async payoutCandidates(merchantId: string, mode: Mode): Promise<ConnectorAccount[]> {
-    const accounts = await this.context.db.connectorAccount.findMany({
-      where: { ...routableBy(merchantId), mode, disabled: false },
-      orderBy: { createdAt: 'asc' },
-    });
+    const accounts = (await this.routable(merchantId, mode)).filter((account) => !account.disabled);
     return accounts.sort((a, b) => Number(a.merchantId !== merchantId) - Number(b.merchantId !== merchantId));
+  }
+
+  /**
+   * Every account of `mode` the merchant's payments and payouts may go to (routableBy), disabled ones included,
+   * oldest first, from the read cache (docs/architecture.md, "Read cache"): never mutate them. Invalidated by a
+   * change of the merchant's accounts or, for a connected merchant, of its platform's.
+   */
+  private routable(merchantId: string, mode: Mode): Promise<readonly ConnectorAccount[]> {
+    const { db } = this.context;
+    return this.context.cache.read(`connectorAccounts:${merchantId}:${mode}`, async () => {
+      // A merchant's platform is set when it is created, never changed: read with the accounts, it tags them.
+      const [accounts, merchant] = await Promise.all([
+        db.connectorAccount.findMany({ where: { ...routableBy(merchantId), mode }, orderBy: { createdAt: 'asc' } }),
+        db.merchantAccount.findUnique({ where: { id: merchantId }, select: { platformMerchantId: true } }),
+      ]);
+      const owners = [merchantId, ...(merchant?.platformMerchantId ? [merchant.platformMerchantId] : [])];
+      return { value: accounts, tags: merchant === null ? null : owners.map(connectorAccountsTag) };
+    });
   }
 
   /** Of these accounts, the ones a payment of the merchant may be routed to (routableBy), with their mode. */

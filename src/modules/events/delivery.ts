@@ -10,7 +10,7 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import type { SecretBox } from '../../kernel/secret-box.ts';
 import { webhookUrlProblem } from '../../kernel/webhook-url.ts';
-import { sealedSigningKeys } from '../merchants/index.ts';
+import { profilesTag, sealedSigningKeys } from '../merchants/index.ts';
 import { DeliveryStore, type AttemptRecord, type ClaimedDelivery } from './store.ts';
 import type { WebhookResponse, WebhookSender } from './sender.ts';
 
@@ -167,16 +167,22 @@ export class WebhookDeliveryService {
    */
   private async recordGone(claim: ClaimedDelivery, attempt: AttemptRecord): Promise<void> {
     const live = claim.mode === 'LIVE';
-    await this.context.db.$transaction(async (tx: Prisma.TransactionClient) => {
+    const { merchantId } = await this.context.db.$transaction(async (tx: Prisma.TransactionClient) => {
       // The profile's row first: two 410s for one endpoint then queue here, instead of each locking its own
       // event and waiting for the other's (a deadlock PostgreSQL would break by dropping one attempt record).
-      await tx.businessProfile.update({ where: { id: claim.profileId }, data: { [live ? 'liveWebhookDisabledAt' : 'testWebhookDisabledAt']: new Date() } });
+      const profile = await tx.businessProfile.update({
+        where: { id: claim.profileId },
+        data: { [live ? 'liveWebhookDisabledAt' : 'testWebhookDisabledAt']: new Date() },
+        select: { merchantId: true },
+      });
       await this.store.record(claim, attempt, { kind: 'not_sent' }, tx);
       await tx.event.updateMany({
         where: { profileId: claim.profileId, mode: claim.mode, deliveryStatus: 'PENDING' },
         data: { deliveryStatus: 'NOT_SENT', nextAttemptAt: null },
       });
+      return profile;
     });
+    await this.context.cache.invalidate([profilesTag(merchantId)]);
     this.context.logger.warn({ profileId: claim.profileId, mode: claim.mode, eventId: claim.eventId }, 'webhook endpoint answered 410 Gone and was disabled');
   }
 }

@@ -2,10 +2,11 @@
 // keys printed on every start. Its keys are random (generateDemoKeys) and kept by the caller (the demo's
 // secrets file), so none can be computed from the repository.
 import { randomBytes } from 'node:crypto';
-import { CONNECTORS } from '../connectors/index.ts';
+import { CONNECTORS, connectorAccountsTag } from '../connectors/index.ts';
 import { hashApiKey, redactApiKey } from '../../kernel/api-keys.ts';
 import { StartupError } from '../../platform/startup-error.ts';
-import { newSigningKeys } from './profile-service.ts';
+import { newSigningKeys, profilesTag } from './profile-service.ts';
+import { apiKeyTag } from './key-service.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import { newProfileSettings } from './profile-settings.ts';
 
@@ -126,6 +127,7 @@ export async function ensureDemoMerchant(context: ServiceContext, demoKeys: Demo
       update: { expiresAt },
     });
   });
+  await context.cache.invalidate([profilesTag(DEMO_MERCHANT_ID), connectorAccountsTag(DEMO_MERCHANT_ID), ...keys.map(({ id }) => apiKeyTag(id))]);
   return credentials;
 }
 

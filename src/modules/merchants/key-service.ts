@@ -18,6 +18,9 @@ export function usableKeyWhere(now: Date): Prisma.ApiKeyWhereInput {
   return { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] };
 }
 
+/** The read cache's tag of an API key's row: invalidated whenever the row changes. */
+export const apiKeyTag = (keyId: string) => `apiKey:${keyId}`;
+
 export interface IssuedKey {
   apiKey: ApiKey;
   /** The key itself: returned to the caller once and never again. */
@@ -59,7 +62,7 @@ export class ApiKeyService {
     const adminKey = this.context.config.ADMIN_API_KEY;
     if (adminKey !== undefined && secretsEqual(presented, adminKey)) return { kind: 'admin' };
     if (parseApiKey(presented) === null) throw new AppError('UNAUTHENTICATED', 'The API key is not a valid key.');
-    const row = await this.context.db.apiKey.findUnique({ where: { keyHash: hashApiKey(presented) } });
+    const row = await this.keyByHash(hashApiKey(presented));
     if (row === null) throw new AppError('UNAUTHENTICATED', 'The API key is not a valid key.');
     if (row.revokedAt !== null) throw new AppError('UNAUTHENTICATED', `The API key ${row.redacted} was revoked.`);
     if (row.expiresAt !== null && row.expiresAt.getTime() <= Date.now()) {
@@ -67,6 +70,17 @@ export class ApiKeyService {
     }
     const kind = row.type === 'SECRET' ? 'secretKey' : 'publishableKey';
     return { kind, merchantId: row.merchantId, mode: row.mode, keyId: row.id };
+  }
+
+  /**
+   * The key's row, from the read cache: revocation, rotation and expiry are judged on it at each use, against the
+   * clock. An unknown key is not cached, so a key issued a moment ago is never refused (docs/architecture.md, "Read cache").
+   */
+  private keyByHash(keyHash: string): Promise<ApiKey | null> {
+    return this.context.cache.read(`apiKey:${keyHash}`, async () => {
+      const row = await this.context.db.apiKey.findUnique({ where: { keyHash } });
+      return { value: row, tags: row === null ? null : [apiKeyTag(row.id)] };
+    });
   }
 
   /**
@@ -82,10 +96,15 @@ export class ApiKeyService {
         field: CONNECTED_MERCHANT_HEADER,
       });
     }
+    const platformId = principal.merchantId;
+    // Cached when connected only: a merchant's platform and whether it is one are set when it is created, never changed.
     const connected = isId('merchant', connectedMerchantId)
-      ? await this.context.db.merchantAccount.findFirst({
-          where: { id: connectedMerchantId, platformMerchantId: principal.merchantId, platform: { isPlatform: true } },
-          select: { id: true },
+      ? await this.context.cache.read(`connected:${platformId}:${connectedMerchantId}`, async () => {
+          const row = await this.context.db.merchantAccount.findFirst({
+            where: { id: connectedMerchantId, platformMerchantId: platformId, platform: { isPlatform: true } },
+            select: { id: true },
+          });
+          return { value: row, tags: row === null ? null : [] };
         })
       : null;
     if (connected === null) {
@@ -137,8 +156,10 @@ export class ApiKeyService {
 
   async revoke(principal: Principal, keyId: string): Promise<ApiKey> {
     const row = await this.manageable(principal, keyId);
-    if (row.revokedAt !== null) return row;
-    return this.context.db.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
+    // Invalidated even when already revoked: a row revoked outside the service may still be cached.
+    const revoked = row.revokedAt !== null ? row : await this.context.db.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
+    await this.context.cache.invalidate([apiKeyTag(keyId)]);
+    return revoked;
   }
 
   /**
@@ -151,7 +172,7 @@ export class ApiKeyService {
     const old = await this.manageable(principal, input.keyId);
     const now = new Date();
     const oldExpiresAt = new Date(now.getTime() + input.expiresInSeconds * 1000);
-    return this.context.db.$transaction(async (tx) => {
+    const rotated = await this.context.db.$transaction(async (tx) => {
       const cut = await tx.apiKey.updateMany({
         where: { id: old.id, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: oldExpiresAt } }] },
         data: { expiresAt: oldExpiresAt, ...(input.expiresInSeconds === 0 ? { revokedAt: now } : {}) },
@@ -166,6 +187,8 @@ export class ApiKeyService {
       const issued = await issueApiKey(tx, old.merchantId, old.type, old.mode, old.name);
       return { ...issued, previous: await tx.apiKey.findUniqueOrThrow({ where: { id: old.id } }) };
     });
+    await this.context.cache.invalidate([apiKeyTag(old.id)]);
+    return rotated;
   }
 
   /** The key `keyId` if the principal may revoke or rotate it: a secret key's own merchant's of its mode, or any for the admin key. */

@@ -54,6 +54,7 @@ export class BusinessProfileService {
         ...newProfileSettings(this.context.secretBox, signingKeys),
       },
     });
+    await this.context.cache.invalidate([profilesTag(principal.merchantId)]);
     return { businessProfile, paymentResponseHashKey: signingKeys[principal.mode] };
   }
 
@@ -97,6 +98,7 @@ export class BusinessProfileService {
     }
     if (input.name != null && input.name !== profile.name) await this.assertNameFree(principal.merchantId, input.name);
     const businessProfile = await this.context.db.businessProfile.update({ where: { id: profile.id }, data });
+    await this.context.cache.invalidate([profilesTag(principal.merchantId)]);
     return { businessProfile, generatedPaymentResponseHashKey };
   }
 
@@ -129,6 +131,7 @@ export class BusinessProfileService {
       data: data as Prisma.BusinessProfileUpdateManyMutationInput,
     });
     if (businessProfile === undefined) throw new AppError('CONFLICT', 'The signing key changed while it was being rotated; rotate again.');
+    await this.context.cache.invalidate([profilesTag(principal.merchantId)]);
     return { businessProfile, paymentResponseHashKey: key, mode };
   }
 
@@ -157,12 +160,32 @@ function modeToChange(principal: MerchantPrincipal, mode: Mode | null | undefine
   return chosen;
 }
 
-/** The merchant's profile named by `profileId`, or its default one: INVALID_INPUT on profileId otherwise. */
-export async function profileFor(db: ServiceContext['db'], merchantId: string, profileId: string | null | undefined): Promise<BusinessProfile> {
-  const profile = profileId
-    ? await db.businessProfile.findFirst({ where: { id: profileId, merchantId } })
-    : await db.businessProfile.findFirst({ where: { merchantId, isDefault: true } });
+/** The read cache's tag of a merchant's business profiles: invalidated whenever one of them changes. */
+export const profilesTag = (merchantId: string) => `profiles:${merchantId}`;
+
+type CachedReads = Pick<ServiceContext, 'db' | 'cache'>;
+
+/**
+ * The merchant's profile named by `profileId`, or its default one: INVALID_INPUT on profileId otherwise. From the
+ * read cache (docs/architecture.md, "Read cache"): never mutate it.
+ */
+export async function profileFor(context: CachedReads, merchantId: string, profileId: string | null | undefined): Promise<BusinessProfile> {
+  const { db } = context;
+  const profile = await context.cache.read(`profile:${merchantId}:${profileId ?? ''}`, async () => {
+    const row = profileId
+      ? await db.businessProfile.findFirst({ where: { id: profileId, merchantId } })
+      : await db.businessProfile.findFirst({ where: { merchantId, isDefault: true } });
+    return { value: row, tags: row === null ? null : [profilesTag(merchantId)] };
+  });
   if (profile === null)
     throw invalidInput('profileId', profileId ? `no business profile ${profileId} for this merchant` : 'this merchant has no default business profile');
   return profile;
+}
+
+/** The profile `profileId`, which must exist (a payment's), from the read cache: never mutate it. */
+export function profileById(context: CachedReads, profileId: string): Promise<BusinessProfile> {
+  return context.cache.read(`profile:${profileId}`, async () => {
+    const row = await context.db.businessProfile.findUniqueOrThrow({ where: { id: profileId } });
+    return { value: row, tags: [profilesTag(row.merchantId)] };
+  });
 }

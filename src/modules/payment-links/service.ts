@@ -47,7 +47,7 @@ export class PaymentLinkService {
   async create(principal: SecretKeyPrincipal, rawInput: unknown): Promise<PaymentLink> {
     const input = parseInput(createPaymentLinkInput, rawInput);
     const { db } = this.context;
-    const profile = await profileFor(this.context.db, principal.merchantId, input.profileId);
+    const profile = await profileFor(this.context, principal.merchantId, input.profileId);
     const now = new Date();
     return db.paymentLink.create({
       data: {

@@ -7,7 +7,7 @@ import { AppError, invalidInput } from '../../kernel/errors.ts';
 import { PAYMENT_METHOD_TYPES, paymentMethodGroup, supportsManualCapture, type PaymentMethodGroup, type PaymentMethodType } from './methods.ts';
 import type { ConnectorAccount, SavedPaymentMethod } from '../../generated/prisma/client.ts';
 import { surchargeFor } from './surcharges.ts';
-import { profileSettings, type ProfileSettings } from '../merchants/index.ts';
+import { profileById, profileSettings, type ProfileSettings } from '../merchants/index.ts';
 import type { ConnectorAccountService } from '../connectors/index.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import type { CustomerService } from '../customers/index.ts';
@@ -111,7 +111,7 @@ export class EligibleMethodsService {
 
   /** The settings of the payment's profile in the payment's mode (its routing and surcharge rules), read once per request. */
   private async settingsOf(payment: Payment): Promise<ProfileSettings> {
-    return profileSettings(await this.context.db.businessProfile.findUniqueOrThrow({ where: { id: payment.profileId } }), payment.mode);
+    return profileSettings(await profileById(this.context, payment.profileId), payment.mode);
   }
 
   /** For each method type the payment can use, its connector accounts in routing order. */

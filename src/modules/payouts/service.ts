@@ -37,7 +37,7 @@ export class PayoutService {
   async create(principal: SecretKeyPrincipal, rawInput: unknown): Promise<Payout> {
     const input = parseInput(createPayoutInput, rawInput);
     const { db } = this.context;
-    const profile = await profileFor(this.context.db, principal.merchantId, input.profileId);
+    const profile = await profileFor(this.context, principal.merchantId, input.profileId);
     const accounts = (await this.connectorAccounts.payoutCandidates(principal.merchantId, principal.mode)).filter(
       (account) =>
         isConnectorName(account.connectorName) &&

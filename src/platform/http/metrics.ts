@@ -69,6 +69,12 @@ export function createMetrics() {
       labelNames: ['outcome'] as const,
       registers,
     }),
+    readCacheReads: new Counter({
+      name: 'read_cache_reads_total',
+      help: 'Reads of API keys, business profiles and connector accounts: hit (from the read cache), miss (loaded), bypass (the cache is not serving).',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
     subscriptionsDropped: new Counter({
       name: 'graphql_subscriptions_dropped_total',
       help: 'Subscription streams this process ended: backlog (unread results), revoked (key revoked), refused (a bound was reached).',

@@ -4,7 +4,7 @@ import { ConnectorError, methodTypeOf, refusalCodeOf, type PaymentMethod, type P
 import { AppError, invalidInput } from '../../../kernel/errors.ts';
 import type { MerchantPrincipal, Principal } from '../../../kernel/principal.ts';
 import { Prisma, type ConnectorAccount, type SavedPaymentMethod } from '../../../generated/prisma/client.ts';
-import { profileSettings } from '../../merchants/index.ts';
+import { profileById, profileSettings } from '../../merchants/index.ts';
 import { parseInput } from '../../../kernel/validation.ts';
 import { transitionAttempt, type AttemptTransition } from '../machine/attempt.ts';
 import { HARD_DECLINE_CODES, MAX_ATTEMPTS_PER_PAYMENT, retryDecision, type AttemptFailure } from '../machine/retry.ts';
@@ -115,7 +115,7 @@ export class PaymentConfirmation {
   async confirmLoaded(principal: MerchantPrincipal, payment: Payment, method: PaymentMethod, options: ConfirmOptions): Promise<Payment> {
     // The routing algorithm is read alongside the profile, not after it: one round trip's wait per confirm.
     const [profile, algorithm] = await Promise.all([
-      this.deps.context.db.businessProfile.findUniqueOrThrow({ where: { id: payment.profileId } }),
+      profileById(this.deps.context, payment.profileId),
       this.deps.routing.activeAlgorithm(payment.profileId, payment.mode),
     ]);
     const settings = profileSettings(profile, payment.mode);

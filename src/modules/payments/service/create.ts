@@ -27,7 +27,7 @@ export class PaymentCreation {
   async create(principal: SecretKeyPrincipal, rawInput: unknown, origin: { paymentLinkId?: string; subscriptionPeriod?: string } = {}): Promise<Payment> {
     const input = parseInput(createPaymentInput, rawInput);
     await this.refuseForeignSplits(principal, input);
-    const profile = await profileFor(this.deps.context.db, principal.merchantId, input.profileId);
+    const profile = await profileFor(this.deps.context, principal.merchantId, input.profileId);
     const settings = profileSettings(profile, principal.mode);
     // A merchant-initiated payment charges the mandate's saved card, off session (no CVC, nobody to ask).
     const mandate = input.mandateId ? await this.deps.mandates.chargeable(principal, input.mandateId, input.customerId ?? null) : null;
