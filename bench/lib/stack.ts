@@ -70,6 +70,8 @@ export class Stack {
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         WEBHOOK_RETRY_DELAY_SCALE: String(settings.retryDelayScale),
         WORKER_CONCURRENCY: String(settings.workerConcurrency),
+        // A free port: other runs (or a worker already running) may hold the default one.
+        WORKER_METRICS_PORT: '0',
         SUBSCRIPTIONS_PER_KEY: String(settings.subscribers + 10),
         SUBSCRIPTIONS_PER_PROCESS: String(Math.max(10_000, settings.subscribers + 10)),
       };
@@ -127,7 +129,13 @@ export class Stack {
       starting.push(waitForHttp(`${this.apiUrl}/health`, this.api));
     }
     if (!this.worker) {
-      this.worker = new Child('worker', 'src/main/worker.ts', { env: { ...this.env, LOG_LEVEL: 'info' }, nodeFlags: cpuProfileFlags('worker') });
+      this.worker = new Child('worker', 'src/main/worker.ts', {
+        env: { ...this.env, LOG_LEVEL: 'info' },
+        // The SQL one webhook delivery sends is captured here, as createPayment's is in the API.
+        preload: ['./bench/lib/sql-capture.ts'],
+        nodeFlags: cpuProfileFlags('worker'),
+        ipc: true,
+      });
       starting.push(this.worker.waitFor(/worker running/).then(() => undefined));
     }
     await Promise.all(starting);
