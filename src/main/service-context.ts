@@ -2,15 +2,17 @@
 // beside the roles' composition (api-app.ts, worker-app.ts) rather than in src/modules, because it builds the
 // database client, which the modules only know as a type.
 import type { Config } from '../platform/config.ts';
-import { createDatabase } from '../platform/db/client.ts';
+import { createDatabase, createPool } from '../platform/db/client.ts';
 import { SecretBox } from '../kernel/secret-box.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ServiceContext } from '../platform/context.ts';
 import { createMetrics } from '../platform/http/metrics.ts';
 
 export function createServiceContext(config: Config, logger: Logger): ServiceContext {
+  const sql = createPool(config.DATABASE_URL, config.DATABASE_POOL_SIZE);
   return {
-    db: createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE),
+    db: createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE, sql),
+    sql,
     secretBox: new SecretBox(config.encryptionKey),
     config,
     logger,
