@@ -38,15 +38,25 @@ export interface PgbenchResult {
 /** pgbench with the createPayment script against the run's database, `clients` connections, `seconds` long. */
 export async function runPgbench(stack: Stack, clients: number, seconds: number): Promise<PgbenchResult> {
   const { demo } = stack;
-  const variables = {
+  return runPgbenchScript(stack, PGBENCH_SCRIPT, clients, ['-T', String(seconds)], {
     key_id: demo.secretKeyId,
     merchant_id: demo.merchantId,
     profile_id: demo.profileId,
     request_hash: 'f'.repeat(64),
     // As long as the sealed response the service stores for a createPayment.
     response_body: `v1.${'x'.repeat(560)}`,
-  };
-  const args = ['-n', '-M', 'extended', '-c', String(clients), '-j', '2', '-T', String(seconds), '-f', PGBENCH_SCRIPT];
+  });
+}
+
+/** pgbench running `script` with `clients` connections for `length` (-T seconds or -t transactions per client), its -D `variables` set. */
+export async function runPgbenchScript(
+  stack: Stack,
+  script: string,
+  clients: number,
+  length: ['-T' | '-t', string],
+  variables: Record<string, string>,
+): Promise<PgbenchResult> {
+  const args = ['-n', '-M', 'extended', '-c', String(clients), '-j', String(Math.min(2, clients)), ...length, '-f', script];
   for (const [name, value] of Object.entries(variables)) args.push('-D', `${name}=${value}`);
   args.push(stack.database.url);
   const output = await new Promise<string>((resolve, reject) => {
@@ -106,9 +116,9 @@ export function scriptDrift(service: StatementShape[], script: StatementShape[])
   return differing.length > 0 ? differing.join('; ') : null;
 }
 
-/** The statements of the pgbench script, in order. */
-export async function scriptStatements(): Promise<StatementShape[]> {
-  const lines = (await readFile(PGBENCH_SCRIPT, 'utf8')).split('\n');
+/** The statements of a pgbench script (createPayment's by default), in order. */
+export async function scriptStatements(script = PGBENCH_SCRIPT): Promise<StatementShape[]> {
+  const lines = (await readFile(script, 'utf8')).split('\n');
   return lines.filter((line) => line.trim() && !line.startsWith('--') && !line.startsWith('\\')).map(statementShape);
 }
 

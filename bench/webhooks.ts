@@ -5,16 +5,24 @@
 //   by the service's own serializeWebhook from a real payment's payment_succeeded event) handed to the queue
 //   the way the relay hands them (WebhookQueue, job id = event id), and delivered by the worker process
 //   (src/main/worker.ts): claim in PostgreSQL, sign, POST to a local receiver process over keep-alive,
-//   record the attempt, mark delivered. The clock runs from the first job added to no PENDING event left.
+//   record the attempt, mark delivered. The clock runs from the first job added to no PENDING event left;
+// - pgbench replaying the SQL one delivery sends (bench/sql/webhook-delivery.pgbench, captured in the worker
+//   process in this run and compared with the script), with as many clients as the worker's concurrency, each
+//   delivering events of its own: what PostgreSQL allows for that work.
+// The delivery's ceiling is the lower of the two.
 // Then the backlog: the receiver answers 503 while BENCH_BACKLOG_EVENTS events are committed and queued, and
 // BENCH_OUTAGE_S more; the worker tries, fails, and schedules retries by the seed's table scaled by
 // WEBHOOK_RETRY_DELAY_SCALE (BENCH_RETRY_DELAY_SCALE, 0.001 by default: 1 min → 60 ms, 5 min → 300 ms,
 // 10 min → 600 ms), so the drain measures delivery, not the schedule. The receiver comes back and the
-// clock runs until every event is DELIVERED. Its ceiling: the same number of no-op jobs at BullMQ's rate.
+// clock runs until every event is DELIVERED. Its ceiling: the same number of deliveries at the ceiling's rate.
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { serializeWebhook } from '../src/modules/events/signature.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { WebhookQueue } from '../src/modules/events/jobs.ts';
+import { deliveryHeaders } from '../src/modules/events/delivery.ts';
 import { CONFIRM_PAYMENT, CREATE_PAYMENT, confirmVariables, createVariables } from './lib/operations.ts';
+import { runPgbenchScript, scriptDrift, scriptStatements, statementShape, type PgbenchResult } from './create-payment.ts';
 import { Child, freePort, runToCompletion } from './lib/processes.ts';
 import type { Stack } from './lib/stack.ts';
 import { ratio, round } from './lib/stats.ts';
@@ -42,18 +50,20 @@ async function realPaymentObject(stack: Stack): Promise<Record<string, unknown>>
   return (JSON.parse(rows[0].body) as { content: { object: Record<string, unknown> } }).content.object;
 }
 
+/** `count` event ids as the service makes them (evt_ and 24 characters). */
+const eventIds = (count: number) => Array.from({ length: count }, () => `evt_${randomBytes(12).toString('hex')}`);
+
 /**
- * `count` committed, PENDING, due events of the demo profile, written in bulk by PostgreSQL itself; returns
- * their ids. Each body is the service's serializeWebhook output for the template payment, with the event's
- * own id and payment id in it (put in by replace() on placeholders of the same length: same bytes as if
- * serialized one by one, without sending 1.5 KB per event over the wire).
+ * Committed, PENDING, due events of the demo profile with these `ids`, written in bulk by PostgreSQL itself.
+ * Each body is the service's serializeWebhook output for the template payment, with the event's own id and
+ * payment id in it (put in by replace() on placeholders of the same length: same bytes as if serialized one
+ * by one, without sending 1.5 KB per event over the wire).
  */
-async function insertEvents(stack: Stack, count: number, template: Record<string, unknown>): Promise<string[]> {
+async function insertEvents(stack: Stack, template: Record<string, unknown>, ids: string[], dueAt?: Date): Promise<void> {
   const { merchantId, profileId } = stack.demo;
   const eventPlaceholder = `evt_${'E'.repeat(24)}`;
   const paymentPlaceholder = `pay_${'P'.repeat(24)}`;
-  const ids: string[] = [];
-  for (let start = 0; start < count; start += BATCH) {
+  for (let start = 0; start < ids.length; start += BATCH) {
     const now = new Date();
     const body = serializeWebhook({
       merchantId,
@@ -63,20 +73,15 @@ async function insertEvents(stack: Stack, count: number, template: Record<string
       object: { ...template, payment_id: paymentPlaceholder },
       timestamp: now,
     });
-    const { rows } = await stack.sql.query<{ id: string }>(
+    await stack.sql.query(
       `INSERT INTO events (id, merchant_id, profile_id, mode, event_type, content_type, object_id, object_version, body, is_test,
                            delivery_status, attempt_count, automatic_attempts, next_attempt_at, created_at)
        SELECT e.id, $1, $2, 'TEST', 'payment_succeeded', 'payment_details', e.object_id, 1,
-              replace(replace($3, $4, e.id), $5, e.object_id), false, 'PENDING', 0, 0, $6, $6
-       FROM (SELECT 'evt_' || substr(md5(random()::text || g::text), 1, 24) AS id,
-                    'pay_' || substr(md5(random()::text || g::text || 'pay'), 1, 24) AS object_id
-             FROM generate_series(1, $7::int) AS g) AS e
-       RETURNING id`,
-      [merchantId, profileId, body, eventPlaceholder, paymentPlaceholder, now, Math.min(BATCH, count - start)],
+              replace(replace($3, $4, e.id), $5, e.object_id), false, 'PENDING', 0, 0, $8, $6
+       FROM (SELECT id, 'pay_' || substr(md5(random()::text || id), 1, 24) AS object_id FROM unnest($7::text[]) AS id) AS e`,
+      [merchantId, profileId, body, eventPlaceholder, paymentPlaceholder, now, ids.slice(start, start + BATCH), dueAt ?? now],
     );
-    for (const { id } of rows) ids.push(id);
   }
-  return ids;
 }
 
 /** Adds one job per event to the service's webhook queue, with the relay's job options (job id = event id). */
@@ -122,6 +127,56 @@ async function startReceiver() {
   };
 }
 
+const PGBENCH_SCRIPT = fileURLToPath(new URL('sql/webhook-delivery.pgbench', import.meta.url));
+
+/** The statements one delivery to a 2xx receiver sends, captured in the worker process. */
+async function captureDeliveryStatements(stack: Stack, queue: WebhookQueue, template: Record<string, unknown>) {
+  const ids = eventIds(1);
+  await insertEvents(stack, template, ids);
+  await stack.worker!.request('sql-capture-start');
+  await enqueue(queue, ids);
+  if (!(await waitUntilNoPending(stack, 30))) throw new Error('the captured delivery did not finish within 30 s');
+  const { statements } = await stack.worker!.request<{ statements: string[] }>('sql-capture-stop');
+  return statements.map(statementShape);
+}
+
+/**
+ * pgbench replaying one delivery's statements with `clients` connections: each client delivers events of its
+ * own (evt_pgb_<client>_<n>, committed and due beforehand like the service's), `perClient` of them.
+ */
+async function runDeliveryPgbench(stack: Stack, template: Record<string, unknown>, clients: number, perClient: number): Promise<PgbenchResult> {
+  const ids = Array.from({ length: clients * perClient }, (_, index) => `evt_pgb_${Math.floor(index / perClient)}_${(index % perClient) + 1}`);
+  // Due in an hour, which the script's claim allows for: the worker's reconciler leaves them alone.
+  await insertEvents(stack, template, ids, new Date(Date.now() + 3_600_000));
+  const { url } = (await stack.sql.query<{ url: string }>('SELECT test_webhook_url AS url FROM business_profiles WHERE id = $1', [stack.demo.profileId]))
+    .rows[0]!;
+  const result = await runPgbenchScript(stack, PGBENCH_SCRIPT, clients, ['-t', String(perClient)], {
+    n: '0',
+    url,
+    // The headers one delivery records (each signature as long as the service's), as the worker stores them.
+    request_headers: JSON.stringify(deliveryHeaders('evt_pgb_0_1', '{}', { current: 'k', previous: null }, new Date(), null)),
+  });
+  // Each transaction must have delivered an event of its own, as each of the service's deliveries does.
+  const delivered = await stack.count(`SELECT count(*) AS n FROM events WHERE delivery_status = 'DELIVERED' AND id = ANY($1)`, [ids]);
+  if (delivered !== ids.length) throw new Error(`pgbench delivered ${delivered} of its ${ids.length} events`);
+  return result;
+}
+
+/** runDeliveryPgbench, or what it failed with (the ratio is then left empty). */
+function deliveryPgbench(stack: Stack, template: Record<string, unknown>, clients: number, perClient: number): Promise<PgbenchResult> {
+  return runDeliveryPgbench(stack, template, clients, perClient).catch((error: unknown): PgbenchResult => {
+    console.warn(`  pgbench failed: ${(error as Error).message}`);
+    return {
+      clients,
+      transactionsPerSecond: Number.NaN,
+      latencyAverageMs: Number.NaN,
+      transactions: 0,
+      failed: 0,
+      error: (error as Error).message.slice(0, 2000),
+    };
+  });
+}
+
 export async function benchWebhooks(stack: Stack) {
   const { events, rawJobs, workerConcurrency, backlogEvents, outageS, drainTimeoutS, retryDelayScale } = stack.settings;
   await stack.start({ sandboxLatencyMs: 0 });
@@ -138,8 +193,19 @@ export async function benchWebhooks(stack: Stack) {
   try {
     await stack.context.db.businessProfile.update({ where: { id: stack.demo.profileId }, data: { testWebhookUrl: receiver.url, testWebhookDisabledAt: null } });
 
+    const statements = await captureDeliveryStatements(stack, queue, template);
+    const replayed = await scriptStatements(PGBENCH_SCRIPT);
+    const drift = scriptDrift(statements, replayed);
+    if (drift !== null) console.warn(`webhooks: bench/sql/webhook-delivery.pgbench does not replay what the worker sends: ${drift}`);
+    console.log(`webhooks: pgbench, ${workerConcurrency} clients`);
+    const pgbench = await deliveryPgbench(stack, template, workerConcurrency, Math.ceil(events / workerConcurrency));
+    console.log(`  ${pgbench.transactionsPerSecond} tps`);
+    const ceilingPerSecond = Math.min(raw.perSecond, Number.isNaN(pgbench.transactionsPerSecond) ? Infinity : pgbench.transactionsPerSecond);
+
     console.log(`webhooks: ${events} deliveries to a 2xx receiver`);
-    const steadyIds = await insertEvents(stack, events, template);
+    const steadyIds = eventIds(events);
+    await insertEvents(stack, template, steadyIds);
+    const workerCpuBefore = stack.worker!.cpuMs();
     let started = performance.now();
     await enqueue(queue, steadyIds);
     if (!(await waitUntilNoPending(stack, drainTimeoutS))) throw new Error(`${events} deliveries did not finish within ${drainTimeoutS} s`);
@@ -148,12 +214,14 @@ export async function benchWebhooks(stack: Stack) {
     const received = (await receiver.counts())['204'] ?? 0;
     if (delivered !== events || received < events) throw new Error(`expected ${events} deliveries, got ${delivered} delivered and ${received} received`);
     const perSecond = events / steadySeconds;
-    console.log(`  ${Math.round(perSecond)} deliveries/s`);
+    const workerCpuMsPerDelivery = (stack.worker!.cpuMs() - workerCpuBefore) / events;
+    console.log(`  ${Math.round(perSecond)} deliveries/s, worker CPU ${round(workerCpuMsPerDelivery, 3)} ms per delivery`);
 
     console.log(`webhooks: backlog of ${backlogEvents} events committed and queued while the receiver answers 503, then ${outageS} s more`);
     await receiver.setStatus(503);
     const outageStarted = performance.now();
-    const backlogIds = await insertEvents(stack, backlogEvents, template);
+    const backlogIds = eventIds(backlogEvents);
+    await insertEvents(stack, template, backlogIds);
     const insertSeconds = (performance.now() - outageStarted) / 1000;
     await enqueue(queue, backlogIds);
     const queueSeconds = (performance.now() - outageStarted) / 1000 - insertSeconds;
@@ -182,11 +250,21 @@ export async function benchWebhooks(stack: Stack) {
     }
     await stack.context.db.businessProfile.update({ where: { id: stack.demo.profileId }, data: { testWebhookUrl: null } });
 
-    const ceilingDrainSeconds = backlogEvents / raw.perSecond;
+    const ceilingDrainSeconds = backlogEvents / ceilingPerSecond;
     return {
       workerConcurrency,
       rawBullmqJobsPerSecond: Math.round(raw.perSecond),
-      deliveries: { events, seconds: round(steadySeconds), perSecond: Math.round(perSecond), ratioToBullmq: ratio(perSecond, raw.perSecond) },
+      pgbench,
+      deliveries: {
+        events,
+        seconds: round(steadySeconds),
+        perSecond: Math.round(perSecond),
+        workerCpuMsPerDelivery: round(workerCpuMsPerDelivery, 3),
+        ratioToBullmq: ratio(perSecond, raw.perSecond),
+        ceilingPerSecond: Math.round(ceilingPerSecond),
+        ratioToCeiling: ratio(perSecond, ceilingPerSecond),
+      },
+      sqlStatements: { service: statements.map((shape) => shape.name), pgbenchScript: replayed.map((shape) => shape.name), same: drift === null, drift },
       backlog: {
         events: backlogEvents,
         secondsToInsert: round(insertSeconds),

@@ -149,15 +149,16 @@ export function markdown(results: Results): string {
   const wh = results.webhooks;
   if (wh) {
     row(
-      `Webhook deliveries to a local 2xx receiver (worker concurrency ${wh.workerConcurrency})`,
+      `Webhook deliveries to a local 2xx receiver (worker concurrency ${wh.workerConcurrency}), ceiling min(BullMQ no-op, pgbench)`,
       `${number(wh.deliveries.perSecond)}/s`,
-      `BullMQ no-op jobs ${number(wh.rawBullmqJobsPerSecond)}/s`,
-      wh.deliveries.ratioToBullmq,
+      `BullMQ no-op jobs ${number(wh.rawBullmqJobsPerSecond)}/s; pgbench replaying a delivery's ${wh.sqlStatements.service.length} statements ${number(wh.pgbench.transactionsPerSecond)}/s`,
+      wh.deliveries.ratioToCeiling,
     );
+
     row(
       `Drain of ${number(wh.backlog.events)} events after a ${number(wh.backlog.outageSeconds)} s receiver outage`,
       `${number(wh.backlog.drainSeconds)} s${wh.backlog.drained ? '' : ` (estimated from its rate: not drained within the ${Math.round(wh.backlog.drainLimitSeconds)} s left)`}`,
-      `${number(wh.backlog.events)} no-op jobs at BullMQ's rate: ${number(wh.backlog.ceilingDrainSeconds)} s`,
+      `${number(wh.backlog.events)} deliveries at the ceiling's rate: ${number(wh.backlog.ceilingDrainSeconds)} s`,
       wh.backlog.ratioToCeiling,
     );
   }
@@ -217,7 +218,7 @@ export function markdown(results: Results): string {
     '- *No-I/O Yoga*: graphql-yoga on node:http with the same mutations and selected fields, answering constants (bench/processes/bare-yoga.ts); its confirm waits the same processor latency.',
     `- *pgbench*: the ${results.createPayment?.sqlStatements.service.length ?? 'n/a'} statements one createPayment sends (captured in the API process in this run${results.createPayment?.sqlStatements.same === false ? ', and they differ from the script: see bench/results.json' : ', the same as the script'}), replayed by bench/sql/create-payment.pgbench in extended-protocol mode with as many clients as HTTP connections.`,
     "- *Service overhead per payment*: in the open-model run, each payment's end-to-end time (createPayment + confirmPayment, client side) minus the processor time of its authorization as the sandbox process itself timed it (headers in to last byte out, matched by the attempt id the service sends as Idempotency-Key; bench/lib/sandbox-timing.ts). What remains is the service: two HTTP + GraphQL requests, keys, SQL, the connector's HTTP client and the loopback hops.",
-    `- *Webhooks*: committed events queued as the relay queues them and delivered by the worker process (claim, sign, POST, record); BullMQ's ceiling is no-op jobs through one Worker at the same concurrency. The backlog is queued while the receiver answers 503; retries follow the seed's schedule scaled by WEBHOOK_RETRY_DELAY_SCALE=${results.webhooks?.backlog.retryDelayScale ?? 'n/a'}, so the drain measures delivery, not the schedule; the clock runs from the receiver's return to the last delivery.`,
+    `- *Webhooks*: committed events queued as the relay queues them and delivered by the worker process (claim, sign, POST, record); the ceiling is the lower of BullMQ's no-op jobs through one Worker at the same concurrency and pgbench replaying the statements one delivery sends (captured in the worker process in this run${results.webhooks?.sqlStatements.same === false ? ', and they differ from bench/sql/webhook-delivery.pgbench: see bench/results.json' : ', the same as bench/sql/webhook-delivery.pgbench'}) with as many clients. The backlog is queued while the receiver answers 503; retries follow the seed's schedule scaled by WEBHOOK_RETRY_DELAY_SCALE=${results.webhooks?.backlog.retryDelayScale ?? 'n/a'}, so the drain measures delivery, not the schedule; the clock runs from the receiver's return to the last delivery.`,
     "- *Subscriptions*: graphql-ws subscribers of paymentEvents in their own process, while card payments start at a fixed rate (BENCH_PAYMENT_RATE, 10 a second: the goal's load, 20,000 deliveries a second with 1,000 subscribers) through a sandbox answering in 100 ms (BENCH_SUBSCRIPTION_SANDBOX_LATENCY_MS); latency from each event's createdAt (written in the committing transaction) to receipt, over every delivery; CPU time is the API process's (/proc) from the first payment to the last delivery, per 1,000 deliveries; memory is the API process's with the subscribers connected minus before, each read after full garbage collections: live (JS heap + external buffers) and resident (RSS, which also keeps what the allocator has not given back). The ceiling is Redis pub/sub written to as many plain WebSockets.",
     '',
     'Absolute figures drift on shared machines; compare ratios, measured in the same run.',

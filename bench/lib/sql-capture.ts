@@ -1,7 +1,7 @@
-// Preloaded into the API's process by the bench (`--import`): on request ("sql-capture-start" then
-// "sql-capture-stop" over IPC) it records the text of every SQL statement node-postgres sends in between,
-// so the run can show which statements one createPayment issues beside the pgbench script that replays
-// them. Outside a capture it costs one branch per query.
+// Preloaded into the API's and the worker's processes by the bench (`--import`): on request ("sql-capture-start"
+// then "sql-capture-stop" over IPC) it records the text of every SQL statement node-postgres sends in between,
+// so the run can show which statements one createPayment (API) or one webhook delivery (worker) issues beside
+// the pgbench script that replays them. Outside a capture it costs one branch per query.
 import pg from 'pg';
 import { answer } from './ipc.ts';
 

@@ -136,7 +136,13 @@ export class Stack {
       starting.push(waitForHttp(`${this.apiUrl}/health`, this.api));
     }
     if (!this.worker) {
-      this.worker = new Child('worker', 'src/main/worker.ts', { env: { ...this.env, LOG_LEVEL: 'info' }, nodeFlags: cpuProfileFlags('worker') });
+      this.worker = new Child('worker', 'src/main/worker.ts', {
+        env: { ...this.env, LOG_LEVEL: 'info' },
+        // The SQL one webhook delivery sends is captured here, as createPayment's is in the API.
+        preload: ['./bench/lib/sql-capture.ts'],
+        nodeFlags: cpuProfileFlags('worker'),
+        ipc: true,
+      });
       starting.push(this.worker.waitFor(/worker running/).then(() => undefined));
     }
     await Promise.all(starting);

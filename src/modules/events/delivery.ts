@@ -6,12 +6,12 @@
 import { MAX_ATTEMPTS, retryDelayMs } from './retry-schedule.ts';
 import { standardWebhookHeaders, webhookSignature, type SigningKeys } from './signature.ts';
 import { notFound } from '../../kernel/errors.ts';
-import type { Prisma } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import type { SecretBox } from '../../kernel/secret-box.ts';
 import { webhookUrlProblem } from '../../kernel/webhook-url.ts';
 import { profilesTag, sealedSigningKeys } from '../merchants/index.ts';
-import { DeliveryStore, type AttemptRecord, type ClaimedDelivery } from './store.ts';
+import { Batcher } from '../../platform/batcher.ts';
+import { DeliveryStore, type AttemptRecord, type ClaimedDelivery, type Recording } from './store.ts';
 import type { WebhookResponse, WebhookSender } from './sender.ts';
 
 export const USER_AGENT = 'payments-orchestrator-webhooks/1';
@@ -36,7 +36,7 @@ export function deliveryHeaders(eventId: string, body: string, keys: SigningKeys
 }
 
 /** The keys that sign at `now` of a mode's settings, decrypted (the replaced one only while its overlap lasts). */
-export function openSigningKeys(secretBox: SecretBox, settings: Parameters<typeof sealedSigningKeys>[0], now: Date): SigningKeys {
+export function openSigningKeys(secretBox: Pick<SecretBox, 'open'>, settings: Parameters<typeof sealedSigningKeys>[0], now: Date): SigningKeys {
   const sealed = sealedSigningKeys(settings, now);
   return { current: secretBox.open(sealed.current), previous: sealed.previous === null ? null : secretBox.open(sealed.previous) };
 }
@@ -48,17 +48,43 @@ export function openSigningKeys(secretBox: SecretBox, settings: Parameters<typeo
  */
 export const CLAIM_MARGIN_MS = 5_000;
 
+/** How many opened signing keys a process keeps (two per profile during a rotation's overlap). */
+const OPENED_KEYS_KEPT = 1_000;
+
 /** What an automatic delivery did, for the queue: done, or try again after `delayMs`. */
 export type DeliveryOutcome = { kind: 'done' } | { kind: 'retry'; delayMs: number };
 
 export class WebhookDeliveryService {
   private readonly store: DeliveryStore;
+  /** The worker's concurrent jobs claim and record together (src/platform/batcher.ts). */
+  private readonly claims: Batcher<string, { claim: ClaimedDelivery; leaseUntil: Date } | null>;
+  private readonly records: Batcher<Recording, boolean>;
+  /**
+   * Signing keys already opened, by their sealed text: every delivery of a profile would otherwise decrypt the
+   * same keys again. A rotation seals a new key, so it is a new entry; the map is emptied when it grows past
+   * OPENED_KEYS_KEPT.
+   */
+  private readonly openedKeys = new Map<string, string>();
 
   constructor(
     private readonly context: ServiceContext,
     private readonly sender: WebhookSender,
   ) {
-    this.store = new DeliveryStore(context.db);
+    this.store = new DeliveryStore(context.db.pool);
+    // Two batches of each in flight at most, so a batch forms while the one before it is on its way.
+    const batching = { maxSize: 200, maxInFlight: 2 };
+    this.claims = new Batcher(async (eventIds) => {
+      const now = new Date();
+      const leaseUntil = new Date(now.getTime() + context.config.WEBHOOK_TIMEOUT_MS + CLAIM_MARGIN_MS);
+      const claimed = await this.store.claimDue(eventIds, now, leaseUntil);
+      return eventIds.map((eventId) => {
+        const claim = claimed.get(eventId);
+        // A job run twice at once: the slot is the first's alone.
+        claimed.delete(eventId);
+        return claim === undefined ? null : { claim, leaseUntil };
+      });
+    }, batching);
+    this.records = new Batcher((recordings) => this.store.record(recordings), batching);
   }
 
   /**
@@ -67,19 +93,19 @@ export class WebhookDeliveryService {
    */
   async deliverDue(eventId: string): Promise<DeliveryOutcome> {
     const { config } = this.context;
-    const now = new Date();
-    const leaseUntil = new Date(now.getTime() + config.WEBHOOK_TIMEOUT_MS + CLAIM_MARGIN_MS);
     // Claim: reserve the attempt number and move next_attempt_at past the lease, in one guarded statement.
-    const claim = await this.store.claimDue(eventId, now, leaseUntil);
-    if (claim === null) return { kind: 'done' };
+    const claimed = await this.claims.submit(eventId);
+    if (claimed === null) return { kind: 'done' };
+    const { claim, leaseUntil } = claimed;
+    const record = (attempt: AttemptRecord, change: Recording['change']) => this.records.submit({ claim, attempt, change });
     const kind = claim.automaticAttempts === 1 ? 'INITIAL' : 'AUTOMATIC_RETRY';
     const { response, attempt } = await this.send(claim, kind);
     if (response === null) {
-      await this.store.record(claim, attempt, { kind: 'not_sent' });
+      await record(attempt, { kind: 'not_sent' });
       return { kind: 'done' };
     }
     if (isSuccess(response)) {
-      await this.store.record(claim, attempt, { kind: 'delivered' });
+      await record(attempt, { kind: 'delivered' });
       return { kind: 'done' };
     }
     if (isGone(response)) {
@@ -88,20 +114,20 @@ export class WebhookDeliveryService {
     }
     // A test event is sent once: here only when its one send never got recorded (the process died).
     if (claim.isTest) {
-      await this.store.record(claim, attempt, { kind: 'failed' });
+      await record(attempt, { kind: 'failed' });
       return { kind: 'done' };
     }
     // Which retry comes next counts automatic attempts only: a manual retry does not use up the schedule.
     const retryAfterMs = response.kind === 'response' ? response.retryAfterMs : null;
     const delayMs = claim.automaticAttempts < MAX_ATTEMPTS ? retryDelayMs(claim.automaticAttempts, config.WEBHOOK_RETRY_DELAY_SCALE, retryAfterMs) : null;
     if (delayMs === null) {
-      await this.store.record(claim, attempt, { kind: 'exhausted', leaseUntil });
+      await record(attempt, { kind: 'exhausted', leaseUntil });
       return { kind: 'done' };
     }
-    // The seed counts each delay from the attempt before (its start), not from when its answer came.
-    const nextAttemptAt = new Date(now.getTime() + delayMs);
+    // The seed counts each delay from the attempt before (its start, when it was claimed), not from when its answer came.
+    const nextAttemptAt = new Date(claim.claimedAt.getTime() + delayMs);
     // Only the holder of the claim schedules: if the lease ran out and another worker took the slot, it decides.
-    const applied = await this.store.record(claim, attempt, { kind: 'retry_at', nextAttemptAt, leaseUntil });
+    const applied = await record(attempt, { kind: 'retry_at', nextAttemptAt, leaseUntil });
     return applied ? { kind: 'retry', delayMs: Math.max(0, nextAttemptAt.getTime() - Date.now()) } : { kind: 'done' };
   }
 
@@ -116,11 +142,11 @@ export class WebhookDeliveryService {
     if (claim === null) throw notFound('event', eventId);
     const { response, attempt } = await this.send(claim, purpose === 'TEST' ? 'INITIAL' : 'MANUAL_RETRY');
     if (response !== null && isSuccess(response)) {
-      await this.store.record(claim, attempt, { kind: 'delivered' });
+      await this.store.record([{ claim, attempt, change: { kind: 'delivered' } }]);
       return true;
     }
     if (response !== null && isGone(response)) await this.recordGone(claim, attempt);
-    else await this.store.record(claim, attempt, purpose === 'TEST' ? { kind: 'failed' } : { kind: 'unchanged' });
+    else await this.store.record([{ claim, attempt, change: purpose === 'TEST' ? { kind: 'failed' } : { kind: 'unchanged' } }]);
     return false;
   }
 
@@ -141,7 +167,7 @@ export class WebhookDeliveryService {
       return { response: null, attempt: { kind, url: claim.url, requestHeaders: {}, latencyMs: 0, error: `not sent: ${error}`, ...unanswered } };
     }
     const sentAt = new Date();
-    const keys = openSigningKeys(this.context.secretBox, claim.signingKeys, sentAt);
+    const keys = openSigningKeys({ open: (sealed) => this.openKey(sealed) }, claim.signingKeys, sentAt);
     const headers = deliveryHeaders(claim.eventId, claim.body, keys, sentAt, claim.traceParent);
     const privateNetworks = claim.mode === 'TEST' ? this.context.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS : 'none';
     const response = await this.sender.send({ url: claim.url, body: claim.body, headers, privateNetworks });
@@ -161,27 +187,22 @@ export class WebhookDeliveryService {
     return { response, attempt };
   }
 
+  private openKey(sealed: string): string {
+    let key = this.openedKeys.get(sealed);
+    if (key === undefined) {
+      key = this.context.secretBox.open(sealed);
+      if (this.openedKeys.size >= OPENED_KEYS_KEPT) this.openedKeys.clear();
+      this.openedKeys.set(sealed, key);
+    }
+    return key;
+  }
+
   /**
    * 410 Gone: the receiver says the endpoint is gone for good. Stop sending there (this event and the
    * mode's other pending ones become NOT_SENT) until the URL is set again.
    */
   private async recordGone(claim: ClaimedDelivery, attempt: AttemptRecord): Promise<void> {
-    const live = claim.mode === 'LIVE';
-    const { merchantId } = await this.context.db.$transaction(async (tx: Prisma.TransactionClient) => {
-      // The profile's row first: two 410s for one endpoint then queue here, instead of each locking its own
-      // event and waiting for the other's (a deadlock PostgreSQL would break by dropping one attempt record).
-      const profile = await tx.businessProfile.update({
-        where: { id: claim.profileId },
-        data: { [live ? 'liveWebhookDisabledAt' : 'testWebhookDisabledAt']: new Date() },
-        select: { merchantId: true },
-      });
-      await this.store.record(claim, attempt, { kind: 'not_sent' }, tx);
-      await tx.event.updateMany({
-        where: { profileId: claim.profileId, mode: claim.mode, deliveryStatus: 'PENDING' },
-        data: { deliveryStatus: 'NOT_SENT', nextAttemptAt: null },
-      });
-      return profile;
-    });
+    const merchantId = await this.store.recordGone(claim, attempt);
     await this.context.cache.invalidate([profilesTag(merchantId)]);
     this.context.logger.warn({ profileId: claim.profileId, mode: claim.mode, eventId: claim.eventId }, 'webhook endpoint answered 410 Gone and was disabled');
   }

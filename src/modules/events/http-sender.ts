@@ -92,14 +92,20 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
   return Math.max(0, date - now);
 }
 
-/** Keep-alive agents, one pair per network policy, so a socket opened to a private address is never reused by a guarded request. */
-function agents(access: PrivateNetworkAccess) {
-  const options = { keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: 60_000 };
+/**
+ * Keep-alive agents, one pair per network policy, so a socket opened to a private address is never reused by a
+ * guarded request; each keeps as many idle sockets per host as deliveries may run at once (`sockets`), so a
+ * busy endpoint's connections are reused rather than closed and opened again.
+ */
+function agents(access: PrivateNetworkAccess, sockets: number) {
+  const options = { keepAlive: true, maxSockets: Math.max(64, sockets), maxFreeSockets: Math.max(16, sockets), timeout: 60_000 };
   return { http: new http.Agent(options), https: new https.Agent(options), lookup: access === 'all' ? undefined : guardedLookup(access) };
 }
 
-export function createWebhookSender(options: { timeoutMs: number }): WebhookSender & { close(): void } {
-  const byAccess = { none: agents('none'), loopback: agents('loopback'), all: agents('all') };
+/** `concurrency`: how many deliveries may run at once (WORKER_CONCURRENCY), which sizes the idle-socket pools. */
+export function createWebhookSender(options: { timeoutMs: number; concurrency?: number }): WebhookSender & { close(): void } {
+  const sockets = options.concurrency ?? 0;
+  const byAccess = { none: agents('none', sockets), loopback: agents('loopback', sockets), all: agents('all', sockets) };
 
   async function send(request: WebhookRequest): Promise<WebhookResponse> {
     const started = performance.now();

@@ -1,14 +1,12 @@
-// The delivery hot path's SQL: claiming an attempt (with the endpoint it goes to) and recording its outcome
-// are one statement each, one round trip through Prisma's raw path, instead of a read, a transaction and
-// several ORM calls: the ORM's query path costs most of the time (docs/benchmarks.md, "Reading it";
-// docs/adr/0001-one-statement-raw-sql-commits.md; bench/webhooks.ts).
-import { Prisma } from '../../generated/prisma/client.ts';
+// The delivery hot path's SQL: claiming attempts (with the endpoint each goes to) and recording their outcomes
+// are one statement each, for any number of events at once (the worker groups its concurrent jobs' claims and
+// records: src/platform/batcher.ts), sent as prepared statements straight on the pool: the ORM's query path
+// and a round trip per event cost most of a delivery's time (docs/benchmarks.md, "Reading it";
+// docs/adr/0001-one-statement-raw-sql-commits.md; bench/webhooks.ts, bench/sql/webhook-delivery.pgbench).
 import type { DeliveryKind } from '../../generated/prisma/client.ts';
 import type { Mode } from '../../kernel/api-keys.ts';
 import { newId } from '../../kernel/ids.ts';
-
-/** A client or a transaction: both run raw statements. */
-type Executor = { $queryRaw<T>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Prisma.PrismaPromise<T> };
+import type { SqlExecutor, SqlPool } from '../../platform/db/client.ts';
 
 /** An attempt slot a worker (or a manual retry) holds: the event's bytes and where they go. */
 export interface ClaimedDelivery {
@@ -82,96 +80,204 @@ export type EventChange =
 /** PostgreSQL text cannot hold NUL: a receiver's binary answer is stored with U+FFFD in its place. */
 const storable = (text: string | null) => (text === null ? null : text.replaceAll('\u0000', '\uFFFD'));
 
-export class DeliveryStore {
-  constructor(private readonly db: Executor) {}
+/** The endpoint, keys and allowlist of each claimed event, from the rows the claim changed (`claimed`). */
+const CLAIMED_WITH_ENDPOINT = `
+  SELECT c.id, c.profile_id, c.mode::text AS mode, c.body, c.trace_parent, c.attempt_count, c.automatic_attempts, c.is_test,
+         p.test_webhook_url, p.live_webhook_url, p.test_webhook_disabled_at, p.live_webhook_disabled_at,
+         p.test_payment_response_hash_key_encrypted, p.live_payment_response_hash_key_encrypted, m.live_webhook_hosts,
+         CASE WHEN c.mode = 'LIVE' THEN p.live_previous_payment_response_hash_key_encrypted
+              ELSE p.test_previous_payment_response_hash_key_encrypted END AS previous_key_encrypted,
+         CASE WHEN c.mode = 'LIVE' THEN p.live_previous_payment_response_hash_key_expires_at
+              ELSE p.test_previous_payment_response_hash_key_expires_at END AS previous_key_expires_at
+  FROM claimed c JOIN business_profiles p ON p.id = c.profile_id JOIN merchant_accounts m ON m.id = c.merchant_id`;
 
-  /** Claims the due automatic attempt of `eventId`, holding it until `leaseUntil`; null when none is due. */
-  claimDue(eventId: string, now: Date, leaseUntil: Date): Promise<ClaimedDelivery | null> {
-    return this.claim(
-      now,
-      Prisma.sql`automatic_attempts = automatic_attempts + 1, next_attempt_at = ${leaseUntil}`,
-      Prisma.sql`id = ${eventId} AND delivery_status = 'PENDING' AND next_attempt_at <= ${now}`,
-    );
+const CLAIMED_COLUMNS = 'id, merchant_id, profile_id, mode, body, trace_parent, attempt_count, automatic_attempts, is_test';
+
+/** The due automatic attempts of the events $2, each held until $1 (the lease); $3 is now. */
+const CLAIM_DUE = {
+  name: 'webhook-claim-due',
+  text: `WITH claimed AS (
+    UPDATE events SET attempt_count = attempt_count + 1, automatic_attempts = automatic_attempts + 1, next_attempt_at = $1
+    WHERE id = ANY($2::text[]) AND delivery_status = 'PENDING' AND next_attempt_at <= $3
+    RETURNING ${CLAIMED_COLUMNS}
+  )${CLAIMED_WITH_ENDPOINT}`,
+};
+
+/** An attempt of event $1 outside the schedule, whatever its status. */
+const CLAIM_NOW = {
+  name: 'webhook-claim-now',
+  text: `WITH claimed AS (
+    UPDATE events SET attempt_count = attempt_count + 1 WHERE id = $1
+    RETURNING ${CLAIMED_COLUMNS}
+  )${CLAIMED_WITH_ENDPOINT}`,
+};
+
+/**
+ * Stores attempts and applies each one's change to its event, for many events at once: one array parameter
+ * per column, an element per attempt. An event changes only where its guards hold: still PENDING
+ * (`guard_pending`), still held by this claim (`guard_lease`: its next_attempt_at is the lease's end).
+ */
+const RECORD = {
+  name: 'webhook-record',
+  text: `WITH input AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::bool[], $10::int[],
+                         $11::text[], $12::timestamptz[], $13::bool[], $14::text[], $15::timestamptz[], $16::timestamptz[], $17::bool[], $18::timestamptz[])
+      AS i(attempt_id, event_id, attempt_number, kind, url, request_headers, response_status, response_body, response_body_truncated, latency_ms,
+           error, started_at, apply, new_status, delivered_at, next_attempt_at, guard_pending, guard_lease)
+  ), attempt AS (
+    INSERT INTO webhook_delivery_attempts
+      (id, event_id, attempt_number, kind, url, request_headers, response_status, response_body, response_body_truncated, latency_ms, error, started_at, created_at)
+    SELECT attempt_id, event_id, attempt_number, kind::"DeliveryKind", url, request_headers::jsonb, response_status, response_body,
+           response_body_truncated, latency_ms, error, started_at, $19
+    FROM input
+  )
+  UPDATE events e SET delivery_status = COALESCE(i.new_status::"EventDeliveryStatus", e.delivery_status),
+                      delivered_at = COALESCE(i.delivered_at, e.delivered_at), next_attempt_at = i.next_attempt_at
+  FROM input i
+  WHERE e.id = i.event_id AND i.apply AND (NOT i.guard_pending OR e.delivery_status = 'PENDING') AND (i.guard_lease IS NULL OR e.next_attempt_at = i.guard_lease)
+  RETURNING e.id`,
+};
+
+/** One attempt to record: the claim it was sent under, what it got, and what it does to the event. */
+export interface Recording {
+  claim: ClaimedDelivery;
+  attempt: AttemptRecord;
+  change: EventChange;
+}
+
+export class DeliveryStore {
+  constructor(private readonly pool: SqlPool) {}
+
+  /**
+   * Claims the due automatic attempts of `eventIds`, each held until `leaseUntil`; an event with no attempt
+   * due (delivered, exhausted, claimed by another worker) is missing from the answer.
+   */
+  async claimDue(eventIds: string[], now: Date, leaseUntil: Date): Promise<Map<string, ClaimedDelivery>> {
+    const { rows } = await this.pool.query<ClaimRow>({ ...CLAIM_DUE, values: [leaseUntil, eventIds, now] });
+    return new Map(rows.map((row) => [row.id, claimedDelivery(row, now)]));
   }
 
   /** Claims an attempt outside the schedule (manual retry, test event), whatever the event's status. */
-  claimNow(eventId: string): Promise<ClaimedDelivery | null> {
-    return this.claim(new Date(), Prisma.empty, Prisma.sql`id = ${eventId}`);
+  async claimNow(eventId: string): Promise<ClaimedDelivery | null> {
+    const claimedAt = new Date();
+    const { rows } = await this.pool.query<ClaimRow>({ ...CLAIM_NOW, values: [eventId] });
+    return rows[0] === undefined ? null : claimedDelivery(rows[0], claimedAt);
   }
 
-  private async claim(claimedAt: Date, alsoSet: Prisma.Sql, where: Prisma.Sql): Promise<ClaimedDelivery | null> {
-    const set = alsoSet === Prisma.empty ? Prisma.sql`attempt_count = attempt_count + 1` : Prisma.sql`attempt_count = attempt_count + 1, ${alsoSet}`;
-    const rows = await this.db.$queryRaw<ClaimRow[]>`
-      WITH claimed AS (
-        UPDATE events SET ${set} WHERE ${where}
-        RETURNING id, merchant_id, profile_id, mode, body, trace_parent, attempt_count, automatic_attempts, is_test
-      )
-      SELECT c.id, c.profile_id, c.mode::text AS mode, c.body, c.trace_parent, c.attempt_count, c.automatic_attempts, c.is_test,
-             p.test_webhook_url, p.live_webhook_url, p.test_webhook_disabled_at, p.live_webhook_disabled_at,
-             p.test_payment_response_hash_key_encrypted, p.live_payment_response_hash_key_encrypted, m.live_webhook_hosts,
-             CASE WHEN c.mode = 'LIVE' THEN p.live_previous_payment_response_hash_key_encrypted
-                  ELSE p.test_previous_payment_response_hash_key_encrypted END AS previous_key_encrypted,
-             CASE WHEN c.mode = 'LIVE' THEN p.live_previous_payment_response_hash_key_expires_at
-                  ELSE p.test_previous_payment_response_hash_key_expires_at END AS previous_key_expires_at
-      FROM claimed c JOIN business_profiles p ON p.id = c.profile_id JOIN merchant_accounts m ON m.id = c.merchant_id`;
-    const row = rows[0];
-    if (row === undefined) return null;
-    const live = row.mode === 'LIVE';
-    return {
-      eventId: row.id,
-      claimedAt,
-      profileId: row.profile_id,
-      mode: row.mode,
-      body: row.body,
-      traceParent: row.trace_parent,
-      attemptNumber: row.attempt_count,
-      automaticAttempts: row.automatic_attempts,
-      isTest: row.is_test,
-      liveWebhookHosts: row.live_webhook_hosts,
-      url: live ? row.live_webhook_url : row.test_webhook_url,
-      endpointDisabled: (live ? row.live_webhook_disabled_at : row.test_webhook_disabled_at) !== null,
-      signingKeys: {
-        paymentResponseHashKeyEncrypted: live ? row.live_payment_response_hash_key_encrypted : row.test_payment_response_hash_key_encrypted,
-        previousPaymentResponseHashKeyEncrypted: row.previous_key_encrypted,
-        previousPaymentResponseHashKeyExpiresAt: row.previous_key_expires_at,
-      },
-    };
-  }
-
-  /** Stores the attempt and applies `change` to the event, in one statement; false when the guard did not hold. */
-  async record(claim: ClaimedDelivery, attempt: AttemptRecord, change: EventChange, executor: Executor = this.db): Promise<boolean> {
+  /**
+   * Stores the attempts and applies their changes to their events, in one statement; for each, whether its
+   * change applied (its guards held; an `unchanged` one always counts as applied).
+   */
+  async record(recordings: Recording[], executor: SqlExecutor = this.pool): Promise<boolean[]> {
     const now = new Date();
-    const id = claim.eventId;
-    const update = eventUpdate(id, now, change);
-    const rows = await executor.$queryRaw<{ changed: number }[]>`
-      WITH attempt AS (
-        INSERT INTO webhook_delivery_attempts
-          (id, event_id, attempt_number, kind, url, request_headers, response_status, response_body, response_body_truncated, latency_ms, error, started_at, created_at)
-        VALUES (${newId('deliveryAttempt')}, ${id}, ${claim.attemptNumber}, ${attempt.kind}::"DeliveryKind", ${attempt.url},
-                ${JSON.stringify(attempt.requestHeaders)}::jsonb, ${attempt.responseStatus}, ${storable(attempt.responseBody)},
-                ${attempt.responseBodyTruncated}, ${Math.round(attempt.latencyMs)}, ${storable(attempt.error)}, ${claim.claimedAt}, ${now})
-        RETURNING id
-      ), changed AS (${update})
-      SELECT (SELECT count(*)::int FROM changed) AS changed, (SELECT count(*)::int FROM attempt) AS recorded`;
-    return change.kind === 'unchanged' || rows[0]!.changed === 1;
+    const columns: unknown[][] = Array.from({ length: 18 }, () => []);
+    for (const recording of recordings) recordRow(recording, now).forEach((value, index) => columns[index]!.push(value));
+    const { rows } = await executor.query<{ id: string }>({ ...RECORD, values: [...columns, now] });
+    const changed = new Set(rows.map((row) => row.id));
+    return recordings.map(({ claim, change }) => change.kind === 'unchanged' || changed.has(claim.eventId));
+  }
+
+  /**
+   * 410 Gone: records the attempt, disables the endpoint of the event's mode, and makes the mode's pending
+   * events NOT_SENT, in one transaction; answers the profile's merchant (whose cached profiles then go). The profile's row first: two 410s for one endpoint then queue here,
+   * instead of each locking its own event and waiting for the other's (a deadlock PostgreSQL would break by
+   * dropping one attempt record).
+   */
+  async recordGone(claim: ClaimedDelivery, attempt: AttemptRecord): Promise<string> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const column = claim.mode === 'LIVE' ? 'live_webhook_disabled_at' : 'test_webhook_disabled_at';
+      const { rows } = await client.query<{ merchant_id: string }>(
+        `UPDATE business_profiles SET ${column} = now(), updated_at = now() WHERE id = $1 RETURNING merchant_id`,
+        [claim.profileId],
+      );
+      await this.record([{ claim, attempt, change: { kind: 'not_sent' } }], client);
+      await client.query(
+        `UPDATE events SET delivery_status = 'NOT_SENT', next_attempt_at = NULL WHERE profile_id = $1 AND mode = $2::"Mode" AND delivery_status = 'PENDING'`,
+        [claim.profileId, claim.mode],
+      );
+      await client.query('COMMIT');
+      return rows[0]!.merchant_id;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 }
 
-function eventUpdate(id: string, now: Date, change: EventChange): Prisma.Sql {
+function claimedDelivery(row: ClaimRow, claimedAt: Date): ClaimedDelivery {
+  const live = row.mode === 'LIVE';
+  return {
+    eventId: row.id,
+    claimedAt,
+    profileId: row.profile_id,
+    mode: row.mode,
+    body: row.body,
+    traceParent: row.trace_parent,
+    attemptNumber: row.attempt_count,
+    automaticAttempts: row.automatic_attempts,
+    isTest: row.is_test,
+    liveWebhookHosts: row.live_webhook_hosts,
+    url: live ? row.live_webhook_url : row.test_webhook_url,
+    endpointDisabled: (live ? row.live_webhook_disabled_at : row.test_webhook_disabled_at) !== null,
+    signingKeys: {
+      paymentResponseHashKeyEncrypted: live ? row.live_payment_response_hash_key_encrypted : row.test_payment_response_hash_key_encrypted,
+      previousPaymentResponseHashKeyEncrypted: row.previous_key_encrypted,
+      previousPaymentResponseHashKeyExpiresAt: row.previous_key_expires_at,
+    },
+  };
+}
+
+/** What a change does to its event: whether it applies, the new status and times (null: left as they are), its guards. */
+function eventChange(change: EventChange, now: Date) {
+  const to = (newStatus: 'DELIVERED' | 'FAILED' | 'NOT_SENT' | null, nextAttemptAt: Date | null, guardPending: boolean, guardLease: Date | null) => ({
+    apply: true,
+    newStatus,
+    deliveredAt: newStatus === 'DELIVERED' ? now : null,
+    nextAttemptAt,
+    guardPending,
+    guardLease,
+  });
   switch (change.kind) {
     case 'delivered':
-      return Prisma.sql`UPDATE events SET delivery_status = 'DELIVERED', delivered_at = ${now}, next_attempt_at = NULL WHERE id = ${id} RETURNING id`;
+      return to('DELIVERED', null, false, null);
     case 'retry_at':
-      return Prisma.sql`UPDATE events SET next_attempt_at = ${change.nextAttemptAt}
-        WHERE id = ${id} AND delivery_status = 'PENDING' AND next_attempt_at = ${change.leaseUntil} RETURNING id`;
+      return to(null, change.nextAttemptAt, true, change.leaseUntil);
     case 'exhausted':
-      return Prisma.sql`UPDATE events SET delivery_status = 'FAILED', next_attempt_at = NULL
-        WHERE id = ${id} AND delivery_status = 'PENDING' AND next_attempt_at = ${change.leaseUntil} RETURNING id`;
+      return to('FAILED', null, true, change.leaseUntil);
     case 'failed':
-      return Prisma.sql`UPDATE events SET delivery_status = 'FAILED', next_attempt_at = NULL WHERE id = ${id} AND delivery_status = 'PENDING' RETURNING id`;
+      return to('FAILED', null, true, null);
     case 'not_sent':
-      return Prisma.sql`UPDATE events SET delivery_status = 'NOT_SENT', next_attempt_at = NULL WHERE id = ${id} AND delivery_status = 'PENDING' RETURNING id`;
+      return to('NOT_SENT', null, true, null);
     case 'unchanged':
-      return Prisma.sql`SELECT id FROM events WHERE false`;
+      return { ...to(null, null, false, null), apply: false };
   }
+}
+
+/** One recording's values of RECORD's array parameters $1 to $18, in order. */
+function recordRow({ claim, attempt, change }: Recording, now: Date): unknown[] {
+  const event = eventChange(change, now);
+  return [
+    newId('deliveryAttempt'),
+    claim.eventId,
+    claim.attemptNumber,
+    attempt.kind,
+    attempt.url,
+    JSON.stringify(attempt.requestHeaders),
+    attempt.responseStatus,
+    storable(attempt.responseBody),
+    attempt.responseBodyTruncated,
+    Math.round(attempt.latencyMs),
+    storable(attempt.error),
+    claim.claimedAt,
+    event.apply,
+    event.newStatus,
+    event.deliveredAt,
+    event.nextAttemptAt,
+    event.guardPending,
+    event.guardLease,
+  ];
 }

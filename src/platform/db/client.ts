@@ -33,12 +33,20 @@ export class PreparedStatements {
   }
 }
 
-export type Database = PrismaClient & { readonly prepared: PreparedStatements };
+/** What runs a hand-written statement: the pool, or one of its connections inside a transaction of its own. */
+export type SqlExecutor = Pick<pg.Pool | pg.PoolClient, 'query'>;
+export type SqlPool = pg.Pool;
+
+/**
+ * The PrismaClient, its pool's hot statements named by text (`prepared`), and the pool itself (`pool`) for the
+ * stores that name their few statements themselves and run their own transactions on it (webhook delivery).
+ */
+export type Database = PrismaClient & { readonly prepared: PreparedStatements; readonly pool: SqlPool };
 
 export function createDatabase(databaseUrl: string, poolSize: number): Database {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, connectionTimeoutMillis: 5_000 });
   // An idle connection that fails is dropped by the pool; the next statement that needs one sees the error.
   pool.on('error', () => {});
   const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  return Object.assign(client, { prepared: new PreparedStatements(pool) });
+  return Object.assign(client, { prepared: new PreparedStatements(pool), pool });
 }
