@@ -10,7 +10,7 @@ import { createMetrics } from '../platform/http/metrics.ts';
 
 export function createServiceContext(config: Config, logger: Logger): ServiceContext {
   return {
-    db: createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE),
+    db: createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE, config.DATABASE_TRANSACTION_MAX_WAIT_MS),
     secretBox: new SecretBox(config.encryptionKey),
     config,
     logger,

@@ -4,6 +4,10 @@ import { PrismaClient } from '../../generated/prisma/client.ts';
 
 export type Database = PrismaClient;
 
-export function createDatabase(databaseUrl: string, poolSize: number): Database {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: poolSize, connectionTimeoutMillis: 5_000 }) });
+/** `transactionMaxWaitMs`: how long a transaction waits for a pooled connection (Prisma's maxWait, 2 s by default). */
+export function createDatabase(databaseUrl: string, poolSize: number, transactionMaxWaitMs = 2_000): Database {
+  return new PrismaClient({
+    adapter: new PrismaPg({ connectionString: databaseUrl, max: poolSize, connectionTimeoutMillis: 5_000 }),
+    transactionOptions: { maxWait: transactionMaxWaitMs },
+  });
 }
