@@ -12,7 +12,7 @@ import { ReadCache } from '../platform/cache/read-cache.ts';
 export function createServiceContext(config: Config, logger: Logger): ServiceContext {
   const metrics = createMetrics();
   return {
-    db: createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE),
+    db: createDatabase(config.DATABASE_URL, config.DATABASE_POOL_SIZE, config.DATABASE_TRANSACTION_MAX_WAIT_MS),
     secretBox: new SecretBox(config.encryptionKey),
     config,
     logger,

@@ -23,6 +23,8 @@ const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/payments'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /** How long a transaction waits for a pooled connection before SERVICE_UNAVAILABLE (Prisma's maxWait; its default, 2 s). */
+  DATABASE_TRANSACTION_MAX_WAIT_MS: z.coerce.number().int().min(1).max(600_000).default(2_000),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).default('redis://127.0.0.1:6379'),
   /** Namespaces every Redis key and channel, so several deployments (or test runs) can share one Redis. */
   REDIS_PREFIX: z

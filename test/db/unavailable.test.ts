@@ -45,6 +45,32 @@ describe('isDatabaseUnavailable', () => {
     }
   });
 
+  it('waits for a pooled connection as long as DATABASE_TRANSACTION_MAX_WAIT_MS says, past Prisma’s own 2 s', async () => {
+    const patient = createDatabase(inject('databaseUrl'), 1, 60_000);
+    try {
+      let release!: () => void;
+      let holding!: Promise<void>;
+      await new Promise<void>((started, failed) => {
+        holding = patient.$transaction(() => new Promise<void>((resolve) => ((release = resolve), started())), { timeout: 60_000 });
+        holding.catch(failed);
+      });
+      let settled = false;
+      const waiting = patient.$transaction(async (tx) => tx.apiKey.count());
+      void waiting.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
+      // Longer than Prisma's default maxWait: with it, the second transaction would have failed by now (P2028).
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(settled).toBe(false);
+      release();
+      await holding;
+      expect(await waiting).toEqual(expect.any(Number));
+    } finally {
+      await patient.$disconnect();
+    }
+  });
+
   it('recognises it wrapped (a GraphQL error’s originalError, a cause), and the server refusing while it starts or stops', () => {
     const wrapped = Object.assign(new Error('wrapped'), { originalError: new Error('Connection terminated unexpectedly') });
     expect(isDatabaseUnavailable(wrapped)).toBe(true);

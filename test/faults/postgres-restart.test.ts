@@ -25,7 +25,8 @@ let shop: Shop;
 beforeAll(async () => {
   postgres = await startOwnPostgres();
   const database = await createScratchDatabase(postgres.url, 'payments_faults');
-  stack = await startProcessStack({ apis: 1, workers: 1, databaseUrl: database.url, tap: true });
+  // The product's wait for a pooled connection (not the tests' longer one): every answer's time bound below is production's.
+  stack = await startProcessStack({ apis: 1, workers: 1, databaseUrl: database.url, tap: true, env: { DATABASE_TRANSACTION_MAX_WAIT_MS: '2000' } });
   shop = await shopWithReceiver(stack);
 });
 afterAll(async () => {

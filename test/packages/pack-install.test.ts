@@ -3,7 +3,8 @@
 // of a tiny app (run in Chromium for the browser SDK, in Node for the server SDK), and from TypeScript checked
 // against the installed declarations; and the tarball runs nothing on install.
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -45,12 +46,55 @@ interface Packed {
   manifest: { scripts?: Record<string, string>; dependencies?: Record<string, string>; bin?: Record<string, string> };
 }
 
-/** `npm pack` in the package's folder, as its publisher would: the prepack script builds it first. */
+/**
+ * What a package's build reads: its own folder (but its build output and installed modules), the client-core it
+ * bundles, the shared tsup settings, the kernel code it bundles (src/kernel/cards.ts), the TypeScript settings and
+ * the tools' versions (the lockfile).
+ */
+const buildInputs = (name: 'js' | 'node') =>
+  [`packages/${name}`, 'packages/client-core', 'packages/tsup-shared.ts', 'src/kernel', 'tsconfig.json', 'package.json', 'package-lock.json'].map((entry) =>
+    path.join(REPOSITORY, entry),
+  );
+
+/** A hash of every file of `inputs` (paths and contents), skipping dist/ and node_modules/. */
+function contentHash(inputs: string[]): string {
+  const hash = createHash('sha256');
+  const add = (file: string) => {
+    if (statSync(file).isDirectory()) {
+      for (const entry of readdirSync(file).sort()) if (entry !== 'dist' && entry !== 'node_modules') add(path.join(file, entry));
+    } else
+      hash
+        .update(`${path.relative(REPOSITORY, file)}\0`)
+        .update(readFileSync(file))
+        .update('\0');
+  };
+  inputs.forEach(add);
+  return hash.digest('hex');
+}
+
+// Packs of the same build inputs are the same tarball: kept between runs (PACK_CACHE_DIR, or beside the
+// system's temporary files) so that only a change to a package builds it again; PACK_CACHE=off always builds.
+const PACK_CACHE = process.env.PACK_CACHE === 'off' ? null : (process.env.PACK_CACHE_DIR ?? path.join(tmpdir(), 'payments-orchestrator-pack-cache'));
+
+/** `npm pack` in the package's folder, as its publisher would: the prepack script builds it first (or the same inputs' pack, cached). */
 async function pack(name: 'js' | 'node', destination: string): Promise<Packed> {
   mkdirSync(destination);
-  await run('npm', ['pack', '--pack-destination', destination], path.join(REPOSITORY, 'packages', name));
-  const [file] = readdirSync(destination).filter((entry) => entry.endsWith('.tgz'));
-  const tarball = path.join(destination, file!);
+  const cached = PACK_CACHE && path.join(PACK_CACHE, `${name}-${contentHash(buildInputs(name))}.tgz`);
+  let tarball: string;
+  if (cached && existsSync(cached)) {
+    tarball = path.join(destination, path.basename(cached));
+    copyFileSync(cached, tarball);
+  } else {
+    await run('npm', ['pack', '--pack-destination', destination], path.join(REPOSITORY, 'packages', name));
+    const [file] = readdirSync(destination).filter((entry) => entry.endsWith('.tgz'));
+    tarball = path.join(destination, file!);
+    if (cached) {
+      // Written aside, then renamed: a run beside this one never reads half a tarball.
+      mkdirSync(PACK_CACHE, { recursive: true });
+      copyFileSync(tarball, `${cached}.${process.pid}`);
+      renameSync(`${cached}.${process.pid}`, cached);
+    }
+  }
   const files = (await run('tar', ['-tzf', tarball], destination)).trim().split('\n');
   const manifest = JSON.parse(await run('tar', ['-xzOf', tarball, 'package/package.json'], destination)) as Packed['manifest'];
   return { tarball, files, manifest };

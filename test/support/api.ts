@@ -39,6 +39,9 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     WEBHOOK_RETRY_DELAY_SCALE: '0.0001',
     WEBHOOK_RECONCILE_INTERVAL_MS: '500',
+    // A busy 2-CPU machine can keep every pooled connection busy past Prisma's 2 s (P2028, a flaky beforeAll
+    // creating merchants): tests wait for a connection as long as a test may take, and fail on assertions instead.
+    DATABASE_TRANSACTION_MAX_WAIT_MS: '20000',
     // bcrypt's cheapest cost: dashboard sign-ins in tests take milliseconds, not a quarter second.
     DASHBOARD_BCRYPT_COST: '4',
     SUBSCRIPTION_KEY_RECHECK_MS: '200',

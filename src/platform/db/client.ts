@@ -43,10 +43,11 @@ export type SqlPool = pg.Pool;
  */
 export type Database = PrismaClient & { readonly prepared: PreparedStatements; readonly pool: SqlPool };
 
-export function createDatabase(databaseUrl: string, poolSize: number): Database {
+/** `transactionMaxWaitMs`: how long a transaction waits for a pooled connection (Prisma's maxWait, 2 s by default). */
+export function createDatabase(databaseUrl: string, poolSize: number, transactionMaxWaitMs = 2_000): Database {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, connectionTimeoutMillis: 5_000 });
   // An idle connection that fails is dropped by the pool; the next statement that needs one sees the error.
   pool.on('error', () => {});
-  const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }), transactionOptions: { maxWait: transactionMaxWaitMs } });
   return Object.assign(client, { prepared: new PreparedStatements(pool), pool });
 }
