@@ -118,7 +118,7 @@ describe('ReadCache', () => {
     expect(d).toHaveBeenCalledTimes(2);
   });
 
-  it('with ttlMs 0 keeps nothing and opens no connection', async () => {
+  it('with ttlMs 0 keeps nothing, yet still tells the other processes what it invalidates', async () => {
     const cache = new ReadCache({ redisUrl: redis.url, channel, maxEntries: 100, ttlMs: 0, logger: createLogger('silent'), metrics: createMetrics() });
     caches.push(cache);
     const load = loader('a');
@@ -126,6 +126,17 @@ describe('ReadCache', () => {
     await cache.read('a', load);
     expect(load).toHaveBeenCalledTimes(2);
     expect(cache.serving).toBe(false);
+    const other = await cacheOf();
+    const otherLoad = loader('b');
+    await other.read('b', otherLoad);
+    await cache.invalidate(['t']);
+    await vi.waitFor(
+      async () => {
+        await other.read('b', otherLoad);
+        expect(otherLoad).toHaveBeenCalledTimes(2);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
   });
 
   it.each([

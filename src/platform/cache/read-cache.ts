@@ -43,7 +43,7 @@ export class ReadCache {
   private live = false;
   private closed = false;
   private readonly healthCheck: NodeJS.Timeout | undefined;
-  private readonly publisher: Redis | null;
+  private readonly publisher: Redis;
   private readonly subscriber: Redis | null;
 
   constructor(private readonly options: ReadCacheOptions) {
@@ -53,16 +53,18 @@ export class ReadCache {
       (gauge) => gauge.set(this.live ? 1 : 0),
     );
     gaugeOnScrape(options.metrics, { name: 'read_cache_entries', help: 'Entries in the read cache.' }, (gauge) => gauge.set(this.entries.size));
+    const { logger, channel } = options;
+    // Publishes queue while disconnected and are retried: an invalidation is worth delivering late rather than never.
+    // A process that keeps no cache (TTL 0) still publishes: the others' caches must hear of what it writes.
+    this.publisher = new Redis(options.redisUrl, { maxRetriesPerRequest: 20 });
+    this.publisher.on('error', (error) => logger.warn({ err: error }, 'read cache: redis error'));
     if (options.ttlMs === 0) {
-      this.publisher = this.subscriber = null;
+      this.subscriber = null;
       this.healthCheck = undefined;
       return;
     }
-    const { logger, channel } = options;
-    // Publishes queue while disconnected and are retried: an invalidation is worth delivering late rather than never.
-    this.publisher = new Redis(options.redisUrl, { maxRetriesPerRequest: 20 });
     this.subscriber = new Redis(options.redisUrl, { maxRetriesPerRequest: null, autoResubscribe: false });
-    for (const client of [this.publisher, this.subscriber]) client.on('error', (error) => logger.warn({ err: error }, 'read cache: redis error'));
+    this.subscriber.on('error', (error) => logger.warn({ err: error }, 'read cache: redis error'));
     this.subscriber.on('message', (from: string, message: string) => {
       if (from !== channel) return;
       const tags = parseTags(message);
@@ -133,7 +135,7 @@ export class ReadCache {
    * transaction committed (before, another process could read the old row again and keep it). Never fails.
    */
   async invalidate(tags: readonly string[]): Promise<void> {
-    if (tags.length === 0 || this.publisher === null) return;
+    if (tags.length === 0) return;
     this.evict(tags);
     try {
       await this.publisher.publish(this.options.channel, JSON.stringify(tags));
