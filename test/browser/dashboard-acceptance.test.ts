@@ -2,50 +2,37 @@
 // in through the login page, finds a payment by its customer's email, refunds part of it through the
 // confirmation dialog, sees the refund's webhook delivered, and sends a failed delivery again with Retry now
 // once the receiver is back.
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfirmPaymentDocument, CreatePaymentDocument } from '../gql/graphql.ts';
-import { eventually, launchBrowser, openPage, screenshot } from '../support/browser.ts';
-import { dashboardReady, openDashboardPage, signIn, teamUser } from '../support/dashboard.ts';
+import { eventually, openPage, screenshot } from '../support/browser.ts';
+import { dashboardReady, dashboardShop, openDashboardPage, signIn, teamUser } from '../support/dashboard.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { answer } from '../support/receiver.ts';
-import { startStack, type Stack } from '../support/stack.ts';
-import { card, eventReaching, shopWithReceiver, type Shop } from '../support/webhooks.ts';
+import { card, eventReaching } from '../support/webhooks.ts';
 
-let stack: Stack;
-let browser: Browser;
-let shop: Shop;
-
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
-  shop = await shopWithReceiver(stack);
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-  await shop?.receiver.close();
-});
+const fixture = dashboardShop();
 
 async function paid(amount: number, email: string) {
-  const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount, currency: 'USD', email } })).createPayment;
-  return dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card() } })).confirmPayment;
+  const created = dataOf(await fixture.shop.secret(CreatePaymentDocument, { input: { amount, currency: 'USD', email } })).createPayment;
+  return dataOf(await fixture.shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card() } }))
+    .confirmPayment;
 }
 
 describe('the dashboard, as a team uses it', () => {
   it('finds a payment by email, refunds part of it, sees the refund delivered, and retries a failed delivery', { timeout: 120_000 }, async () => {
     const email = `ada-${Date.now()}@customers.example`;
     const [wanted] = [await paid(5000, email), await paid(7000, 'grace@customers.example')];
-    await eventReaching(shop, wanted!.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
+    await eventReaching(fixture.shop, wanted!.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
 
-    const { page, consoleErrors } = await openPage(browser, 'desktop');
-    const admin = await teamUser(stack.api.url, shop, 'ADMIN');
-    await signIn(page, stack.api.url, admin.email, admin.password);
+    const { page, consoleErrors } = await openPage(fixture.browser, 'desktop');
+    const admin = await teamUser(fixture.stack.api.url, fixture.shop, 'ADMIN');
+    await signIn(page, fixture.stack.api.url, admin.email, admin.password);
 
     // Found by the customer's email, in a link that reproduces the search.
     await page.getByLabel('Search').fill(email);
     await page.getByRole('button', { name: 'Find' }).click();
     await eventually(() => page.locator('#payments-body tr').count()).toBe(1);
-    expect(page.url()).toBe(`${stack.api.url}/dashboard#/payments?q=${encodeURIComponent(email)}`);
+    expect(page.url()).toBe(`${fixture.stack.api.url}/dashboard#/payments?q=${encodeURIComponent(email)}`);
     await screenshot(page, 'dashboard-payments');
     await page.locator('#payments-body').getByRole('link', { name: wanted!.id }).click();
     await eventually(() => page.getByRole('heading', { name: `Payment ${wanted!.id}` }).isVisible()).toBe(true);
@@ -68,17 +55,17 @@ describe('the dashboard, as a team uses it', () => {
 
     // The refund's webhook (its event is the refund's), delivered: on the payment's page once read again.
     const refundId = await refunds.first().locator('td').first().textContent();
-    const refundEvent = await eventReaching(shop, refundId!, 'REFUND_SUCCEEDED', 'DELIVERED');
+    const refundEvent = await eventReaching(fixture.shop, refundId!, 'REFUND_SUCCEEDED', 'DELIVERED');
     await page.reload();
     await dashboardReady(page);
     await eventually(() => page.locator(`#deliveries tr[data-event-id="${refundEvent.id}"] .badge`).textContent()).toBe('delivered');
     await screenshot(page, 'dashboard-payment');
 
     // A delivery that failed every automatic attempt (the receiver answered 500), sent again with Retry now.
-    shop.receiver.handler = answer(500);
+    fixture.shop.receiver.handler = answer(500);
     const failing = await paid(3000, 'failing@customers.example');
-    const failed = await eventReaching(shop, failing.id, 'PAYMENT_SUCCEEDED', 'FAILED', 60_000);
-    shop.receiver.handler = answer(204);
+    const failed = await eventReaching(fixture.shop, failing.id, 'PAYMENT_SUCCEEDED', 'FAILED', 60_000);
+    fixture.shop.receiver.handler = answer(204);
     await openDashboardPage(page, 'events?delivered=no');
     const row = page.locator(`tr[data-event-id="${failed.id}"]`);
     await eventually(() => row.locator('.badge').textContent()).toBe('failed');
@@ -86,7 +73,7 @@ describe('the dashboard, as a team uses it', () => {
     await screenshot(page, 'dashboard-events');
     await row.getByRole('button', { name: /Retry now/ }).click();
     await eventually(() => page.locator('#notice').textContent()).toBe(`Event ${failed.id} was sent again.`);
-    await eventReaching(shop, failing.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
+    await eventReaching(fixture.shop, failing.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
     await openDashboardPage(page, 'events');
     await eventually(() => page.locator(`tr[data-event-id="${failed.id}"] .badge`).textContent()).toBe('delivered');
     // Delivered now, it leaves the list of undelivered events.

@@ -2,39 +2,29 @@
 // no axe-core WCAG 2 A/AA violation, every control reached by Tab (docs/dashboard.md). And what a role sees
 // and may do on a payment: money moves only for owners and admins, each confirmed, the API's refusal shown in
 // its own words.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfirmPaymentDocument, CreatePaymentDocument } from '../gql/graphql.ts';
-import { eventually, launchBrowser, openPage, screenshot } from '../support/browser.ts';
-import { dashboardReady, expectUsable, openDashboardPage, signIn, teamUser } from '../support/dashboard.ts';
+import { eventually, openPage, screenshot } from '../support/browser.ts';
+import { dashboardReady, dashboardShop, expectUsable, openDashboardPage, signIn, teamUser } from '../support/dashboard.ts';
 import { dataOf } from '../support/graphql-client.ts';
-import { startStack, type Stack } from '../support/stack.ts';
-import { card, eventReaching, paidPayment, shopWithReceiver, type Shop } from '../support/webhooks.ts';
+import { card, eventReaching, paidPayment } from '../support/webhooks.ts';
 
-let stack: Stack;
-let browser: Browser;
-let shop: Shop;
+const fixture = dashboardShop();
 let paymentId: string;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
-  shop = await shopWithReceiver(stack);
-  paymentId = (await paidPayment(shop)).id;
-  await eventReaching(shop, paymentId, 'PAYMENT_SUCCEEDED', 'DELIVERED');
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-  await shop?.receiver.close();
+  paymentId = (await paidPayment(fixture.shop)).id;
+  await eventReaching(fixture.shop, paymentId, 'PAYMENT_SUCCEEDED', 'DELIVERED');
 });
 
 async function signedIn(
   role: 'OWNER' | 'ADMIN' | 'DEVELOPER' | 'VIEWER',
   size: 'phone' | 'desktop' = 'desktop',
 ): Promise<{ page: Page; consoleErrors: string[] }> {
-  const opened = await openPage(browser, size);
-  const user = await teamUser(stack.api.url, shop, role);
-  await signIn(opened.page, stack.api.url, user.email, user.password);
+  const opened = await openPage(fixture.browser, size);
+  const user = await teamUser(fixture.stack.api.url, fixture.shop, role);
+  await signIn(opened.page, fixture.stack.api.url, user.email, user.password);
   return opened;
 }
 
@@ -87,8 +77,10 @@ describe('the dashboard pages', () => {
 
   it('captures part of a manual payment, cancels another, syncs, and shows the API refusing too large a refund', { timeout: 90_000 }, async () => {
     const manual = async () => {
-      const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 8000, currency: 'USD', captureMethod: 'MANUAL' } })).createPayment;
-      return dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card() } }))
+      const created = dataOf(
+        await fixture.shop.secret(CreatePaymentDocument, { input: { amount: 8000, currency: 'USD', captureMethod: 'MANUAL' } }),
+      ).createPayment;
+      return dataOf(await fixture.shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card() } }))
         .confirmPayment;
     };
     const [toCapture, toCancel] = [await manual(), await manual()];

@@ -3,44 +3,31 @@
 // and works (a key created, revoked and rotated, a connector account added, disabled and enabled, a webhook
 // URL saved and tested, the signing key rotated, a member invited), what it may not is not shown.
 import { readFile } from 'node:fs/promises';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { BusinessProfilesDocument, ConnectorAccountsDocument, TeamMembersDocument, type TeamRole as Role } from '../gql/graphql.ts';
-import { eventually, launchBrowser, openPage, screenshot } from '../support/browser.ts';
+import { eventually, openPage, screenshot } from '../support/browser.ts';
+import { dashboardShop } from '../support/dashboard.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
-import { startStack, type Stack } from '../support/stack.ts';
 import { member, PASSWORD, uniqueEmail } from '../support/team.ts';
-import { shopWithReceiver, type Shop } from '../support/webhooks.ts';
 
 const AXE = new URL('../../node_modules/axe-core/axe.min.js', import.meta.url);
 const SETTINGS = ['webhooks', 'connectors', 'routing', 'api-keys', 'team', 'audit'] as const;
 
-let stack: Stack;
-let browser: Browser;
-let shop: Shop;
+const fixture = dashboardShop();
 
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
-  shop = await shopWithReceiver(stack);
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-  await shop?.receiver.close();
-});
-
-/** The dashboard signed in as a new member of `shop` with `role` (invited with its secret key), its cookie in the browser. */
+/** The dashboard signed in as a new member of `fixture.shop` with `role` (invited with its secret key), its cookie in the fixture.browser. */
 async function signedIn(size: 'phone' | 'desktop', role: Role) {
-  const opened = await openPage(browser, size);
-  const session = await member(stack.api.url, shop.secret, role);
+  const opened = await openPage(fixture.browser, size);
+  const session = await member(fixture.stack.api.url, fixture.shop.secret, role);
   const [name, value] = session.cookie.split('=') as [string, string];
-  await opened.page.context().addCookies([{ name, value, url: stack.api.url }]);
+  await opened.page.context().addCookies([{ name, value, url: fixture.stack.api.url }]);
   return { ...opened, session };
 }
 
 /** Opens a settings page and waits until it is drawn; a failure to draw fails the test with its message. */
 async function openSettings(page: Page, name: string): Promise<void> {
-  await page.goto(`${stack.api.url}/dashboard#/settings/${name}`);
+  await page.goto(`${fixture.stack.api.url}/dashboard#/settings/${name}`);
   await eventually(() => page.evaluate(() => document.body.dataset['ready'])).toBe('true');
   expect(await page.locator('#alert').textContent()).toBe('');
 }
@@ -93,12 +80,12 @@ describe('the dashboard settings pages', () => {
     await eventually(() => secret.isVisible()).toBe(true);
     const key = await secret.inputValue();
     expect(key).toMatch(/^sk_test_/);
-    dataOf(await stack.api.as(key)(BusinessProfilesDocument, {}));
+    dataOf(await fixture.stack.api.as(key)(BusinessProfilesDocument, {}));
 
     await page.getByRole('button', { name: 'Revoke Reporting' }).click();
     await confirm(page, /Revoke Reporting/);
     await eventually(() => page.getByRole('row', { name: /Reporting/ }).textContent()).toMatch(/revoked/);
-    errorOf(await stack.api.as(key)(BusinessProfilesDocument, {}), 'UNAUTHENTICATED');
+    errorOf(await fixture.stack.api.as(key)(BusinessProfilesDocument, {}), 'UNAUTHENTICATED');
   });
 
   it('lets a developer rotate a key: the new one shown once, the old one working until its expiry', { timeout: 60_000 }, async () => {
@@ -118,8 +105,8 @@ describe('the dashboard settings pages', () => {
     const newKey = await secret.inputValue();
     expect(await page.locator('[data-secret=api-key-secret]').textContent()).toMatch(/The old key works until /);
     // Both work: the old one until its expiry, an hour ahead, shown in its row.
-    dataOf(await stack.api.as(newKey)(BusinessProfilesDocument, {}));
-    dataOf(await stack.api.as(oldKey)(BusinessProfilesDocument, {}));
+    dataOf(await fixture.stack.api.as(newKey)(BusinessProfilesDocument, {}));
+    dataOf(await fixture.stack.api.as(oldKey)(BusinessProfilesDocument, {}));
     const rows = page.getByRole('row', { name: /Payroll/ });
     expect(await rows.count()).toBe(2);
     expect((await rows.allTextContents()).filter((text) => !text.includes('never'))).toHaveLength(1);
@@ -128,16 +115,16 @@ describe('the dashboard settings pages', () => {
   it('disables a connector account and enables it again', { timeout: 60_000 }, async () => {
     const { page } = await signedIn('desktop', 'OWNER');
     await openSettings(page, 'connectors');
-    const row = page.getByRole('row', { name: shop.connectorAccountId });
-    await row.getByRole('button', { name: `Disable ${shop.connectorAccountId}` }).click();
+    const row = page.getByRole('row', { name: fixture.shop.connectorAccountId });
+    await row.getByRole('button', { name: `Disable ${fixture.shop.connectorAccountId}` }).click();
     await confirm(page, /Stop routing payments/);
     await eventually(() => row.textContent()).toContain('disabled');
-    const accounts = async () => dataOf(await shop.secret(ConnectorAccountsDocument, {})).connectorAccounts;
-    expect((await accounts()).find((account) => account.id === shop.connectorAccountId)?.disabled).toBe(true);
-    await row.getByRole('button', { name: `Enable ${shop.connectorAccountId}` }).click();
+    const accounts = async () => dataOf(await fixture.shop.secret(ConnectorAccountsDocument, {})).connectorAccounts;
+    expect((await accounts()).find((account) => account.id === fixture.shop.connectorAccountId)?.disabled).toBe(true);
+    await row.getByRole('button', { name: `Enable ${fixture.shop.connectorAccountId}` }).click();
     await confirm(page, /again\?$/);
     await eventually(() => row.textContent()).toContain('enabled');
-    expect((await accounts()).find((account) => account.id === shop.connectorAccountId)?.disabled).toBe(false);
+    expect((await accounts()).find((account) => account.id === fixture.shop.connectorAccountId)?.disabled).toBe(false);
   });
 
   it('rotates a signing key, showing the new key once and when the old one stops signing', { timeout: 60_000 }, async () => {
@@ -149,8 +136,8 @@ describe('the dashboard settings pages', () => {
     const key = page.getByLabel(/^The new test signing key of /);
     await eventually(() => key.isVisible()).toBe(true);
     expect((await key.inputValue()).length).toBeGreaterThanOrEqual(32);
-    expect(await page.locator(`[data-secret="signing-key-${shop.profileId}"]`).textContent()).toMatch(/The old key signs beside it until /);
-    expect(await page.locator(`[data-profile-id="${shop.profileId}"]`).textContent()).toMatch(/Last rotated .* The previous key signs too until /);
+    expect(await page.locator(`[data-secret="signing-key-${fixture.shop.profileId}"]`).textContent()).toMatch(/The old key signs beside it until /);
+    expect(await page.locator(`[data-profile-id="${fixture.shop.profileId}"]`).textContent()).toMatch(/Last rotated .* The previous key signs too until /);
   });
 
   it('adds a connector account from its credentials, refusing credentials that are not a JSON object', { timeout: 60_000 }, async () => {
@@ -175,18 +162,20 @@ describe('the dashboard settings pages', () => {
     const { page } = await signedIn('desktop', 'DEVELOPER');
     await openSettings(page, 'webhooks');
     const url = page.getByLabel('Test webhook URL');
-    expect(await url.inputValue()).toBe(shop.receiver.url);
-    await url.fill(`${shop.receiver.url}?settings`);
+    expect(await url.inputValue()).toBe(fixture.shop.receiver.url);
+    await url.fill(`${fixture.shop.receiver.url}?settings`);
     await page.getByRole('button', { name: 'Save the test URL' }).click();
     await confirm(page, /test events to .*\?settings\?/);
     await eventually(() => page.locator('#notice').textContent()).toMatch(/test webhook URL is saved/);
-    const profile = dataOf(await shop.secret(BusinessProfilesDocument, {})).businessProfiles.find((candidate) => candidate.id === shop.profileId);
-    expect(profile?.testWebhookUrl).toBe(`${shop.receiver.url}?settings`);
+    const profile = dataOf(await fixture.shop.secret(BusinessProfilesDocument, {})).businessProfiles.find(
+      (candidate) => candidate.id === fixture.shop.profileId,
+    );
+    expect(profile?.testWebhookUrl).toBe(`${fixture.shop.receiver.url}?settings`);
 
-    const before = shop.receiver.received.length;
+    const before = fixture.shop.receiver.received.length;
     await page.getByRole('button', { name: 'Send a test event' }).click();
     await confirm(page, /Send a test event/);
-    await eventually(() => shop.receiver.received.length).toBe(before + 1);
+    await eventually(() => fixture.shop.receiver.received.length).toBe(before + 1);
   });
 
   it('lets an owner invite a member whose accept link signs them in, then change their role and remove them', { timeout: 90_000 }, async () => {
@@ -203,8 +192,8 @@ describe('the dashboard settings pages', () => {
     expect(await page.getByRole('region', { name: 'Pending invitations' }).textContent()).toContain(email);
 
     // The link, opened elsewhere, sets the member's password and opens the dashboard as them.
-    const invited = await openPage(browser, 'phone');
-    await invited.page.goto(acceptUrl.replace(/^https?:\/\/[^/]+/, stack.api.url));
+    const invited = await openPage(fixture.browser, 'phone');
+    await invited.page.goto(acceptUrl.replace(/^https?:\/\/[^/]+/, fixture.stack.api.url));
     await invited.page.getByLabel('Password').fill(PASSWORD);
     await invited.page.getByRole('button', { name: 'Set password and sign in' }).click();
     await eventually(() => invited.page.locator('#user-email').textContent()).toBe(`${email} (admin)`);
@@ -216,7 +205,7 @@ describe('the dashboard settings pages', () => {
     await row.getByRole('button', { name: `Change the role of ${email}` }).click();
     await confirm(page, /viewer\?$/);
     await eventually(() => page.locator('#notice').textContent()).toBe(`${email} is now viewer.`);
-    const members = dataOf(await shop.secret(TeamMembersDocument, {})).teamMembers;
+    const members = dataOf(await fixture.shop.secret(TeamMembersDocument, {})).teamMembers;
     expect(members.find((candidate) => candidate.email === email)?.role).toBe('VIEWER');
     await row.getByRole('button', { name: `Remove ${email}` }).click();
     await confirm(page, /Remove/);

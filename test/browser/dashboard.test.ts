@@ -3,52 +3,39 @@
 // deliveries, whose retry button sends again. A platform sees its money: its balance, its ledger page by page,
 // a split payment's fee, splits and entries, and its connected merchants' balances. Without a session the
 // dashboard sends the reader to its login page, and a key in the address is no longer read.
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfirmPaymentDocument, ConnectorHealthDocument, CreatePaymentDocument, SetRoutingAlgorithmDocument } from '../gql/graphql.ts';
-import { eventually, launchBrowser, openPage } from '../support/browser.ts';
-import { openDashboardPage, signIn, teamUser } from '../support/dashboard.ts';
+import { eventually, openPage } from '../support/browser.ts';
+import { dashboardShop, openDashboardPage, signIn, teamUser } from '../support/dashboard.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { actingClient, connectMerchant, createPlatform } from '../support/platforms.ts';
-import { addConnectorAccount, startStack, type Stack } from '../support/stack.ts';
-import { card, eventReaching, shopWithReceiver, type Shop } from '../support/webhooks.ts';
+import { addConnectorAccount } from '../support/stack.ts';
+import { card, eventReaching } from '../support/webhooks.ts';
 
-let stack: Stack;
-let browser: Browser;
-let shop: Shop;
-
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
-  shop = await shopWithReceiver(stack);
-});
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-  await shop?.receiver.close();
-});
+const fixture = dashboardShop();
 
 describe('the live dashboard', () => {
   it('shows a new payment and its status change without a reload, then its attempts, history and deliveries', { timeout: 90_000 }, async () => {
-    const { page, consoleErrors } = await openPage(browser, 'desktop');
-    const user = await teamUser(stack.api.url, shop, 'ADMIN');
-    await signIn(page, stack.api.url, user.email, user.password);
-    expect(page.url()).toBe(`${stack.api.url}/dashboard#/payments`);
+    const { page, consoleErrors } = await openPage(fixture.browser, 'desktop');
+    const user = await teamUser(fixture.stack.api.url, fixture.shop, 'ADMIN');
+    await signIn(page, fixture.stack.api.url, user.email, user.password);
+    expect(page.url()).toBe(`${fixture.stack.api.url}/dashboard#/payments`);
     expect(await page.locator('#payments-body tr').count()).toBe(0);
 
-    const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 4200, currency: 'USD' } })).createPayment;
+    const created = dataOf(await fixture.shop.secret(CreatePaymentDocument, { input: { amount: 4200, currency: 'USD' } })).createPayment;
     const row = page.locator(`tr[data-payment-id="${created.id}"]`);
     await eventually(() => row.locator('[data-column=status]').textContent()).toBe('requires payment method');
     expect(await row.locator('td.amount').textContent()).toBe('42.00 USD');
 
-    dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card() } }));
+    dataOf(await fixture.shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card() } }));
     await eventually(() => row.locator('[data-column=status]').textContent()).toBe('succeeded');
     expect(await page.locator('#payments-body tr').count()).toBe(1);
 
     // The charts count the last hour's payments and delivery attempts once the event was delivered.
-    await eventReaching(shop, created.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
+    await eventReaching(fixture.shop, created.id, 'PAYMENT_SUCCEEDED', 'DELIVERED');
     // An algorithm set after the payment was routed: the payment keeps its own decision.
-    const [account] = dataOf(await shop.secret(ConnectorHealthDocument, {})).connectorAccounts;
-    dataOf(await shop.secret(SetRoutingAlgorithmDocument, { input: { profileId: shop.profileId, algorithm: { priority: [account!.id] } } }));
+    const [account] = dataOf(await fixture.shop.secret(ConnectorHealthDocument, {})).connectorAccounts;
+    dataOf(await fixture.shop.secret(SetRoutingAlgorithmDocument, { input: { profileId: fixture.shop.profileId, algorithm: { priority: [account!.id] } } }));
     await page.reload();
     await eventually(() => page.locator('#chart-statuses').textContent()).toContain('succeeded1');
     await eventually(() => page.locator('#webhook-rate').textContent()).toMatch(/^100 % of \d+ delivery attempts got a 2xx\.$/);
@@ -56,7 +43,7 @@ describe('the live dashboard', () => {
     await row.getByRole('link', { name: created.id }).click();
     const detail = page.locator('#page');
     await eventually(() => detail.getByRole('heading', { name: `Payment ${created.id}` }).isVisible()).toBe(true);
-    expect(page.url()).toBe(`${stack.api.url}/dashboard#/payments/${created.id}`);
+    expect(page.url()).toBe(`${fixture.stack.api.url}/dashboard#/payments/${created.id}`);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('page-title');
     const text = await detail.textContent();
     expect(text).toContain('Attempts');
@@ -70,20 +57,23 @@ describe('the live dashboard', () => {
     expect(await detail.locator('.badge.status-delivered').count()).toBeGreaterThan(0);
 
     // Retry a delivery by hand: one more attempt reaches the receiver.
-    const before = shop.receiver.received.length;
+    const before = fixture.shop.receiver.received.length;
     await detail.getByRole('button', { name: 'Retry now' }).first().click();
-    await eventually(() => shop.receiver.received.length).toBe(before + 1);
+    await eventually(() => fixture.shop.receiver.received.length).toBe(before + 1);
     await eventually(() => detail.locator('#deliveries').textContent()).toMatch(/#2 204/);
     expect(consoleErrors).toEqual([]);
   });
 
   it("shows a platform its balance, its ledger page by page, a split payment's fee and splits, and its connected merchants", { timeout: 90_000 }, async () => {
-    const platform = await createPlatform(stack.api, 'Dashboard platform');
+    const platform = await createPlatform(fixture.stack.api, 'Dashboard platform');
     // Names are data: shown as text, never as markup.
     const hostileName = '<img src=x onerror="document.body.dataset.pwned=1">';
-    const [sellerA, sellerB] = await Promise.all([connectMerchant(stack.api, platform, hostileName), connectMerchant(stack.api, platform, 'Seller B')]);
-    const asPlatform = actingClient(stack.api, platform.secretKey);
-    await addConnectorAccount(stack, { secret: asPlatform }, 'sandbox');
+    const [sellerA, sellerB] = await Promise.all([
+      connectMerchant(fixture.stack.api, platform, hostileName),
+      connectMerchant(fixture.stack.api, platform, 'Seller B'),
+    ]);
+    const asPlatform = actingClient(fixture.stack.api, platform.secretKey);
+    await addConnectorAccount(fixture.stack, { secret: asPlatform }, 'sandbox');
     const pay = async (input: { amount: number; applicationFeeAmount: number; splits?: { merchantId: string; amount: number }[] }) =>
       dataOf(await asPlatform(CreatePaymentDocument, { input: { currency: 'USD', confirm: true, paymentMethodData: card(), ...input } })).createPayment;
     // 10 fee-only payments (the platform's own share and its fee: 2 entries each), then a split payment (the fee only):
@@ -99,9 +89,9 @@ describe('the live dashboard', () => {
     });
     expect(split.status).toBe('SUCCEEDED');
 
-    const { page, consoleErrors } = await openPage(browser, 'desktop');
-    const user = await teamUser(stack.api.url, { secret: asPlatform }, 'VIEWER');
-    await signIn(page, stack.api.url, user.email, user.password);
+    const { page, consoleErrors } = await openPage(fixture.browser, 'desktop');
+    const user = await teamUser(fixture.stack.api.url, { secret: asPlatform }, 'VIEWER');
+    await signIn(page, fixture.stack.api.url, user.email, user.password);
     await openDashboardPage(page, 'balance');
     expect(await page.locator('#balance tbody').textContent()).toBe('USD105.00 USD0.00 USD');
 
@@ -145,9 +135,9 @@ describe('the live dashboard', () => {
   });
 
   it('sends a reader without a session to the login page, and reads no key from the address', async () => {
-    const { page } = await openPage(browser, 'phone');
-    await page.goto(`${stack.api.url}/dashboard#secret_key=${shop.secretKey}`);
-    await page.waitForURL(`${stack.api.url}/dashboard/login`);
+    const { page } = await openPage(fixture.browser, 'phone');
+    await page.goto(`${fixture.stack.api.url}/dashboard#secret_key=${fixture.shop.secretKey}`);
+    await page.waitForURL(`${fixture.stack.api.url}/dashboard/login`);
     expect(await page.getByLabel('Email').isVisible()).toBe(true);
   });
 });

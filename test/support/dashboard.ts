@@ -3,11 +3,14 @@
 // WCAG 2 A/AA violation, and every control reached by the Tab key.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import type { Page } from 'playwright-core';
-import { expect } from 'vitest';
-import { InviteTeamMemberDocument } from '../gql/graphql.ts';
-import { eventually } from './browser.ts';
-import { dataOf, type Execute } from './graphql-client.ts';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { TeamRole } from '../gql/graphql.ts';
+import { eventually, launchBrowser } from './browser.ts';
+import type { Execute } from './graphql-client.ts';
+import { startStack, type Stack } from './stack.ts';
+import { member, PASSWORD } from './team.ts';
+import { shopWithReceiver, type Shop } from './webhooks.ts';
 
 const AXE_SOURCE = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -85,34 +88,35 @@ export async function expectUsable(page: Page): Promise<void> {
   await expectTabReachesEveryControl(page);
 }
 
-export type TeamRole = 'OWNER' | 'ADMIN' | 'DEVELOPER' | 'VIEWER';
-
-let users = 0;
-
-/** Each shop's owner: a key invites only a merchant's first owner (docs/dashboard.md, "Roles"), so later asks get the same one. */
-const owners = new WeakMap<object, Promise<{ email: string; password: string }>>();
-
 /**
- * A dashboard user of `shop`'s merchant with `role`: invited with the secret key (inviteTeamMember), the
- * invitation accepted with a password (POST /dashboard/invitations/accept). Sign in with signIn.
+ * A dashboard user of `shop`'s merchant with `role`: invited with its secret key and the invitation accepted
+ * (test/support/team.ts's member, which asks the key for one owner only). Sign in with signIn.
  */
-export function teamUser(baseUrl: string, shop: { secret: Execute }, role: TeamRole): Promise<{ email: string; password: string }> {
-  if (role !== 'OWNER') return invitedUser(baseUrl, shop, role);
-  const owner = owners.get(shop) ?? invitedUser(baseUrl, shop, role);
-  owners.set(shop, owner);
-  return owner;
+export async function teamUser(baseUrl: string, shop: { secret: Execute }, role: TeamRole): Promise<{ email: string; password: string }> {
+  const session = await member(baseUrl, shop.secret, role);
+  return { email: session.body.user.email, password: PASSWORD };
 }
 
-async function invitedUser(baseUrl: string, shop: { secret: Execute }, role: TeamRole): Promise<{ email: string; password: string }> {
-  const email = `${role.toLowerCase()}-${process.pid}-${++users}-${Date.now()}@team.example`;
-  const password = 'correct horse battery staple';
-  const { acceptUrl } = dataOf(await shop.secret(InviteTeamMemberDocument, { input: { email, role } })).inviteTeamMember;
-  const token = new URLSearchParams(new URL(acceptUrl).hash.slice(1)).get('invitation');
-  const accepted = await fetch(`${baseUrl}/dashboard/invitations/accept`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ token, password }),
+export interface DashboardShop {
+  stack: Stack;
+  browser: Browser;
+  shop: Shop;
+}
+
+/**
+ * A browser test file's stack, Chromium and a shop whose webhooks reach a receiver, started before its tests and
+ * closed after them. Its fields are set once the file's first beforeAll ran.
+ */
+export function dashboardShop(): DashboardShop {
+  const fixture = {} as DashboardShop;
+  beforeAll(async () => {
+    [fixture.stack, fixture.browser] = await Promise.all([startStack(), launchBrowser()]);
+    fixture.shop = await shopWithReceiver(fixture.stack);
   });
-  expect(accepted.status).toBe(200);
-  return { email, password };
+  afterAll(async () => {
+    await fixture.browser?.close();
+    await fixture.stack?.close();
+    await fixture.shop?.receiver.close();
+  });
+  return fixture;
 }
