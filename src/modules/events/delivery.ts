@@ -70,7 +70,7 @@ export class WebhookDeliveryService {
     private readonly context: ServiceContext,
     private readonly sender: WebhookSender,
   ) {
-    this.store = new DeliveryStore(context.db.pool);
+    this.store = new DeliveryStore(context.db.prepared);
     // Two batches of each in flight at most, so a batch forms while the one before it is on its way.
     const batching = { maxSize: 200, maxInFlight: 2 };
     this.claims = new Batcher(async (eventIds) => {

@@ -6,7 +6,7 @@
 import type { DeliveryKind } from '../../generated/prisma/client.ts';
 import type { Mode } from '../../kernel/api-keys.ts';
 import { newId } from '../../kernel/ids.ts';
-import type { SqlExecutor, SqlPool } from '../../platform/db/client.ts';
+import type { PreparedStatements, SqlExecutor } from '../../platform/db/client.ts';
 
 /** An attempt slot a worker (or a manual retry) holds: the event's bytes and where they go. */
 export interface ClaimedDelivery {
@@ -94,32 +94,24 @@ const CLAIMED_WITH_ENDPOINT = `
 const CLAIMED_COLUMNS = 'id, merchant_id, profile_id, mode, body, trace_parent, attempt_count, automatic_attempts, is_test';
 
 /** The due automatic attempts of the events $2, each held until $1 (the lease); $3 is now. */
-const CLAIM_DUE = {
-  name: 'webhook-claim-due',
-  text: `WITH claimed AS (
+const CLAIM_DUE = `WITH claimed AS (
     UPDATE events SET attempt_count = attempt_count + 1, automatic_attempts = automatic_attempts + 1, next_attempt_at = $1
     WHERE id = ANY($2::text[]) AND delivery_status = 'PENDING' AND next_attempt_at <= $3
     RETURNING ${CLAIMED_COLUMNS}
-  )${CLAIMED_WITH_ENDPOINT}`,
-};
+  )${CLAIMED_WITH_ENDPOINT}`;
 
 /** An attempt of event $1 outside the schedule, whatever its status. */
-const CLAIM_NOW = {
-  name: 'webhook-claim-now',
-  text: `WITH claimed AS (
+const CLAIM_NOW = `WITH claimed AS (
     UPDATE events SET attempt_count = attempt_count + 1 WHERE id = $1
     RETURNING ${CLAIMED_COLUMNS}
-  )${CLAIMED_WITH_ENDPOINT}`,
-};
+  )${CLAIMED_WITH_ENDPOINT}`;
 
 /**
  * Stores attempts and applies each one's change to its event, for many events at once: one array parameter
  * per column, an element per attempt. An event changes only where its guards hold: still PENDING
  * (`guard_pending`), still held by this claim (`guard_lease`: its next_attempt_at is the lease's end).
  */
-const RECORD = {
-  name: 'webhook-record',
-  text: `WITH input AS (
+const RECORD = `WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::bool[], $10::int[],
                          $11::text[], $12::timestamptz[], $13::bool[], $14::text[], $15::timestamptz[], $16::timestamptz[], $17::bool[], $18::timestamptz[])
       AS i(attempt_id, event_id, attempt_number, kind, url, request_headers, response_status, response_body, response_body_truncated, latency_ms,
@@ -135,8 +127,7 @@ const RECORD = {
                       delivered_at = COALESCE(i.delivered_at, e.delivered_at), next_attempt_at = i.next_attempt_at
   FROM input i
   WHERE e.id = i.event_id AND i.apply AND (NOT i.guard_pending OR e.delivery_status = 'PENDING') AND (i.guard_lease IS NULL OR e.next_attempt_at = i.guard_lease)
-  RETURNING e.id`,
-};
+  RETURNING e.id`;
 
 /** One attempt to record: the claim it was sent under, what it got, and what it does to the event. */
 export interface Recording {
@@ -146,21 +137,21 @@ export interface Recording {
 }
 
 export class DeliveryStore {
-  constructor(private readonly pool: SqlPool) {}
+  constructor(private readonly statements: PreparedStatements) {}
 
   /**
    * Claims the due automatic attempts of `eventIds`, each held until `leaseUntil`; an event with no attempt
    * due (delivered, exhausted, claimed by another worker) is missing from the answer.
    */
   async claimDue(eventIds: string[], now: Date, leaseUntil: Date): Promise<Map<string, ClaimedDelivery>> {
-    const { rows } = await this.pool.query<ClaimRow>({ ...CLAIM_DUE, values: [leaseUntil, eventIds, now] });
+    const { rows } = await this.statements.run<ClaimRow>(CLAIM_DUE, [leaseUntil, eventIds, now]);
     return new Map(rows.map((row) => [row.id, claimedDelivery(row, now)]));
   }
 
   /** Claims an attempt outside the schedule (manual retry, test event), whatever the event's status. */
   async claimNow(eventId: string): Promise<ClaimedDelivery | null> {
     const claimedAt = new Date();
-    const { rows } = await this.pool.query<ClaimRow>({ ...CLAIM_NOW, values: [eventId] });
+    const { rows } = await this.statements.run<ClaimRow>(CLAIM_NOW, [eventId]);
     return rows[0] === undefined ? null : claimedDelivery(rows[0], claimedAt);
   }
 
@@ -168,11 +159,11 @@ export class DeliveryStore {
    * Stores the attempts and applies their changes to their events, in one statement; for each, whether its
    * change applied (its guards held; an `unchanged` one always counts as applied).
    */
-  async record(recordings: Recording[], executor: SqlExecutor = this.pool): Promise<boolean[]> {
+  async record(recordings: Recording[], executor?: SqlExecutor): Promise<boolean[]> {
     const now = new Date();
     const columns: unknown[][] = Array.from({ length: 18 }, () => []);
     for (const recording of recordings) recordRow(recording, now).forEach((value, index) => columns[index]!.push(value));
-    const { rows } = await executor.query<{ id: string }>({ ...RECORD, values: [...columns, now] });
+    const { rows } = await this.statements.run<{ id: string }>(RECORD, [...columns, now], executor);
     const changed = new Set(rows.map((row) => row.id));
     return recordings.map(({ claim, change }) => change.kind === 'unchanged' || changed.has(claim.eventId));
   }
@@ -184,27 +175,19 @@ export class DeliveryStore {
    * dropping one attempt record).
    */
   async recordGone(claim: ClaimedDelivery, attempt: AttemptRecord): Promise<string> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const column = claim.mode === 'LIVE' ? 'live_webhook_disabled_at' : 'test_webhook_disabled_at';
-      const { rows } = await client.query<{ merchant_id: string }>(
+    const column = claim.mode === 'LIVE' ? 'live_webhook_disabled_at' : 'test_webhook_disabled_at';
+    return this.statements.transaction(async (connection) => {
+      const { rows } = await connection.query<{ merchant_id: string }>(
         `UPDATE business_profiles SET ${column} = now(), updated_at = now() WHERE id = $1 RETURNING merchant_id`,
         [claim.profileId],
       );
-      await this.record([{ claim, attempt, change: { kind: 'not_sent' } }], client);
-      await client.query(
+      await this.record([{ claim, attempt, change: { kind: 'not_sent' } }], connection);
+      await connection.query(
         `UPDATE events SET delivery_status = 'NOT_SENT', next_attempt_at = NULL WHERE profile_id = $1 AND mode = $2::"Mode" AND delivery_status = 'PENDING'`,
         [claim.profileId, claim.mode],
       );
-      await client.query('COMMIT');
       return rows[0]!.merchant_id;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 }
 

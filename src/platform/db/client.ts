@@ -9,6 +9,9 @@ import { PrismaClient, type Prisma } from '../../generated/prisma/client.ts';
  * each text once per connection, and the statement skips Prisma's client runtime. Only for statements that
  * stand alone: one inside a Prisma transaction must run on that transaction's connection (tx), not here.
  */
+/** What runs a statement: the pool, or one of its connections inside a transaction of its own. */
+export type SqlExecutor = Pick<pg.Pool | pg.PoolClient, 'query'>;
+
 export class PreparedStatements {
   /** Texts and their statement names; past the bound a new text runs unnamed (the server keeps each named one per connection). */
   readonly #names = new Map<string, string>();
@@ -20,7 +23,28 @@ export class PreparedStatements {
 
   /** Runs `statement` (Prisma.sql, whose values are parameters), prepared under a name of its text. */
   query<Row extends pg.QueryResultRow>(statement: Prisma.Sql): Promise<pg.QueryResult<Row>> {
-    return this.pool.query<Row>({ name: this.#nameOf(statement.text), text: statement.text, values: statement.values });
+    return this.run<Row>(statement.text, statement.values);
+  }
+
+  /** Runs `text` with its `values`, prepared under a name of its text: on the pool, or on `executor`, a connection inside `transaction`. */
+  run<Row extends pg.QueryResultRow>(text: string, values: unknown[], executor: SqlExecutor = this.pool): Promise<pg.QueryResult<Row>> {
+    return executor.query<Row>({ name: this.#nameOf(text), text, values });
+  }
+
+  /** `work` in a transaction of its own on one of the pool's connections: committed when it resolves, rolled back when it throws. */
+  async transaction<T>(work: (connection: SqlExecutor) => Promise<T>): Promise<T> {
+    const connection = await this.pool.connect();
+    try {
+      await connection.query('BEGIN');
+      const result = await work(connection);
+      await connection.query('COMMIT');
+      return result;
+    } catch (error) {
+      await connection.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      connection.release();
+    }
   }
 
   #nameOf(text: string): string | undefined {
@@ -33,15 +57,8 @@ export class PreparedStatements {
   }
 }
 
-/** What runs a hand-written statement: the pool, or one of its connections inside a transaction of its own. */
-export type SqlExecutor = Pick<pg.Pool | pg.PoolClient, 'query'>;
-export type SqlPool = pg.Pool;
-
-/**
- * The PrismaClient, its pool's hot statements named by text (`prepared`), and the pool itself (`pool`) for the
- * stores that name their few statements themselves and run their own transactions on it (webhook delivery).
- */
-export type Database = PrismaClient & { readonly prepared: PreparedStatements; readonly pool: SqlPool };
+/** The PrismaClient, and its pool's hot statements sent without it (`prepared`). */
+export type Database = PrismaClient & { readonly prepared: PreparedStatements };
 
 /** `transactionMaxWaitMs`: how long a transaction waits for a pooled connection (Prisma's maxWait, 2 s by default). */
 export function createDatabase(databaseUrl: string, poolSize: number, transactionMaxWaitMs = 2_000): Database {
@@ -49,5 +66,5 @@ export function createDatabase(databaseUrl: string, poolSize: number, transactio
   // An idle connection that fails is dropped by the pool; the next statement that needs one sees the error.
   pool.on('error', () => {});
   const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }), transactionOptions: { maxWait: transactionMaxWaitMs } });
-  return Object.assign(client, { prepared: new PreparedStatements(pool), pool });
+  return Object.assign(client, { prepared: new PreparedStatements(pool) });
 }
