@@ -47,6 +47,14 @@ async function collect(child: Child, expected: number, timeoutMs: number): Promi
   }
 }
 
+/**
+ * Connects and closes a tenth of the subscribers before memory is first read: what the first subscriptions load
+ * once (modules, the ORM's query engine on its first query) is not memory per subscription.
+ */
+async function warmUp(spec: Parameters<typeof subscribe>[0]) {
+  await closeSubscribers(await subscribe({ ...spec, count: Math.max(10, Math.ceil(spec.count / 10)) }));
+}
+
 async function closeSubscribers(child: Child) {
   await child.request('close').catch(() => undefined);
   await Promise.race([child.exited, sleep(5_000)]);
@@ -61,14 +69,16 @@ export async function benchSubscriptions(stack: Stack) {
   console.log(
     `subscriptions: ${subscribers} graphql-ws subscribers, ${payments} payments started at ${paymentRate}/s, sandbox latency ${subscriptionSandboxLatencyMs} ms`,
   );
-  const serviceBefore = await stack.api!.memoryMb();
-  const serviceClients = await subscribe({
+  const serviceSpec = {
     url: `${stack.apiUrl.replace(/^http/, 'ws')}/graphql`,
     protocol: 'graphql-ws',
     count: subscribers,
     apiKey: stack.demo.secretKey,
     profileId: stack.demo.profileId,
-  });
+  } as const;
+  await warmUp(serviceSpec);
+  const serviceBefore = await stack.api!.memoryMb();
+  const serviceClients = await subscribe(serviceSpec);
   let serviceStats: Stats;
   let serviceConnected: Awaited<ReturnType<Child['memoryMb']>>;
   let paymentSeconds: number;
@@ -113,8 +123,10 @@ export async function benchSubscriptions(stack: Stack) {
   let bareCpuMs: number;
   try {
     await fanout.waitFor(/fanout listening/);
+    const bareSpec = { url: `ws://127.0.0.1:${port}/`, protocol: 'ws', count: subscribers } as const;
+    await warmUp(bareSpec);
     bareBefore = await fanout.memoryMb();
-    const bareClients = await subscribe({ url: `ws://127.0.0.1:${port}/`, protocol: 'ws', count: subscribers });
+    const bareClients = await subscribe(bareSpec);
     try {
       await sleep(1000);
       bareConnected = await fanout.memoryMb();

@@ -14,6 +14,12 @@ const TAIL_BYTES = 16_384;
 const CLOCK_TICKS_PER_SECOND = 100;
 const running = new Set<Child>();
 
+/** Where a process's memory probe writes heap snapshots (bench/lib/memory-probe.ts), a folder per process, when BENCH_HEAP_SNAPSHOT_DIR is set. */
+function heapSnapshotEnv(name: string): Record<string, string> {
+  const dir = process.env.BENCH_HEAP_SNAPSHOT_DIR;
+  return dir ? { BENCH_HEAP_SNAPSHOT_DIR: `${dir}/${name.replace(/[^\w.-]+/g, '-')}` } : {};
+}
+
 export interface StartOptions {
   /** The child's whole environment, beside PATH (nothing else of this process's environment leaks in). */
   env?: Record<string, string>;
@@ -46,7 +52,7 @@ export class Child {
     const preload = ['tsx', ...(options.preload ?? [])].flatMap((module) => ['--import', module]);
     this.process = spawn(process.execPath, [...(options.nodeFlags ?? []), ...preload, script, ...(options.args ?? [])], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...options.env },
+      env: { PATH: process.env.PATH ?? '', ...heapSnapshotEnv(name), ...options.env },
       stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
     });
     running.add(this);

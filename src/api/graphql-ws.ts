@@ -22,7 +22,7 @@ import { authenticateRequest, sessionTokenOf } from './authenticate.ts';
 import { CONNECTED_MERCHANT_HEADER } from '../modules/merchants/index.ts';
 import { clientKeyOf, type RateLimits } from '../platform/rate-limits.ts';
 import type { Metrics } from '../platform/http/metrics.ts';
-import { sharedPayloadJson } from './shared-execution.ts';
+import { sharedPayloadJson, type ReadyFrames } from './shared-execution.ts';
 import { ANONYMOUS_OPERATION, countErrors, operationLabelOf, withErrorReferences } from './operation-metrics.ts';
 
 /** How long sockets get to close cleanly at shutdown before they are cut. */
@@ -46,18 +46,32 @@ function connectedMerchantOf(connectionParams: Readonly<Record<string, unknown>>
   return typeof named[1] === 'string' ? named[1].trim() : '';
 }
 
-/** Writes `next` frames of operation `id` with a payload already serialized: the frame graphql-ws would write, built around it. */
-function nextSender(socket: WebSocket, id: string): Operations['sendNext'] {
+/**
+ * Bytes a subscriber's socket may hold unsent before its subscription is ended for its backlog: frames written
+ * directly (ReadyFrames) wait there, not in a stream, when the client stops reading.
+ */
+export const MAX_UNSENT_BYTES = 1024 * 1024;
+
+/** Writers of `next` frames of operation `id` with a payload already serialized: the frame graphql-ws would write, built around it. */
+function frameWriters(socket: WebSocket, id: string): Pick<Operations, 'sendNext' | 'sendReady'> {
   const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-  return (payloadJson) =>
-    new Promise((resolve, reject) => {
-      // As graphql-ws's own sends: a socket already closing takes nothing, and that is no error.
-      if (socket.readyState !== socket.OPEN) return resolve();
-      socket.send(`${head}${payloadJson}}`, (error) => (error ? reject(error) : resolve()));
-    });
+  // As graphql-ws's own sends: a socket already closing takes nothing, and that is no error.
+  const open = () => socket.readyState === socket.OPEN;
+  return {
+    sendNext: (payloadJson) =>
+      new Promise((resolve, reject) => {
+        if (!open()) return resolve();
+        socket.send(`${head}${payloadJson}}`, (error) => (error ? reject(error) : resolve()));
+      }),
+    sendReady: (payloadJson) => {
+      if (!open()) return true;
+      socket.send(`${head}${payloadJson}}`);
+      return socket.bufferedAmount <= MAX_UNSENT_BYTES;
+    },
+  };
 }
 
-type Operations = {
+type Operations = ReadyFrames & {
   execute: (args: ExecutionArgs) => unknown;
   subscribe: (args: ExecutionArgs) => unknown;
   /** Writes a `next` frame of this operation whose payload is already JSON, once the socket has taken it. */
@@ -168,7 +182,7 @@ export function attachGraphQLWebSocket(deps: {
           document,
           variableValues: payload.variables,
           contextValue: await enveloped.contextFactory(),
-          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe, sendNext: nextSender(context.extra.socket, id) } satisfies Operations,
+          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe, ...frameWriters(context.extra.socket, id) } satisfies Operations,
         };
       },
     },

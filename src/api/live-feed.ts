@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { AppError } from '../kernel/errors.ts';
+import { withPush, type Attach, type PushStream } from '../kernel/async-streams.ts';
 import type { LiveEvents, LivePublisher, WrittenEvent } from '../modules/events/index.ts';
 import type { Payment, PaymentLivePublisher } from '../modules/payments/index.ts';
 
@@ -34,9 +35,9 @@ const serializer = {
 
 export interface LiveFeed extends LivePublisher, PaymentLivePublisher, LiveEvents {
   /** The payment as each of its changes commits. */
-  paymentChanges(paymentId: string): AsyncIterable<Payment>;
+  paymentChanges(paymentId: string): PushStream<Payment>;
   /** Every payment of a profile in one mode as each change of it commits, its creation included (dashboards). */
-  profilePaymentChanges(profileId: string, mode: Payment['mode']): AsyncIterable<Payment>;
+  profilePaymentChanges(profileId: string, mode: Payment['mode']): PushStream<Payment>;
   close(): Promise<void>;
 }
 
@@ -66,22 +67,37 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
     for (const interrupt of [...interruptions])
       interrupt(new AppError('SERVICE_UNAVAILABLE', 'The live feed lost its connection to Redis; subscribe again (with `after`) to catch up.'));
   });
-  // One stream per subscriber, straight from the event target (one listener, no inner stream to drain): a
-  // subscription's cost is paid once per delivery per subscriber, so it holds as little as it can.
-  const listen = <T>(topic: string, id: string): AsyncIterable<T> =>
-    new Repeater<T>(async (push, stop) => {
-      const channel = `${topic}:${id}`;
-      const listener = (event: Event) => void push((event as CustomEvent<T>).detail);
-      const interrupt = (error: Error) => stop(error);
+  // A subscriber's listener on the event target pushes each payload to it by a plain call (the push side, for
+  // fan-out: docs/subscriptions.md); iterated, it is one stream straight from that listener, no inner stream to drain.
+  const listen = <T>(topic: string, id: string): PushStream<T> => {
+    const channel = `${topic}:${id}`;
+    const attach: Attach<T> = (sink) => {
+      let listening = true;
+      const listener = (event: Event) => sink.next((event as CustomEvent<T>).detail);
+      const detach = () => {
+        if (!listening) return;
+        listening = false;
+        eventTarget.removeEventListener(channel, listener);
+        interruptions.delete(interrupt);
+      };
+      const interrupt = (error: Error) => {
+        detach();
+        sink.end(error);
+      };
       interruptions.add(interrupt);
       eventTarget.addEventListener(channel, listener);
+      return detach;
+    };
+    const iterated = new Repeater<T>(async (push, stop) => {
+      const detach = attach({ next: (value) => void push(value), end: (error) => stop(error) });
       try {
         await stop;
       } finally {
-        eventTarget.removeEventListener(channel, listener);
-        interruptions.delete(interrupt);
+        detach();
       }
     });
+    return withPush(iterated, attach);
+  };
   // Channels carry the deployment's prefix, like every other Redis key of the service.
   const paymentTopic = `${config.REDIS_PREFIX}:live:payment`;
   const profilePaymentsTopic = `${config.REDIS_PREFIX}:live:profile-payments`;

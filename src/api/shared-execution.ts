@@ -3,6 +3,9 @@
 // and its end on revocation stay its own (src/api/subscription-gate.ts); what is shared is only the execution of a
 // payload its own stream yielded, among subscribers of the same document, variables and authorization scope, whose
 // results are therefore identical. The result is also serialized once (sharedPayloadJson) for graphql-ws's frames.
+// Over graphql-ws, a subscription whose stream can push (src/kernel/async-streams.ts) is not iterated at all: each
+// value goes from the live feed's listener through the resolver's filter and the gate to a ready frame on the socket
+// by plain calls (pushed, below), which is what lets one process feed thousands of subscribers.
 import {
   createSourceEventStream,
   execute,
@@ -15,6 +18,9 @@ import {
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLContext } from '../platform/graphql/context.ts';
+import type { Metrics } from '../platform/http/metrics.ts';
+import { pushSideOf, type Attach } from '../kernel/async-streams.ts';
+import { backlogExceeded, MAX_UNREAD_RESULTS } from './subscription-gate.ts';
 
 type Results = AsyncIterableIterator<ExecutionResult>;
 
@@ -43,16 +49,19 @@ export function sharedPayloadJson(result: ExecutionResult): string | null {
   return json;
 }
 
-/** `results` mapped source-event by source-event, its errors as graphql-tools' subscribe gives them (located at the operation). */
-function mapped(
-  source: AsyncIterator<unknown>,
-  operation: NonNullable<ReturnType<typeof getOperationAST>>,
-  run: (payload: unknown) => Promise<ExecutionResult>,
-): Results {
-  const located = (error: unknown) =>
+type Operation = NonNullable<ReturnType<typeof getOperationAST>>;
+
+/** A source's error as graphql-tools' subscribe gives it: a GraphQLError located at the operation. */
+function locatedAt(operation: Operation): (error: unknown) => GraphQLError {
+  return (error) =>
     error instanceof GraphQLError
       ? error
       : new GraphQLError(error instanceof Error ? error.message : String(error), { originalError: error as Error, nodes: [operation] });
+}
+
+/** `results` mapped source-event by source-event, its errors as graphql-tools' subscribe gives them (located at the operation). */
+function mapped(source: AsyncIterator<unknown>, operation: Operation, run: (payload: unknown) => Promise<ExecutionResult>): Results {
+  const located = locatedAt(operation);
   const iterator: Results = {
     [Symbol.asyncIterator]: () => iterator,
     next: async () => {
@@ -77,7 +86,177 @@ function mapped(
   return iterator;
 }
 
-export function useSharedSubscriptionExecution(): Plugin {
+/** What a transport that writes frames itself puts in an operation's root value (graphql-ws: src/api/graphql-ws.ts). */
+export interface ReadyFrames {
+  /** Writes a `next` frame around `payloadJson` now; false when the reader has more unsent than it may. */
+  sendReady(payloadJson: string): boolean;
+}
+
+function readyFramesOf(rootValue: unknown): ReadyFrames | undefined {
+  const frames = rootValue as Partial<ReadyFrames> | null | undefined;
+  return typeof frames?.sendReady === 'function' ? (frames as ReadyFrames) : undefined;
+}
+
+/** One execution of a pushed value under one share key: its outcome once known (null: nothing to deliver), and whose flush waits for it. */
+interface PushedExecution {
+  result?: ExecutionResult | null;
+  /** The result as a frame's payload, serialized once, when it has no errors (one with errors is each subscriber's own to frame). */
+  json?: string;
+  /** Reading the value failed: the subscription ends with this, as an iterated one would. */
+  failure?: unknown;
+  waiters: (() => void)[];
+}
+
+/** The pushed executions of each value (an object, or a promise of one being read), by share key; they go when the value does. */
+const pushedExecutions = new WeakMap<object, Map<string, PushedExecution>>();
+
+const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
+  value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
+
+function pushedExecution(value: unknown, key: string, run: (payload: unknown) => ExecutionResult | Promise<ExecutionResult>): PushedExecution {
+  const byKey = value !== null && typeof value === 'object' ? (pushedExecutions.get(value) ?? new Map<string, PushedExecution>()) : null;
+  const known = byKey?.get(key);
+  if (known !== undefined) return known;
+  const execution: PushedExecution = { waiters: [] };
+  if (byKey !== null) pushedExecutions.set(value as object, byKey.set(key, execution));
+  const settled = () => {
+    const { waiters } = execution;
+    execution.waiters = [];
+    for (const wake of waiters) wake();
+  };
+  const succeed = (result: ExecutionResult | null) => {
+    execution.result = result;
+    if (result !== null && result.errors === undefined) execution.json = JSON.stringify(result);
+    settled();
+  };
+  const fail = (error: unknown) => {
+    execution.failure = error;
+    settled();
+  };
+  const execute = (payload: unknown) => {
+    try {
+      const result = run(payload);
+      if (isPromiseLike(result)) result.then(succeed, fail);
+      else succeed(result);
+    } catch (error) {
+      fail(error);
+    }
+  };
+  if (isPromiseLike(value)) value.then((payload) => (payload === null ? succeed(null) : execute(payload)), fail);
+  else execute(value);
+  return execution;
+}
+
+/**
+ * A subscription fed by its source's push side and written by the transport's ready frames: each pushed value's
+ * shared execution is queued, and frames go out in the values' order as soon as they are known, by plain calls,
+ * with no promise per subscriber and value. What the transport must frame itself (a result with errors, which
+ * carries each subscriber's request id) and the end come out of the returned iterator, which graphql-ws reads; a
+ * frame written directly waits while such a result is out, so order holds. The backlog is bounded here, where
+ * values wait: more than MAX_UNREAD_RESULTS queued, or more unsent than the socket may hold, ends it.
+ */
+function pushed(
+  attach: Attach<unknown>,
+  frames: ReadyFrames,
+  execution: (value: unknown) => PushedExecution,
+  located: (error: unknown) => GraphQLError,
+  backlogExceeded: () => Error,
+): Results {
+  const queue: PushedExecution[] = [];
+  /** Results for the iterator (the ones with errors), in order. */
+  const unread: ExecutionResult[] = [];
+  let reader: { resolve: (step: IteratorResult<ExecutionResult>) => void; reject: (error: unknown) => void } | null = null;
+  /** A result was handed to the reader and may not be written yet: nothing goes out directly before it. */
+  let handed = false;
+  let ended: { error?: Error } | null = null;
+  let waitingOn: PushedExecution | null = null;
+  let detach = () => {};
+
+  const answerReader = () => {
+    if (reader === null) return;
+    const { resolve, reject } = reader;
+    if (unread.length > 0) {
+      reader = null;
+      handed = true;
+      resolve({ done: false, value: unread.shift()! });
+    } else if (ended?.error !== undefined) {
+      reader = null;
+      const { error } = ended;
+      ended = {};
+      reject(error);
+    } else if (ended !== null && queue.length === 0) {
+      reader = null;
+      resolve({ done: true, value: undefined });
+    }
+  };
+  const end = (error?: Error) => {
+    if (ended !== null) return;
+    ended = error === undefined ? {} : { error: located(error) };
+    if (error !== undefined) queue.length = 0;
+    detach();
+    answerReader();
+  };
+  const wake = () => {
+    waitingOn = null;
+    flush();
+  };
+  function flush(): void {
+    while (queue.length > 0 && unread.length === 0 && !handed) {
+      const head = queue[0]!;
+      if (head.result === undefined && head.failure === undefined) {
+        if (waitingOn !== head) head.waiters.push(wake);
+        waitingOn = head;
+        return;
+      }
+      queue.shift();
+      if (head.failure !== undefined) return end(head.failure as Error);
+      if (head.result === null) continue;
+      if (head.json === undefined) unread.push(head.result!);
+      else if (!frames.sendReady(head.json)) return end(backlogExceeded());
+    }
+    answerReader();
+  }
+  detach = attach({
+    next: (value) => {
+      if (ended !== null) return;
+      queue.push(execution(value));
+      if (queue.length > MAX_UNREAD_RESULTS) end(backlogExceeded());
+      else if (queue.length === 1) flush();
+    },
+    end: (error) => {
+      end(error);
+      flush();
+    },
+  });
+  const stop = () => {
+    end();
+    queue.length = 0;
+    unread.length = 0;
+    answerReader();
+  };
+  const iterator: Results = {
+    [Symbol.asyncIterator]: () => iterator,
+    next: () =>
+      new Promise((resolve, reject) => {
+        reader = { resolve, reject };
+        handed = false;
+        if (unread.length === 0) flush();
+        answerReader();
+      }),
+    return: () => {
+      stop();
+      return Promise.resolve({ done: true, value: undefined });
+    },
+    throw: (error: unknown) => {
+      stop();
+      return Promise.reject(error as Error);
+    },
+  };
+  return iterator;
+}
+
+/** `metrics` counts the subscribers a backlog ends (the pushed ones' bound is here, not in the gate). */
+export function useSharedSubscriptionExecution(metrics: Metrics): Plugin {
   return {
     onSubscribe({ setSubscribeFn, subscribeFn }) {
       setSubscribeFn(async (args: ExecutionArgs) => {
@@ -90,6 +269,18 @@ export function useSharedSubscriptionExecution(): Plugin {
         let documentId = documentIds.get(args.document);
         if (documentId === undefined) documentIds.set(args.document, (documentId = nextDocumentId++));
         const key = JSON.stringify([documentId, args.operationName ?? null, variables.coerced, scopeOf(args.contextValue as GraphQLContext)]);
+        const attach = pushSideOf<unknown>(source);
+        const frames = readyFramesOf(args.rootValue);
+        if (attach !== undefined && frames !== undefined) {
+          const run = (payload: unknown) => execute({ ...args, rootValue: payload }) as ExecutionResult | Promise<ExecutionResult>;
+          return pushed(
+            attach,
+            frames,
+            (value) => pushedExecution(value, key, run),
+            locatedAt(operation),
+            () => backlogExceeded(metrics),
+          );
+        }
         return mapped(source[Symbol.asyncIterator](), operation, (payload) => {
           if (payload === null || typeof payload !== 'object') return Promise.resolve(execute({ ...args, rootValue: payload }));
           let byKey = executions.get(payload);

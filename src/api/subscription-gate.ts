@@ -5,7 +5,7 @@
 // the end of every stream of a key that is revoked or expires, or of a dashboard session that ended.
 import { Repeater } from '@repeaterjs/repeater';
 import type { Config } from '../platform/config.ts';
-import { drain } from '../kernel/async-streams.ts';
+import { drain, pushSideOf, withPush, type PushStream } from '../kernel/async-streams.ts';
 import { AppError } from '../kernel/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { gaugeOnScrape, type Metrics } from '../platform/http/metrics.ts';
@@ -15,6 +15,12 @@ import type { Principal } from '../kernel/principal.ts';
 
 /** Results a subscriber may leave unread before it is cut off (it reconnects and catches up with `after`). */
 export const MAX_UNREAD_RESULTS = 100;
+
+/** Counts a subscriber ended for its backlog, and the error it ends with. */
+export function backlogExceeded(metrics: Metrics): AppError {
+  metrics.subscriptionsDropped.labels('backlog').inc();
+  return new AppError('RATE_LIMITED', `More than ${MAX_UNREAD_RESULTS} results were left unread; subscribe again (with \`after\`) to catch up.`);
+}
 
 /** The customer behind a publishable key's subscription: the payment its client secret opens, and its IP. */
 export interface Payer {
@@ -62,7 +68,7 @@ export class SubscriptionGate {
    * `source` as the subscriber's stream. Throws RATE_LIMITED at once when a bound is reached; the slots are
    * taken synchronously, so concurrent subscribes cannot overshoot them.
    */
-  open<T>(principal: Principal, source: AsyncIterable<T>, payer?: Payer): AsyncIterable<T> {
+  open<T, P = T>(principal: Principal, source: PushStream<T, P>, payer?: Payer): PushStream<T, P> {
     if (this.#open >= this.config.SUBSCRIPTIONS_PER_PROCESS) {
       this.metrics.subscriptionsDropped.labels('refused').inc();
       throw new AppError('RATE_LIMITED', 'This server has as many subscriptions as it takes; connect again later.');
@@ -98,8 +104,7 @@ export class SubscriptionGate {
       try {
         await drain(source[Symbol.asyncIterator](), stop, (value) => {
           if (++unread > MAX_UNREAD_RESULTS) {
-            this.metrics.subscriptionsDropped.labels('backlog').inc();
-            throw new AppError('RATE_LIMITED', `More than ${MAX_UNREAD_RESULTS} results were left unread; subscribe again (with \`after\`) to catch up.`);
+            throw backlogExceeded(this.metrics);
           }
           // Not awaited: the source is drained at once, so only this bounded count can grow.
           void push(value).then(() => {
@@ -114,7 +119,7 @@ export class SubscriptionGate {
       }
     });
     // The slots are also released by a return() that comes before the stream ever started.
-    return {
+    const iterated: AsyncIterable<T> = {
       [Symbol.asyncIterator]: () => ({
         next: () => stream.next(),
         return: (value?: unknown) => {
@@ -127,6 +132,33 @@ export class SubscriptionGate {
         },
       }),
     };
+    // Pushed instead (a fan-out reader, docs/subscriptions.md): the same slots and revocation; the reader
+    // bounds its own backlog, where the values wait.
+    const attachSource = pushSideOf<P>(source);
+    if (attachSource === undefined) return iterated;
+    return withPush(iterated, (sink) => {
+      if (released) {
+        sink.end();
+        return () => {};
+      }
+      let detachSource: (() => void) | null = null;
+      const detach = () => {
+        detachSource?.();
+        release();
+      };
+      stopWith = (error) => {
+        detach();
+        sink.end(error);
+      };
+      detachSource = attachSource({
+        next: (value) => sink.next(value),
+        end: (error) => {
+          release();
+          sink.end(error);
+        },
+      });
+      return detach;
+    });
   }
 
   /**

@@ -343,7 +343,7 @@ export function createGraphQLServer(deps: {
       useOperationMetrics(metrics),
       useErrorReferences(),
       useCodedBareRefusals(),
-      useSharedSubscriptionExecution(),
+      useSharedSubscriptionExecution(metrics),
       useGraphiQLPolicy(page),
       ...(tracingEnabled() ? [useOperationSpans()] : []),
     ],

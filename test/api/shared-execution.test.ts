@@ -1,9 +1,14 @@
 // Shared subscription execution (src/api/shared-execution.ts): one execution of a payload for every subscriber of the
-// same document, variables and authorization scope; a separate one for any other scope or variables.
+// same document, variables and authorization scope; a separate one for any other scope or variables. Over a transport
+// that writes ready frames, a stream's push side feeds them by plain calls, in order, with its backlog bounded.
 import { describe, expect, it } from 'vitest';
 import { createPubSub, createSchema, createYoga } from 'graphql-yoga';
 import type { ExecutionResult } from 'graphql';
 import { sharedPayloadJson, useSharedSubscriptionExecution } from '../../src/api/shared-execution.ts';
+import { createMetrics } from '../../src/platform/http/metrics.ts';
+import { MAX_UNREAD_RESULTS } from '../../src/api/subscription-gate.ts';
+import { withPush, type PushSink } from '../../src/kernel/async-streams.ts';
+import { AppError } from '../../src/kernel/errors.ts';
 
 function fixture() {
   const pubSub = createPubSub<{ tick: [{ n: number }] }>();
@@ -31,7 +36,7 @@ function fixture() {
       },
     },
   });
-  const yoga = createYoga({ schema, plugins: [useSharedSubscriptionExecution()] });
+  const yoga = createYoga({ schema, plugins: [useSharedSubscriptionExecution(createMetrics())] });
   const subscribe = async (merchantId: string, label: string) => {
     const enveloped = yoga.getEnveloped({} as never);
     const document = enveloped.parse('subscription($label: String) { ticks(label: $label) { n seenBy } }');
@@ -65,5 +70,169 @@ describe('shared subscription execution', () => {
     expect(new Set(same.map((_, index) => results[index]!.value)).size).toBe(1);
     expect(sharedPayloadJson(results[0]!.value as ExecutionResult)).toBe(JSON.stringify({ data: { ticks: { n: 1, seenBy: 'mer_a' } } }));
     for (const subscriber of [...same, otherMerchant, otherVariables]) await subscriber.stream.return?.();
+  });
+});
+
+/** A live stream whose push side the test drives: the sink the subscription attached, and whether it detached. */
+function pushFixture() {
+  let executions = 0;
+  const attached: { sink: PushSink<unknown>; detached: boolean }[] = [];
+  const source = () => {
+    const iterated: AsyncIterable<unknown> = {
+      [Symbol.asyncIterator]: () => {
+        throw new Error('a pushed subscription is never iterated');
+      },
+    };
+    return withPush(iterated, (sink: PushSink<unknown>) => {
+      const attachment = { sink, detached: false };
+      attached.push(attachment);
+      return () => void (attachment.detached = true);
+    });
+  };
+  const schema = createSchema<{ principal: { kind: string; merchantId: string; mode: string } }>({
+    typeDefs: /* GraphQL */ `
+      type Tick {
+        n: Int!
+        seenBy: String!
+      }
+      type Query {
+        ok: Boolean
+      }
+      type Subscription {
+        ticks: Tick!
+      }
+    `,
+    resolvers: {
+      Subscription: { ticks: { subscribe: source, resolve: (tick: { n: number }) => tick } },
+      Tick: {
+        seenBy: (tick: { n: number }, _args, { principal }) => {
+          executions += 1;
+          if (tick.n < 0) throw new Error(`tick ${tick.n} cannot be seen`);
+          return principal.merchantId;
+        },
+      },
+    },
+  });
+  // Errors as the source gave them (the service's own masking maps an AppError to its code).
+  const yoga = createYoga({ schema, maskedErrors: false, plugins: [useSharedSubscriptionExecution(createMetrics())] });
+  /** A subscriber whose transport writes ready frames (as graphql-ws's does), accepting them while `accepting`. */
+  const subscribe = async (merchantId: string) => {
+    const enveloped = yoga.getEnveloped({} as never);
+    const frames: unknown[] = [];
+    const transport = { accepting: true, frames };
+    const stream = (await enveloped.subscribe({
+      schema: enveloped.schema,
+      document: enveloped.parse('subscription { ticks { n seenBy } }'),
+      contextValue: { principal: { kind: 'secretKey', merchantId, mode: 'TEST' } },
+      rootValue: {
+        sendReady: (json: string) => {
+          frames.push(JSON.parse(json));
+          return transport.accepting;
+        },
+      },
+    })) as AsyncIterableIterator<ExecutionResult>;
+    return { stream, transport, attachment: attached.at(-1)! };
+  };
+  const frame = (n: number, merchantId = 'mer_a') => ({ data: { ticks: { n, seenBy: merchantId } } });
+  return { subscribe, executions: () => executions, frame };
+}
+
+/** A value still being read, settled by the test. */
+function reading<T>() {
+  let settle!: (value: T | null) => void;
+  let fail!: (error: Error) => void;
+  const promise = new Promise<T | null>((resolve, reject) => {
+    settle = resolve;
+    fail = reject;
+  });
+  return { promise, settle, fail };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('pushed subscriptions (graphql-ws ready frames)', () => {
+  it('write each value as a frame in the order pushed, executed once per scope, a value still being read holding back the ones after it', async () => {
+    const { subscribe, executions, frame } = pushFixture();
+    const same = [await subscribe('mer_a'), await subscribe('mer_a'), await subscribe('mer_a')];
+    const other = await subscribe('mer_b');
+    const first = reading<{ n: number }>();
+    const second = { n: 2 };
+    for (const { attachment } of [...same, other]) {
+      attachment.sink.next(first.promise);
+      attachment.sink.next(second);
+    }
+    // The second is known at once, but the first is still being read: nothing goes out yet.
+    expect(same[0]!.transport.frames).toEqual([]);
+    first.settle({ n: 1 });
+    await turn();
+    for (const { transport } of same) expect(transport.frames).toEqual([frame(1), frame(2)]);
+    expect(other.transport.frames).toEqual([frame(1, 'mer_b'), frame(2, 'mer_b')]);
+    expect(executions()).toBe(4); // two values, two scopes
+    // A value that turns out to be nothing is skipped.
+    const gone = reading<{ n: number }>();
+    same[0]!.attachment.sink.next(gone.promise);
+    same[0]!.attachment.sink.next({ n: 3 });
+    gone.settle(null);
+    await turn();
+    expect(same[0]!.transport.frames).toEqual([frame(1), frame(2), frame(3)]);
+    // The source's end ends the stream once what was queued is out.
+    same[0]!.attachment.sink.end();
+    expect(await same[0]!.stream.next()).toEqual({ done: true, value: undefined });
+    for (const { stream } of [...same, other]) await stream.return?.();
+  });
+
+  it('hand a result with errors to the reader (graphql-ws frames it with the subscriber’s request id), writing nothing after it until the reader has it', async () => {
+    const { subscribe, frame } = pushFixture();
+    const { stream, transport, attachment } = await subscribe('mer_a');
+    const next = stream.next();
+    attachment.sink.next({ n: 1 });
+    attachment.sink.next({ n: -2 });
+    attachment.sink.next({ n: 3 });
+    const failed = await next;
+    expect(failed.value?.errors?.[0]?.message).toBe('tick -2 cannot be seen');
+    expect(transport.frames).toEqual([frame(1)]);
+    const after = stream.next(); // graphql-ws asks again once it has written the error frame
+    await turn();
+    expect(transport.frames).toEqual([frame(1), frame(3)]);
+    await stream.return?.();
+    expect(await after).toEqual({ done: true, value: undefined });
+  });
+
+  it('end with RATE_LIMITED, and stop listening, when the socket holds too much unsent or too many values wait', async () => {
+    const { subscribe } = pushFixture();
+    const unsent = await subscribe('mer_a');
+    unsent.transport.accepting = false;
+    const refused = unsent.stream.next();
+    unsent.attachment.sink.next({ n: 1 });
+    await expect(refused).rejects.toMatchObject({ originalError: { code: 'RATE_LIMITED' } });
+    expect(unsent.attachment.detached).toBe(true);
+
+    const waiting = await subscribe('mer_a');
+    const cut = waiting.stream.next();
+    waiting.attachment.sink.next(reading<{ n: number }>().promise); // never read: everything after it waits
+    for (let n = 0; n < MAX_UNREAD_RESULTS; n += 1) waiting.attachment.sink.next({ n });
+    await expect(cut).rejects.toMatchObject({ originalError: { code: 'RATE_LIMITED' } });
+    expect(waiting.attachment.detached).toBe(true);
+    expect(waiting.transport.frames).toEqual([]);
+  });
+
+  it('end with the error when a value cannot be read or the source fails, and stop listening on return()', async () => {
+    const { subscribe } = pushFixture();
+    const failing = await subscribe('mer_a');
+    const value = reading<{ n: number }>();
+    const next = failing.stream.next();
+    failing.attachment.sink.next(value.promise);
+    value.fail(new Error('the database is gone'));
+    await expect(next).rejects.toThrow('the database is gone');
+    expect(failing.attachment.detached).toBe(true);
+
+    const interrupted = await subscribe('mer_a');
+    const ended = interrupted.stream.next();
+    interrupted.attachment.sink.end(new AppError('SERVICE_UNAVAILABLE', 'Redis is gone'));
+    await expect(ended).rejects.toMatchObject({ originalError: { code: 'SERVICE_UNAVAILABLE' } });
+
+    const left = await subscribe('mer_a');
+    await left.stream.return?.();
+    expect(left.attachment.detached).toBe(true);
   });
 });

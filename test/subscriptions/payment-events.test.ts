@@ -1,6 +1,7 @@
 // paymentEvents: a merchant's events live over graphql-ws, catch-up after a disconnect with `after` (no gap,
-// no repeat at the seam), filters, who may subscribe, and a revoked key ending its subscriptions.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// no repeat at the seam), filters, who may subscribe, a revoked key ending its subscriptions, and the push side
+// that feeds graphql-ws subscribers without `after`.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from 'graphql-ws';
 import {
   CapturePaymentDocument,
@@ -14,6 +15,10 @@ import {
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 import { subscribeWs, wsClient } from '../support/subscriptions.ts';
+import { createLiveFeed } from '../../src/api/live-feed.ts';
+import { SubscriptionGate } from '../../src/api/subscription-gate.ts';
+import { pushSideOf, type Pushed } from '../../src/kernel/async-streams.ts';
+import { createMetrics } from '../../src/platform/http/metrics.ts';
 
 const card = { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } };
 
@@ -134,5 +139,35 @@ describe('paymentEvents', () => {
     await pay(shop);
     await settle();
     expect(watched.results).toHaveLength(2);
+  });
+});
+
+describe('paymentEvents over graphql-ws without `after`', () => {
+  it('is pushed from the live feed through the gate by plain calls (docs/subscriptions.md, "Fan-out"); with `after` it is iterated', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const { config, logger } = stack.api.context;
+    const live = createLiveFeed(config, logger);
+    const gate = new SubscriptionGate(config, stack.api.services, logger, createMetrics());
+    try {
+      const principal = { kind: 'secretKey', merchantId: shop.merchantId, mode: 'TEST', keyId: 'key_push_test' } as const;
+      const watched = gate.open(principal, await stack.api.services.events.watch(principal, { profileId: shop.profileId }, live));
+      const attach = pushSideOf<Pushed<{ id: string; eventType: string }>>(watched);
+      expect(attach).toBeDefined();
+      const pushed: Pushed<{ id: string; eventType: string }>[] = [];
+      const detach = attach!({ next: (value) => pushed.push(value), end: () => {} });
+      await live.subscribed();
+      const paymentId = await pay(shop);
+      await vi.waitFor(() => expect(pushed).toHaveLength(2));
+      const events = await Promise.all(pushed);
+      expect(events.map((event) => event?.eventType)).toEqual(['payment_authorized', 'payment_succeeded']);
+      expect(events.map((event) => event && 'objectId' in event && event.objectId)).toEqual([paymentId, paymentId]);
+      detach();
+
+      const [after] = await eventIdsOldestFirst(shop);
+      expect(pushSideOf(await stack.api.services.events.watch(principal, { profileId: shop.profileId, after }, live))).toBeUndefined();
+    } finally {
+      gate.close();
+      await live.close();
+    }
   });
 });

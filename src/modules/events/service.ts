@@ -2,7 +2,7 @@
 // send a signed test event to check an endpoint.
 import { Repeater } from '@repeaterjs/repeater';
 import { z } from 'zod';
-import { drain } from '../../kernel/async-streams.ts';
+import { drain, pushSideOf, withPush, type Pushed, type PushStream } from '../../kernel/async-streams.ts';
 import { isEventType, EVENT_TYPES } from './catalog.ts';
 import { paymentWireObject } from '../payments/wire.ts';
 import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
@@ -35,7 +35,7 @@ const MAX_CATCH_UP = 10_000;
 
 /** What watch listens to: the merchant's new events, and when the listening is in effect. */
 export interface LiveEvents {
-  events(merchantId: string, mode: string): AsyncIterable<WrittenEvent>;
+  events(merchantId: string, mode: string): PushStream<WrittenEvent>;
   /** Resolves once every subscription requested so far is acknowledged by Redis. */
   subscribed(): Promise<void>;
 }
@@ -102,7 +102,7 @@ export class EventService {
    * catch-up already gave is skipped. Validated before anything streams, so a bad argument is an error,
    * not an empty stream; nothing listens until the stream is read, and its end stops listening at once.
    */
-  async watch(principal: SecretKeyPrincipal, rawInput: unknown, live: LiveEvents): Promise<AsyncIterable<EventWithAttempts>> {
+  async watch(principal: SecretKeyPrincipal, rawInput: unknown, live: LiveEvents): Promise<PushStream<EventWithAttempts, Pushed<EventWithAttempts>>> {
     const input = parseInput(watchEventsInput, rawInput);
     const { db } = this.context;
     const profile = await db.businessProfile.findFirst({ where: { id: input.profileId, merchantId: principal.merchantId }, select: { id: true } });
@@ -122,7 +122,7 @@ export class EventService {
         throw invalidInput('after', `more than ${MAX_CATCH_UP} events came after it; read them with the events query, then subscribe from the newest`);
     }
     const snapshotOf = (eventId: string) => this.liveSnapshot(eventId);
-    return new Repeater<EventWithAttempts>(async (push, stop) => {
+    const iterated = new Repeater<EventWithAttempts>(async (push, stop) => {
       const listening = live.events(principal.merchantId, principal.mode)[Symbol.asyncIterator]();
       const first = listening.next(); // subscribes
       const caughtUp = new Set<string>();
@@ -158,6 +158,12 @@ export class EventService {
         await listening.return?.();
       }
     });
+    // Without a catch-up there is no seam to mind: pushed, each wanted event is the snapshot every subscriber shares.
+    const attachLive = pushSideOf<WrittenEvent>(live.events(principal.merchantId, principal.mode));
+    if (from !== null || attachLive === undefined) return iterated;
+    return withPush<EventWithAttempts, Pushed<EventWithAttempts>>(iterated, (sink) =>
+      attachLive({ next: (notice) => wanted(notice) && sink.next(snapshotOf(notice.id)), end: (error) => sink.end(error) }),
+    );
   }
 
   /** The event as just created, read once for every subscriber of this process that wants it. */
