@@ -25,7 +25,7 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Arguments after the script. */
   args?: string[];
-  /** Modules loaded before the script (`--import`), after tsx. */
+  /** Modules loaded before the script (`--import`), after the service's TypeScript loader (src/main/run-typescript.mjs). */
   preload?: string[];
   /** Open an IPC channel (the child answers `request`s). */
   ipc?: boolean;
@@ -49,7 +49,7 @@ export class Child {
     script: string,
     options: StartOptions = {},
   ) {
-    const preload = ['tsx', ...(options.preload ?? [])].flatMap((module) => ['--import', module]);
+    const preload = ['./src/main/run-typescript.mjs', ...(options.preload ?? [])].flatMap((module) => ['--import', module]);
     this.process = spawn(process.execPath, [...(options.nodeFlags ?? []), ...preload, script, ...(options.args ?? [])], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', ...heapSnapshotEnv(name), ...options.env },

@@ -1,7 +1,10 @@
 // The service's entry points run as real child processes (start-up, signals, a worker killed mid-job, an
 // API killed mid-request, several APIs and workers sharing one database and one Redis).
 import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { apiClient, testEnv, type ApiClient } from './api.ts';
+
+const RUN_TYPESCRIPT = fileURLToPath(new URL('../../src/main/run-typescript.mjs', import.meta.url));
 
 /** Every child still running, killed if this (test) process exits without stopping them. */
 const running = new Set<() => void>();
@@ -18,7 +21,8 @@ export function runEntry(entry: string, env: Record<string, string>) {
 
 /** Runs the TypeScript `script` with `args` as its own process, called `entry` in errors (the CLI: packages/node/src/cli/main.ts). */
 export function runScript(entry: string, script: string, args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  // As the start scripts run them (package.json), so what is tested is what runs.
+  const child = spawn(process.execPath, ['--import', RUN_TYPESCRIPT, script, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
