@@ -10,8 +10,8 @@ import { MAX_UNREAD_RESULTS } from '../../src/api/subscription-gate.ts';
 import { withPush, type PushSink } from '../../src/kernel/async-streams.ts';
 import { AppError } from '../../src/kernel/errors.ts';
 
-function fixture() {
-  const pubSub = createPubSub<{ tick: [{ n: number }] }>();
+/** A schema with one subscription, `ticks`, fed by `subscribe`; `seenBy` counts its executions, and a negative tick cannot be seen. */
+function tickSchema(subscribe: () => unknown) {
   let executions = 0;
   const schema = createSchema<{ principal: { kind: string; merchantId: string; mode: string } }>({
     typeDefs: /* GraphQL */ `
@@ -27,15 +27,22 @@ function fixture() {
       }
     `,
     resolvers: {
-      Subscription: { ticks: { subscribe: () => pubSub.subscribe('tick'), resolve: (tick: { n: number }) => tick } },
+      Subscription: { ticks: { subscribe, resolve: (tick: { n: number }) => tick } },
       Tick: {
-        seenBy: (_tick, _args, { principal }) => {
+        seenBy: (tick: { n: number }, _args, { principal }) => {
           executions += 1;
+          if (tick.n < 0) throw new Error(`tick ${tick.n} cannot be seen`);
           return principal.merchantId;
         },
       },
     },
   });
+  return { schema, executions: () => executions };
+}
+
+function fixture() {
+  const pubSub = createPubSub<{ tick: [{ n: number }] }>();
+  const { schema, executions } = tickSchema(() => pubSub.subscribe('tick'));
   const yoga = createYoga({ schema, plugins: [useSharedSubscriptionExecution(createMetrics())] });
   const subscribe = async (merchantId: string, label: string) => {
     const enveloped = yoga.getEnveloped({} as never);
@@ -48,7 +55,7 @@ function fixture() {
     })) as AsyncIterableIterator<ExecutionResult>;
     return { next: stream.next(), stream };
   };
-  return { pubSub, subscribe, executions: () => executions };
+  return { pubSub, subscribe, executions };
 }
 
 describe('shared subscription execution', () => {
@@ -75,7 +82,6 @@ describe('shared subscription execution', () => {
 
 /** A live stream whose push side the test drives: the sink the subscription attached, and whether it detached. */
 function pushFixture() {
-  let executions = 0;
   const attached: { sink: PushSink<unknown>; detached: boolean }[] = [];
   const source = () => {
     const iterated: AsyncIterable<unknown> = {
@@ -89,30 +95,7 @@ function pushFixture() {
       return () => void (attachment.detached = true);
     });
   };
-  const schema = createSchema<{ principal: { kind: string; merchantId: string; mode: string } }>({
-    typeDefs: /* GraphQL */ `
-      type Tick {
-        n: Int!
-        seenBy: String!
-      }
-      type Query {
-        ok: Boolean
-      }
-      type Subscription {
-        ticks: Tick!
-      }
-    `,
-    resolvers: {
-      Subscription: { ticks: { subscribe: source, resolve: (tick: { n: number }) => tick } },
-      Tick: {
-        seenBy: (tick: { n: number }, _args, { principal }) => {
-          executions += 1;
-          if (tick.n < 0) throw new Error(`tick ${tick.n} cannot be seen`);
-          return principal.merchantId;
-        },
-      },
-    },
-  });
+  const { schema, executions } = tickSchema(source);
   // Errors as the source gave them (the service's own masking maps an AppError to its code).
   const yoga = createYoga({ schema, maskedErrors: false, plugins: [useSharedSubscriptionExecution(createMetrics())] });
   /** A subscriber whose transport writes ready frames (as graphql-ws's does), accepting them while `accepting`. */
@@ -134,7 +117,7 @@ function pushFixture() {
     return { stream, transport, attachment: attached.at(-1)! };
   };
   const frame = (n: number, merchantId = 'mer_a') => ({ data: { ticks: { n, seenBy: merchantId } } });
-  return { subscribe, executions: () => executions, frame };
+  return { subscribe, executions, frame };
 }
 
 /** A value still being read, settled by the test. */
