@@ -119,18 +119,23 @@ function pushedExecution(value: unknown, key: string, run: (payload: unknown) =>
   if (known !== undefined) return known;
   const execution: PushedExecution = { waiters: [] };
   if (byKey !== null) pushedExecutions.set(value as object, byKey.set(key, execution));
+  // Each waiter's flush ends its own subscription on its own failure (pushed): one cannot keep the others waiting.
   const settled = () => {
     const { waiters } = execution;
     execution.waiters = [];
     for (const wake of waiters) wake();
   };
-  const succeed = (result: ExecutionResult | null) => {
-    execution.result = result;
-    if (result !== null && result.errors === undefined) execution.json = JSON.stringify(result);
-    settled();
-  };
   const fail = (error: unknown) => {
     execution.failure = error;
+    settled();
+  };
+  const succeed = (result: ExecutionResult | null) => {
+    try {
+      if (result !== null && result.errors === undefined) execution.json = JSON.stringify(result);
+    } catch (error) {
+      return fail(error);
+    }
+    execution.result = result;
     settled();
   };
   const execute = (payload: unknown) => {
@@ -160,7 +165,7 @@ function pushed(
   frames: ReadyFrames,
   execution: (value: unknown) => PushedExecution,
   located: (error: unknown) => GraphQLError,
-  backlogExceeded: () => Error,
+  backlogExceeded: (what: string) => Error,
 ): Results {
   const queue: PushedExecution[] = [];
   /** Results for the iterator (the ones with errors), in order. */
@@ -168,7 +173,8 @@ function pushed(
   let reader: { resolve: (step: IteratorResult<ExecutionResult>) => void; reject: (error: unknown) => void } | null = null;
   /** A result was handed to the reader and may not be written yet: nothing goes out directly before it. */
   let handed = false;
-  let ended: { error?: Error } | null = null;
+  /** How the subscription ended: its error (for the reader once what came before it is out), and whether what was queued is dropped. */
+  let ended: { error?: Error; dropQueued: boolean } | null = null;
   let waitingOn: PushedExecution | null = null;
   let detach = () => {};
 
@@ -179,22 +185,28 @@ function pushed(
       reader = null;
       handed = true;
       resolve({ done: false, value: unread.shift()! });
-    } else if (ended?.error !== undefined) {
-      reader = null;
-      const { error } = ended;
-      ended = {};
-      reject(error);
     } else if (ended !== null && queue.length === 0) {
       reader = null;
-      resolve({ done: true, value: undefined });
+      const { error } = ended;
+      ended = { dropQueued: true };
+      if (error === undefined) resolve({ done: true, value: undefined });
+      else reject(error);
     }
   };
-  const end = (error?: Error) => {
+  /** Stops listening; what was queued still goes out before the end unless `dropQueued` (a cut, or the reader left). */
+  const end = (error: unknown, dropQueued: boolean) => {
     if (ended !== null) return;
-    ended = error === undefined ? {} : { error: located(error) };
-    if (error !== undefined) queue.length = 0;
+    ended = { ...(error === undefined ? {} : { error: located(error) }), dropQueued };
+    if (dropQueued) {
+      queue.length = 0;
+      stopWaiting();
+    }
     detach();
     answerReader();
+  };
+  const stopWaiting = () => {
+    if (waitingOn !== null) waitingOn.waiters = waitingOn.waiters.filter((waiter) => waiter !== wake);
+    waitingOn = null;
   };
   const wake = () => {
     waitingOn = null;
@@ -209,10 +221,19 @@ function pushed(
         return;
       }
       queue.shift();
-      if (head.failure !== undefined) return end(head.failure as Error);
+      if (head.failure !== undefined) return end(head.failure, true);
       if (head.result === null) continue;
-      if (head.json === undefined) unread.push(head.result!);
-      else if (!frames.sendReady(head.json)) return end(backlogExceeded());
+      if (head.json === undefined) {
+        unread.push(head.result!);
+        continue;
+      }
+      let accepted;
+      try {
+        accepted = frames.sendReady(head.json);
+      } catch (error) {
+        return end(error, true);
+      }
+      if (!accepted) return end(backlogExceeded('More results were left unsent than the connection may hold'), true);
     }
     answerReader();
   }
@@ -220,17 +241,17 @@ function pushed(
     next: (value) => {
       if (ended !== null) return;
       queue.push(execution(value));
-      if (queue.length > MAX_UNREAD_RESULTS) end(backlogExceeded());
+      if (queue.length > MAX_UNREAD_RESULTS) end(backlogExceeded(`More than ${MAX_UNREAD_RESULTS} results were left unread`), true);
       else if (queue.length === 1) flush();
     },
+    // The source ended (a revoked key, Redis lost): what it had already given still goes out, then the error.
     end: (error) => {
-      end(error);
+      end(error, false);
       flush();
     },
   });
   const stop = () => {
-    end();
-    queue.length = 0;
+    end(undefined, true);
     unread.length = 0;
     answerReader();
   };
@@ -278,7 +299,7 @@ export function useSharedSubscriptionExecution(metrics: Metrics): Plugin {
             frames,
             (value) => pushedExecution(value, key, run),
             locatedAt(operation),
-            () => backlogExceeded(metrics),
+            (what) => backlogExceeded(metrics, what),
           );
         }
         return mapped(source[Symbol.asyncIterator](), operation, (payload) => {

@@ -17,9 +17,9 @@ import type { Principal } from '../kernel/principal.ts';
 export const MAX_UNREAD_RESULTS = 100;
 
 /** Counts a subscriber ended for its backlog, and the error it ends with. */
-export function backlogExceeded(metrics: Metrics): AppError {
+export function backlogExceeded(metrics: Metrics, what: string): AppError {
   metrics.subscriptionsDropped.labels('backlog').inc();
-  return new AppError('RATE_LIMITED', `More than ${MAX_UNREAD_RESULTS} results were left unread; subscribe again (with \`after\`) to catch up.`);
+  return new AppError('RATE_LIMITED', `${what}; subscribe again (with \`after\`) to catch up.`);
 }
 
 /** The customer behind a publishable key's subscription: the payment its client secret opens, and its IP. */
@@ -82,7 +82,9 @@ export class SubscriptionGate {
     }
     this.#open += 1;
     let stopWith: ((error: Error) => void) | null = null;
-    const end = (error: Error) => stopWith?.(error);
+    /** An end (revocation) that came before the stream started: it ends the stream as soon as it does. */
+    let endedEarly: Error | null = null;
+    const end = (error: Error) => (stopWith === null ? (endedEarly = error) : stopWith(error));
     slots.forEach((slot, index) => {
       this.#bySlot.set(slot.name, held[index]!);
       held[index]!.add(end);
@@ -100,11 +102,12 @@ export class SubscriptionGate {
     };
     const stream = new Repeater<T>(async (push, stop) => {
       stopWith = (error) => stop(error);
+      if (endedEarly !== null) stop(endedEarly);
       let unread = 0;
       try {
         await drain(source[Symbol.asyncIterator](), stop, (value) => {
           if (++unread > MAX_UNREAD_RESULTS) {
-            throw backlogExceeded(this.metrics);
+            throw backlogExceeded(this.metrics, `More than ${MAX_UNREAD_RESULTS} results were left unread`);
           }
           // Not awaited: the source is drained at once, so only this bounded count can grow.
           void push(value).then(() => {
@@ -157,6 +160,7 @@ export class SubscriptionGate {
           sink.end(error);
         },
       });
+      if (endedEarly !== null) stopWith(endedEarly);
       return detach;
     });
   }

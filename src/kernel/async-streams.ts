@@ -24,7 +24,7 @@ export async function drain<T>(
     wake?.(STOPPED);
   });
   try {
-    for (let next = pending; !stopped; next = iterator.next()) {
+    for (let next = pending; ;) {
       const result = await new Promise<IteratorResult<T> | typeof STOPPED>((resolve, reject) => {
         wake = resolve;
         next.then(resolve, reject);
@@ -32,6 +32,9 @@ export async function drain<T>(
       wake = null;
       if (result === STOPPED || result.done) return;
       await take(result.value);
+      // Stopped during take: no next() is asked for, which nothing would observe (its rejection unhandled).
+      if (stopped) return;
+      next = iterator.next();
     }
   } finally {
     await iterator.return?.();

@@ -199,6 +199,36 @@ describe('pushed subscriptions (graphql-ws ready frames)', () => {
     expect(waiting.transport.frames).toEqual([]);
   });
 
+  it('still write what was queued before the source ended with an error (Redis lost), then end with it', async () => {
+    const { subscribe, frame } = pushFixture();
+    const { stream, transport, attachment } = await subscribe('mer_a');
+    const value = reading<{ n: number }>();
+    const next = stream.next();
+    attachment.sink.next(value.promise);
+    attachment.sink.end(new AppError('SERVICE_UNAVAILABLE', 'Redis is gone'));
+    value.settle({ n: 1 });
+    await expect(next).rejects.toMatchObject({ originalError: { code: 'SERVICE_UNAVAILABLE' } });
+    expect(transport.frames).toEqual([frame(1)]);
+  });
+
+  it('end only the subscriber whose socket failed; the others waiting on the same value still get it', async () => {
+    const { subscribe, frame } = pushFixture();
+    const failing = await subscribe('mer_a');
+    const healthy = await subscribe('mer_a');
+    const value = reading<{ n: number }>();
+    const failed = failing.stream.next();
+    for (const { attachment } of [failing, healthy]) attachment.sink.next(value.promise);
+    const broken = failing.transport.frames;
+    broken.push = () => {
+      throw new Error('the socket is broken');
+    };
+    value.settle({ n: 1 });
+    await expect(failed).rejects.toThrow('the socket is broken');
+    await turn();
+    expect(healthy.transport.frames).toEqual([frame(1)]);
+    await healthy.stream.return?.();
+  });
+
   it('end with the error when a value cannot be read or the source fails, and stop listening on return()', async () => {
     const { subscribe } = pushFixture();
     const failing = await subscribe('mer_a');
