@@ -1,6 +1,19 @@
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
+// The suite's files that stop and restart a Redis server of their own (test/support/redis-server.ts): a client
+// of the service left reconnecting to it after the file ends (seen after routing/redis-down.test.ts) would
+// keep failing, and logging, in every later file of a shared worker. They get a fresh process each.
+const OWN_REDIS_FILES = [
+  'test/cache/read-cache.test.ts',
+  'test/routing/redis-down.test.ts',
+  'test/routing/redis-unanswering.test.ts',
+  'test/subscriptions/redis-loss.test.ts',
+];
+
+/** The timeouts and group of both the suite's projects. */
+const SUITE_LIMITS = { testTimeout: 30_000, hookTimeout: 60_000, sequence: { groupOrder: 0 } };
+
 export default defineConfig({
   resolve: {
     // Load graphql the way Node does (its CommonJS entry), so our code and the libraries share one copy;
@@ -26,12 +39,17 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/faults/**', 'test/medusa/**'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-          sequence: { groupOrder: 0 },
+          exclude: [...configDefaults.exclude, 'test/faults/**', 'test/medusa/**', ...OWN_REDIS_FILES],
+          // Each worker process runs file after file and imports the service (Prisma's client, graphql, the
+          // Pothos schema, BullMQ…) once, not once per file: isolated, each file paid a fresh process and about
+          // a second of imports, more than most files' tests take, nearly two minutes of the run on 2 CPUs
+          // (docs/development.md). No file needs a fresh module graph: none mocks modules or stubs globals or
+          // the environment, fake timers are restored after their test, and what a file starts it closes.
+          isolate: false,
+          ...SUITE_LIMITS,
         },
       },
+      { extends: true, test: { name: 'suite-isolated', include: OWN_REDIS_FILES, ...SUITE_LIMITS } },
       {
         // The Medusa provider (packages/medusa) driven through Medusa's own payment module, which
         // @medusajs/test-utils' moduleIntegrationTestRunner starts on a database of its own (test/medusa/database.ts).
