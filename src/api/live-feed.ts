@@ -19,13 +19,21 @@ import type { Payment, PaymentLivePublisher } from '../modules/payments/index.ts
  */
 const DATE_TAG = '\u0000date';
 
+/** Payloads already serialized: a payment's change is published on two channels, serialized once (a published payload is never changed afterwards: each commit publishes objects of its own). */
+const serialized = new WeakMap<object, string>();
+
 /** JSON that keeps Dates as Dates across Redis, so a payload resolves like a database row. */
 const serializer = {
-  stringify: (value: unknown) =>
-    JSON.stringify(value, function replace(this: Record<string, unknown>, key: string, json: unknown) {
+  stringify: (value: unknown) => {
+    const known = value !== null && typeof value === 'object' ? serialized.get(value) : undefined;
+    if (known !== undefined) return known;
+    const json = JSON.stringify(value, function replace(this: Record<string, unknown>, key: string, json: unknown) {
       const raw = this[key];
       return raw instanceof Date ? { [DATE_TAG]: raw.toISOString() } : json;
-    }),
+    });
+    if (value !== null && typeof value === 'object') serialized.set(value, json);
+    return json;
+  },
   parse: (text: string) =>
     JSON.parse(text, (_key, value: unknown) => {
       const tagged = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[DATE_TAG] : undefined;
@@ -42,7 +50,9 @@ export interface LiveFeed extends LivePublisher, PaymentLivePublisher, LiveEvent
 }
 
 export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
-  const publishRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+  // Auto-pipelined: the publications of one turn of the event loop (a payment's change on two channels, its
+  // event, other requests' at the same moment) go out in one write instead of a system call each.
+  const publishRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false, enableAutoPipelining: true });
   const subscribeRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
   for (const client of [publishRedis, subscribeRedis]) client.on('error', (error) => logger.warn({ err: error }, 'live feed: redis error'));
   const lost = (what: string) => (error: unknown) => logger.warn({ err: error }, `live feed: ${what} failed; subscribers catch up from the database`);

@@ -35,14 +35,26 @@ export const ID_RANDOM_LENGTH = 24;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
+/** How many CSPRNG bytes are drawn at once: one call for about a hundred ids instead of one per id (each is a system call's worth of work). */
+const RANDOM_POOL_BYTES = 4096;
+let randomPool = Buffer.alloc(0);
+let randomPoolOffset = 0;
+
+/** The next byte from the CSPRNG, each byte used once. */
+function randomByte(): number {
+  if (randomPoolOffset === randomPool.length) {
+    randomPool = randomBytes(RANDOM_POOL_BYTES);
+    randomPoolOffset = 0;
+  }
+  return randomPool[randomPoolOffset++]!;
+}
+
 /** Uniform base62 text from a CSPRNG (rejection sampling keeps every character equally likely). */
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }
