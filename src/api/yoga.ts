@@ -297,6 +297,9 @@ export function createGraphQLServer(deps: {
     renderGraphiQL: async () => (await page()).html,
     logging: false,
     parserAndValidationCache: { documentCache: documents },
+    // The HTTP server reads and bounds every body (MAX_BODY_BYTES, 413) before Yoga sees it (src/api/http-server.ts);
+    // Yoga's own bound would pipe each request's body through a stream again, and end it with an AbortError.
+    maxRequestBodySize: false,
     // Keys travel in headers: any origin may call, and no browser credentials are sent. The dashboard's cookie is
     // SameSite=Strict and same-origin, so it needs no CORS (docs/dashboard.md).
     cors: { credentials: false },
