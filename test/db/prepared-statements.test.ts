@@ -27,6 +27,36 @@ describe('PreparedStatements', () => {
     ]);
   });
 
+  it('runs a transaction again when PostgreSQL rolled it back for a deadlock or a serialization failure, up to three runs in all', async () => {
+    const failing = (sqlstate: string) => `DO $$ BEGIN RAISE EXCEPTION 'rolled back' USING ERRCODE = '${sqlstate}'; END $$`;
+    /** A transaction whose work writes a row, then fails with the SQLSTATEs given, one a run, and then commits. */
+    const transactionFailing = async (sqlstates: string[]) => {
+      let runs = 0;
+      const outcome = await db.prepared
+        .transaction(async (connection) => {
+          runs += 1;
+          await connection.query('INSERT INTO transaction_runs VALUES ($1)', [runs]);
+          const sqlstate = sqlstates[runs - 1];
+          if (sqlstate !== undefined) await connection.query(failing(sqlstate));
+          return 'committed';
+        })
+        .catch((error: { code?: string }) => error.code);
+      const committed = await db.$queryRaw<{ run: number }[]>`SELECT run FROM transaction_runs`;
+      await db.$executeRaw`DELETE FROM transaction_runs`;
+      return { outcome, runs, committed: committed.map((row) => row.run) };
+    };
+    await db.$executeRaw`CREATE TABLE transaction_runs (run int)`;
+    try {
+      // What a rolled-back run wrote is gone; the run that committed stays.
+      expect(await transactionFailing(['40P01', '40001'])).toEqual({ outcome: 'committed', runs: 3, committed: [3] });
+      expect(await transactionFailing(['40P01', '40P01', '40P01'])).toEqual({ outcome: '40P01', runs: 3, committed: [] });
+      // Any other failure is the caller's at once.
+      expect(await transactionFailing(['23505'])).toEqual({ outcome: '23505', runs: 1, committed: [] });
+    } finally {
+      await db.$executeRaw`DROP TABLE transaction_runs`;
+    }
+  });
+
   it('runs a text past its bound unnamed: the server keeps no more of them per connection', async () => {
     const pool = new pg.Pool({ connectionString: inject('databaseUrl'), max: 1 });
     try {

@@ -3,6 +3,12 @@
 // records: src/platform/batcher.ts), sent as prepared statements straight on the pool: the ORM's query path
 // and a round trip per event cost most of a delivery's time (docs/benchmarks.md, "Reading it";
 // docs/adr/0001-one-statement-raw-sql-commits.md; bench/webhooks.ts, bench/sql/webhook-delivery.pgbench).
+//
+// The lock order: a statement that changes several events locks them in id order before it changes any, and the
+// 410's transaction locks the business profile, then its events in id order. Two writers holding events of one
+// profile (a batch and a 410, say) would otherwise each lock one and wait for the other's: PostgreSQL breaks such
+// a deadlock by rolling one back, an attempt record lost and its POST repeated after the lease
+// (docs/architecture.md, "Database access").
 import type { DeliveryKind } from '../../generated/prisma/client.ts';
 import type { Mode } from '../../kernel/api-keys.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -93,10 +99,15 @@ const CLAIMED_WITH_ENDPOINT = `
 
 const CLAIMED_COLUMNS = 'id, merchant_id, profile_id, mode, body, trace_parent, attempt_count, automatic_attempts, is_test';
 
-/** The due automatic attempts of the events $2, each held until $1 (the lease); $3 is now. */
-const CLAIM_DUE = `WITH claimed AS (
+/**
+ * The due automatic attempts of the events $2, each held until $1 (the lease); $3 is now. `due` locks them in
+ * the lock order (at the top of this file) before the update reaches them.
+ */
+const CLAIM_DUE = `WITH due AS MATERIALIZED (
+    SELECT id FROM events WHERE id = ANY($2::text[]) AND delivery_status = 'PENDING' AND next_attempt_at <= $3 ORDER BY id FOR NO KEY UPDATE
+  ), claimed AS (
     UPDATE events SET attempt_count = attempt_count + 1, automatic_attempts = automatic_attempts + 1, next_attempt_at = $1
-    WHERE id = ANY($2::text[]) AND delivery_status = 'PENDING' AND next_attempt_at <= $3
+    WHERE id IN (SELECT id FROM due)
     RETURNING ${CLAIMED_COLUMNS}
   )${CLAIMED_WITH_ENDPOINT}`;
 
@@ -108,14 +119,18 @@ const CLAIM_NOW = `WITH claimed AS (
 
 /**
  * Stores attempts and applies each one's change to its event, for many events at once: one array parameter
- * per column, an element per attempt. An event changes only where its guards hold: still PENDING
- * (`guard_pending`), still held by this claim (`guard_lease`: its next_attempt_at is the lease's end).
+ * per column, an element per attempt, at most one per event (recordingRounds). An event changes only where
+ * its guards hold: still PENDING (`guard_pending`), still held by this claim (`guard_lease`: its
+ * next_attempt_at is the lease's end). `locked` locks the events in the lock order (at the top of this file):
+ * the update reaches only rows it has returned.
  */
 const RECORD = `WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::bool[], $10::int[],
                          $11::text[], $12::timestamptz[], $13::bool[], $14::text[], $15::timestamptz[], $16::timestamptz[], $17::bool[], $18::timestamptz[])
       AS i(attempt_id, event_id, attempt_number, kind, url, request_headers, response_status, response_body, response_body_truncated, latency_ms,
            error, started_at, apply, new_status, delivered_at, next_attempt_at, guard_pending, guard_lease)
+  ), locked AS MATERIALIZED (
+    SELECT id FROM events WHERE id IN (SELECT event_id FROM input) ORDER BY id FOR NO KEY UPDATE
   ), attempt AS (
     INSERT INTO webhook_delivery_attempts
       (id, event_id, attempt_number, kind, url, request_headers, response_status, response_body, response_body_truncated, latency_ms, error, started_at, created_at)
@@ -126,7 +141,7 @@ const RECORD = `WITH input AS (
   UPDATE events e SET delivery_status = COALESCE(i.new_status::"EventDeliveryStatus", e.delivery_status),
                       delivered_at = COALESCE(i.delivered_at, e.delivered_at), next_attempt_at = i.next_attempt_at
   FROM input i
-  WHERE e.id = i.event_id AND i.apply AND (NOT i.guard_pending OR e.delivery_status = 'PENDING') AND (i.guard_lease IS NULL OR e.next_attempt_at = i.guard_lease)
+  WHERE e.id = i.event_id AND e.id IN (SELECT id FROM locked) AND i.apply AND (NOT i.guard_pending OR e.delivery_status = 'PENDING') AND (i.guard_lease IS NULL OR e.next_attempt_at = i.guard_lease)
   RETURNING e.id`;
 
 /** One attempt to record: the claim it was sent under, what it got, and what it does to the event. */
@@ -156,10 +171,29 @@ export class DeliveryStore {
   }
 
   /**
-   * Stores the attempts and applies their changes to their events, in one statement; for each, whether its
-   * change applied (its guards held; an `unchanged` one always counts as applied).
+   * Stores the attempts and applies their changes to their events, in one statement (one per round of
+   * recordingRounds, in one transaction, when an event comes twice); for each, whether its change applied (its
+   * guards held; an `unchanged` one always counts as applied).
    */
   async record(recordings: Recording[], executor?: SqlExecutor): Promise<boolean[]> {
+    const rounds = recordingRounds(recordings);
+    if (rounds.length <= 1) return this.recordOnce(recordings, executor);
+    const recordInTurn = async (connection: SqlExecutor) => {
+      const applied: boolean[] = [];
+      for (const round of rounds) {
+        const answers = await this.recordOnce(
+          round.map((index) => recordings[index]!),
+          connection,
+        );
+        round.forEach((index, position) => (applied[index] = answers[position]!));
+      }
+      return applied;
+    };
+    return executor === undefined ? this.statements.transaction(recordInTurn) : recordInTurn(executor);
+  }
+
+  /** RECORD, for recordings of distinct events. */
+  private async recordOnce(recordings: Recording[], executor?: SqlExecutor): Promise<boolean[]> {
     const now = new Date();
     const columns: unknown[][] = Array.from({ length: 18 }, () => []);
     for (const recording of recordings) recordRow(recording, now).forEach((value, index) => columns[index]!.push(value));
@@ -170,9 +204,10 @@ export class DeliveryStore {
 
   /**
    * 410 Gone: records the attempt, disables the endpoint of the event's mode, and makes the mode's pending
-   * events NOT_SENT, in one transaction; answers the profile's merchant (whose cached profiles then go). The profile's row first: two 410s for one endpoint then queue here,
-   * instead of each locking its own event and waiting for the other's (a deadlock PostgreSQL would break by
-   * dropping one attempt record).
+   * events NOT_SENT, in one transaction; answers the profile's merchant (whose cached profiles then go). In the
+   * lock order (at the top of this file): the profile's row (two 410s for one endpoint queue there), then the
+   * event and the mode's pending events in id order, before it changes any of them. An event that became pending
+   * since is locked out of order by the last update: PreparedStatements.transaction runs it again on a deadlock.
    */
   async recordGone(claim: ClaimedDelivery, attempt: AttemptRecord): Promise<string> {
     const column = claim.mode === 'LIVE' ? 'live_webhook_disabled_at' : 'test_webhook_disabled_at';
@@ -180,6 +215,10 @@ export class DeliveryStore {
       const { rows } = await connection.query<{ merchant_id: string }>(
         `UPDATE business_profiles SET ${column} = now(), updated_at = now() WHERE id = $1 RETURNING merchant_id`,
         [claim.profileId],
+      );
+      await connection.query(
+        `SELECT id FROM events WHERE id = $1 OR (profile_id = $2 AND mode = $3::"Mode" AND delivery_status = 'PENDING') ORDER BY id FOR NO KEY UPDATE`,
+        [claim.eventId, claim.profileId, claim.mode],
       );
       await this.record([{ claim, attempt, change: { kind: 'not_sent' } }], connection);
       await connection.query(
@@ -212,6 +251,24 @@ function claimedDelivery(row: ClaimRow, claimedAt: Date): ClaimedDelivery {
       previousPaymentResponseHashKeyExpiresAt: row.previous_key_expires_at,
     },
   };
+}
+
+/**
+ * The recordings' indexes in rounds that each hold an event once: the first recording of each event, then the
+ * second of those that have two, and so on. One statement cannot apply two changes to one row in turn (its
+ * update would apply one, by the plan's choice, and both would read as applied), and a job run again while its
+ * first run's record waits in the batcher puts two recordings of one event in a batch: in rounds, in the order
+ * submitted, they apply as one after the other would.
+ */
+function recordingRounds(recordings: Recording[]): number[][] {
+  const rounds: number[][] = [];
+  const seen = new Map<string, number>();
+  recordings.forEach(({ claim }, index) => {
+    const round = seen.get(claim.eventId) ?? 0;
+    seen.set(claim.eventId, round + 1);
+    (rounds[round] ??= []).push(index);
+  });
+  return rounds;
 }
 
 /** What a change does to its event: whether it applies, the new status and times (null: left as they are), its guards. */

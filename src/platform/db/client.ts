@@ -12,6 +12,11 @@ import { PrismaClient, type Prisma } from '../../generated/prisma/client.ts';
 /** What runs a statement: the pool, or one of its connections inside a transaction of its own. */
 export type SqlExecutor = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
+/** How many times PreparedStatements.transaction runs its work at most. */
+const TRANSACTION_RUNS = 3;
+/** deadlock_detected and serialization_failure: PostgreSQL rolled the transaction back, and it may simply run again. */
+const RETRIED_SQLSTATES = new Set<unknown>(['40P01', '40001']);
+
 export class PreparedStatements {
   /** Texts and their statement names; past the bound a new text runs unnamed (the server keeps each named one per connection). */
   readonly #names = new Map<string, string>();
@@ -31,8 +36,24 @@ export class PreparedStatements {
     return executor.query<Row>({ name: this.#nameOf(text), text, values });
   }
 
-  /** `work` in a transaction of its own on one of the pool's connections: committed when it resolves, rolled back when it throws. */
+  /**
+   * `work` in a transaction of its own on one of the pool's connections: committed when it resolves, rolled back
+   * when it throws. Run again, up to TRANSACTION_RUNS in all, when PostgreSQL rolled it back for a deadlock or a
+   * serialization failure: writers that take their locks in one order (docs/architecture.md, "Database access")
+   * do not deadlock, but a row that changed between two statements of a transaction may still be locked out of
+   * that order, and a transaction rolled back whole is safe to run again. So `work` acts only through `connection`.
+   */
   async transaction<T>(work: (connection: SqlExecutor) => Promise<T>): Promise<T> {
+    for (let run = 1; ; run += 1) {
+      try {
+        return await this.#transactionOnce(work);
+      } catch (error) {
+        if (run >= TRANSACTION_RUNS || !RETRIED_SQLSTATES.has((error as { code?: unknown }).code)) throw error;
+      }
+    }
+  }
+
+  async #transactionOnce<T>(work: (connection: SqlExecutor) => Promise<T>): Promise<T> {
     const connection = await this.pool.connect();
     try {
       await connection.query('BEGIN');

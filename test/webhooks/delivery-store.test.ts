@@ -1,0 +1,194 @@
+// The worker's delivery writes (src/modules/events/store.ts) on a real database, with the interleavings a busy
+// worker meets: a record batch and a 410's transaction that hold events of one profile lock them in one order
+// (docs/architecture.md, "Database access"), and a batch that holds one event twice applies its recordings as
+// if one came after the other.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { newId } from '../../src/kernel/ids.ts';
+import { DeliveryStore, type AttemptRecord, type ClaimedDelivery, type EventChange } from '../../src/modules/events/store.ts';
+import { PreparedStatements } from '../../src/platform/db/client.ts';
+import { createMerchant, startTestApi, type TestApi } from '../support/api.ts';
+
+let api: TestApi;
+let pool: pg.Pool;
+let sql: pg.Client;
+let store: DeliveryStore;
+/** Connections the store took from its pool: a transaction run again takes one more. */
+let checkouts = 0;
+beforeAll(async () => {
+  api = await startTestApi();
+  pool = new pg.Pool({ connectionString: inject('databaseUrl'), max: 4 });
+  pool.on('acquire', () => (checkouts += 1));
+  store = new DeliveryStore(new PreparedStatements(pool));
+  sql = new pg.Client({ connectionString: inject('databaseUrl') });
+  await sql.connect();
+});
+afterAll(async () => {
+  await sql.end();
+  await pool.end();
+  await api.close();
+});
+
+const answered = (status: number): AttemptRecord => ({
+  kind: 'AUTOMATIC_RETRY',
+  url: 'https://receiver.example/hooks',
+  requestHeaders: {},
+  responseStatus: status,
+  responseBody: '',
+  responseBodyTruncated: false,
+  latencyMs: 3,
+  error: null,
+});
+
+/** A test-mode event of `profile`, PENDING and held by a claim whose lease ends `leaseMs` from now (no worker's reconciler takes it). */
+async function heldEvent(profile: { merchantId: string; profileId: string }, id: string, leaseMs: number, attemptNumber = 1) {
+  const leaseUntil = new Date(Date.now() + leaseMs);
+  await sql.query(
+    `INSERT INTO events (id, merchant_id, profile_id, mode, event_type, content_type, object_id, object_version, body, delivery_status,
+                         attempt_count, automatic_attempts, next_attempt_at)
+     VALUES ($1, $2, $3, 'TEST', 'payment_succeeded', 'payment_details', $1, 1, '{}', 'PENDING', $4, $4, $5)`,
+    [id, profile.merchantId, profile.profileId, attemptNumber, leaseUntil],
+  );
+  return { leaseUntil, claim: claimOf(profile.profileId, id, attemptNumber) };
+}
+
+const claimOf = (profileId: string, eventId: string, attemptNumber: number): ClaimedDelivery => ({
+  eventId,
+  claimedAt: new Date(),
+  profileId,
+  mode: 'TEST',
+  body: '{}',
+  traceParent: null,
+  attemptNumber,
+  automaticAttempts: attemptNumber,
+  isTest: false,
+  url: 'https://receiver.example/hooks',
+  endpointDisabled: false,
+  liveWebhookHosts: [],
+  signingKeys: { paymentResponseHashKeyEncrypted: '', previousPaymentResponseHashKeyEncrypted: null, previousPaymentResponseHashKeyExpiresAt: null },
+});
+
+const retryAt = (leaseUntil: Date): EventChange => ({ kind: 'retry_at', nextAttemptAt: new Date(Date.now() + 600_000), leaseUntil });
+
+/** The one backend that waits for a lock `pid` holds (or waits for ahead of it). */
+const waitingFor = (pid: number) =>
+  vi.waitFor(async () => {
+    const { rows } = await sql.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
+    expect(rows).toHaveLength(1);
+    return rows[0]!.pid;
+  });
+
+const eventsNamed = async (ids: string[]) =>
+  (
+    await sql.query<{ id: string; delivery_status: string; attempts: number[] }>(
+      `SELECT e.id, e.delivery_status, array(SELECT attempt_number FROM webhook_delivery_attempts a WHERE a.event_id = e.id ORDER BY attempt_number) AS attempts
+       FROM events e WHERE e.id = ANY($1) ORDER BY e.id`,
+      [ids],
+    )
+  ).rows;
+
+/**
+ * A batch (`batch`, given the events h, a1, a2 in that order) and a 410 of another event of the profile, interleaved
+ * so that each goes as far as it can before the other: another transaction holds h, so the batch stops there,
+ * mid-statement, with what it locked before; the 410 goes on until it waits for the batch; then h is let go.
+ * By id a1 < h < a2; on disk h comes first; by lease (the order of the index a scan of pending events takes) a2,
+ * h, a1: a writer that locks them in any order but the ids' (the batch or the 410 in the order of a scan, or of
+ * the batch) meets the other in a deadlock here. Answers how each ended, how many connections both took, and the
+ * events (by id).
+ */
+async function batchBeside410(batch: (events: Array<Awaited<ReturnType<typeof heldEvent>>>) => Promise<unknown>) {
+  const profile = await createMerchant(api);
+  const base = newId('event');
+  const h = await heldEvent(profile, `${base}_3`, 70_000);
+  const a2 = await heldEvent(profile, `${base}_4`, 60_000);
+  const a1 = await heldEvent(profile, `${base}_2`, 80_000);
+  const gone = await heldEvent(profile, `${base}_1`, 90_000);
+  const holder = new pg.Client({ connectionString: inject('databaseUrl') });
+  await holder.connect();
+  try {
+    const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM events WHERE id = $1 FOR NO KEY UPDATE', [h.claim.eventId]);
+    const before = checkouts;
+    const batched = batch([h, a1, a2]);
+    const batchPid = await waitingFor(holderPid);
+    const disabling = store.recordGone(gone.claim, answered(410));
+    await waitingFor(batchPid);
+    await holder.query('COMMIT');
+    const results = await Promise.allSettled([batched, disabling]);
+    return {
+      ended: results.map((result) => (result.status === 'fulfilled' ? 'done' : (result.reason as { code?: string }).code)),
+      connections: checkouts - before,
+      events: await eventsNamed([gone, a1, h, a2].map(({ claim }) => claim.eventId)),
+    };
+  } finally {
+    await holder.end();
+  }
+}
+
+describe('the delivery store', () => {
+  // Each ran once: no deadlock was broken by rolling one of them back and running it again.
+  const bothOnce = { ended: ['done', 'done'], connections: 2 };
+
+  it('records a 410 beside a record batch of the same profile’s events without a deadlock: both lock the events in id order', async () => {
+    const { events, ...outcome } = await batchBeside410((events) =>
+      store.record(events.map(({ claim, leaseUntil }) => ({ claim, attempt: answered(500), change: retryAt(leaseUntil) }))),
+    );
+    expect(outcome).toEqual(bothOnce);
+    // The batch's retries went first, then the 410 made every pending event of the profile NOT_SENT.
+    expect(events.map((event) => [event.delivery_status, event.attempts])).toEqual(Array(4).fill(['NOT_SENT', [1]]));
+  });
+
+  it('records a 410 beside a claim batch of the same profile’s events without a deadlock: both lock the events in id order', async () => {
+    // Claimed as if their attempts were due (`now` past their leases), which no worker's reconciler sees yet.
+    const { events, ...outcome } = await batchBeside410((events) =>
+      store.claimDue(
+        events.map(({ claim }) => claim.eventId),
+        new Date(Date.now() + 100_000),
+        new Date(Date.now() + 200_000),
+      ),
+    );
+    expect(outcome).toEqual(bothOnce);
+    expect(events.map((event) => [event.delivery_status, event.attempts])).toEqual([['NOT_SENT', [1]], ...Array(3).fill(['NOT_SENT', []])]);
+  });
+
+  // A job run again after its lease ran out while its first run's record still waited in the batcher: the two
+  // runs' records of the event may go in one batch, the first run's first.
+  describe('applies a batch that holds one event twice as one recording after the other', () => {
+    it('a delivery, then a later claim’s failure: the event stays delivered, and the failure is told it did not apply', async () => {
+      const profile = await createMerchant(api);
+      const event = await heldEvent(profile, newId('event'), 120_000, 2);
+      const first = claimOf(profile.profileId, event.claim.eventId, 1);
+      const applied = await store.record([
+        { claim: first, attempt: answered(200), change: { kind: 'delivered' } },
+        { claim: event.claim, attempt: answered(500), change: retryAt(event.leaseUntil) },
+      ]);
+      expect(applied).toEqual([true, false]);
+      expect(await eventsNamed([event.claim.eventId])).toEqual([{ id: event.claim.eventId, delivery_status: 'DELIVERED', attempts: [1, 2] }]);
+    });
+
+    it('a failure under a lease that ran out, then the later claim’s delivery: only the delivery applies', async () => {
+      const profile = await createMerchant(api);
+      const event = await heldEvent(profile, newId('event'), 120_000, 2);
+      const first = claimOf(profile.profileId, event.claim.eventId, 1);
+      const applied = await store.record([
+        { claim: first, attempt: answered(500), change: retryAt(new Date(event.leaseUntil.getTime() - 60_000)) },
+        { claim: event.claim, attempt: answered(200), change: { kind: 'delivered' } },
+      ]);
+      expect(applied).toEqual([false, true]);
+      expect(await eventsNamed([event.claim.eventId])).toEqual([{ id: event.claim.eventId, delivery_status: 'DELIVERED', attempts: [1, 2] }]);
+    });
+
+    it('the endpoint gone from the first claim (not sent), then the later claim’s delivery: delivered', async () => {
+      const profile = await createMerchant(api);
+      const event = await heldEvent(profile, newId('event'), 120_000, 2);
+      const first = claimOf(profile.profileId, event.claim.eventId, 1);
+      const applied = await store.record([
+        { claim: first, attempt: answered(0), change: { kind: 'not_sent' } },
+        { claim: event.claim, attempt: answered(200), change: { kind: 'delivered' } },
+      ]);
+      expect(applied).toEqual([true, true]);
+      expect(await eventsNamed([event.claim.eventId])).toEqual([{ id: event.claim.eventId, delivery_status: 'DELIVERED', attempts: [1, 2] }]);
+    });
+  });
+});
