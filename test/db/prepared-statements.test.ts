@@ -48,7 +48,7 @@ describe('PreparedStatements', () => {
     await db.$executeRaw`CREATE TABLE transaction_runs (run int)`;
     try {
       // What a rolled-back run wrote is gone; the run that committed stays.
-      expect(await transactionFailing(['40P01', '40001'])).toEqual({ outcome: 'committed', runs: 3, committed: [3] });
+      expect(await transactionFailing(['40P01', '40P01'])).toEqual({ outcome: 'committed', runs: 3, committed: [3] });
       expect(await transactionFailing(['40P01', '40P01', '40P01'])).toEqual({ outcome: '40P01', runs: 3, committed: [] });
       // Any other failure is the caller's at once.
       expect(await transactionFailing(['23505'])).toEqual({ outcome: '23505', runs: 1, committed: [] });

@@ -121,8 +121,9 @@ const CLAIM_NOW = `WITH claimed AS (
  * Stores attempts and applies each one's change to its event, for many events at once: one array parameter
  * per column, an element per attempt, at most one per event (recordingRounds). An event changes only where
  * its guards hold: still PENDING (`guard_pending`), still held by this claim (`guard_lease`: its
- * next_attempt_at is the lease's end). `locked` locks the events in the lock order (at the top of this file):
- * the update reaches only rows it has returned.
+ * next_attempt_at is the lease's end). `locked` locks the events it may change in the lock order (at the top of
+ * this file), and the update reaches only rows it has returned; an attempt alone (no change) takes only the key-share
+ * lock of its foreign key, which no writer waits for.
  */
 const RECORD = `WITH input AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::bool[], $10::int[],
@@ -130,7 +131,7 @@ const RECORD = `WITH input AS (
       AS i(attempt_id, event_id, attempt_number, kind, url, request_headers, response_status, response_body, response_body_truncated, latency_ms,
            error, started_at, apply, new_status, delivered_at, next_attempt_at, guard_pending, guard_lease)
   ), locked AS MATERIALIZED (
-    SELECT id FROM events WHERE id IN (SELECT event_id FROM input) ORDER BY id FOR NO KEY UPDATE
+    SELECT id FROM events WHERE id IN (SELECT event_id FROM input WHERE apply) ORDER BY id FOR NO KEY UPDATE
   ), attempt AS (
     INSERT INTO webhook_delivery_attempts
       (id, event_id, attempt_number, kind, url, request_headers, response_status, response_body, response_body_truncated, latency_ms, error, started_at, created_at)

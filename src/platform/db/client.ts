@@ -14,8 +14,8 @@ export type SqlExecutor = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
 /** How many times PreparedStatements.transaction runs its work at most. */
 const TRANSACTION_RUNS = 3;
-/** deadlock_detected and serialization_failure: PostgreSQL rolled the transaction back, and it may simply run again. */
-const RETRIED_SQLSTATES = new Set<unknown>(['40P01', '40001']);
+/** deadlock_detected: PostgreSQL rolled the transaction back, and it may simply run again (every transaction here is READ COMMITTED, where serialization failures do not occur). */
+const RETRIED_SQLSTATES = new Set<unknown>(['40P01']);
 
 export class PreparedStatements {
   /** Texts and their statement names; past the bound a new text runs unnamed (the server keeps each named one per connection). */
@@ -38,8 +38,7 @@ export class PreparedStatements {
 
   /**
    * `work` in a transaction of its own on one of the pool's connections: committed when it resolves, rolled back
-   * when it throws. Run again, up to TRANSACTION_RUNS in all, when PostgreSQL rolled it back for a deadlock or a
-   * serialization failure: writers that take their locks in one order (docs/architecture.md, "Database access")
+   * when it throws. Run again, up to TRANSACTION_RUNS in all, when PostgreSQL rolled it back for a deadlock: writers that take their locks in one order (docs/architecture.md, "Database access")
    * do not deadlock, but a row that changed between two statements of a transaction may still be locked out of
    * that order, and a transaction rolled back whole is safe to run again. So `work` acts only through `connection`.
    */
