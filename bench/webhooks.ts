@@ -1,6 +1,6 @@
 // Webhook delivery against the machine's own ceiling, measured in the same run:
 // - BullMQ alone: the rate at which one Worker runs no-op jobs (bench/processes/bullmq-noop.ts), same Redis,
-//   same concurrency as the service's worker (WORKER_CONCURRENCY);
+//   same concurrency as the service's worker (WEBHOOK_CONCURRENCY);
 // - the service: committed events (PENDING rows of `events`, as the outbox writes them, bodies serialized
 //   by the service's own serializeWebhook from a real payment's payment_succeeded event) handed to the queue
 //   the way the relay hands them (WebhookQueue, job id = event id), and delivered by the worker process
@@ -178,13 +178,13 @@ function deliveryPgbench(stack: Stack, template: Record<string, unknown>, client
 }
 
 export async function benchWebhooks(stack: Stack) {
-  const { events, rawJobs, workerConcurrency, backlogEvents, outageS, drainTimeoutS, retryDelayScale } = stack.settings;
+  const { events, rawJobs, webhookConcurrency, backlogEvents, outageS, drainTimeoutS, retryDelayScale } = stack.settings;
   await stack.start({ sandboxLatencyMs: 0 });
   const template = await realPaymentObject(stack);
 
-  console.log(`webhooks: BullMQ no-op ceiling, ${rawJobs} jobs at concurrency ${workerConcurrency}`);
+  console.log(`webhooks: BullMQ no-op ceiling, ${rawJobs} jobs at concurrency ${webhookConcurrency}`);
   const raw = await runToCompletion<{ perSecond: number }>('bullmq-noop', 'bench/processes/bullmq-noop.ts', {
-    args: [JSON.stringify({ redisUrl: stack.settings.redisUrl, prefix: stack.prefix, count: rawJobs, concurrency: workerConcurrency })],
+    args: [JSON.stringify({ redisUrl: stack.settings.redisUrl, prefix: stack.prefix, count: rawJobs, concurrency: webhookConcurrency })],
   });
   console.log(`  ${Math.round(raw.perSecond)} jobs/s`);
 
@@ -197,8 +197,8 @@ export async function benchWebhooks(stack: Stack) {
     const replayed = await scriptStatements(PGBENCH_SCRIPT);
     const drift = scriptDrift(statements, replayed);
     if (drift !== null) console.warn(`webhooks: bench/sql/webhook-delivery.pgbench does not replay what the worker sends: ${drift}`);
-    console.log(`webhooks: pgbench, ${workerConcurrency} clients`);
-    const pgbench = await deliveryPgbench(stack, template, workerConcurrency, Math.ceil(events / workerConcurrency));
+    console.log(`webhooks: pgbench, ${webhookConcurrency} clients`);
+    const pgbench = await deliveryPgbench(stack, template, webhookConcurrency, Math.ceil(events / webhookConcurrency));
     console.log(`  ${pgbench.transactionsPerSecond} tps`);
     const ceilingPerSecond = Math.min(raw.perSecond, Number.isNaN(pgbench.transactionsPerSecond) ? Infinity : pgbench.transactionsPerSecond);
 
@@ -252,7 +252,7 @@ export async function benchWebhooks(stack: Stack) {
 
     const ceilingDrainSeconds = backlogEvents / ceilingPerSecond;
     return {
-      workerConcurrency,
+      webhookConcurrency,
       rawBullmqJobsPerSecond: Math.round(raw.perSecond),
       pgbench,
       deliveries: {

@@ -31,6 +31,7 @@ describe('loadConfig', () => {
     expect(config.WEBHOOK_RETRY_DELAY_SCALE).toBe(1);
     expect(config.PAYMENT_SYNC_DELAY_SCALE).toBe(1);
     expect(config.WORKER_CONCURRENCY).toBe(10);
+    expect(config.WEBHOOK_CONCURRENCY).toBe(32);
     expect(config.ADMIN_API_KEY).toBeUndefined();
     expect(config.encryptionKey).toHaveLength(32);
   });
@@ -56,6 +57,7 @@ describe('loadConfig', () => {
       ADMIN_API_KEY: 'a'.repeat(24),
       PAYMENT_SYNC_DELAY_SCALE: '0.001',
       WORKER_CONCURRENCY: '25',
+      WEBHOOK_CONCURRENCY: '64',
     });
     expect(config.DATABASE_URL).toBe('postgres://db.internal:5433/pay');
     expect(config.REDIS_URL).toBe('rediss://cache.internal:6380');
@@ -63,6 +65,7 @@ describe('loadConfig', () => {
     expect(config.ADMIN_API_KEY).toBe('a'.repeat(24));
     expect(config.PAYMENT_SYNC_DELAY_SCALE).toBe(0.001);
     expect(config.WORKER_CONCURRENCY).toBe(25);
+    expect(config.WEBHOOK_CONCURRENCY).toBe(64);
   });
 
   it.each([
@@ -79,6 +82,8 @@ describe('loadConfig', () => {
     ['PAYMENT_SYNC_DELAY_SCALE', '1.5'],
     ['WORKER_CONCURRENCY', '0'],
     ['WORKER_CONCURRENCY', '2.5'],
+    ['WEBHOOK_CONCURRENCY', '0'],
+    ['WEBHOOK_CONCURRENCY', '1001'],
     ['ADMIN_API_KEY', 'short'],
     ['ENCRYPTION_KEY', 'abcd'],
     ['LOG_LEVEL', 'loud'],

@@ -149,7 +149,7 @@ export function markdown(results: Results): string {
   const wh = results.webhooks;
   if (wh) {
     row(
-      `Webhook deliveries to a local 2xx receiver (worker concurrency ${wh.workerConcurrency}), ceiling min(BullMQ no-op, pgbench)`,
+      `Webhook deliveries to a local 2xx receiver (worker concurrency ${wh.webhookConcurrency}), ceiling min(BullMQ no-op, pgbench)`,
       `${number(wh.deliveries.perSecond)}/s`,
       `BullMQ no-op jobs ${number(wh.rawBullmqJobsPerSecond)}/s; pgbench replaying a delivery's ${wh.sqlStatements.service.length} statements ${number(wh.pgbench.transactionsPerSecond)}/s`,
       wh.deliveries.ratioToCeiling,

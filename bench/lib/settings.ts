@@ -50,8 +50,8 @@ export function loadSettings() {
     events: number('BENCH_EVENTS', 5000, 10, 1_000_000),
     /** No-op jobs for BullMQ's ceiling. */
     rawJobs: number('BENCH_RAW_JOBS', 20_000, 100, 10_000_000),
-    /** WORKER_CONCURRENCY of the worker process, and the no-op ceiling's concurrency. */
-    workerConcurrency: number('BENCH_WORKER_CONCURRENCY', 10, 1, 1000),
+    /** WEBHOOK_CONCURRENCY of the worker process (the service's default), and the ceilings' concurrency. */
+    webhookConcurrency: number('BENCH_WEBHOOK_CONCURRENCY', 32, 1, 1000),
     /** Events piled up during the receiver's outage. */
     backlogEvents: number('BENCH_BACKLOG_EVENTS', 100_000, 10, 10_000_000),
     /** How long the receiver goes on answering 503 once the backlog is committed and queued. */

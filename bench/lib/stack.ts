@@ -78,7 +78,7 @@ export class Stack {
         SANDBOX_URL: `http://127.0.0.1:${sandboxPort}`,
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         WEBHOOK_RETRY_DELAY_SCALE: String(settings.retryDelayScale),
-        WORKER_CONCURRENCY: String(settings.workerConcurrency),
+        WEBHOOK_CONCURRENCY: String(settings.webhookConcurrency),
         SUBSCRIPTIONS_PER_KEY: String(settings.subscribers + 10),
         SUBSCRIPTIONS_PER_PROCESS: String(Math.max(10_000, settings.subscribers + 10)),
       };

@@ -20,7 +20,7 @@ export interface ProcessAdapters extends ServiceAdapters {
 export function createAdapters(config: Config, logger: Logger, clock?: () => number): ProcessAdapters {
   const paymentSyncQueue = new PaymentSyncQueue(config, logger);
   const webhookQueue = new WebhookQueue(config, logger);
-  const webhookSender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, concurrency: config.WORKER_CONCURRENCY });
+  const webhookSender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, concurrency: config.WEBHOOK_CONCURRENCY });
   const liveFeed = createLiveFeed(config, logger);
   // Routing's reads and writes fail at once while Redis is away (no offline queue), and within
   // ROUTING_REDIS_TIMEOUT_MS when it is connected but does not answer: payments route without them.

@@ -12,7 +12,7 @@ run('worker', async () => {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
   const worker = await startWorker(config, logger);
-  logger.info({ concurrency: config.WORKER_CONCURRENCY, metricsUrl: worker.metricsUrl }, 'worker running');
+  logger.info({ concurrency: config.WORKER_CONCURRENCY, webhookConcurrency: config.WEBHOOK_CONCURRENCY, metricsUrl: worker.metricsUrl }, 'worker running');
   return async () => {
     await worker.close();
     await stopTracing();

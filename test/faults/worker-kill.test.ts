@@ -2,7 +2,7 @@
 // while payments keep coming. What must hold: every event reaches the merchant (at least once: checked
 // against the database and against an independent receiver that records every request), and duplicates,
 // which a kill makes (a delivery the receiver got but the dead worker never recorded), are counted and
-// bounded: at most one per delivery in flight at each kill, so at most WORKER_CONCURRENCY per kill.
+// bounded: at most one per delivery in flight at each kill, so at most WEBHOOK_CONCURRENCY per kill.
 import { describe, expect, it } from 'vitest';
 import { auditDeliveries, settledEvents } from '../support/delivery-audit.ts';
 import { deferredCleanups } from '../support/cleanups.ts';
@@ -19,7 +19,7 @@ describe('a webhook worker killed with SIGKILL mid-delivery, repeatedly, under l
   it('loses no event; each kill duplicates at most the deliveries it interrupted', async () => {
     // A short HTTP timeout makes the claim of a dead worker's delivery (timeout + 5 s) and BullMQ's lock
     // run out soon enough for a test.
-    const stack = await startProcessStack({ apis: 1, workers: 0, env: { WEBHOOK_TIMEOUT_MS: '2000', WORKER_CONCURRENCY: String(CONCURRENCY) } });
+    const stack = await startProcessStack({ apis: 1, workers: 0, env: { WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_CONCURRENCY: String(CONCURRENCY) } });
     defer(stack.close);
     // The merchant's endpoint takes 50-250 ms per delivery, so that a worker always has some in flight.
     const inFlight = new Set<string>();

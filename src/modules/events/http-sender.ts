@@ -102,7 +102,7 @@ function agents(access: PrivateNetworkAccess, sockets: number) {
   return { http: new http.Agent(options), https: new https.Agent(options), lookup: access === 'all' ? undefined : guardedLookup(access) };
 }
 
-/** `concurrency`: how many deliveries may run at once (WORKER_CONCURRENCY), which sizes the idle-socket pools. */
+/** `concurrency`: how many deliveries may run at once (WEBHOOK_CONCURRENCY), which sizes the idle-socket pools. */
 export function createWebhookSender(options: { timeoutMs: number; concurrency?: number }): WebhookSender & { close(): void } {
   const sockets = options.concurrency ?? 0;
   const byAccess = { none: agents('none', sockets), loopback: agents('loopback', sockets), all: agents('all', sockets) };

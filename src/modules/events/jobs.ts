@@ -70,6 +70,7 @@ export function startWebhookWorker(deps: { config: Config; logger: Logger; db: D
     },
     { config, logger },
     {
+      concurrency: config.WEBHOOK_CONCURRENCY,
       // A live worker renews its lock every half of this; a job whose worker died is handed to another
       // worker once the lock runs out, when the event's claim (the same span) has run out too.
       lockDuration: config.WEBHOOK_TIMEOUT_MS + CLAIM_MARGIN_MS,

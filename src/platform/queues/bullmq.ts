@@ -66,7 +66,7 @@ export class JobQueue<Jobs extends JobSchemas> {
 /** What runs each kind of job of a queue, given the job's data as its schema parsed it. */
 export type JobHandlers<Jobs extends JobSchemas> = { [Kind in keyof Jobs]: (data: z.infer<Jobs[Kind]>) => Promise<unknown> };
 
-export type ProcessorOptions = Pick<WorkerOptions, 'lockDuration' | 'stalledInterval' | 'settings'> & {
+export type ProcessorOptions = Pick<WorkerOptions, 'concurrency' | 'lockDuration' | 'stalledInterval' | 'settings'> & {
   /** A failure that is the handler's way of asking for a retry, not worth an error in the log. */
   isRetry?: (error: Error) => boolean;
 };
