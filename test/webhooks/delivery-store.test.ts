@@ -160,39 +160,36 @@ describe('the delivery store', () => {
   // A job run again after its lease ran out while its first run's record still waited in the batcher: the two
   // runs' records of the event may go in one batch, the first run's first.
   describe('applies a batch that holds one event twice as one recording after the other', () => {
-    it('a delivery, then a later claim’s failure: the event stays delivered, and the failure is told it did not apply', async () => {
+    type Held = Awaited<ReturnType<typeof heldEvent>>;
+    it.each<{ name: string; first: [number, (event: Held) => EventChange]; then: [number, (event: Held) => EventChange]; applied: boolean[] }>([
+      {
+        name: 'a delivery, then a later claim’s failure: the event stays delivered, and the failure is told it did not apply',
+        first: [200, () => ({ kind: 'delivered' })],
+        then: [500, (event) => retryAt(event.leaseUntil)],
+        applied: [true, false],
+      },
+      {
+        name: 'a failure under a lease that ran out, then the later claim’s delivery: only the delivery applies',
+        first: [500, (event) => retryAt(new Date(event.leaseUntil.getTime() - 60_000))],
+        then: [200, () => ({ kind: 'delivered' })],
+        applied: [false, true],
+      },
+      {
+        name: 'the endpoint gone from the first claim (not sent), then the later claim’s delivery: delivered',
+        first: [0, () => ({ kind: 'not_sent' })],
+        then: [200, () => ({ kind: 'delivered' })],
+        applied: [true, true],
+      },
+    ])('$name', async ({ first, then, applied }) => {
       const profile = await createMerchant(api);
       const event = await heldEvent(profile, newId('event'), 120_000, 2);
-      const first = claimOf(profile.profileId, event.claim.eventId, 1);
-      const applied = await store.record([
-        { claim: first, attempt: answered(200), change: { kind: 'delivered' } },
-        { claim: event.claim, attempt: answered(500), change: retryAt(event.leaseUntil) },
-      ]);
-      expect(applied).toEqual([true, false]);
-      expect(await eventsNamed([event.claim.eventId])).toEqual([{ id: event.claim.eventId, delivery_status: 'DELIVERED', attempts: [1, 2] }]);
-    });
-
-    it('a failure under a lease that ran out, then the later claim’s delivery: only the delivery applies', async () => {
-      const profile = await createMerchant(api);
-      const event = await heldEvent(profile, newId('event'), 120_000, 2);
-      const first = claimOf(profile.profileId, event.claim.eventId, 1);
-      const applied = await store.record([
-        { claim: first, attempt: answered(500), change: retryAt(new Date(event.leaseUntil.getTime() - 60_000)) },
-        { claim: event.claim, attempt: answered(200), change: { kind: 'delivered' } },
-      ]);
-      expect(applied).toEqual([false, true]);
-      expect(await eventsNamed([event.claim.eventId])).toEqual([{ id: event.claim.eventId, delivery_status: 'DELIVERED', attempts: [1, 2] }]);
-    });
-
-    it('the endpoint gone from the first claim (not sent), then the later claim’s delivery: delivered', async () => {
-      const profile = await createMerchant(api);
-      const event = await heldEvent(profile, newId('event'), 120_000, 2);
-      const first = claimOf(profile.profileId, event.claim.eventId, 1);
-      const applied = await store.record([
-        { claim: first, attempt: answered(0), change: { kind: 'not_sent' } },
-        { claim: event.claim, attempt: answered(200), change: { kind: 'delivered' } },
-      ]);
-      expect(applied).toEqual([true, true]);
+      const firstClaim = claimOf(profile.profileId, event.claim.eventId, 1);
+      expect(
+        await store.record([
+          { claim: firstClaim, attempt: answered(first[0]), change: first[1](event) },
+          { claim: event.claim, attempt: answered(then[0]), change: then[1](event) },
+        ]),
+      ).toEqual(applied);
       expect(await eventsNamed([event.claim.eventId])).toEqual([{ id: event.claim.eventId, delivery_status: 'DELIVERED', attempts: [1, 2] }]);
     });
   });
