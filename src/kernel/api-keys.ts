@@ -1,7 +1,7 @@
 // API key formats and hashing. Keys are 192-bit random strings, so one SHA-256 is enough to store them
 // (no password stretching needed) and lets a key be found by its hash with an index lookup.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { randomBase62 } from './ids.ts';
+import { secretBase62 } from './ids.ts';
 
 export type KeyType = 'SECRET' | 'PUBLISHABLE';
 export type Mode = 'TEST' | 'LIVE';
@@ -10,7 +10,7 @@ const TYPE_PREFIX: Record<KeyType, string> = { SECRET: 'sk', PUBLISHABLE: 'pk' }
 const KEY_PATTERN = /^(sk|pk)_(test|live)_[0-9A-Za-z]{32}$/;
 
 export function generateApiKey(type: KeyType, mode: Mode): string {
-  return `${TYPE_PREFIX[type]}_${mode.toLowerCase()}_${randomBase62(32)}`;
+  return `${TYPE_PREFIX[type]}_${mode.toLowerCase()}_${secretBase62(32)}`;
 }
 
 /** What a key's text says about it, or null when it is not one of our key formats. */

@@ -35,13 +35,17 @@ export const ID_RANDOM_LENGTH = 24;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** How many CSPRNG bytes are drawn at once: one call for about a hundred ids instead of one per id (each is a system call's worth of work). */
+/**
+ * How many CSPRNG bytes are drawn at once for ids: one call for about a hundred ids instead of one per id (each
+ * is a system call's worth of work). Ids are public, so bytes waiting in memory give nothing away; secrets do
+ * not come from this pool (secretBase62).
+ */
 const RANDOM_POOL_BYTES = 4096;
 let randomPool = Buffer.alloc(0);
 let randomPoolOffset = 0;
 
-/** The next byte from the CSPRNG, each byte used once. */
-function randomByte(): number {
+/** The next byte of the ids' pool, each byte used once. */
+function pooledByte(): number {
   if (randomPoolOffset === randomPool.length) {
     randomPool = randomBytes(RANDOM_POOL_BYTES);
     randomPoolOffset = 0;
@@ -49,14 +53,41 @@ function randomByte(): number {
   return randomPool[randomPoolOffset++]!;
 }
 
-/** Uniform base62 text from a CSPRNG (rejection sampling keeps every character equally likely). */
-export function randomBase62(length: number): string {
+/** Uniform base62 text of `length` from `nextByte` (rejection sampling keeps every character equally likely). */
+function base62Of(length: number, nextByte: () => number): string {
   let out = '';
   while (out.length < length) {
-    const byte = randomByte();
+    const byte = nextByte();
     if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
+}
+
+/** Random base62 text for public identifiers, from the pooled CSPRNG bytes. */
+export function randomBase62(length: number): string {
+  return base62Of(length, pooledByte);
+}
+
+/**
+ * Random base62 text for a secret (an API key): its own CSPRNG draw, wiped once used, so no upcoming secret
+ * sits in memory (or in a heap snapshot) before it is issued.
+ */
+export function secretBase62(length: number): string {
+  // 248 of 256 byte values are kept, so twice the length is about always enough; when not, another draw follows.
+  let bytes = Buffer.alloc(0);
+  let offset = 0;
+  try {
+    return base62Of(length, () => {
+      if (offset === bytes.length) {
+        bytes.fill(0);
+        bytes = randomBytes(length * 2);
+        offset = 0;
+      }
+      return bytes[offset++]!;
+    });
+  } finally {
+    bytes.fill(0);
+  }
 }
 
 export function newId(kind: IdKind): string {

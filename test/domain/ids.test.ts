@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ID_PREFIXES, isId, newId, randomBase62, type IdKind } from '../../src/kernel/ids.ts';
+import { ID_PREFIXES, isId, newId, randomBase62, secretBase62, type IdKind } from '../../src/kernel/ids.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const kinds = Object.keys(ID_PREFIXES) as IdKind[];
@@ -51,16 +51,20 @@ describe('isId', () => {
   });
 });
 
-describe('randomBase62', () => {
+// Ids draw from a pooled CSPRNG; secrets (API keys) from a draw of their own. Both must be uniform base62.
+describe.each([
+  ['randomBase62', randomBase62],
+  ['secretBase62', secretBase62],
+])('%s', (_name, base62) => {
   it.each([1, 24, 100])('returns %i base62 characters', (length) => {
-    const text = randomBase62(length);
+    const text = base62(length);
     expect(text).toHaveLength(length);
     expect(text).toMatch(/^[0-9A-Za-z]+$/);
   });
 
   it('uses every symbol roughly equally often', () => {
     const counts = new Map<string, number>();
-    for (const char of randomBase62(62_000)) counts.set(char, (counts.get(char) ?? 0) + 1);
+    for (const char of base62(62_000)) counts.set(char, (counts.get(char) ?? 0) + 1);
     expect([...counts.keys()].sort()).toEqual([...BASE62].sort());
     for (const symbol of BASE62) {
       const count = counts.get(symbol) ?? 0;
