@@ -5,9 +5,14 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { newId } from '../../src/kernel/ids.ts';
+import { WebhookDeliveryService } from '../../src/modules/events/delivery.ts';
+import type { WebhookSender } from '../../src/modules/events/sender.ts';
 import { DeliveryStore, type AttemptRecord, type ClaimedDelivery, type EventChange } from '../../src/modules/events/store.ts';
+import { createServiceContext } from '../../src/main/service-context.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import { PreparedStatements } from '../../src/platform/db/client.ts';
-import { createMerchant, startTestApi, type TestApi } from '../support/api.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { createMerchant, startTestApi, testEnv, type TestApi } from '../support/api.ts';
 
 let api: TestApi;
 let pool: pg.Pool;
@@ -157,6 +162,25 @@ describe('the delivery store', () => {
     expect(events.map((event) => [event.delivery_status, event.attempts])).toEqual([['NOT_SENT', [1]], ...Array(3).fill(['NOT_SENT', []])]);
   });
 
+  it('records a second 410 of an endpoint already disabled by a first: the attempt only, the first’s disabling time kept', async () => {
+    const profile = await createMerchant(api);
+    const base = newId('event');
+    const first = await heldEvent(profile, `${base}_1`, 90_000);
+    const second = await heldEvent(profile, `${base}_2`, 90_000);
+    const disabledAt = async () =>
+      (await sql.query<{ at: Date }>('SELECT test_webhook_disabled_at AS at FROM business_profiles WHERE id = $1', [profile.profileId])).rows[0]!.at;
+    expect(await store.recordGone(first.claim, answered(410))).toBe(profile.merchantId);
+    const firstDisabledAt = await disabledAt();
+    expect(firstDisabledAt).not.toBeNull();
+    // The worker invalidates cached profiles and logs the disabling only for the 410 that disabled.
+    expect(await store.recordGone(second.claim, answered(410))).toBeNull();
+    expect(await disabledAt()).toEqual(firstDisabledAt);
+    expect((await eventsNamed([first.claim.eventId, second.claim.eventId])).map((event) => [event.delivery_status, event.attempts])).toEqual([
+      ['NOT_SENT', [1]],
+      ['NOT_SENT', [1]],
+    ]);
+  });
+
   // A job run again after its lease ran out while its first run's record still waited in the batcher: the two
   // runs' records of the event may go in one batch, the first run's first.
   describe('applies a batch that holds one event twice as one recording after the other', () => {
@@ -192,5 +216,48 @@ describe('the delivery store', () => {
       ).toEqual(applied);
       expect(await eventsNamed([event.claim.eventId])).toEqual([{ id: event.claim.eventId, delivery_status: 'DELIVERED', attempts: [1, 2] }]);
     });
+  });
+});
+
+describe('the delivery service', () => {
+  it('records the 410s of one endpoint’s deliveries in flight together one at a time, so they do not each hold a connection queued on the profile', async () => {
+    const profile = await createMerchant(api);
+    await sql.query(`UPDATE business_profiles SET test_webhook_url = 'https://receiver.example/hooks' WHERE id = $1`, [profile.profileId]);
+    const base = newId('event');
+    const events = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => heldEvent(profile, `${base}_${n}`, 90_000)));
+    // Every send waits until all are in flight, then all are answered 410 together.
+    const answers: Array<() => void> = [];
+    const sender: WebhookSender = {
+      send: () =>
+        new Promise((resolve) => {
+          answers.push(() => resolve({ kind: 'response', status: 410, body: 'gone', truncated: false, latencyMs: 1, retryAfterMs: null }));
+          if (answers.length === events.length) for (const answer of answers) answer();
+        }),
+    };
+    const context = createServiceContext(loadConfig(testEnv()), createLogger('silent'));
+    let running = 0;
+    let mostAtOnce = 0;
+    const recordGone = DeliveryStore.prototype.recordGone;
+    const spy = vi.spyOn(DeliveryStore.prototype, 'recordGone').mockImplementation(async function (this: DeliveryStore, ...args) {
+      mostAtOnce = Math.max(mostAtOnce, (running += 1));
+      try {
+        return await recordGone.apply(this, args);
+      } finally {
+        running -= 1;
+      }
+    });
+    try {
+      const delivery = new WebhookDeliveryService(context, sender);
+      expect(await Promise.all(events.map(({ claim }) => delivery.sendNow(claim.eventId, 'MANUAL_RETRY')))).toEqual(Array(6).fill(false));
+      expect(spy).toHaveBeenCalledTimes(6);
+      expect(mostAtOnce).toBe(1);
+      expect((await eventsNamed(events.map(({ claim }) => claim.eventId))).map((event) => [event.delivery_status, event.attempts])).toEqual(
+        Array(6).fill(['NOT_SENT', [2]]),
+      );
+    } finally {
+      spy.mockRestore();
+      await context.db.$disconnect();
+      await context.cache.close();
+    }
   });
 });

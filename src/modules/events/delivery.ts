@@ -65,6 +65,8 @@ export class WebhookDeliveryService {
    * OPENED_KEYS_KEPT.
    */
   private readonly openedKeys = new Map<string, string>();
+  /** The last 410 recording queued for each endpoint ("profile:mode") in this process; see recordGone. */
+  private readonly goneRecordings = new Map<string, Promise<void>>();
 
   constructor(
     private readonly context: ServiceContext,
@@ -202,9 +204,24 @@ export class WebhookDeliveryService {
    * mode's other pending ones become NOT_SENT) until the URL is set again.
    */
   private async recordGone(claim: ClaimedDelivery, attempt: AttemptRecord): Promise<void> {
-    const merchantId = await this.store.recordGone(claim, attempt);
-    await this.context.cache.invalidate([profilesTag(merchantId)]);
-    this.context.logger.warn({ profileId: claim.profileId, mode: claim.mode, eventId: claim.eventId }, 'webhook endpoint answered 410 Gone and was disabled');
+    // One at a time per endpoint in this process: the 410s of deliveries in flight together would otherwise each
+    // hold a pooled connection while they queue on the profile's row. The first disables; the rest only record.
+    const endpoint = `${claim.profileId}:${claim.mode}`;
+    const before = this.goneRecordings.get(endpoint);
+    const recording = (before ?? Promise.resolve()).then(() => this.store.recordGone(claim, attempt));
+    const settled = recording.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.goneRecordings.set(endpoint, settled);
+    try {
+      const merchantId = await recording;
+      if (merchantId === null) return;
+      await this.context.cache.invalidate([profilesTag(merchantId)]);
+      this.context.logger.warn({ profileId: claim.profileId, mode: claim.mode, eventId: claim.eventId }, 'webhook endpoint answered 410 Gone and was disabled');
+    } finally {
+      if (this.goneRecordings.get(endpoint) === settled) this.goneRecordings.delete(endpoint);
+    }
   }
 }
 

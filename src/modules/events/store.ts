@@ -209,14 +209,20 @@ export class DeliveryStore {
    * lock order (at the top of this file): the profile's row (two 410s for one endpoint queue there), then the
    * event and the mode's pending events in id order, before it changes any of them. An event that became pending
    * since is locked out of order by the last update: PreparedStatements.transaction runs it again on a deadlock.
+   * When another 410 disabled the endpoint first (deliveries in flight together), it keeps that one's time and
+   * only records the attempt (the first's sweep made the event NOT_SENT), and answers null.
    */
-  async recordGone(claim: ClaimedDelivery, attempt: AttemptRecord): Promise<string> {
+  async recordGone(claim: ClaimedDelivery, attempt: AttemptRecord): Promise<string | null> {
     const column = claim.mode === 'LIVE' ? 'live_webhook_disabled_at' : 'test_webhook_disabled_at';
     return this.statements.transaction(async (connection) => {
       const { rows } = await connection.query<{ merchant_id: string }>(
-        `UPDATE business_profiles SET ${column} = now(), updated_at = now() WHERE id = $1 RETURNING merchant_id`,
+        `UPDATE business_profiles SET ${column} = now(), updated_at = now() WHERE id = $1 AND ${column} IS NULL RETURNING merchant_id`,
         [claim.profileId],
       );
+      if (rows.length === 0) {
+        await this.record([{ claim, attempt, change: { kind: 'not_sent' } }], connection);
+        return null;
+      }
       await connection.query(
         `SELECT id FROM events WHERE id = $1 OR (profile_id = $2 AND mode = $3::"Mode" AND delivery_status = 'PENDING') ORDER BY id FOR NO KEY UPDATE`,
         [claim.eventId, claim.profileId, claim.mode],
