@@ -5,6 +5,9 @@
 // defineProperty call, so each closure gets a property store of its own: 11 MB more per 1,000 subscriptions, and a
 // call on every hot path (docs/benchmarks.md). esbuild's transform renames nothing, so the names stay as written.
 import 'tsx';
-import { register } from 'node:module';
+import module from 'node:module';
 
-register('./run-typescript-hooks.mjs', import.meta.url);
+// Where Node has in-thread hooks (22.15, 23.5 and later), tsx registers its own there, and they would transform our
+// output again with keepNames: ours go there too, registered last, so they run first. Elsewhere, the loader thread.
+if (typeof module.registerHooks === 'function') module.registerHooks({ load: (await import('./run-typescript-hooks.mjs')).load });
+else module.register('./run-typescript-hooks.mjs', import.meta.url);
