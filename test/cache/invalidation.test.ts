@@ -1,7 +1,8 @@
-// The read cache across API processes (docs/architecture.md, "Read cache"): a key revoked, a profile setting changed
-// or a connector account disabled through one process takes effect in another that had them cached; a row changed
-// in the database alone stays cached until an invalidation is published (docs/operations.md); and a process whose
-// subscription connection dropped reads the database, so a key revoked meanwhile is refused there too.
+// The read cache across API processes (docs/architecture.md, "Read cache"): a key revoked, a profile setting
+// changed, a connector account disabled or a routing algorithm set through one process takes effect in another
+// that had them cached; a row changed in the database alone stays cached until an invalidation is published
+// (docs/operations.md); and a process whose subscription connection dropped reads the database, so a key revoked
+// meanwhile is refused there too.
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -9,7 +10,9 @@ import {
   CreateApiKeyDocument,
   CreatePaymentDocument,
   MerchantDocument,
+  ProfileRoutingDocument,
   RevokeApiKeyDocument,
+  SetRoutingAlgorithmDocument,
   UpdateBusinessProfileDocument,
   UpdateConnectorAccountDocument,
 } from '../gql/graphql.ts';
@@ -99,6 +102,15 @@ describe('read cache invalidation across API processes', { timeout: 90_000 }, ()
     expect(dataOf(await cachedOn(other, pay)).createPayment.status).toBe('SUCCEEDED');
     dataOf(await shop.secret(UpdateConnectorAccountDocument, { input: { id: shop.connectorAccountId, disabled: true } }));
     await vi.waitFor(async () => expect(errorOf(await pay(), 'INVALID_INPUT').message).toContain('no connector account'), eventually);
+  });
+
+  it('a routing algorithm set through one process is used by another that had the profile’s (absent) one cached', async () => {
+    const [one, other] = stack.apis as [ApiProcess, ApiProcess];
+    const shop = await merchantWithSandbox({ api: one, sandboxUrl: stack.sandboxUrl });
+    const active = async () => dataOf(await other.as(shop.secretKey)(ProfileRoutingDocument)).businessProfiles[0]!.routingAlgorithm;
+    expect(await cachedOn(other, active)).toBeNull();
+    dataOf(await shop.secret(SetRoutingAlgorithmDocument, { input: { profileId: shop.profileId, algorithm: { priority: [shop.connectorAccountId] } } }));
+    await vi.waitFor(async () => expect((await active())?.type).toBe('PRIORITY'), eventually);
   });
 
   it('a key revoked in the database alone stays cached until an invalidation is published on Redis', async () => {

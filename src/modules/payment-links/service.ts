@@ -27,12 +27,15 @@ export class PaymentLinkService {
    * a link cannot serve as a card-testing oracle.
    */
   async confirmWithinLimits(limits: RateLimits, principal: Principal, input: { clientSecret: string }): Promise<Payment> {
-    const paymentId = this.payments.paymentIdOfClientSecret(input.clientSecret);
-    const linkId = await this.linkIdOf(paymentId);
-    if (linkId !== null) await limits.refuseIfReached('declinesPerLink', linkId);
-    await limits.consume('confirmsPerClientSecret', paymentId);
+    // Widened, not narrowed to null: it is set in the callback below.
+    let linkId = null as string | null;
     try {
-      return await this.payments.confirm(principal, input);
+      // Checked on the payment confirm reads anyway, before it does anything: no read of its own for the link.
+      return await this.payments.confirm(principal, input, async (payment) => {
+        linkId = payment.paymentLinkId;
+        if (linkId !== null) await limits.refuseIfReached('declinesPerLink', linkId);
+        await limits.consume('confirmsPerClientSecret', payment.id);
+      });
     } catch (error) {
       if (linkId !== null && error instanceof AppError && error.code === 'PAYMENT_DECLINED') await limits.count('declinesPerLink', linkId);
       throw error;
@@ -141,12 +144,6 @@ export class PaymentLinkService {
       });
     }
     return key.publishableKey;
-  }
-
-  /** The link a payment was made through; null when it was not. */
-  async linkIdOf(paymentId: string): Promise<string | null> {
-    const payment = await this.context.db.paymentIntent.findUnique({ where: { id: paymentId }, select: { paymentLinkId: true } });
-    return payment?.paymentLinkId ?? null;
   }
 
   /** The payments made through a link, newest first. */

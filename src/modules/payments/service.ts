@@ -82,8 +82,8 @@ export class PaymentService {
     return this.#creation.create(principal, rawInput, origin);
   }
 
-  confirm(principal: Principal, rawInput: unknown) {
-    return this.#confirmation.confirm(principal, rawInput);
+  confirm(principal: Principal, rawInput: unknown, admit?: (payment: Payment) => Promise<void>) {
+    return this.#confirmation.confirm(principal, rawInput, admit);
   }
 
   capture(principal: SecretKeyPrincipal, rawInput: unknown) {

@@ -124,6 +124,9 @@ function savedCardDecision(algorithm: RoutingAlgorithm | null, issuer: Connector
   };
 }
 
+/** The read cache's tag of a profile's active routing algorithms: invalidated when one is set. */
+const routingAlgorithmTag = (profileId: string) => `routingAlgorithm:${profileId}`;
+
 export class RoutingService {
   private readonly store: RoutingAlgorithmStore;
 
@@ -161,11 +164,20 @@ export class RoutingService {
           `${id} is a ${mode.toLowerCase()} connector account; a ${principal.mode.toLowerCase()} key routes to ${principal.mode.toLowerCase()} accounts`,
         );
     }
-    return this.store.setActive(input.profileId, principal.mode, algorithmOf(input.algorithm), principal.keyId);
+    const stored = await this.store.setActive(input.profileId, principal.mode, algorithmOf(input.algorithm), principal.keyId);
+    await this.context.cache.invalidate([routingAlgorithmTag(input.profileId)]);
+    return stored;
   }
 
+  /**
+   * The profile's active algorithm of `mode` (null: none), from the read cache (docs/architecture.md, "Read
+   * cache"): every confirm reads it, and it changes only through setAlgorithm. Never mutate it.
+   */
   async activeAlgorithm(profileId: string, mode: Mode): Promise<StoredAlgorithm | null> {
-    return this.store.active(profileId, mode);
+    return this.context.cache.read(`${routingAlgorithmTag(profileId)}:${mode}`, async () => ({
+      value: await this.store.active(profileId, mode),
+      tags: [routingAlgorithmTag(profileId)],
+    }));
   }
 
   async algorithmHistory(profileId: string, mode: Mode): Promise<StoredAlgorithm[]> {
@@ -205,7 +217,7 @@ export class RoutingService {
     const facts = factsOf(payment, method, saved);
     const candidates = await this.eligibleAccounts(payment, facts.paymentMethodType, profileRouting, saved);
     if (saved) return;
-    const algorithm = (await this.store.active(payment.profileId, payment.mode))?.algorithm ?? null;
+    const algorithm = (await this.activeAlgorithm(payment.profileId, payment.mode))?.algorithm ?? null;
     const decision = decideRoute(algorithm, { facts, eligible: candidates.map((account) => account.id), health: new Map(), rates: new Map(), draw: 0 });
     if (decision.candidates.length === 0) throw unroutable(decision);
   }
@@ -225,7 +237,7 @@ export class RoutingService {
     const payment = { merchantId: principal.merchantId, mode: principal.mode, currency: input.currency, country: facts.billingCountry, connectors: [] };
     // None eligible is an answer here, not an error: the decision says so.
     const eligible = await this.eligible(payment, facts.paymentMethodType, profile.routing);
-    const algorithm = (await this.store.active(profile.id, principal.mode))?.algorithm ?? null;
+    const algorithm = (await this.activeAlgorithm(profile.id, principal.mode))?.algorithm ?? null;
     // A preview has no payment id to draw from: a fresh draw, as the next payment would get one.
     return this.decide(algorithm, facts, eligible, Math.random(), { claimProbe: false });
   }

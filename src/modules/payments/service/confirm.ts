@@ -60,10 +60,16 @@ export class PaymentConfirmation {
     private readonly outcomes: ProcessorCallOutcomes,
   ) {}
 
-  async confirm(principal: Principal, rawInput: unknown): Promise<Payment> {
+  /**
+   * `admit`, when given, is asked with the payment as read, before anything is written or sent; its throw refuses
+   * the confirm (the customer's limits, which depend on the payment's link: payment-links/service.ts).
+   */
+  async confirm(principal: Principal, rawInput: unknown, admit?: (payment: Payment) => Promise<void>): Promise<Payment> {
     const input = parseInput(confirmPaymentInput, rawInput);
     const paymentId = this.deps.keys.paymentIdOfClientSecret(input.clientSecret);
-    const payment = await expiredOrAsIs(this.deps.store, await this.reads.getVisible(principal, paymentId, input.clientSecret));
+    const visible = await this.reads.getVisible(principal, paymentId, input.clientSecret);
+    await admit?.(visible);
+    const payment = await expiredOrAsIs(this.deps.store, visible);
     if (payment.status === 'EXPIRED') {
       throw new AppError('INVALID_STATE', `This payment expired at ${payment.expiresAt!.toISOString()} without being confirmed; create a new one.`, {
         status: payment.status,
