@@ -36,9 +36,19 @@ afterAll(async () => {
   await api.close();
 });
 
+/** Where the test merchants' test-mode events go. */
+const ENDPOINT = 'https://receiver.example/hooks';
+
+/** A merchant whose test-mode endpoint is ENDPOINT. */
+async function merchantWithEndpoint() {
+  const profile = await createMerchant(api);
+  await sql.query('UPDATE business_profiles SET test_webhook_url = $2 WHERE id = $1', [profile.profileId, ENDPOINT]);
+  return profile;
+}
+
 const answered = (status: number): AttemptRecord => ({
   kind: 'AUTOMATIC_RETRY',
-  url: 'https://receiver.example/hooks',
+  url: ENDPOINT,
   requestHeaders: {},
   responseStatus: status,
   responseBody: '',
@@ -69,7 +79,7 @@ const claimOf = (profileId: string, eventId: string, attemptNumber: number): Cla
   attemptNumber,
   automaticAttempts: attemptNumber,
   isTest: false,
-  url: 'https://receiver.example/hooks',
+  url: ENDPOINT,
   endpointDisabled: false,
   liveWebhookHosts: [],
   signingKeys: { paymentResponseHashKeyEncrypted: '', previousPaymentResponseHashKeyEncrypted: null, previousPaymentResponseHashKeyExpiresAt: null },
@@ -107,7 +117,7 @@ const eventsNamed = async (ids: string[]) =>
  * events (by id).
  */
 async function batchBeside410(batch: (events: Array<Awaited<ReturnType<typeof heldEvent>>>) => Promise<unknown>) {
-  const profile = await createMerchant(api);
+  const profile = await merchantWithEndpoint();
   const base = newId('event');
   const h = await heldEvent(profile, `${base}_3`, 70_000);
   const a2 = await heldEvent(profile, `${base}_4`, 60_000);
@@ -163,22 +173,33 @@ describe('the delivery store', () => {
   });
 
   it('records a second 410 of an endpoint already disabled by a first: the attempt only, the first’s disabling time kept', async () => {
-    const profile = await createMerchant(api);
+    const profile = await merchantWithEndpoint();
     const base = newId('event');
     const first = await heldEvent(profile, `${base}_1`, 90_000);
     const second = await heldEvent(profile, `${base}_2`, 90_000);
     const disabledAt = async () =>
       (await sql.query<{ at: Date }>('SELECT test_webhook_disabled_at AS at FROM business_profiles WHERE id = $1', [profile.profileId])).rows[0]!.at;
-    expect(await store.recordGone(first.claim, answered(410))).toBe(profile.merchantId);
+    expect(await store.recordGone(first.claim, answered(410))).toEqual({ kind: 'disabled', merchantId: profile.merchantId });
     const firstDisabledAt = await disabledAt();
     expect(firstDisabledAt).not.toBeNull();
     // The worker invalidates cached profiles and logs the disabling only for the 410 that disabled.
-    expect(await store.recordGone(second.claim, answered(410))).toBeNull();
+    expect(await store.recordGone(second.claim, answered(410))).toEqual({ kind: 'already_disabled' });
     expect(await disabledAt()).toEqual(firstDisabledAt);
     expect((await eventsNamed([first.claim.eventId, second.claim.eventId])).map((event) => [event.delivery_status, event.attempts])).toEqual([
       ['NOT_SENT', [1]],
       ['NOT_SENT', [1]],
     ]);
+  });
+
+  it('writes nothing for a 410 from an endpoint the merchant has left: the URL was set anew since the claim', async () => {
+    const profile = await merchantWithEndpoint();
+    const event = await heldEvent(profile, newId('event'), 90_000);
+    await sql.query(`UPDATE business_profiles SET test_webhook_url = 'https://new-receiver.example/hooks' WHERE id = $1`, [profile.profileId]);
+    expect(await store.recordGone(event.claim, answered(410))).toEqual({ kind: 'url_changed' });
+    const { rows } = await sql.query('SELECT test_webhook_disabled_at FROM business_profiles WHERE id = $1', [profile.profileId]);
+    expect(rows[0].test_webhook_disabled_at).toBeNull();
+    // Still pending, with no attempt recorded: the caller records it as a failure, retried at the new URL.
+    expect((await eventsNamed([event.claim.eventId])).map((row) => [row.delivery_status, row.attempts])).toEqual([['PENDING', []]]);
   });
 
   // A job run again after its lease ran out while its first run's record still waited in the batcher: the two
@@ -205,7 +226,7 @@ describe('the delivery store', () => {
         applied: [true, true],
       },
     ])('$name', async ({ first, then, applied }) => {
-      const profile = await createMerchant(api);
+      const profile = await merchantWithEndpoint();
       const event = await heldEvent(profile, newId('event'), 120_000, 2);
       const firstClaim = claimOf(profile.profileId, event.claim.eventId, 1);
       expect(
@@ -220,9 +241,34 @@ describe('the delivery store', () => {
 });
 
 describe('the delivery service', () => {
+  /** A service on its own context with `sender`; closed after `use`. */
+  async function withDelivery(sender: WebhookSender, use: (delivery: WebhookDeliveryService) => Promise<void>) {
+    const context = createServiceContext(loadConfig(testEnv()), createLogger('silent'));
+    try {
+      await use(new WebhookDeliveryService(context, sender));
+    } finally {
+      await context.db.$disconnect();
+      await context.cache.close();
+    }
+  }
+
+  it('records a 410 answered while the merchant set a new URL as a failed attempt, and leaves the new endpoint enabled', async () => {
+    const profile = await merchantWithEndpoint();
+    const event = await heldEvent(profile, newId('event'), 90_000);
+    const sender: WebhookSender = {
+      send: async () => {
+        await sql.query(`UPDATE business_profiles SET test_webhook_url = 'https://new-receiver.example/hooks' WHERE id = $1`, [profile.profileId]);
+        return { kind: 'response', status: 410, body: 'gone', truncated: false, latencyMs: 1, retryAfterMs: null };
+      },
+    };
+    await withDelivery(sender, async (delivery) => expect(await delivery.sendNow(event.claim.eventId, 'MANUAL_RETRY')).toBe(false));
+    const { rows } = await sql.query('SELECT test_webhook_disabled_at FROM business_profiles WHERE id = $1', [profile.profileId]);
+    expect(rows[0].test_webhook_disabled_at).toBeNull();
+    expect((await eventsNamed([event.claim.eventId])).map((row) => [row.delivery_status, row.attempts])).toEqual([['PENDING', [2]]]);
+  });
+
   it('records the 410s of one endpoint’s deliveries in flight together one at a time, so they do not each hold a connection queued on the profile', async () => {
-    const profile = await createMerchant(api);
-    await sql.query(`UPDATE business_profiles SET test_webhook_url = 'https://receiver.example/hooks' WHERE id = $1`, [profile.profileId]);
+    const profile = await merchantWithEndpoint();
     const base = newId('event');
     const events = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => heldEvent(profile, `${base}_${n}`, 90_000)));
     // Every send waits until all are in flight, then all are answered 410 together.
@@ -234,7 +280,6 @@ describe('the delivery service', () => {
           if (answers.length === events.length) for (const answer of answers) answer();
         }),
     };
-    const context = createServiceContext(loadConfig(testEnv()), createLogger('silent'));
     let running = 0;
     let mostAtOnce = 0;
     const recordGone = DeliveryStore.prototype.recordGone;
@@ -247,8 +292,9 @@ describe('the delivery service', () => {
       }
     });
     try {
-      const delivery = new WebhookDeliveryService(context, sender);
-      expect(await Promise.all(events.map(({ claim }) => delivery.sendNow(claim.eventId, 'MANUAL_RETRY')))).toEqual(Array(6).fill(false));
+      await withDelivery(sender, async (delivery) =>
+        expect(await Promise.all(events.map(({ claim }) => delivery.sendNow(claim.eventId, 'MANUAL_RETRY')))).toEqual(Array(6).fill(false)),
+      );
       expect(spy).toHaveBeenCalledTimes(6);
       expect(mostAtOnce).toBe(1);
       expect((await eventsNamed(events.map(({ claim }) => claim.eventId))).map((event) => [event.delivery_status, event.attempts])).toEqual(
@@ -256,8 +302,6 @@ describe('the delivery service', () => {
       );
     } finally {
       spy.mockRestore();
-      await context.db.$disconnect();
-      await context.cache.close();
     }
   });
 });

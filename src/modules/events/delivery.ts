@@ -110,10 +110,7 @@ export class WebhookDeliveryService {
       await record(attempt, { kind: 'delivered' });
       return { kind: 'done' };
     }
-    if (isGone(response)) {
-      await this.recordGone(claim, attempt);
-      return { kind: 'done' };
-    }
+    if (isGone(response) && (await this.recordGone(claim, attempt))) return { kind: 'done' };
     // A test event is sent once: here only when its one send never got recorded (the process died).
     if (claim.isTest) {
       await record(attempt, { kind: 'failed' });
@@ -147,8 +144,8 @@ export class WebhookDeliveryService {
       await this.store.record([{ claim, attempt, change: { kind: 'delivered' } }]);
       return true;
     }
-    if (response !== null && isGone(response)) await this.recordGone(claim, attempt);
-    else await this.store.record([{ claim, attempt, change: purpose === 'TEST' ? { kind: 'failed' } : { kind: 'unchanged' } }]);
+    if (response !== null && isGone(response) && (await this.recordGone(claim, attempt))) return false;
+    await this.store.record([{ claim, attempt, change: purpose === 'TEST' ? { kind: 'failed' } : { kind: 'unchanged' } }]);
     return false;
   }
 
@@ -201,9 +198,10 @@ export class WebhookDeliveryService {
 
   /**
    * 410 Gone: the receiver says the endpoint is gone for good. Stop sending there (this event and the
-   * mode's other pending ones become NOT_SENT) until the URL is set again.
+   * mode's other pending ones become NOT_SENT) until the URL is set again. False when the URL was set again
+   * since the claim: the 410 came from the endpoint the merchant left, and the caller records a failed attempt.
    */
-  private async recordGone(claim: ClaimedDelivery, attempt: AttemptRecord): Promise<void> {
+  private async recordGone(claim: ClaimedDelivery, attempt: AttemptRecord): Promise<boolean> {
     // One at a time per endpoint in this process: the 410s of deliveries in flight together would otherwise each
     // hold a pooled connection while they queue on the profile's row. The first disables; the rest only record.
     const endpoint = `${claim.profileId}:${claim.mode}`;
@@ -215,10 +213,15 @@ export class WebhookDeliveryService {
     );
     this.goneRecordings.set(endpoint, settled);
     try {
-      const merchantId = await recording;
-      if (merchantId === null) return;
-      await this.context.cache.invalidate([profilesTag(merchantId)]);
-      this.context.logger.warn({ profileId: claim.profileId, mode: claim.mode, eventId: claim.eventId }, 'webhook endpoint answered 410 Gone and was disabled');
+      const recorded = await recording;
+      if (recorded.kind === 'disabled') {
+        await this.context.cache.invalidate([profilesTag(recorded.merchantId)]);
+        this.context.logger.warn(
+          { profileId: claim.profileId, mode: claim.mode, eventId: claim.eventId },
+          'webhook endpoint answered 410 Gone and was disabled',
+        );
+      }
+      return recorded.kind !== 'url_changed';
     } finally {
       if (this.goneRecordings.get(endpoint) === settled) this.goneRecordings.delete(endpoint);
     }

@@ -209,20 +209,28 @@ export class DeliveryStore {
    * lock order (at the top of this file): the profile's row (two 410s for one endpoint queue there), then the
    * event and the mode's pending events in id order, before it changes any of them. An event that became pending
    * since is locked out of order by the last update: PreparedStatements.transaction runs it again on a deadlock.
-   * When another 410 disabled the endpoint first (deliveries in flight together), it keeps that one's time and
-   * only records the attempt (the first's sweep made the event NOT_SENT), and answers null.
+   * Two cases write less. Another 410 disabled the endpoint first (deliveries in flight together): it keeps that
+   * one's time and only records the attempt (the first's sweep made the event NOT_SENT). The URL was set anew
+   * since the claim, so the 410 came from the endpoint the merchant left: it writes nothing, and the caller
+   * records the attempt as any failed one, whose retry goes to the new URL.
    */
-  async recordGone(claim: ClaimedDelivery, attempt: AttemptRecord): Promise<string | null> {
-    const column = claim.mode === 'LIVE' ? 'live_webhook_disabled_at' : 'test_webhook_disabled_at';
+  async recordGone(claim: ClaimedDelivery, attempt: AttemptRecord): Promise<GoneRecorded> {
+    const live = claim.mode === 'LIVE';
+    const disabledAt = live ? 'live_webhook_disabled_at' : 'test_webhook_disabled_at';
+    const url = live ? 'live_webhook_url' : 'test_webhook_url';
     return this.statements.transaction(async (connection) => {
-      const { rows } = await connection.query<{ merchant_id: string }>(
-        `UPDATE business_profiles SET ${column} = now(), updated_at = now() WHERE id = $1 AND ${column} IS NULL RETURNING merchant_id`,
-        [claim.profileId],
+      const { rows } = await connection.query<{ merchant_id: string; disabled: boolean; same_url: boolean }>(
+        `SELECT merchant_id, ${disabledAt} IS NOT NULL AS disabled, ${url} IS NOT DISTINCT FROM $2 AS same_url
+         FROM business_profiles WHERE id = $1 FOR NO KEY UPDATE`,
+        [claim.profileId, claim.url],
       );
-      if (rows.length === 0) {
+      const profile = rows[0]!;
+      if (!profile.same_url) return { kind: 'url_changed' };
+      if (profile.disabled) {
         await this.record([{ claim, attempt, change: { kind: 'not_sent' } }], connection);
-        return null;
+        return { kind: 'already_disabled' };
       }
+      await connection.query(`UPDATE business_profiles SET ${disabledAt} = now(), updated_at = now() WHERE id = $1`, [claim.profileId]);
       await connection.query(
         `SELECT id FROM events WHERE id = $1 OR (profile_id = $2 AND mode = $3::"Mode" AND delivery_status = 'PENDING') ORDER BY id FOR NO KEY UPDATE`,
         [claim.eventId, claim.profileId, claim.mode],
@@ -232,10 +240,13 @@ export class DeliveryStore {
         `UPDATE events SET delivery_status = 'NOT_SENT', next_attempt_at = NULL WHERE profile_id = $1 AND mode = $2::"Mode" AND delivery_status = 'PENDING'`,
         [claim.profileId, claim.mode],
       );
-      return rows[0]!.merchant_id;
+      return { kind: 'disabled', merchantId: profile.merchant_id };
     });
   }
 }
+
+/** What recordGone did with a 410 (see there). */
+export type GoneRecorded = { kind: 'disabled'; merchantId: string } | { kind: 'already_disabled' } | { kind: 'url_changed' };
 
 function claimedDelivery(row: ClaimRow, claimedAt: Date): ClaimedDelivery {
   const live = row.mode === 'LIVE';
