@@ -120,6 +120,10 @@ describe('refusals that prove nothing happened', () => {
     );
     await expect(refused.sync('sbx_pay_1')).rejects.toMatchObject({ kind: 'unreachable', outcomeUnknown: false });
   });
+
+  it('no answer within the timeout: a timeout, its outcome unknown', async () => {
+    expect(await outcome({ status: 200, body: payment(), delayMs: 600 })).toEqual({ kind: 'timeout', outcomeUnknown: true, processorCode: undefined });
+  });
 });
 
 describe('everything else: the outcome is unknown', () => {

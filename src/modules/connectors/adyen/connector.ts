@@ -18,6 +18,7 @@ import {
   type RefundRequest,
   unsafeCurrencyRefusal,
 } from '../port.ts';
+import { callJson, type JsonAnswer } from '../json-http.ts';
 import { notSupported, WithoutPayoutsOrSessions } from '../not-supported.ts';
 import { ACCEPTED_BODY, parseAdyenNotification, verifyAdyenNotification } from './callbacks.ts';
 import { noStatusApi, refusalOf } from './decline-map.ts';
@@ -174,30 +175,20 @@ export class AdyenConnector extends WithoutPayoutsOrSessions implements Connecto
   }
 
   private async read<T>(schema: z.ZodType<T>, what: string, path: string, idempotencyKey: string, body: unknown): Promise<T> {
-    const { response, payload } = await this.post(path, idempotencyKey, body);
-    if (!response.ok) throw refusalOf(response.status, payload, what);
+    const { ok, status, payload } = await this.post(path, idempotencyKey, body);
+    if (!ok) throw refusalOf(status, payload, what);
     const answer = schema.safeParse(payload);
     // It answered "done" in a shape we cannot read: whatever it did, it did; its notification will tell.
     if (!answer.success) throw new ConnectorError(`Adyen answered ${what} with a body we cannot read`, 'bad_response', true);
     return answer.data;
   }
 
-  private async post(path: string, idempotencyKey: string, body: unknown): Promise<{ response: Response; payload: unknown }> {
-    let response: Response;
-    try {
-      response = await fetch(`${this.options.baseUrl}${path}`, {
-        method: 'POST',
-        headers: { 'x-api-key': this.credentials.apiKey, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
-        body: JSON.stringify(body),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
-    } catch (error) {
-      if ((error as Error).name === 'TimeoutError') throw new ConnectorError(`Adyen did not answer within ${this.options.timeoutMs} ms`, 'timeout', true);
-      if ((error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED')
-        throw new ConnectorError('Adyen refused the connection', 'unreachable', false);
-      throw new ConnectorError(`Adyen request failed: ${(error as Error).message}`, 'unreachable', true);
-    }
-    return { response, payload: await response.json().catch(() => undefined) };
+  private post(path: string, idempotencyKey: string, body: unknown): Promise<JsonAnswer> {
+    return callJson('Adyen', `${this.options.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': this.credentials.apiKey, 'idempotency-key': idempotencyKey },
+      body,
+      timeoutMs: this.options.timeoutMs,
+    });
   }
 }

@@ -19,6 +19,7 @@ import {
   type WalletSession,
   singleEvent,
 } from '../port.ts';
+import { callJson, type JsonAnswer } from '../json-http.ts';
 import { parseSandboxCallback, SIGNATURE_HEADER, verifySandboxSignature } from './callbacks.ts';
 import { provesNoneExists, refusalOf } from './decline-map.ts';
 import { toProcessorDispute, toProcessorPayment, toProcessorPayout, toProcessorRefund } from './status-map.ts';
@@ -74,9 +75,9 @@ export class SandboxConnector implements Connector {
         verify: (rawBody, headers, secret, now) => verifySandboxSignature(rawBody, headers[SIGNATURE_HEADER], secret, now),
         parse: (rawBody) => singleEvent(parseSandboxCallback(rawBody)),
         register: async (url, secret) => {
-          const { response, payload } = await this.request('POST', '/v1/webhook_endpoints', undefined, { url, secret });
-          const endpoint = sandboxEndpointSchema.safeParse(payload);
-          if (!response.ok || !endpoint.success) throw refusalOf(this.name, response.status, payload, 'the webhook registration');
+          const answer = await this.request('POST', '/v1/webhook_endpoints', undefined, { url, secret });
+          const endpoint = sandboxEndpointSchema.safeParse(answer.payload);
+          if (!answer.ok || !endpoint.success) throw refusalOf(this.name, answer.status, answer.payload, 'the webhook registration');
           return { endpointId: endpoint.data.id };
         },
       };
@@ -177,13 +178,13 @@ export class SandboxConnector implements Connector {
   }
 
   async createSession(request: { wallet: string; amount: number; currency: string }): Promise<WalletSession> {
-    const body = await this.request('POST', '/v1/sessions', undefined, {
+    const answer = await this.request('POST', '/v1/sessions', undefined, {
       wallet: request.wallet,
       amount: request.amount,
       currency: request.currency.toLowerCase(),
     });
-    const session = sandboxSessionSchema.safeParse(body.payload);
-    if (!body.response.ok || !session.success) throw refusalOf(this.name, body.response.status, body.payload, 'a session');
+    const session = sandboxSessionSchema.safeParse(answer.payload);
+    if (!answer.ok || !session.success) throw refusalOf(this.name, answer.status, answer.payload, 'a session');
     return { wallet: session.data.wallet, sessionToken: session.data.session_token, expiresAt: new Date(session.data.expires_at * 1000) };
   }
 
@@ -217,40 +218,24 @@ export class SandboxConnector implements Connector {
     body: unknown,
     notFoundIsNull: boolean,
   ): Promise<T | null> {
-    const { response, payload } = await this.request(method, path, idempotencyKey, body);
+    const { ok, status, payload } = await this.request(method, path, idempotencyKey, body);
     // A decline is a payment with status "failed" (HTTP 402): an answer, not an error.
-    if (response.ok || response.status === 402) {
+    if (ok || status === 402) {
       const resource = schema.safeParse(payload);
       if (resource.success) return resource.data;
       // It answered "done" in a shape we cannot read: whatever it did, it did; sync will tell.
-      throw new ConnectorError(`${this.name} answered HTTP ${response.status} with a body that is not ${what}`, 'bad_response', true);
+      throw new ConnectorError(`${this.name} answered HTTP ${status} with a body that is not ${what}`, 'bad_response', true);
     }
-    if (notFoundIsNull && provesNoneExists(response.status, payload)) return null;
-    throw refusalOf(this.name, response.status, payload, 'the request');
+    if (notFoundIsNull && provesNoneExists(status, payload)) return null;
+    throw refusalOf(this.name, status, payload, 'the request');
   }
 
-  private async request(method: string, path: string, idempotencyKey?: string, body?: unknown): Promise<{ response: Response; payload: unknown }> {
-    let response: Response;
-    try {
-      response = await fetch(`${this.#baseUrl}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${this.credentials.apiKey}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause;
-      if ((error as Error).name === 'TimeoutError')
-        throw new ConnectorError(`${this.name} did not answer within ${this.options.timeoutMs} ms`, 'timeout', true);
-      if (cause?.code === 'ECONNREFUSED') throw new ConnectorError(`${this.name} refused the connection`, 'unreachable', false);
-      throw new ConnectorError(`${this.name} request failed: ${(error as Error).message}`, 'unreachable', true);
-    }
-    // A body that times out or is not JSON reads as undefined: the callers treat it as unreadable.
-    return { response, payload: await response.json().catch(() => undefined) };
+  private request(method: string, path: string, idempotencyKey?: string, body?: unknown): Promise<JsonAnswer> {
+    return callJson(this.name, `${this.#baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.credentials.apiKey}`, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+      body,
+      timeoutMs: this.options.timeoutMs,
+    });
   }
 }
