@@ -13,21 +13,28 @@ interface Scripted {
   body: string;
   /** Answer only after this many ms. */
   delayMs?: number;
+  /** Send the headers at once, the body only after this many ms. */
+  bodyDelayMs?: number;
+  headers?: Record<string, string>;
 }
 
 let server: Server;
 let baseUrl: string;
 let next: Scripted = { status: 200, body: '{}' };
+/** Requests the stand-in processor got. */
+let hits = 0;
 
 beforeAll(async () => {
   // A stand-in processor that answers whatever the test scripts.
   server = createServer((request, reply) => {
+    hits += 1;
     request.resume();
-    const { status, body, delayMs = 0 } = next;
+    const { status, body, delayMs = 0, bodyDelayMs = 0, headers = {} } = next;
     setTimeout(() => {
       if (reply.destroyed) return;
-      reply.writeHead(status, { 'content-type': 'application/json' });
-      reply.end(body);
+      reply.writeHead(status, { 'content-type': 'application/json', ...headers });
+      reply.flushHeaders();
+      setTimeout(() => reply.destroyed || reply.end(body), bodyDelayMs);
     }, delayMs);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -123,6 +130,16 @@ describe('refusals that prove nothing happened', () => {
 
   it('no answer within the timeout: a timeout, its outcome unknown', async () => {
     expect(await outcome({ status: 200, body: payment(), delayMs: 600 })).toEqual({ kind: 'timeout', outcomeUnknown: true, processorCode: undefined });
+  });
+
+  it('a 2xx whose body does not all come within the timeout: unreadable, its outcome unknown', async () => {
+    expect(await outcome({ status: 200, body: payment(), bodyDelayMs: 600 })).toEqual({ kind: 'bad_response', outcomeUnknown: true, processorCode: undefined });
+  });
+
+  it('a redirect is an answer, never followed: one request, its outcome unknown', async () => {
+    const before = hits;
+    expect(await outcome({ status: 302, body: '', headers: { location: `${baseUrl}/v1/payments/sbx_pay_2` } })).toMatchObject({ outcomeUnknown: true });
+    expect(hits - before).toBe(1);
   });
 });
 
