@@ -132,11 +132,22 @@ export class PaymentStore {
     private readonly publisher: PaymentPublisher,
   ) {}
 
+  /**
+   * The payment with its active attempt, as one statement reads them: both rows as of one moment, never a pair no
+   * commit wrote (two parallel reads could pair a current intent with an older attempt, which the version guard
+   * would not refuse). Prepared, in node-postgres: every column is an int4, text, enum, text[], jsonb or
+   * timestamptz, which it reads as Prisma does (test/payments/store-find.test.ts).
+   */
   async find(paymentId: string): Promise<Payment | null> {
-    const intent = await this.db.paymentIntent.findUnique({ where: { id: paymentId } });
-    if (intent === null || intent.activeAttemptId === null) return null;
-    const activeAttempt = await this.db.paymentAttempt.findUniqueOrThrow({ where: { id: intent.activeAttemptId } });
-    return { ...intent, activeAttempt };
+    const [row] = (await this.db.prepared.run<Record<string, unknown>>(FIND_PAYMENT, [paymentId])).rows;
+    if (row === undefined || row.activeAttemptId === null) return null;
+    // Written together (insert, startAttempt) and never deleted: an active attempt missing is a bug, not "no payment".
+    if (row['attempt.id'] === null) throw new Error(`payment ${paymentId}: its active attempt ${String(row.activeAttemptId)} is missing`);
+    const intent: Record<string, unknown> = {};
+    const activeAttempt: Record<string, unknown> = {};
+    for (const field of INTENT_FIELDS) intent[field] = row[field];
+    for (const field of ATTEMPT_FIELDS) activeAttempt[field] = row[`attempt.${field}`];
+    return { ...(intent as PaymentIntent), activeAttempt: activeAttempt as PaymentAttempt };
   }
 
   async get(paymentId: string): Promise<Payment> {
@@ -376,6 +387,15 @@ const joined = (parts: Prisma.Sql[]): Prisma.Sql => (parts.length > 0 ? Prisma.j
 export function columnOf(field: string): string {
   return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
+
+const INTENT_FIELDS = Object.values(Prisma.PaymentIntentScalarFieldEnum);
+const ATTEMPT_FIELDS = Object.values(Prisma.PaymentAttemptScalarFieldEnum);
+
+/** PaymentStore.find's statement: every field of both rows under its model name, the attempt's prefixed "attempt.". */
+const FIND_PAYMENT = `SELECT ${[
+  ...INTENT_FIELDS.map((field) => `i.${columnOf(field)} AS "${field}"`),
+  ...ATTEMPT_FIELDS.map((field) => `a.${columnOf(field)} AS "attempt.${field}"`),
+].join(', ')} FROM payment_intents i LEFT JOIN payment_attempts a ON a.id = i.active_attempt_id WHERE i.id = $1`;
 
 /** The history rows, written where `condition` holds. */
 function historyInsert(rows: Prisma.PaymentStatusHistoryCreateManyInput[], condition: Prisma.Sql): Prisma.Sql {
