@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { newId } from '../../src/kernel/ids.ts';
 import { WebhookDeliveryService } from '../../src/modules/events/delivery.ts';
-import type { WebhookSender } from '../../src/modules/events/sender.ts';
+import type { WebhookResponse, WebhookSender } from '../../src/modules/events/sender.ts';
 import { DeliveryStore, type AttemptRecord, type ClaimedDelivery, type EventChange } from '../../src/modules/events/store.ts';
 import { createServiceContext } from '../../src/main/service-context.ts';
 import { loadConfig } from '../../src/platform/config.ts';
@@ -42,9 +42,18 @@ const ENDPOINT = 'https://receiver.example/hooks';
 /** A merchant whose test-mode endpoint is ENDPOINT. */
 async function merchantWithEndpoint() {
   const profile = await createMerchant(api);
-  await sql.query('UPDATE business_profiles SET test_webhook_url = $2 WHERE id = $1', [profile.profileId, ENDPOINT]);
+  await setEndpoint(profile.profileId, ENDPOINT);
   return profile;
 }
+
+const setEndpoint = (profileId: string, url: string) => sql.query('UPDATE business_profiles SET test_webhook_url = $2 WHERE id = $1', [profileId, url]);
+
+/** When the profile's test-mode endpoint was disabled; null while it is not. */
+const disabledAt = async (profileId: string) =>
+  (await sql.query<{ at: Date | null }>('SELECT test_webhook_disabled_at AS at FROM business_profiles WHERE id = $1', [profileId])).rows[0]!.at;
+
+/** What an endpoint gone for good answers. */
+const GONE: WebhookResponse = { kind: 'response', status: 410, body: 'gone', truncated: false, latencyMs: 1, retryAfterMs: null };
 
 const answered = (status: number): AttemptRecord => ({
   kind: 'AUTOMATIC_RETRY',
@@ -177,14 +186,12 @@ describe('the delivery store', () => {
     const base = newId('event');
     const first = await heldEvent(profile, `${base}_1`, 90_000);
     const second = await heldEvent(profile, `${base}_2`, 90_000);
-    const disabledAt = async () =>
-      (await sql.query<{ at: Date }>('SELECT test_webhook_disabled_at AS at FROM business_profiles WHERE id = $1', [profile.profileId])).rows[0]!.at;
     expect(await store.recordGone(first.claim, answered(410))).toEqual({ kind: 'disabled', merchantId: profile.merchantId });
-    const firstDisabledAt = await disabledAt();
+    const firstDisabledAt = await disabledAt(profile.profileId);
     expect(firstDisabledAt).not.toBeNull();
     // The worker invalidates cached profiles and logs the disabling only for the 410 that disabled.
     expect(await store.recordGone(second.claim, answered(410))).toEqual({ kind: 'already_disabled' });
-    expect(await disabledAt()).toEqual(firstDisabledAt);
+    expect(await disabledAt(profile.profileId)).toEqual(firstDisabledAt);
     expect((await eventsNamed([first.claim.eventId, second.claim.eventId])).map((event) => [event.delivery_status, event.attempts])).toEqual([
       ['NOT_SENT', [1]],
       ['NOT_SENT', [1]],
@@ -194,10 +201,9 @@ describe('the delivery store', () => {
   it('writes nothing for a 410 from an endpoint the merchant has left: the URL was set anew since the claim', async () => {
     const profile = await merchantWithEndpoint();
     const event = await heldEvent(profile, newId('event'), 90_000);
-    await sql.query(`UPDATE business_profiles SET test_webhook_url = 'https://new-receiver.example/hooks' WHERE id = $1`, [profile.profileId]);
+    await setEndpoint(profile.profileId, 'https://new-receiver.example/hooks');
     expect(await store.recordGone(event.claim, answered(410))).toEqual({ kind: 'url_changed' });
-    const { rows } = await sql.query('SELECT test_webhook_disabled_at FROM business_profiles WHERE id = $1', [profile.profileId]);
-    expect(rows[0].test_webhook_disabled_at).toBeNull();
+    expect(await disabledAt(profile.profileId)).toBeNull();
     // Still pending, with no attempt recorded: the caller records it as a failure, retried at the new URL.
     expect((await eventsNamed([event.claim.eventId])).map((row) => [row.delivery_status, row.attempts])).toEqual([['PENDING', []]]);
   });
@@ -257,13 +263,12 @@ describe('the delivery service', () => {
     const event = await heldEvent(profile, newId('event'), 90_000);
     const sender: WebhookSender = {
       send: async () => {
-        await sql.query(`UPDATE business_profiles SET test_webhook_url = 'https://new-receiver.example/hooks' WHERE id = $1`, [profile.profileId]);
-        return { kind: 'response', status: 410, body: 'gone', truncated: false, latencyMs: 1, retryAfterMs: null };
+        await setEndpoint(profile.profileId, 'https://new-receiver.example/hooks');
+        return GONE;
       },
     };
     await withDelivery(sender, async (delivery) => expect(await delivery.sendNow(event.claim.eventId, 'MANUAL_RETRY')).toBe(false));
-    const { rows } = await sql.query('SELECT test_webhook_disabled_at FROM business_profiles WHERE id = $1', [profile.profileId]);
-    expect(rows[0].test_webhook_disabled_at).toBeNull();
+    expect(await disabledAt(profile.profileId)).toBeNull();
     expect((await eventsNamed([event.claim.eventId])).map((row) => [row.delivery_status, row.attempts])).toEqual([['PENDING', [2]]]);
   });
 
@@ -276,7 +281,7 @@ describe('the delivery service', () => {
     const sender: WebhookSender = {
       send: () =>
         new Promise((resolve) => {
-          answers.push(() => resolve({ kind: 'response', status: 410, body: 'gone', truncated: false, latencyMs: 1, retryAfterMs: null }));
+          answers.push(() => resolve(GONE));
           if (answers.length === events.length) for (const answer of answers) answer();
         }),
     };
