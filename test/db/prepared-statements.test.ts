@@ -69,3 +69,20 @@ describe('PreparedStatements', () => {
     }
   });
 });
+
+describe('the pool’s sessions', () => {
+  it('are in UTC whatever the default, so Prisma reads a timestamp right; the URL’s other options still apply', async () => {
+    const url = new URL(inject('databaseUrl'));
+    url.searchParams.set('options', '-c TimeZone=Asia/Tokyo -c statement_timeout=1234');
+    const tokyo = createDatabase(url.toString(), 1);
+    try {
+      expect((await tokyo.prepared.run<{ TimeZone: string }>('SHOW TimeZone', [])).rows).toEqual([{ TimeZone: 'UTC' }]);
+      expect((await tokyo.prepared.run<{ statement_timeout: string }>('SHOW statement_timeout', [])).rows).toEqual([{ statement_timeout: '1234ms' }]);
+      const at = new Date('2026-11-28T01:02:03.456Z');
+      const [read] = await tokyo.$queryRaw<{ at: Date }[]>`SELECT ${at}::timestamptz AS at`;
+      expect(read!.at).toEqual(at);
+    } finally {
+      await tokyo.$disconnect();
+    }
+  });
+});

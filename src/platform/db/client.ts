@@ -82,9 +82,21 @@ export type Database = PrismaClient & { readonly prepared: PreparedStatements };
 
 /** `transactionMaxWaitMs`: how long a transaction waits for a pooled connection (Prisma's maxWait, 2 s by default). */
 export function createDatabase(databaseUrl: string, poolSize: number, transactionMaxWaitMs = 2_000): Database {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({ ...inUtc(databaseUrl), max: poolSize, connectionTimeoutMillis: 5_000 });
   // An idle connection that fails is dropped by the pool; the next statement that needs one sees the error.
   pool.on('error', () => {});
   const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }), transactionOptions: { maxWait: transactionMaxWaitMs } });
   return Object.assign(client, { prepared: new PreparedStatements(pool) });
+}
+
+/**
+ * The pool's connection settings, every session in UTC whatever the server's or role's default: Prisma's adapter
+ * reads a timestamptz's text as UTC without its offset, so a session in another zone would shift every time Prisma
+ * reads. A startup option after the URL's own (which node-postgres would otherwise prefer to the config's).
+ */
+function inUtc(databaseUrl: string): { connectionString: string; options: string } {
+  const url = new URL(databaseUrl);
+  const options = [url.searchParams.get('options'), '-c TimeZone=UTC'].filter((option) => option !== null).join(' ');
+  url.searchParams.delete('options');
+  return { connectionString: url.toString(), options };
 }
