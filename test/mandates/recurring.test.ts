@@ -47,6 +47,8 @@ const subscribe = async (customerId: string, mandateId: string) =>
     .createSubscription;
 const read = async (id: string) => dataOf(await shop.secret(RecurringSubscriptionDocument, { id })).subscription!;
 /** Brings the next period forward, as if a month had passed. */
+/** How long a sweep may take to charge a due period: generous, for a busy 2-CPU machine running the whole suite. */
+const SWEPT = { timeout: 15_000, interval: 50 };
 const monthPasses = (id: string) => sql.query(`UPDATE subscriptions SET next_charge_at = now() - interval '1 second' WHERE id = $1`, [id]);
 
 describe('subscriptions', () => {
@@ -54,7 +56,7 @@ describe('subscriptions', () => {
     const { customerId, mandateId } = await mandate();
     const subscription = await subscribe(customerId, mandateId);
     expect(subscription).toMatchObject({ status: 'ACTIVE', paidPeriods: 0, interval: 'MONTH', intervalCount: 1 });
-    await vi.waitFor(async () => expect((await read(subscription.id)).paidPeriods).toBe(1), { timeout: 5000, interval: 50 });
+    await vi.waitFor(async () => expect((await read(subscription.id)).paidPeriods).toBe(1), SWEPT);
     const first = await read(subscription.id);
     const nextChargeInDays = (new Date(first.nextChargeAt).getTime() - Date.now()) / 86_400_000;
     expect(nextChargeInDays).toBeGreaterThan(27);
@@ -72,10 +74,10 @@ describe('subscriptions', () => {
       },
     });
     await monthPasses(subscription.id);
-    await vi.waitFor(async () => expect((await read(subscription.id)).paidPeriods).toBe(2), { timeout: 5000, interval: 50 });
+    await vi.waitFor(async () => expect((await read(subscription.id)).paidPeriods).toBe(2), SWEPT);
     await vi.waitFor(
       async () => expect((await eventsOf(shop, subscription.id)).filter((candidate) => candidate.eventType === 'INVOICE_PAID')).toHaveLength(2),
-      { timeout: 5000, interval: 50 },
+      SWEPT,
     );
     const charges = await sql.query(`SELECT status FROM payment_intents WHERE mandate_id = $1`, [mandateId]);
     expect(charges.rows).toEqual([{ status: 'SUCCEEDED' }, { status: 'SUCCEEDED' }]);
@@ -84,12 +86,12 @@ describe('subscriptions', () => {
   it('never charge a period twice, even when a worker died after charging it (the period is a unique key of its payment)', async () => {
     const { customerId, mandateId } = await mandate();
     const subscription = await subscribe(customerId, mandateId);
-    await vi.waitFor(async () => expect((await read(subscription.id)).paidPeriods).toBe(1), { timeout: 5000, interval: 50 });
+    await vi.waitFor(async () => expect((await read(subscription.id)).paidPeriods).toBe(1), SWEPT);
     // As if the worker had charged period 2 and died before recording it: the next sweep records it.
     const charged = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1999, currency: 'EUR', mandateId, confirm: true } })).createPayment;
     await sql.query(`UPDATE payment_intents SET subscription_period = $1, version = version + 1 WHERE id = $2`, [`${subscription.id}:2`, charged.id]);
     await monthPasses(subscription.id);
-    await vi.waitFor(async () => expect((await read(subscription.id)).paidPeriods).toBe(2), { timeout: 5000, interval: 50 });
+    await vi.waitFor(async () => expect((await read(subscription.id)).paidPeriods).toBe(2), SWEPT);
     expect((await read(subscription.id)).lastPaymentId).toBe(charged.id);
     const charges = await sql.query(`SELECT count(*)::int AS n FROM payment_intents WHERE mandate_id = $1`, [mandateId]);
     expect(charges.rows[0].n).toBe(2);
@@ -101,10 +103,10 @@ describe('subscriptions', () => {
   it('go PAST_DUE at a revoked mandate, charging nothing', async () => {
     const { customerId, mandateId } = await mandate();
     const subscription = await subscribe(customerId, mandateId);
-    await vi.waitFor(async () => expect((await read(subscription.id)).paidPeriods).toBe(1), { timeout: 5000, interval: 50 });
+    await vi.waitFor(async () => expect((await read(subscription.id)).paidPeriods).toBe(1), SWEPT);
     dataOf(await shop.secret(RevokeMandateDocument, { input: { mandateId } }));
     await monthPasses(subscription.id);
-    await vi.waitFor(async () => expect((await read(subscription.id)).status).toBe('PAST_DUE'), { timeout: 5000, interval: 50 });
+    await vi.waitFor(async () => expect((await read(subscription.id)).status).toBe('PAST_DUE'), SWEPT);
     expect((await read(subscription.id)).errorCode).toBe('invalid_state');
     const charges = await sql.query(`SELECT count(*)::int AS n FROM payment_intents WHERE mandate_id = $1`, [mandateId]);
     expect(charges.rows[0].n).toBe(1);
