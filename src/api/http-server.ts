@@ -16,7 +16,15 @@ import { clientKeyOf, type RateLimits } from '../platform/rate-limits.ts';
 import type { Metrics } from '../platform/http/metrics.ts';
 import { currentScope, errorReferences, runInScope } from '../platform/request-scope.ts';
 import { BodyTooLargeError, ClientClosedError, readBody, sendJson, sendResponse, toFetchHeaders } from '../platform/http/node-bridge.ts';
-import { appErrorResponse, classifyKeyedRequest, keyWithoutApiKey, runIdempotently, type PlainResponse } from './idempotent-graphql.ts';
+import {
+  appErrorResponse,
+  classifyKeyedRequest,
+  fieldsClaimingOnFirstWrite,
+  keyWithoutApiKey,
+  runIdempotently,
+  type PlainResponse,
+} from './idempotent-graphql.ts';
+import { schema } from './schema.ts';
 import { CALLBACK_ROUTE, handleCallback, handleRegistration, REGISTRATION_ROUTE } from './routes/connector-webhooks.ts';
 import { handlePaymentLink, PAYMENT_LINK_ROUTE } from './routes/payment-links.ts';
 import { handleRedirectResponse, REDIRECT_RESPONSE_ROUTE } from './routes/redirect-response.ts';
@@ -64,6 +72,7 @@ function sendPlain(reply: ServerResponse, answer: PlainResponse): void {
 
 export function createHttpServer(deps: HttpServerDeps): Server {
   const { config, logger, metrics, yoga, documents, readiness, services, limits } = deps;
+  const claimingOnFirstWrite = fieldsClaimingOnFirstWrite(schema);
 
   async function handleGraphQL(request: IncomingMessage, reply: ServerResponse, url: URL, requestId: string, clientIp: string): Promise<void> {
     const hasBody = request.method !== 'GET' && request.method !== 'HEAD';
@@ -98,13 +107,13 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       throw error;
     }
     if (principal.kind === 'anonymous') return sendPlain(reply, keyWithoutApiKey());
-    const keyed = classifyKeyedRequest(body, config.GRAPHQL_MAX_TOKENS, documents);
+    const keyed = classifyKeyedRequest(body, config.GRAPHQL_MAX_TOKENS, documents, claimingOnFirstWrite);
     if (keyed.kind === 'unkeyed') return sendResponse(await execute({ requestId, clientIp, principal }), reply);
     const answer =
       keyed.kind === 'refused'
         ? keyed.response
-        : await runIdempotently(services.idempotency, scopeOf(principal), idempotencyKey, keyed, async () => {
-            const response = await execute({ requestId, clientIp, principal });
+        : await runIdempotently(services.idempotency, scopeOf(principal), idempotencyKey, keyed, async (idempotencyClaim) => {
+            const response = await execute({ requestId, clientIp, principal, ...(idempotencyClaim && { idempotencyClaim }) });
             return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
           });
     sendPlain(reply, answer);

@@ -6,11 +6,20 @@
 // input, limits, a concurrent request) leaves the key free for a corrected retry. A keyed document holds
 // one mutation field: with two, one could act while the other is refused, and no answer could say which.
 import { currentScope, errorReferences } from '../platform/request-scope.ts';
-import { GraphQLError, Kind, parse, type DocumentNode, type FragmentDefinitionNode, type OperationDefinitionNode, type SelectionNode } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  parse,
+  type DocumentNode,
+  type GraphQLSchema,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionNode,
+} from 'graphql';
 import { AppError, ERROR_CODES, headersOf, type ErrorCode } from '../kernel/errors.ts';
 import { TOO_DEEP_TO_PARSE } from '../platform/graphql/errors.ts';
-import type { IdempotencyService } from '../platform/http/idempotency.ts';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../platform/http/idempotency.ts';
+import type { IdempotencyClaim, IdempotencyService, IdempotencyStart } from '../platform/http/idempotency.ts';
+import { CLAIM_ON_FIRST_WRITE, MAX_IDEMPOTENCY_KEY_LENGTH } from '../platform/http/idempotency.ts';
 import type { DocumentCache } from './yoga.ts';
 
 const REFUSED_BEFORE_EXECUTION: ReadonlySet<string> = new Set<ErrorCode>([
@@ -38,6 +47,8 @@ export interface KeyedMutation {
   canonical: string;
   /** How many root fields the operation runs (at most one: more are refused). */
   rootFields: number;
+  /** Its field takes the key with its first write (CLAIM_ON_FIRST_WRITE), not before it runs. */
+  claimOnFirstWrite: boolean;
 }
 
 /** How an Idempotency-Key applies to a request body. */
@@ -51,8 +62,14 @@ export type KeyedRequest =
   /** Refused before execution: the answer says why. */
   | { kind: 'refused'; response: PlainResponse };
 
-/** The root fields `operation` runs, fragments spread at its root included (`__typename` acts on nothing). */
-function rootFieldCount(document: DocumentNode, operation: OperationDefinitionNode): number {
+/** The mutation fields of `schema` marked CLAIM_ON_FIRST_WRITE. */
+export function fieldsClaimingOnFirstWrite(schema: GraphQLSchema): ReadonlySet<string> {
+  const fields = Object.values(schema.getMutationType()?.getFields() ?? {});
+  return new Set(fields.filter((field) => field.extensions[CLAIM_ON_FIRST_WRITE] === true).map((field) => field.name));
+}
+
+/** The names of the root fields `operation` runs, fragments spread at its root included (`__typename` acts on nothing). */
+function rootFieldNames(document: DocumentNode, operation: OperationDefinitionNode): string[] {
   const fragments = new Map(
     document.definitions
       .filter((definition): definition is FragmentDefinitionNode => definition.kind === Kind.FRAGMENT_DEFINITION)
@@ -60,11 +77,11 @@ function rootFieldCount(document: DocumentNode, operation: OperationDefinitionNo
   );
   const spread = new Set<string>();
   const pending: SelectionNode[] = [...operation.selectionSet.selections];
-  let count = 0;
+  const names: string[] = [];
   // A loop, not recursion: fragments nested as deep as the parser allows cannot overflow the stack here.
   for (let selection = pending.pop(); selection !== undefined; selection = pending.pop()) {
     if (selection.kind === Kind.FIELD) {
-      if (!selection.name.value.startsWith('__')) count += 1;
+      if (!selection.name.value.startsWith('__')) names.push(selection.name.value);
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       pending.push(...selection.selectionSet.selections);
     } else if (!spread.has(selection.name.value)) {
@@ -72,7 +89,7 @@ function rootFieldCount(document: DocumentNode, operation: OperationDefinitionNo
       pending.push(...(fragments.get(selection.name.value)?.selectionSet.selections ?? []));
     }
   }
-  return count;
+  return names;
 }
 
 /** What a document that did not parse gets: a limit is QUERY_TOO_COMPLEX; a syntax error is left to GraphQL's own answer. */
@@ -87,9 +104,15 @@ function parseRefusal(error: unknown, maxTokens: number): KeyedRequest {
 /**
  * How a keyed request is handled, parsing its query no further than `maxTokens` tokens (the limit every
  * GraphQL request has) unless `documents` has it already; a document parsed here is kept there for Yoga,
- * which then parses it no more. The caller has been authenticated already.
+ * which then parses it no more. `claimingOnFirstWrite` names the mutation fields marked CLAIM_ON_FIRST_WRITE.
+ * The caller has been authenticated already.
  */
-export function classifyKeyedRequest(body: Buffer | undefined, maxTokens: number, documents: DocumentCache): KeyedRequest {
+export function classifyKeyedRequest(
+  body: Buffer | undefined,
+  maxTokens: number,
+  documents: DocumentCache,
+  claimingOnFirstWrite: ReadonlySet<string>,
+): KeyedRequest {
   if (!body?.length) return { kind: 'refused', response: unsupportedKeyedRequest() };
   let request: GraphQLRequestBody;
   try {
@@ -111,13 +134,18 @@ export function classifyKeyedRequest(body: Buffer | undefined, maxTokens: number
     .filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION)
     .find((candidate) => !request.operationName || candidate.name?.value === request.operationName);
   if (operation?.operation !== 'mutation') return { kind: 'unkeyed' };
-  const fields = rootFieldCount(document, operation);
-  if (fields > 1) {
-    const message = `Idempotency-Key: one mutation field per keyed request; this operation has ${fields} (send each with its own key)`;
+  const fields = rootFieldNames(document, operation);
+  if (fields.length > 1) {
+    const message = `Idempotency-Key: one mutation field per keyed request; this operation has ${fields.length} (send each with its own key)`;
     return { kind: 'refused', response: errorResponse('INVALID_INPUT', message, 'Idempotency-Key') };
   }
   try {
-    return { kind: 'mutation', canonical: JSON.stringify([request.query, request.variables ?? null, request.operationName ?? null]), rootFields: fields };
+    return {
+      kind: 'mutation',
+      canonical: JSON.stringify([request.query, request.variables ?? null, request.operationName ?? null]),
+      rootFields: fields.length,
+      claimOnFirstWrite: fields.length === 1 && claimingOnFirstWrite.has(fields[0]!),
+    };
   } catch {
     // Variables nested deeper than JSON.stringify can go (a RangeError): no request to hold the key for.
     return { kind: 'refused', response: unsupportedKeyedRequest() };
@@ -193,12 +221,33 @@ export async function runIdempotently(
   scope: string,
   key: string,
   request: KeyedMutation,
-  execute: () => Promise<PlainResponse>,
+  execute: (claim?: IdempotencyClaim) => Promise<PlainResponse>,
 ): Promise<PlainResponse> {
   if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     return errorResponse('INVALID_INPUT', `Idempotency-Key: must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`, 'Idempotency-Key');
   }
-  const start = await idempotency.begin(scope, key, idempotency.requestHash(request.canonical));
+  const claim = idempotency.claim(scope, key, idempotency.requestHash(request.canonical));
+  if (request.claimOnFirstWrite) {
+    // The operation takes the key with its first write (IdempotencyClaim).
+    const response = await runAndSettle(claim, request, () => execute(claim));
+    if (claim.mayHold) return response;
+    // It wrote nothing: the key was another request's, or the operation stopped before writing. The key's
+    // record answers if it has one; if not, this request takes it now.
+    const lostKey = claim.lost;
+    const start = await claim.take();
+    if (start.kind !== 'new') return answerToTaken(start);
+    // The key is free after all (its record expired, or was abandoned in between). An operation that stopped
+    // on its own answered for itself; one that stopped on losing the key runs again, holding it.
+    if (!lostKey) return settle(claim, request, response);
+  } else {
+    const start = await claim.take();
+    if (start.kind !== 'new') return answerToTaken(start);
+  }
+  return runAndSettle(claim, request, () => execute());
+}
+
+/** The answer to a request whose key another request took: its kept response, or why there is none to give. */
+function answerToTaken(start: Exclude<IdempotencyStart, { kind: 'new' }>): PlainResponse {
   switch (start.kind) {
     case 'mismatch':
       return errorResponse('IDEMPOTENCY_MISMATCH', 'This Idempotency-Key was already used with a different request; use a new key.');
@@ -206,19 +255,31 @@ export async function runIdempotently(
       return errorResponse('CONFLICT', 'A request with this Idempotency-Key is still running; retry shortly.');
     case 'replay':
       return { status: start.statusCode, headers: { 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' }, body: start.body };
-    case 'new':
-      break;
   }
+}
+
+/** Runs `execute`, and settles the key with its answer if the claim may hold it by then (`settle`). */
+async function runAndSettle(claim: IdempotencyClaim, request: KeyedMutation, execute: () => Promise<PlainResponse>): Promise<PlainResponse> {
   let response: PlainResponse;
   try {
     response = await execute();
   } catch (error) {
     // It may have acted before failing: keep the failure, so a retry is not a second run.
-    const internal = errorResponse('INTERNAL', 'Internal error; it has been logged.');
-    await idempotency.complete(scope, key, internal.status, internal.body);
+    if (claim.mayHold) await settle(claim, request, INTERNAL_ERROR());
     throw error;
   }
-  if (mayHaveActed(response, request.rootFields)) await idempotency.complete(scope, key, response.status, response.body);
-  else await idempotency.abandon(scope, key);
+  return claim.mayHold ? settle(claim, request, response) : response;
+}
+
+/**
+ * Keeps `response` under the key if the operation may have acted, else frees the key (IdempotencyClaim.settle).
+ * Where the operation's first write failed unseen, what is kept is an internal error, not the answer (a 503 says
+ * "try again", and a replay of it never could); the answer still goes to this client.
+ */
+async function settle(claim: IdempotencyClaim, request: KeyedMutation, response: PlainResponse): Promise<PlainResponse> {
+  const kept = claim.uncertain ? INTERNAL_ERROR() : response;
+  await claim.settle(kept.status, kept.body, mayHaveActed(kept, request.rootFields));
   return response;
 }
+
+const INTERNAL_ERROR = () => errorResponse('INTERNAL', 'Internal error; it has been logged.');

@@ -20,6 +20,7 @@ import type { Principal } from '../kernel/principal.ts';
 import { authenticateRequest, CSRF_HEADER, sessionTokenOf, type PresentedCredentials } from './authenticate.ts';
 import { type RateLimits } from '../platform/rate-limits.ts';
 import type { GraphQLContext } from '../platform/graphql/context.ts';
+import type { IdempotencyClaim } from '../platform/http/idempotency.ts';
 import { appErrorToGraphQL, TOO_DEEP_TO_PARSE, withErrorCode } from '../platform/graphql/errors.ts';
 import { renderGraphiQLPage, type GraphiQLPage } from './graphiql.ts';
 import { useErrorReferences, useOperationMetrics } from './operation-metrics.ts';
@@ -36,6 +37,8 @@ export interface ServerContext {
   clientIp: string;
   /** Set when the HTTP layer already authenticated the request (to scope an Idempotency-Key). */
   principal?: Principal;
+  /** A keyed request's claim on its key, for a mutation that takes it with its first write (CLAIM_ON_FIRST_WRITE). */
+  idempotencyClaim?: IdempotencyClaim;
 }
 
 /**
@@ -303,12 +306,12 @@ export function createGraphQLServer(deps: {
     // Keys travel in headers: any origin may call, and no browser credentials are sent. The dashboard's cookie is
     // SameSite=Strict and same-origin, so it needs no CORS (docs/dashboard.md).
     cors: { credentials: false },
-    context: async ({ request, requestId, clientIp, principal: authenticated }) => {
+    context: async ({ request, requestId, clientIp, principal: authenticated, idempotencyClaim }) => {
       try {
         const principal = authenticated ?? (await authenticateRequest(services, limits, presentedCredentials(request.headers), clientIp));
         // Over HTTP the request's scope already puts its id on every line (request-scope.ts); a WebSocket operation has none.
         const requestLogger = currentScope() ? logger : logger.child({ requestId });
-        return { principal, services, logger: requestLogger, requestId, db, live, gate, clientIp, limits };
+        return { principal, services, logger: requestLogger, requestId, db, live, gate, clientIp, limits, idempotencyClaim };
       } catch (error) {
         if (error instanceof AppError) throw appErrorToGraphQL(error);
         throw error;

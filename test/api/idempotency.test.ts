@@ -4,7 +4,14 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { ConfirmPaymentDocument, CreateApiKeyDocument, CreatePaymentDocument, PaymentDocument, RevokeApiKeyDocument } from '../gql/graphql.ts';
+import {
+  ConfirmPaymentDocument,
+  CreateApiKeyDocument,
+  CreatePaymentDocument,
+  PaymentDocument,
+  RevokeApiKeyDocument,
+  UpdateConnectorAccountDocument,
+} from '../gql/graphql.ts';
 import { createMerchant } from '../support/api.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { closedPort, merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
@@ -100,6 +107,50 @@ describe('a request that began executing keeps its key', () => {
     } finally {
       await isolated.close();
     }
+  });
+});
+
+describe('createPayment takes its key with its insert (docs/architecture.md, "Idempotency")', () => {
+  type Created = { data?: { createPayment: { id: string } }; errors?: { extensions: { code: string } }[] };
+
+  it('eight identical requests at once make one payment: the others get its answer or are told it is still running', async () => {
+    const shop = await createMerchant(stack.api);
+    const body = operation(CreatePaymentDocument, { input: { amount: 1800, currency: 'USD', description: 'race' } });
+    const headers = { 'api-key': shop.secretKey, 'idempotency-key': `race-${shop.merchantId}` };
+    const answers = await Promise.all(Array.from({ length: 8 }, () => post(body, headers)));
+    const bodies = await Promise.all(answers.map(async (answer) => ({ status: answer.status, body: (await answer.json()) as Created })));
+    const ids = new Set(bodies.filter((answer) => answer.status === 200).map((answer) => answer.body.data!.createPayment.id));
+    expect(ids.size).toBe(1);
+    for (const answer of bodies.filter((each) => each.status !== 200)) {
+      expect(answer).toMatchObject({ status: 409, body: { errors: [{ extensions: { code: 'CONFLICT' } }] } });
+    }
+    const { rows } = await sql.query('SELECT id FROM payment_intents WHERE merchant_id = $1', [shop.merchantId]);
+    expect(rows.map((row: { id: string }) => row.id)).toEqual([...ids]);
+  });
+
+  it('a retry gets the first answer even where the request would now be refused before its insert', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const input = { amount: 1700, currency: 'USD', confirm: true, paymentMethodData: card('4242424242424242') };
+    const headers = { 'api-key': shop.secretKey, 'idempotency-key': `refused-later-${shop.merchantId}` };
+    const first = (await (await post(operation(CreatePaymentDocument, { input }), headers)).json()) as Created;
+    expect(first.data?.createPayment.id).toMatch(/^pay_/);
+    // The merchant's only account is disabled: the same request, new, is refused before anything is written.
+    dataOf(await shop.secret(UpdateConnectorAccountDocument, { input: { id: shop.connectorAccountId, disabled: true } }));
+    errorOf(await shop.secret(CreatePaymentDocument, { input }), 'INVALID_INPUT');
+
+    const retry = await post(operation(CreatePaymentDocument, { input }), headers);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(((await retry.json()) as Created).data?.createPayment.id).toBe(first.data!.createPayment.id);
+  });
+
+  it('a request refused before its insert leaves no record: the corrected retry runs', async () => {
+    const shop = await createMerchant(stack.api);
+    const headers = { 'api-key': shop.secretKey, 'idempotency-key': `corrected-${shop.merchantId}` };
+    const refused = await post(operation(CreatePaymentDocument, { input: { amount: 1900, currency: 'USD', profileId: 'pro_none' } }), headers);
+    expect(((await refused.json()) as Created).errors?.[0]?.extensions.code).toBe('INVALID_INPUT');
+    expect((await sql.query('SELECT 1 FROM idempotency_records WHERE key = $1', [headers['idempotency-key']])).rowCount).toBe(0);
+    const corrected = await post(operation(CreatePaymentDocument, { input: { amount: 1900, currency: 'USD' } }), headers);
+    expect(((await corrected.json()) as Created).data?.createPayment.id).toMatch(/^pay_/);
   });
 });
 

@@ -1,9 +1,10 @@
 // When a keyed request's answer frees its key: only when it shows nothing ran. The answers are the shapes
 // GraphQL gives; the requests that produce them go through the API in test/api/idempotency.test.ts. And the
-// keyed request's parse, whose document Yoga reuses.
+// keyed request's parse, whose document Yoga reuses, and which requests take their key with their first write.
 import { describe, expect, it } from 'vitest';
 import { parse } from 'graphql';
-import { classifyKeyedRequest, mayHaveActed } from '../../src/api/idempotent-graphql.ts';
+import { classifyKeyedRequest, fieldsClaimingOnFirstWrite, mayHaveActed } from '../../src/api/idempotent-graphql.ts';
+import { schema } from '../../src/api/schema.ts';
 import { createDocumentCache } from '../../src/api/yoga.ts';
 
 const answer = (body: unknown) => ({ status: 200, headers: {}, body: JSON.stringify(body) });
@@ -39,7 +40,7 @@ describe('classifyKeyedRequest and the document cache it shares with Yoga', () =
 
   it('keeps the document it parsed, so Yoga parses it no more', () => {
     const documents = createDocumentCache();
-    expect(classifyKeyedRequest(keyed('mutation { a }'), 100, documents)).toMatchObject({ kind: 'mutation', rootFields: 1 });
+    expect(classifyKeyedRequest(keyed('mutation { a }'), 100, documents, new Set())).toMatchObject({ kind: 'mutation', rootFields: 1 });
     expect(documents.get('mutation { a }')).toEqual(parse('mutation { a }'));
   });
 
@@ -47,13 +48,31 @@ describe('classifyKeyedRequest and the document cache it shares with Yoga', () =
     const documents = createDocumentCache();
     // Kept under another text: only a read of the cache can see two root fields in "mutation { a }".
     documents.set('mutation { a }', parse('mutation { a b }'));
-    expect(classifyKeyedRequest(keyed('mutation { a }'), 100, documents)).toMatchObject({ kind: 'refused' });
+    expect(classifyKeyedRequest(keyed('mutation { a }'), 100, documents, new Set())).toMatchObject({ kind: 'refused' });
   });
 
   it('keeps nothing that did not parse within the token limit', () => {
     const documents = createDocumentCache();
     const query = 'mutation { a b c d e f }';
-    expect(classifyKeyedRequest(keyed(query), 4, documents)).toMatchObject({ kind: 'refused', response: { status: 400 } });
+    expect(classifyKeyedRequest(keyed(query), 4, documents, new Set())).toMatchObject({ kind: 'refused', response: { status: 400 } });
     expect(documents.get(query)).toBeUndefined();
+  });
+});
+
+describe('which keyed requests take their key with their first write', () => {
+  const classify = (query: string) => classifyKeyedRequest(Buffer.from(JSON.stringify({ query })), 100, createDocumentCache(), new Set(['a']));
+
+  it.each([
+    ['mutation { a }', true],
+    ['mutation { renamed: a }', true],
+    ['mutation { ...F } fragment F on Mutation { a }', true],
+    ['mutation { b }', false],
+    ['mutation { a __typename }', true],
+  ])('%s: %s', (query, claimOnFirstWrite) => {
+    expect(classify(query)).toMatchObject({ kind: 'mutation', claimOnFirstWrite });
+  });
+
+  it('createPayment is the only field of the schema marked so: every other mutation takes its key before it runs', () => {
+    expect([...fieldsClaimingOnFirstWrite(schema)]).toEqual(['createPayment']);
   });
 });

@@ -200,6 +200,30 @@ describe('mandates', () => {
     for (const result of after) expect(result.errors?.[0]?.extensions?.['code']).toBe('INVALID_STATE');
   });
 
+  it('charged again under one Idempotency-Key, replay the first charge and write nothing: not even the mandate’s claim (docs/architecture.md, "Idempotency")', async () => {
+    const { mandate } = await setUp();
+    const headers = { 'content-type': 'application/json', 'api-key': shop.secretKey, 'idempotency-key': `charge-${mandate.id}` };
+    const body = JSON.stringify({
+      query: CreatePaymentDocument.toString(),
+      variables: { input: { amount: 400, currency: 'EUR', mandateId: mandate.id, confirm: true } },
+    });
+    const send = () => fetch(`${stack.api.url}/graphql`, { method: 'POST', headers, body });
+    const sql = new pg.Client({ connectionString: inject('databaseUrl') });
+    await sql.connect();
+    try {
+      const claimedAt = async () => (await sql.query(`SELECT updated_at FROM mandates WHERE id = $1`, [mandate.id])).rows[0].updated_at as Date;
+      const first = (await (await send()).json()) as { data: { createPayment: { id: string; status: string } } };
+      expect(first.data.createPayment.status).toBe('SUCCEEDED');
+      const claimed = await claimedAt();
+      const retry = await send();
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      expect(((await retry.json()) as typeof first).data.createPayment.id).toBe(first.data.createPayment.id);
+      expect(await claimedAt()).toEqual(claimed);
+    } finally {
+      await sql.end();
+    }
+  });
+
   it.each([
     [{ confirm: false }, 'confirm'],
     [{ paymentMethodData: card() }, 'paymentMethodData'],

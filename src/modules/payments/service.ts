@@ -6,6 +6,7 @@
 import type { PaymentIntent } from '../../generated/prisma/client.ts';
 import type { Principal, SecretKeyPrincipal } from '../../kernel/principal.ts';
 import type { ServiceContext } from '../../platform/context.ts';
+import type { IdempotencyClaim } from '../../platform/http/idempotency.ts';
 import type { ConnectorAccountService } from '../connectors/index.ts';
 import type { ProcessorPayment } from '../connectors/port.ts';
 import type { CustomerService } from '../customers/index.ts';
@@ -78,8 +79,13 @@ export class PaymentService {
     return this.#reads.list(principal, rawInput);
   }
 
-  create(principal: SecretKeyPrincipal, rawInput: unknown, origin?: { paymentLinkId?: string; subscriptionPeriod?: string }) {
-    return this.#creation.create(principal, rawInput, origin);
+  create(
+    principal: SecretKeyPrincipal,
+    rawInput: unknown,
+    origin?: { paymentLinkId?: string; subscriptionPeriod?: string },
+    idempotencyClaim?: IdempotencyClaim,
+  ) {
+    return this.#creation.create(principal, rawInput, origin, idempotencyClaim);
   }
 
   confirm(principal: Principal, rawInput: unknown, admit?: (payment: Payment) => Promise<void>) {

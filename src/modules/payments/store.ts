@@ -13,6 +13,7 @@ import { isIntentMoveAllowed, isNewAttemptMoveAllowed } from './machine/intent.t
 import { intentStatusOf } from './machine/statuses.ts';
 import { Prisma, type PaymentAttempt, type PaymentIntent } from '../../generated/prisma/client.ts';
 import type { Database } from '../../platform/db/client.ts';
+import type { IdempotencyClaim } from '../../platform/http/idempotency.ts';
 import type { CommittedEvent, PreparedEvent, WrittenEventRow } from '../events/index.ts';
 import { captureMovement, movementInsert } from '../ledger/index.ts';
 
@@ -158,19 +159,22 @@ export class PaymentStore {
 
   /**
    * Writes a new payment, its first attempt and their first history rows in one statement (every column is
-   * given, so `payment` is the rows as written), then tells live subscribers (dashboards) of it.
+   * given, so `payment` is the rows as written), then tells live subscribers (dashboards) of it. The statement
+   * also takes `idempotencyClaim` if nothing has taken it yet.
    */
-  async insert(payment: Payment, actor: string): Promise<Payment> {
+  async insert(payment: Payment, actor: string, idempotencyClaim?: IdempotencyClaim): Promise<Payment> {
     const { activeAttempt, ...intent } = payment;
     const row = { paymentId: payment.id, trigger: 'create', actor, createdAt: payment.createdAt };
     const history = [
       { ...row, subject: 'intent', fromStatus: null, toStatus: intent.status },
       { ...row, attemptId: activeAttempt.id, subject: 'attempt', fromStatus: null, toStatus: activeAttempt.status },
     ];
-    // Its text depends only on the fields a payment has: one prepared statement (client.ts, PreparedStatements).
-    await this.db.prepared.query(Prisma.sql`
-      WITH intent AS (${insertRow('intent', intent)}), attempt AS (${insertRow('attempt', activeAttempt)})
+    const claim = idempotencyClaim?.insertion();
+    // Its text depends only on the fields a payment has and on the claim: one prepared statement each (client.ts, PreparedStatements).
+    const written = this.db.prepared.query(Prisma.sql`
+      WITH ${claim ? Prisma.sql`idempotency_claim AS (${claim}), ` : Prisma.empty}intent AS (${insertRow('intent', intent)}), attempt AS (${insertRow('attempt', activeAttempt)})
       ${historyInsert(history, Prisma.sql`TRUE`)}`);
+    await (claim ? idempotencyClaim!.carriedBy(written) : written);
     this.publisher.published(payment, []);
     return payment;
   }

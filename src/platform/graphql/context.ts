@@ -6,6 +6,7 @@ import type { SubscriptionGate } from '../../api/subscription-gate.ts';
 import type { Services } from '../../modules/services.ts';
 import type { Principal } from '../../kernel/principal.ts';
 import type { RateLimits } from '../rate-limits.ts';
+import type { IdempotencyClaim } from '../http/idempotency.ts';
 
 export interface GraphQLContext {
   principal: Principal;
@@ -21,6 +22,8 @@ export interface GraphQLContext {
   /** Who the caller counts as for rate limits: its IP (an IPv6 address's /64). */
   clientIp: string;
   limits: RateLimits;
+  /** A keyed request's claim on its key, for a mutation that takes it with its first write (CLAIM_ON_FIRST_WRITE). */
+  idempotencyClaim?: IdempotencyClaim | undefined;
 }
 
 /** The context of a field whose auth scope admits only this kind of caller (scope-auth's AuthContexts). */

@@ -8,6 +8,9 @@
 import { createHmac } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
+import { AppError } from '../../kernel/errors.ts';
+import { isUniqueViolation } from '../db/unique-violation.ts';
+import { Batcher } from '../batcher.ts';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -20,16 +23,46 @@ export const IDEMPOTENCY_LEASE_MS = 5 * 60 * 1000;
 
 export type IdempotencyStart = { kind: 'new' } | { kind: 'replay'; statusCode: number; body: string } | { kind: 'mismatch' } | { kind: 'in_progress' };
 
+/**
+ * The GraphQL field extension that marks a mutation whose first write carries its request's claim on the key
+ * (IdempotencyClaim): its resolver hands `context.idempotencyClaim` to that write.
+ */
+export const CLAIM_ON_FIRST_WRITE = 'idempotencyClaimOnFirstWrite';
+
+interface KeptResponse {
+  scope: string;
+  key: string;
+  statusCode: number;
+  sealedBody: string;
+}
+
+/** The statement storing a batch of answers, one array per column (one text, prepared whatever the batch's size). */
+const KEEP_RESPONSES = `UPDATE idempotency_records AS record SET status_code = kept.status_code, response_body = kept.response_body
+  FROM unnest($1::text[], $2::text[], $3::int[], $4::text[]) AS kept (scope, key, status_code, response_body)
+  WHERE record.scope = kept.scope AND record.key = kept.key
+  RETURNING record.scope, record.key`;
+
 export class IdempotencyService {
   readonly #requestHashKey: Buffer;
+  /**
+   * Answers are stored by group commit (platform/batcher.ts): the requests that finish while a batch is on its way
+   * store theirs with the next one, one statement for all (docs/architecture.md, "Idempotency").
+   */
+  readonly #keptResponses: Batcher<KeptResponse, boolean>;
 
   constructor(private readonly context: ServiceContext) {
     this.#requestHashKey = createHmac('sha256', context.config.encryptionKey).update('idempotency-request').digest();
+    this.#keptResponses = new Batcher((responses) => this.#keep(responses), { maxSize: 100, maxInFlight: 2 });
   }
 
   /** The stored fingerprint of a request's canonical text. */
   requestHash(canonicalRequest: string): string {
     return createHmac('sha256', this.#requestHashKey).update(canonicalRequest).digest('hex');
+  }
+
+  /** A claim on `key` for a request with this fingerprint, not yet taken. */
+  claim(scope: string, key: string, requestHash: string): IdempotencyClaim {
+    return new IdempotencyClaim(this, scope, key, requestHash);
   }
 
   /** `scope` is who sent the request (an API key's id): keys never share records. */
@@ -55,11 +88,38 @@ export class IdempotencyService {
     return taken.count === 1 ? { kind: 'new' } : this.begin(scope, key, requestHash, now);
   }
 
+  /** Stores the answer of the request holding `key`; resolves once it is committed. */
   async complete(scope: string, key: string, statusCode: number, body: string): Promise<void> {
-    const stored = await this.context.db.prepared.query(Prisma.sql`
-      UPDATE idempotency_records SET status_code = ${statusCode}, response_body = ${this.context.secretBox.seal(body)} WHERE scope = ${scope} AND key = ${key}`);
+    const stored = await this.#keptResponses.submit({ scope, key, statusCode, sealedBody: this.context.secretBox.seal(body) });
     // begin claimed it, and only abandon deletes one (never this request's, which acted): a miss is a bug.
-    if (stored.rowCount !== 1) throw new Error(`idempotency record ${scope}/${key} is gone before its response was stored`);
+    if (!stored) throw new Error(`idempotency record ${scope}/${key} is gone before its response was stored`);
+  }
+
+  /** Stores each answer of a batch; for each, whether its record was there to hold it. */
+  async #keep(responses: KeptResponse[]): Promise<boolean[]> {
+    // No lock order is needed: one key is held by one request, so two batches never update one row.
+    const { rows } = await this.context.db.prepared.run<{ scope: string; key: string }>(KEEP_RESPONSES, [
+      responses.map((response) => response.scope),
+      responses.map((response) => response.key),
+      responses.map((response) => response.statusCode),
+      responses.map((response) => response.sealedBody),
+    ]);
+    const stored = new Set(rows.map((row) => JSON.stringify([row.scope, row.key])));
+    return responses.map((response) => stored.has(JSON.stringify([response.scope, response.key])));
+  }
+
+  /**
+   * Stores an answer under a claim whose insert (made at `claimedAt`) may or may not have committed: in the row it
+   * wrote if it did, and in a row of its own if it did not (an insert still running waits for this one, then fails
+   * on the key and writes nothing). A row another request has taken since is left alone.
+   */
+  async completeClaim(claim: Pick<IdempotencyClaim, 'scope' | 'key' | 'requestHash'>, claimedAt: Date, statusCode: number, body: string): Promise<void> {
+    await this.context.db.prepared.query(Prisma.sql`
+      INSERT INTO idempotency_records (scope, key, request_hash, created_at, status_code, response_body)
+      VALUES (${claim.scope}, ${claim.key}, ${claim.requestHash}, ${claimedAt}, ${statusCode}, ${this.context.secretBox.seal(body)})
+      ON CONFLICT (scope, key) DO UPDATE SET status_code = EXCLUDED.status_code, response_body = EXCLUDED.response_body
+      WHERE idempotency_records.request_hash = EXCLUDED.request_hash AND idempotency_records.created_at = EXCLUDED.created_at
+        AND idempotency_records.response_body IS NULL`);
   }
 
   /** Forgets a request that did not execute (refused, invalid), so the key can be used again. */
@@ -67,3 +127,96 @@ export class IdempotencyService {
     await this.context.db.idempotencyRecord.deleteMany({ where: { scope, key, responseBody: null } });
   }
 }
+
+/**
+ * A keyed request's claim on its key (docs/architecture.md, "Idempotency"). Usually taken by a statement of its
+ * own before the operation runs (`take`). An operation marked CLAIM_ON_FIRST_WRITE takes it in the statement
+ * of its first write instead, which carries `insertion()`: one round trip fewer. Until then it has written
+ * nothing, so a key that turns out to be another request's (the statement fails on the key and writes nothing)
+ * costs only the reads done so far, and that request's record decides the answer, as if claimed first.
+ */
+export class IdempotencyClaim {
+  #state: 'open' | 'taken' | 'lost' | 'uncertain' = 'open';
+  /** When the claim's row was written (or its insert sent): the lease runs from then. */
+  #claimedAt = new Date();
+  /** Whether the operation has written: from then on its answer is kept whatever it says (`settle`). */
+  #wrote = false;
+
+  constructor(
+    private readonly service: IdempotencyService,
+    readonly scope: string,
+    readonly key: string,
+    readonly requestHash: string,
+  ) {}
+
+  /** Whether this request holds the key (its record is written, and its answer is kept there), or may (`keep`). */
+  get mayHold(): boolean {
+    return this.#state === 'taken' || this.#state === 'uncertain';
+  }
+
+  /** Whether another request's record was found in its place (it may expire or be abandoned before `take` reads it). */
+  get lost(): boolean {
+    return this.#state === 'lost';
+  }
+
+  /** Whether the statement carrying the claim failed without saying if it committed (`carriedBy`). */
+  get uncertain(): boolean {
+    return this.#state === 'uncertain';
+  }
+
+  /** The claim's row, for the WITH list of the statement of the first write; null when there is no claim to carry (taken or lost). */
+  insertion(): Prisma.Sql | null {
+    if (this.#state !== 'open') return null;
+    this.#claimedAt = new Date();
+    // A plain insert: a key with any record fails the statement (23505), and the record, expired or not, is
+    // then read by `take` as if this request had come second.
+    return Prisma.sql`INSERT INTO idempotency_records (scope, key, request_hash, created_at) VALUES (${this.scope}, ${this.key}, ${this.requestHash}, ${this.#claimedAt})`;
+  }
+
+  /**
+   * `statement` carried `insertion()`: the key is taken when it succeeds, lost when the statement failed on the
+   * key. Any other failure may have come after the commit (a connection lost mid-statement): uncertain.
+   */
+  async carriedBy<T>(statement: Promise<T>): Promise<T> {
+    try {
+      const result = await statement;
+      this.#state = 'taken';
+      this.#wrote = true;
+      return result;
+    } catch (error) {
+      this.#state = isUniqueViolation(error, 'idempotency_records_pkey') ? 'lost' : 'uncertain';
+      throw this.#state === 'lost' ? keyHeldElsewhere() : error;
+    }
+  }
+
+  /** Takes the key with a statement of its own: how the operation starts, or after it wrote nothing. */
+  async take(): Promise<IdempotencyStart> {
+    this.#claimedAt = new Date();
+    const start = await this.service.begin(this.scope, this.key, this.requestHash, this.#claimedAt);
+    this.#state = start.kind === 'new' ? 'taken' : 'lost';
+    return start;
+  }
+
+  /**
+   * Settles the key once a request that may hold it (`mayHold`) has answered: its answer is kept if it
+   * `mayHaveActed` or has written (`carriedBy`, `takeBeforeWriting`: an answer after a write, a refusal or an
+   * outage included, never frees the key), else the key is freed for a corrected retry. After an uncertain carrying
+   * statement the answer is kept in its own row, whether or not that statement committed (`completeClaim`).
+   */
+  async settle(statusCode: number, body: string, mayHaveActed: boolean): Promise<void> {
+    if (this.#state === 'uncertain') await this.service.completeClaim(this, this.#claimedAt, statusCode, body);
+    else if (this.#state !== 'taken') throw new Error(`idempotency claim ${this.scope}/${this.key} settles a key it does not hold`);
+    else if (mayHaveActed || this.#wrote) await this.service.complete(this.scope, this.key, statusCode, body);
+    else await this.service.abandon(this.scope, this.key);
+  }
+
+  /** Before a write that cannot carry `insertion()`: takes the key, or stops the operation if another request has it. */
+  async takeBeforeWriting(): Promise<void> {
+    if (this.#state === 'open') await this.take();
+    if (this.#state === 'lost') throw keyHeldElsewhere();
+    this.#wrote = true;
+  }
+}
+
+/** What an operation stops with on a lost claim; its answer is never sent (the record's answer is). */
+const keyHeldElsewhere = () => new AppError('CONFLICT', 'Another request holds this Idempotency-Key.');

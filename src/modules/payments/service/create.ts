@@ -7,6 +7,7 @@ import type { SecretKeyPrincipal } from '../../../kernel/principal.ts';
 import { connectedAmong, platformSpokenFor, profileFor } from '../../merchants/index.ts';
 import { profileSettings } from '../../merchants/index.ts';
 import { parseInput } from '../../../kernel/validation.ts';
+import type { IdempotencyClaim } from '../../../platform/http/idempotency.ts';
 import { transitionAttempt } from '../machine/attempt.ts';
 import { createPaymentInput } from '../inputs.ts';
 import { keptFields } from '../kept-fields.ts';
@@ -23,8 +24,14 @@ export class PaymentCreation {
   /**
    * `origin` is set by the product, never by API input: the payment link a customer opened, or the
    * subscription period a worker charges (unique: a second charge of one period fails before the processor).
+   * `idempotencyClaim`: the request's claim on its Idempotency-Key, taken by the payment's first write.
    */
-  async create(principal: SecretKeyPrincipal, rawInput: unknown, origin: { paymentLinkId?: string; subscriptionPeriod?: string } = {}): Promise<Payment> {
+  async create(
+    principal: SecretKeyPrincipal,
+    rawInput: unknown,
+    origin: { paymentLinkId?: string; subscriptionPeriod?: string } = {},
+    idempotencyClaim?: IdempotencyClaim,
+  ): Promise<Payment> {
     const input = parseInput(createPaymentInput, rawInput);
     await this.refuseForeignSplits(principal, input);
     const profile = await profileFor(this.deps.context, principal.merchantId, input.profileId);
@@ -50,7 +57,10 @@ export class PaymentCreation {
       await this.deps.routing.refuseUnroutable(routed, settings.routing, method!, mandate?.savedPaymentMethod ?? null);
     }
     // The charge starts here: a revocation committed before this claim refuses it, before anything is written.
-    if (mandate) await this.deps.mandates.claimForCharge(mandate);
+    if (mandate) {
+      await idempotencyClaim?.takeBeforeWriting();
+      await this.deps.mandates.claimForCharge(mandate);
+    }
 
     const paymentId = newId('payment');
     const attemptId = newId('attempt');
@@ -131,7 +141,7 @@ export class PaymentCreation {
         updatedAt: now,
       },
     };
-    let payment = await this.deps.store.insert(created, principal.keyId);
+    let payment = await this.deps.store.insert(created, principal.keyId, idempotencyClaim);
     if (input.paymentMethodData) {
       payment = await this.deps.store.commit(payment, {
         moves: [transitionAttempt(payment.activeAttempt.status, 'payment_method_supplied')],

@@ -1,0 +1,105 @@
+// IdempotencyService's stored answers on the run's database: requests finishing together store theirs with one
+// statement (group commit), each under its own key; a record gone before its answer fails that request alone;
+// and a claim carried by the operation's first write keeps any answer once written, and after a statement that
+// failed unseen keeps its answer in its own row, never in another request's.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { newId } from '../../src/kernel/ids.ts';
+import { createServiceContext } from '../../src/main/service-context.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { IdempotencyService } from '../../src/platform/http/idempotency.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { testEnv } from '../support/api.ts';
+
+const context = createServiceContext(loadConfig(testEnv()), createLogger('silent'));
+let idempotency: IdempotencyService;
+beforeAll(() => {
+  idempotency = new IdempotencyService(context);
+});
+afterAll(async () => {
+  await context.db.$disconnect();
+  await context.cache.close();
+});
+
+/** `count` keys of one new scope, each claimed by a request of its own, and what each request answers. */
+async function claimed(count: number) {
+  const scope = newId('apiKey');
+  const requests = Array.from({ length: count }, (_, index) => ({
+    key: `key-${index}`,
+    hash: idempotency.requestHash(`request ${index}`),
+    body: `{"n":${index}}`,
+  }));
+  for (const request of requests) expect(await idempotency.begin(scope, request.key, request.hash)).toEqual({ kind: 'new' });
+  return { scope, requests };
+}
+
+describe('stored answers', () => {
+  it('of requests finishing together go in one statement, each under its own key', async () => {
+    const { scope, requests } = await claimed(20);
+    const statements = vi.spyOn(context.db.prepared, 'run');
+    try {
+      await Promise.all(requests.map((request, index) => idempotency.complete(scope, request.key, 200 + index, request.body)));
+      expect(statements).toHaveBeenCalledTimes(1);
+    } finally {
+      statements.mockRestore();
+    }
+    for (const [index, request] of requests.entries()) {
+      expect(await idempotency.begin(scope, request.key, request.hash)).toEqual({ kind: 'replay', statusCode: 200 + index, body: request.body });
+    }
+  });
+
+  it('fail only the request whose record is gone; the others in its batch are stored', async () => {
+    const { scope, requests } = await claimed(3);
+    await context.db.idempotencyRecord.delete({ where: { scope_key: { scope, key: requests[1]!.key } } });
+    const outcomes = await Promise.allSettled(requests.map((request) => idempotency.complete(scope, request.key, 200, request.body)));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toEqual(new Error(`idempotency record ${scope}/key-1 is gone before its response was stored`));
+    expect(await idempotency.begin(scope, requests[0]!.key, requests[0]!.hash)).toMatchObject({ kind: 'replay', body: requests[0]!.body });
+    expect(await idempotency.begin(scope, requests[2]!.key, requests[2]!.hash)).toMatchObject({ kind: 'replay', body: requests[2]!.body });
+  });
+});
+
+describe('a claim carried by the operation’s first write', () => {
+  /** A claim of a new scope, and a statement carrying it as the first write would. */
+  const claimOf = () => {
+    const scope = newId('apiKey');
+    const hash = idempotency.requestHash('request');
+    const claim = idempotency.claim(scope, 'key', hash);
+    return { scope, hash, claim, carrying: claim.insertion()! };
+  };
+  const lostOnTheWayBack = () => new Error('Connection terminated unexpectedly');
+
+  it('keeps any answer once the write is done, a refusal or an outage included: the key is never freed after it', async () => {
+    const { scope, hash, claim, carrying } = claimOf();
+    await claim.carriedBy(context.db.prepared.query(carrying));
+    await claim.settle(503, '{"errors":[{"extensions":{"code":"SERVICE_UNAVAILABLE"}}]}', false);
+    expect(await idempotency.begin(scope, 'key', hash)).toMatchObject({ kind: 'replay', statusCode: 503 });
+  });
+
+  describe('whose statement failed without saying whether it committed', () => {
+    it('keeps the answer in the row that statement wrote, if it committed: a retry replays it, not a second run', async () => {
+      const { scope, hash, claim, carrying } = claimOf();
+      const committed = context.db.prepared.query(carrying).then(() => Promise.reject(lostOnTheWayBack()));
+      await expect(claim.carriedBy(committed)).rejects.toThrow('Connection terminated unexpectedly');
+      expect(claim.mayHold).toBe(true);
+      await claim.settle(500, '{"errors":[{"message":"Internal error"}]}', true);
+      expect(await idempotency.begin(scope, 'key', hash)).toEqual({ kind: 'replay', statusCode: 500, body: '{"errors":[{"message":"Internal error"}]}' });
+    });
+
+    it('keeps it in a row of its own if not, so that statement arriving late fails on the key and writes nothing', async () => {
+      const { scope, hash, claim, carrying } = claimOf();
+      await expect(claim.carriedBy(Promise.reject(lostOnTheWayBack()))).rejects.toThrow('Connection terminated unexpectedly');
+      await claim.settle(500, '{"errors":[]}', true);
+      await expect(context.db.prepared.query(carrying)).rejects.toMatchObject({ code: '23505', constraint: 'idempotency_records_pkey' });
+      expect(await idempotency.begin(scope, 'key', hash)).toEqual({ kind: 'replay', statusCode: 500, body: '{"errors":[]}' });
+    });
+
+    it('leaves alone a row another request has taken since', async () => {
+      const { scope, hash, claim } = claimOf();
+      await expect(claim.carriedBy(Promise.reject(lostOnTheWayBack()))).rejects.toThrow('Connection terminated unexpectedly');
+      await new Promise((resolve) => setTimeout(resolve, 5)); // another millisecond: another claim
+      expect(await idempotency.begin(scope, 'key', hash)).toEqual({ kind: 'new' });
+      await claim.settle(500, '{"errors":[]}', true);
+      expect(await context.db.idempotencyRecord.findUniqueOrThrow({ where: { scope_key: { scope, key: 'key' } } })).toMatchObject({ responseBody: null });
+    });
+  });
+});
