@@ -243,7 +243,8 @@ export async function runIdempotently(
     const start = await claim.take();
     if (start.kind !== 'new') return answerToTaken(start);
   }
-  return runAndSettle(claim, request, () => execute());
+  // A mutation that takes its key with its first write still gets the claim, held now, to say when it wrote.
+  return runAndSettle(claim, request, () => execute(request.claimOnFirstWrite ? claim : undefined));
 }
 
 /** The answer to a request whose key another request took: its kept response, or why there is none to give. */
@@ -273,13 +274,13 @@ async function runAndSettle(claim: IdempotencyClaim, request: KeyedMutation, exe
 
 /**
  * Keeps `response` under the key if the operation may have acted, else frees the key (IdempotencyClaim.settle).
- * Where the operation's first write failed unseen, what is kept is an internal error, not the answer (a 503 says
- * "try again", and a replay of it never could); the answer still goes to this client.
+ * Where the operation's first write failed unseen, the answer is an internal error, to this client and every
+ * retry alike (a 503 says "try again", and a replay of it never could).
  */
 async function settle(claim: IdempotencyClaim, request: KeyedMutation, response: PlainResponse): Promise<PlainResponse> {
   const kept = claim.uncertain ? INTERNAL_ERROR() : response;
   await claim.settle(kept.status, kept.body, mayHaveActed(kept, request.rootFields));
-  return response;
+  return kept;
 }
 
 const INTERNAL_ERROR = () => errorResponse('INTERNAL', 'Internal error; it has been logged.');

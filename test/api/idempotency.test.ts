@@ -143,6 +143,31 @@ describe('createPayment takes its key with its insert (docs/architecture.md, "Id
     expect(((await retry.json()) as Created).data?.createPayment.id).toBe(first.data!.createPayment.id);
   });
 
+  it('a key reused after 24 hours, taken over by a second run, is kept once the payment is written, even by an outage answered after the insert', async () => {
+    const shop = await createMerchant(stack.api);
+    const headers = { 'api-key': shop.secretKey, 'idempotency-key': `outage-${shop.merchantId}` };
+    const create = (amount: number) =>
+      post(operation(CreatePaymentDocument, { input: { amount, currency: 'USD', paymentMethodData: card('4242424242424242') } }), headers);
+    expect((await create(2100)).status).toBe(200);
+    await sql.query(`UPDATE idempotency_records SET created_at = now() - interval '25 hours' WHERE key = $1`, [headers['idempotency-key']]);
+    // The payment's second statement (its payment method) meets an outage: the insert before it has written.
+    await sql.query(
+      `CREATE OR REPLACE FUNCTION refuse_attempt_update() RETURNS trigger AS $$ BEGIN IF NEW.amount = 2222 THEN RAISE EXCEPTION 'injected outage' USING ERRCODE = '53300'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+    );
+    await sql.query(`CREATE TRIGGER refuse_attempt_update BEFORE UPDATE ON payment_attempts FOR EACH ROW EXECUTE FUNCTION refuse_attempt_update()`);
+    try {
+      const outage = await create(2222);
+      expect(((await outage.json()) as Created).errors?.[0]?.extensions.code).toBe('SERVICE_UNAVAILABLE');
+    } finally {
+      await sql.query(`DROP TRIGGER refuse_attempt_update ON payment_attempts`);
+      await sql.query(`DROP FUNCTION refuse_attempt_update()`);
+    }
+    const retry = await create(2222);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    const { rows } = await sql.query(`SELECT count(*)::int AS n FROM payment_intents WHERE merchant_id = $1 AND amount = 2222`, [shop.merchantId]);
+    expect(rows[0].n).toBe(1);
+  });
+
   it('a request refused before its insert leaves no record: the corrected retry runs', async () => {
     const shop = await createMerchant(stack.api);
     const headers = { 'api-key': shop.secretKey, 'idempotency-key': `corrected-${shop.merchantId}` };

@@ -93,6 +93,17 @@ describe('a claim carried by the operation’s first write', () => {
       expect(await idempotency.begin(scope, 'key', hash)).toEqual({ kind: 'replay', statusCode: 500, body: '{"errors":[]}' });
     });
 
+    it.each([
+      ['an error the server answered (a constraint)', Object.assign(new Error('violates foreign key constraint'), { code: '23503' })],
+      ['no connection in time', new Error('timeout exceeded when trying to connect')],
+      ['a refused connection', Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })],
+    ])('is not uncertain after %s: nothing was written, and the key is still to take', async (_case, error) => {
+      const { claim } = claimOf();
+      await expect(claim.carriedBy(Promise.reject(error))).rejects.toBe(error);
+      expect(claim.mayHold).toBe(false);
+      expect(claim.insertion()).not.toBeNull();
+    });
+
     it('leaves alone a row another request has taken since', async () => {
       const { scope, hash, claim } = claimOf();
       await expect(claim.carriedBy(Promise.reject(lostOnTheWayBack()))).rejects.toThrow('Connection terminated unexpectedly');

@@ -170,6 +170,8 @@ export class PaymentStore {
       { ...row, attemptId: activeAttempt.id, subject: 'attempt', fromStatus: null, toStatus: activeAttempt.status },
     ];
     const claim = idempotencyClaim?.insertion();
+    // A claim taken already (a mandate's charge, or a run again after losing the key) learns that the operation wrote.
+    if (idempotencyClaim && !claim) await idempotencyClaim.takeBeforeWriting();
     // Its text depends only on the fields a payment has and on the claim: one prepared statement each (client.ts, PreparedStatements).
     const written = this.db.prepared.query(Prisma.sql`
       WITH ${claim ? Prisma.sql`idempotency_claim AS (${claim}), ` : Prisma.empty}intent AS (${insertRow('intent', intent)}), attempt AS (${insertRow('attempt', activeAttempt)})

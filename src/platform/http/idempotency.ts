@@ -184,7 +184,7 @@ export class IdempotencyClaim {
       this.#wrote = true;
       return result;
     } catch (error) {
-      this.#state = isUniqueViolation(error, 'idempotency_records_pkey') ? 'lost' : 'uncertain';
+      this.#state = isUniqueViolation(error, 'idempotency_records_pkey') ? 'lost' : mayHaveCommitted(error) ? 'uncertain' : 'open';
       throw this.#state === 'lost' ? keyHeldElsewhere() : error;
     }
   }
@@ -216,6 +216,18 @@ export class IdempotencyClaim {
     if (this.#state === 'lost') throw keyHeldElsewhere();
     this.#wrote = true;
   }
+}
+
+/**
+ * Whether a statement that failed may still have committed. An SQLSTATE is the server's own answer: the statement
+ * was rolled back, unless the server was shutting down (57P0x, which may come after a commit). A connection that
+ * was never made sent nothing. Anything else (a connection lost mid-statement) may hide a commit.
+ */
+function mayHaveCommitted(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code.startsWith('57P');
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND') return false;
+  return !(typeof message === 'string' && message.startsWith('timeout exceeded when trying to connect'));
 }
 
 /** What an operation stops with on a lost claim; its answer is never sent (the record's answer is). */
