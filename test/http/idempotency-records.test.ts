@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '../../src/kernel/ids.ts';
 import { createServiceContext } from '../../src/main/service-context.ts';
 import { loadConfig } from '../../src/platform/config.ts';
-import { IdempotencyService } from '../../src/platform/http/idempotency.ts';
+import { IDEMPOTENCY_LEASE_MS, IdempotencyService } from '../../src/platform/http/idempotency.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { testEnv } from '../support/api.ts';
 
@@ -23,21 +23,22 @@ afterAll(async () => {
 /** `count` keys of one new scope, each claimed by a request of its own, and what each request answers. */
 async function claimed(count: number) {
   const scope = newId('apiKey');
+  const claimedAt = new Date();
   const requests = Array.from({ length: count }, (_, index) => ({
     key: `key-${index}`,
     hash: idempotency.requestHash(`request ${index}`),
     body: `{"n":${index}}`,
   }));
-  for (const request of requests) expect(await idempotency.begin(scope, request.key, request.hash)).toEqual({ kind: 'new' });
-  return { scope, requests };
+  for (const request of requests) expect(await idempotency.begin(scope, request.key, request.hash, claimedAt)).toEqual({ kind: 'new' });
+  return { scope, claimedAt, requests };
 }
 
 describe('stored answers', () => {
   it('of requests finishing together go in one statement, each under its own key', async () => {
-    const { scope, requests } = await claimed(20);
+    const { scope, claimedAt, requests } = await claimed(20);
     const statements = vi.spyOn(context.db.prepared, 'run');
     try {
-      await Promise.all(requests.map((request, index) => idempotency.complete(scope, request.key, 200 + index, request.body)));
+      await Promise.all(requests.map((request, index) => idempotency.complete(scope, request.key, claimedAt, 200 + index, request.body)));
       expect(statements).toHaveBeenCalledTimes(1);
     } finally {
       statements.mockRestore();
@@ -48,13 +49,27 @@ describe('stored answers', () => {
   });
 
   it('fail only the request whose record is gone; the others in its batch are stored', async () => {
-    const { scope, requests } = await claimed(3);
+    const { scope, claimedAt, requests } = await claimed(3);
     await context.db.idempotencyRecord.delete({ where: { scope_key: { scope, key: requests[1]!.key } } });
-    const outcomes = await Promise.allSettled(requests.map((request) => idempotency.complete(scope, request.key, 200, request.body)));
+    const outcomes = await Promise.allSettled(requests.map((request) => idempotency.complete(scope, request.key, claimedAt, 200, request.body)));
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect((outcomes[1] as PromiseRejectedResult).reason).toEqual(new Error(`idempotency record ${scope}/key-1 is gone before its response was stored`));
+    expect((outcomes[1] as PromiseRejectedResult).reason).toEqual(
+      new Error(`idempotency record ${scope}/key-1 is gone or taken over before its response was stored`),
+    );
     expect(await idempotency.begin(scope, requests[0]!.key, requests[0]!.hash)).toMatchObject({ kind: 'replay', body: requests[0]!.body });
     expect(await idempotency.begin(scope, requests[2]!.key, requests[2]!.hash)).toMatchObject({ kind: 'replay', body: requests[2]!.body });
+  });
+});
+
+describe('an answer whose request outlived its lease', () => {
+  it('is not stored over the row of the request that took the key over: that one’s answer is kept', async () => {
+    const { scope, claimedAt, requests } = await claimed(1);
+    const [request] = requests;
+    const later = new Date(claimedAt.getTime() + IDEMPOTENCY_LEASE_MS + 1);
+    expect(await idempotency.begin(scope, request!.key, request!.hash, later)).toEqual({ kind: 'new' });
+    await expect(idempotency.complete(scope, request!.key, claimedAt, 500, '{"late":true}')).rejects.toThrow('is gone or taken over');
+    await idempotency.complete(scope, request!.key, later, 200, request!.body);
+    expect(await idempotency.begin(scope, request!.key, request!.hash, later)).toEqual({ kind: 'replay', statusCode: 200, body: request!.body });
   });
 });
 

@@ -17,7 +17,8 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /**
  * How long a request may hold its key before a retry may take it over: far longer than any request
  * takes (processor calls time out long before), so only a request whose process died is taken over.
- * Taking over is safe because the operations themselves refuse to act twice (the state machines).
+ * Taking over runs the operation again: an operation on an existing object refuses to act twice (the state
+ * machines), but a createPayment whose process died after its insert is run again as a new payment.
  */
 export const IDEMPOTENCY_LEASE_MS = 5 * 60 * 1000;
 
@@ -32,14 +33,16 @@ export const CLAIM_ON_FIRST_WRITE = 'idempotencyClaimOnFirstWrite';
 interface KeptResponse {
   scope: string;
   key: string;
+  /** When the holder's claim was written: a row another request has taken over since is not this answer's. */
+  claimedAt: Date;
   statusCode: number;
   sealedBody: string;
 }
 
 /** The statement storing a batch of answers, one array per column (one text, prepared whatever the batch's size). */
 const KEEP_RESPONSES = `UPDATE idempotency_records AS record SET status_code = kept.status_code, response_body = kept.response_body
-  FROM unnest($1::text[], $2::text[], $3::int[], $4::text[]) AS kept (scope, key, status_code, response_body)
-  WHERE record.scope = kept.scope AND record.key = kept.key
+  FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::text[]) AS kept (scope, key, created_at, status_code, response_body)
+  WHERE record.scope = kept.scope AND record.key = kept.key AND record.created_at = kept.created_at AND record.response_body IS NULL
   RETURNING record.scope, record.key`;
 
 export class IdempotencyService {
@@ -88,11 +91,12 @@ export class IdempotencyService {
     return taken.count === 1 ? { kind: 'new' } : this.begin(scope, key, requestHash, now);
   }
 
-  /** Stores the answer of the request holding `key`; resolves once it is committed. */
-  async complete(scope: string, key: string, statusCode: number, body: string): Promise<void> {
-    const stored = await this.#keptResponses.submit({ scope, key, statusCode, sealedBody: this.context.secretBox.seal(body) });
-    // begin claimed it, and only abandon deletes one (never this request's, which acted): a miss is a bug.
-    if (!stored) throw new Error(`idempotency record ${scope}/${key} is gone before its response was stored`);
+  /** Stores the answer of the request holding `key` by its claim written at `claimedAt`; resolves once it is committed. */
+  async complete(scope: string, key: string, claimedAt: Date, statusCode: number, body: string): Promise<void> {
+    const stored = await this.#keptResponses.submit({ scope, key, claimedAt, statusCode, sealedBody: this.context.secretBox.seal(body) });
+    // Its claim wrote the row; only abandon deletes one (never this request's, which acted), and only a takeover
+    // after IDEMPOTENCY_LEASE_MS makes it another's: a miss means this request outlived its lease, or a bug.
+    if (!stored) throw new Error(`idempotency record ${scope}/${key} is gone or taken over before its response was stored`);
   }
 
   /** Stores each answer of a batch; for each, whether its record was there to hold it. */
@@ -101,6 +105,7 @@ export class IdempotencyService {
     const { rows } = await this.context.db.prepared.run<{ scope: string; key: string }>(KEEP_RESPONSES, [
       responses.map((response) => response.scope),
       responses.map((response) => response.key),
+      responses.map((response) => response.claimedAt),
       responses.map((response) => response.statusCode),
       responses.map((response) => response.sealedBody),
     ]);
@@ -206,7 +211,7 @@ export class IdempotencyClaim {
   async settle(statusCode: number, body: string, mayHaveActed: boolean): Promise<void> {
     if (this.#state === 'uncertain') await this.service.completeClaim(this, this.#claimedAt, statusCode, body);
     else if (this.#state !== 'taken') throw new Error(`idempotency claim ${this.scope}/${this.key} settles a key it does not hold`);
-    else if (mayHaveActed || this.#wrote) await this.service.complete(this.scope, this.key, statusCode, body);
+    else if (mayHaveActed || this.#wrote) await this.service.complete(this.scope, this.key, this.#claimedAt, statusCode, body);
     else await this.service.abandon(this.scope, this.key);
   }
 
