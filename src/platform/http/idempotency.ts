@@ -154,7 +154,7 @@ export class IdempotencyClaim {
     readonly requestHash: string,
   ) {}
 
-  /** Whether this request holds the key (its record is written, and its answer is kept there), or may (`keep`). */
+  /** Whether this request holds the key (its record is written, and its answer is kept there), or may (`settle`). */
   get mayHold(): boolean {
     return this.#state === 'taken' || this.#state === 'uncertain';
   }
