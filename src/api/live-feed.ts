@@ -8,6 +8,7 @@ import { createPubSub } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
+import { createSubscriberConnection } from '../platform/redis-subscriber.ts';
 import { AppError } from '../kernel/errors.ts';
 import { withPush, type Attach, type PushStream } from '../kernel/async-streams.ts';
 import type { LiveEvents, LivePublisher, WrittenEvent } from '../modules/events/index.ts';
@@ -53,7 +54,7 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
   // Auto-pipelined: the publications of one turn of the event loop (a payment's change on two channels, its
   // event, other requests' at the same moment) go out in one write instead of a system call each.
   const publishRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false, enableAutoPipelining: true });
-  const subscribeRedis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+  const subscribeRedis = createSubscriberConnection(config.REDIS_URL);
   for (const client of [publishRedis, subscribeRedis]) client.on('error', (error) => logger.warn({ err: error }, 'live feed: redis error'));
   const lost = (what: string) => (error: unknown) => logger.warn({ err: error }, `live feed: ${what} failed; subscribers catch up from the database`);
   // The event target fires these and forgets them: their failures are caught here, never unhandled.

@@ -5,6 +5,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
 import { gaugeOnScrape, type Metrics } from '../http/metrics.ts';
+import { createSubscriberConnection } from '../redis-subscriber.ts';
 
 export interface ReadCacheOptions {
   redisUrl: string;
@@ -63,7 +64,7 @@ export class ReadCache {
       this.healthCheck = undefined;
       return;
     }
-    this.subscriber = new Redis(options.redisUrl, { maxRetriesPerRequest: null, autoResubscribe: false });
+    this.subscriber = createSubscriberConnection(options.redisUrl, { autoResubscribe: false });
     this.subscriber.on('error', (error) => logger.warn({ err: error }, 'read cache: redis error'));
     this.subscriber.on('message', (from: string, message: string) => {
       if (from !== channel) return;
