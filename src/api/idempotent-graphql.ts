@@ -20,6 +20,7 @@ import { AppError, ERROR_CODES, headersOf, type ErrorCode } from '../kernel/erro
 import { TOO_DEEP_TO_PARSE } from '../platform/graphql/errors.ts';
 import type { IdempotencyClaim, IdempotencyService, IdempotencyStart } from '../platform/http/idempotency.ts';
 import { CLAIM_ON_FIRST_WRITE, MAX_IDEMPOTENCY_KEY_LENGTH } from '../platform/http/idempotency.ts';
+import { WriteWitness, witnessing } from '../platform/db/write-witness.ts';
 import type { DocumentCache } from './yoga.ts';
 
 const REFUSED_BEFORE_EXECUTION: ReadonlySet<string> = new Set<ErrorCode>([
@@ -237,8 +238,9 @@ export async function runIdempotently(
     const start = await claim.take();
     if (start.kind !== 'new') return answerToTaken(start);
     // The key is free after all (its record expired, or was abandoned in between). An operation that stopped
-    // on its own answered for itself; one that stopped on losing the key runs again, holding it.
-    if (!lostKey) return settle(claim, request, response);
+    // on its own, having written nothing (it held no claim, and its first write carries one), answered for itself;
+    // one that stopped on losing the key runs again, holding it.
+    if (!lostKey) return settle(claim, request, response, false);
   } else {
     const start = await claim.take();
     if (start.kind !== 'new') return answerToTaken(start);
@@ -259,27 +261,33 @@ function answerToTaken(start: Exclude<IdempotencyStart, { kind: 'new' }>): Plain
   }
 }
 
-/** Runs `execute`, and settles the key with its answer if the claim may hold it by then (`settle`). */
+/**
+ * Runs `execute`, and settles the key with its answer if the claim may hold it by then (`settle`). Whether it wrote
+ * is witnessed on the database pool (WriteWitness): a write is where an operation acts (a refund's row before its
+ * processor call, a payment's attempt before its authorization), so an answer given after one is kept, whatever
+ * its code.
+ */
 async function runAndSettle(claim: IdempotencyClaim, request: KeyedMutation, execute: () => Promise<PlainResponse>): Promise<PlainResponse> {
+  const witness = new WriteWitness();
   let response: PlainResponse;
   try {
-    response = await execute();
+    response = await witnessing(witness, execute);
   } catch (error) {
     // It may have acted before failing: keep the failure, so a retry is not a second run.
-    if (claim.mayHold) await settle(claim, request, INTERNAL_ERROR());
+    if (claim.mayHold) await settle(claim, request, INTERNAL_ERROR(), true);
     throw error;
   }
-  return claim.mayHold ? settle(claim, request, response) : response;
+  return claim.mayHold ? settle(claim, request, response, witness.wrote) : response;
 }
 
 /**
- * Keeps `response` under the key if the operation may have acted, else frees the key (IdempotencyClaim.settle).
- * Where the operation's first write failed unseen, the answer is an internal error, to this client and every
- * retry alike (a 503 says "try again", and a replay of it never could).
+ * Keeps `response` under the key if the operation may have acted (it `wrote`, or its answer says it may have),
+ * else frees the key (IdempotencyClaim.settle). Where the operation's first write failed unseen, the answer is an
+ * internal error, to this client and every retry alike (a 503 says "try again", and a replay of it never could).
  */
-async function settle(claim: IdempotencyClaim, request: KeyedMutation, response: PlainResponse): Promise<PlainResponse> {
+async function settle(claim: IdempotencyClaim, request: KeyedMutation, response: PlainResponse, wrote: boolean): Promise<PlainResponse> {
   const kept = claim.uncertain ? INTERNAL_ERROR() : response;
-  await claim.settle(kept.status, kept.body, mayHaveActed(kept, request.rootFields));
+  await claim.settle(kept.status, kept.body, wrote || mayHaveActed(kept, request.rootFields));
   return kept;
 }
 

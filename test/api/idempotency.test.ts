@@ -8,6 +8,7 @@ import {
   ConfirmPaymentDocument,
   CreateApiKeyDocument,
   CreatePaymentDocument,
+  CreateRefundDocument,
   PaymentDocument,
   RevokeApiKeyDocument,
   UpdateConnectorAccountDocument,
@@ -176,6 +177,38 @@ describe('createPayment takes its key with its insert (docs/architecture.md, "Id
     expect((await sql.query('SELECT 1 FROM idempotency_records WHERE key = $1', [headers['idempotency-key']])).rowCount).toBe(0);
     const corrected = await post(operation(CreatePaymentDocument, { input: { amount: 1900, currency: 'USD' } }), headers);
     expect(((await corrected.json()) as Created).data?.createPayment.id).toMatch(/^pay_/);
+  });
+});
+
+describe('a mutation that takes its key before it runs', () => {
+  it('keeps its answer once it has written, though the answer is an outage: a retry replays it, and there is one refund', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const input = { amount: 5000, currency: 'USD', confirm: true, paymentMethodData: card('4242424242424242') };
+    const paid = dataOf(await shop.secret(CreatePaymentDocument, { input })).createPayment;
+    expect(paid.status).toBe('SUCCEEDED');
+    const refund = () =>
+      post(operation(CreateRefundDocument, { input: { paymentId: paid.id, amount: 1111 } }), {
+        'api-key': shop.secretKey,
+        'idempotency-key': `refund-outage-${paid.id}`,
+      });
+    // The refund's row is written and the processor refunds; saving its answer then meets an outage (SERVICE_UNAVAILABLE).
+    await sql.query(
+      `CREATE OR REPLACE FUNCTION refuse_refund_update() RETURNS trigger AS $$ BEGIN IF NEW.amount = 1111 THEN RAISE EXCEPTION 'injected outage' USING ERRCODE = '53300'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+    );
+    await sql.query(`CREATE TRIGGER refuse_refund_update BEFORE UPDATE ON refunds FOR EACH ROW EXECUTE FUNCTION refuse_refund_update()`);
+    let outage: { errors?: { extensions: { code: string } }[] };
+    try {
+      outage = (await (await refund()).json()) as typeof outage;
+    } finally {
+      await sql.query(`DROP TRIGGER refuse_refund_update ON refunds`);
+      await sql.query(`DROP FUNCTION refuse_refund_update()`);
+    }
+    expect(outage.errors?.[0]?.extensions.code).toBe('SERVICE_UNAVAILABLE');
+    const retry = await refund();
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await retry.json()).toEqual(outage);
+    const { rows } = await sql.query(`SELECT count(*)::int AS n FROM refunds WHERE payment_id = $1`, [paid.id]);
+    expect(rows[0].n).toBe(1);
   });
 });
 

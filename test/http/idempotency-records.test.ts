@@ -8,6 +8,7 @@ import { createServiceContext } from '../../src/main/service-context.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { IDEMPOTENCY_LEASE_MS, IdempotencyService } from '../../src/platform/http/idempotency.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import { WriteWitness, witnessing } from '../../src/platform/db/write-witness.ts';
 import { testEnv } from '../support/api.ts';
 
 const context = createServiceContext(loadConfig(testEnv()), createLogger('silent'));
@@ -85,8 +86,10 @@ describe('a claim carried by the operation’s first write', () => {
 
   it('keeps any answer once the write is done, a refusal or an outage included: the key is never freed after it', async () => {
     const { scope, hash, claim, carrying } = claimOf();
-    await claim.carriedBy(context.db.prepared.query(carrying));
-    await claim.settle(503, '{"errors":[{"extensions":{"code":"SERVICE_UNAVAILABLE"}}]}', false);
+    // As runIdempotently settles: the answer says nothing was done, but the database saw the write.
+    const witness = new WriteWitness();
+    await witnessing(witness, () => claim.carriedBy(context.db.prepared.query(carrying)));
+    await claim.settle(503, '{"errors":[{"extensions":{"code":"SERVICE_UNAVAILABLE"}}]}', witness.wrote);
     expect(await idempotency.begin(scope, 'key', hash)).toMatchObject({ kind: 'replay', statusCode: 503 });
   });
 

@@ -3,6 +3,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient, type Prisma } from '../../generated/prisma/client.ts';
+import { witnessWrites } from './write-witness.ts';
 
 /**
  * Statements sent straight through node-postgres, as named prepared statements: PostgreSQL parses and plans
@@ -85,6 +86,8 @@ export function createDatabase(databaseUrl: string, poolSize: number, transactio
   const pool = new pg.Pool({ ...inUtc(databaseUrl), max: poolSize, connectionTimeoutMillis: 5_000 });
   // An idle connection that fails is dropped by the pool; the next statement that needs one sees the error.
   pool.on('error', () => {});
+  // Before Prisma's adapter sends anything: every statement of a keyed mutation counts towards its answer being kept.
+  witnessWrites(pool);
   const client = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }), transactionOptions: { maxWait: transactionMaxWaitMs } });
   return Object.assign(client, { prepared: new PreparedStatements(pool) });
 }

@@ -11,6 +11,7 @@ import { Prisma } from '../../generated/prisma/client.ts';
 import { AppError } from '../../kernel/errors.ts';
 import { isUniqueViolation } from '../db/unique-violation.ts';
 import { Batcher } from '../batcher.ts';
+import { mayHaveCommitted } from '../db/write-witness.ts';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
@@ -144,8 +145,6 @@ export class IdempotencyClaim {
   #state: 'open' | 'taken' | 'lost' | 'uncertain' = 'open';
   /** When the claim's row was written (or its insert sent): the lease runs from then. */
   #claimedAt = new Date();
-  /** Whether the operation has written: from then on its answer is kept whatever it says (`settle`). */
-  #wrote = false;
 
   constructor(
     private readonly service: IdempotencyService,
@@ -186,7 +185,6 @@ export class IdempotencyClaim {
     try {
       const result = await statement;
       this.#state = 'taken';
-      this.#wrote = true;
       return result;
     } catch (error) {
       this.#state = isUniqueViolation(error, 'idempotency_records_pkey') ? 'lost' : mayHaveCommitted(error) ? 'uncertain' : 'open';
@@ -203,15 +201,15 @@ export class IdempotencyClaim {
   }
 
   /**
-   * Settles the key once a request that may hold it (`mayHold`) has answered: its answer is kept if it
-   * `mayHaveActed` or has written (`carriedBy`, `takeBeforeWriting`: an answer after a write, a refusal or an
-   * outage included, never frees the key), else the key is freed for a corrected retry. After an uncertain carrying
-   * statement the answer is kept in its own row, whether or not that statement committed (`completeClaim`).
+   * Settles the key once a request that may hold it (`mayHold`) has answered: its answer is kept if the operation
+   * `mayHaveActed` (its answer says so, or it wrote: an answer after a write, a refusal or an outage included,
+   * never frees the key), else the key is freed for a corrected retry. After an uncertain carrying statement the
+   * answer is kept in its own row, whether or not that statement committed (`completeClaim`).
    */
   async settle(statusCode: number, body: string, mayHaveActed: boolean): Promise<void> {
     if (this.#state === 'uncertain') await this.service.completeClaim(this, this.#claimedAt, statusCode, body);
     else if (this.#state !== 'taken') throw new Error(`idempotency claim ${this.scope}/${this.key} settles a key it does not hold`);
-    else if (mayHaveActed || this.#wrote) await this.service.complete(this.scope, this.key, this.#claimedAt, statusCode, body);
+    else if (mayHaveActed) await this.service.complete(this.scope, this.key, this.#claimedAt, statusCode, body);
     else await this.service.abandon(this.scope, this.key);
   }
 
@@ -219,20 +217,7 @@ export class IdempotencyClaim {
   async takeBeforeWriting(): Promise<void> {
     if (this.#state === 'open') await this.take();
     if (this.#state === 'lost') throw keyHeldElsewhere();
-    this.#wrote = true;
   }
-}
-
-/**
- * Whether a statement that failed may still have committed. An SQLSTATE is the server's own answer: the statement
- * was rolled back, unless the server was shutting down (57P0x, which may come after a commit). A connection that
- * was never made sent nothing. Anything else (a connection lost mid-statement) may hide a commit.
- */
-function mayHaveCommitted(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code.startsWith('57P');
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND') return false;
-  return !(typeof message === 'string' && message.startsWith('timeout exceeded when trying to connect'));
 }
 
 /** What an operation stops with on a lost claim; its answer is never sent (the record's answer is). */
