@@ -9,6 +9,8 @@ export interface RequestScope {
   log: Readonly<Record<string, string | undefined>>;
   /** DOCS_BASE_URL (docs/configuration.md): where error answers' `docs` links point. */
   docsBaseUrl?: string | undefined;
+  /** While a keyed mutation runs: told of each write it sends to the database (db/write-witness.ts, WriteWitness). */
+  writes?: { follow(sent: unknown): void } | undefined;
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();

@@ -3,8 +3,8 @@
 // kept whatever it says, a refusal or an outage included, so a retry replays it rather than acting twice. The
 // witness sees every statement on the pool (Prisma's and the prepared ones) where the caller sends it, so no
 // store has to remember to say it wrote.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type pg from 'pg';
+import { currentScope, runInScope, type RequestScope } from '../request-scope.ts';
 
 /** What one run of `witnessing` saw. */
 export class WriteWitness {
@@ -37,10 +37,11 @@ export class WriteWitness {
   }
 }
 
-const witnesses = new AsyncLocalStorage<WriteWitness>();
-
-/** Runs `work`, and everything it starts, under `witness`. */
-export const witnessing = <T>(witness: WriteWitness, work: () => T): T => witnesses.run(witness, work);
+/**
+ * Runs `work`, and everything it starts, under `witness`. The witness rides in the request's scope: a second
+ * AsyncLocalStorage would cost every promise of the process a property of its own.
+ */
+export const witnessing = <T>(witness: WriteWitness, work: () => T): T => runInScope({ log: {}, ...currentScope(), writes: witness }, work);
 
 /**
  * Whether a statement that failed may still have committed. An SQLSTATE is the server's own answer: the statement
@@ -76,7 +77,7 @@ const textOf = (query: unknown): string => (typeof query === 'string' ? query : 
 
 /** A checked-out connection's witness (the one current where it was checked out) and its transaction so far. */
 interface Checkout {
-  witness: WriteWitness;
+  witness: NonNullable<RequestScope['writes']>;
   inTransaction: boolean;
   wroteInTransaction: boolean;
 }
@@ -92,7 +93,7 @@ export function witnessWrites(pool: pg.Pool): void {
   const watched = new WeakSet<pg.PoolClient>();
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   pool.query = ((...args: unknown[]) => {
-    const witness = witnesses.getStore();
+    const witness = currentScope()?.writes;
     const sent = query(...args);
     if (witness !== undefined && statementKind(textOf(args[0])) === 'write') witness.follow(sent);
     return sent;
@@ -118,7 +119,7 @@ export function witnessWrites(pool: pg.Pool): void {
         callback(error, client, done);
       });
     }
-    const witness = witnesses.getStore();
+    const witness = currentScope()?.writes;
     return (connect() as Promise<pg.PoolClient>).then((client) => {
       watch(client);
       if (witness === undefined) checkouts.delete(client);
