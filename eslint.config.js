@@ -24,6 +24,20 @@ export default defineConfig(
     },
   },
   {
+    files: ['src/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          // Prisma sends a batch from the code of the request that started it, so a keyed request's writes in another's
+          // batch would not count for it (src/platform/db/write-witness.ts).
+          selector: "CallExpression[callee.property.name='$transaction'][arguments.0.type='ArrayExpression']",
+          message: 'Use the interactive form, $transaction(async (tx) => ...): the array form batches statements across requests.',
+        },
+      ],
+    },
+  },
+  {
     files: ['src/web/**', 'packages/js/src/**'],
     languageOptions: { globals: browserGlobals },
   },

@@ -230,7 +230,8 @@ export async function runIdempotently(
   const claim = idempotency.claim(scope, key, idempotency.requestHash(request.canonical));
   if (request.claimOnFirstWrite) {
     // The operation takes the key with its first write (IdempotencyClaim).
-    const response = await runAndSettle(claim, request, () => execute(claim));
+    const firstRun = new WriteWitness();
+    const response = await runAndSettle(claim, request, () => execute(claim), firstRun);
     if (claim.mayHold) return response;
     // It wrote nothing: the key was another request's, or the operation stopped before writing. The key's
     // record answers if it has one; if not, this request takes it now.
@@ -238,9 +239,8 @@ export async function runIdempotently(
     const start = await claim.take();
     if (start.kind !== 'new') return answerToTaken(start);
     // The key is free after all (its record expired, or was abandoned in between). An operation that stopped
-    // on its own, having written nothing (it held no claim, and its first write carries one), answered for itself;
-    // one that stopped on losing the key runs again, holding it.
-    if (!lostKey) return settle(claim, request, response, false);
+    // on its own answered for itself; one that stopped on losing the key runs again, holding it.
+    if (!lostKey) return settle(claim, request, response, firstRun.wrote);
   } else {
     const start = await claim.take();
     if (start.kind !== 'new') return answerToTaken(start);
@@ -267,8 +267,12 @@ function answerToTaken(start: Exclude<IdempotencyStart, { kind: 'new' }>): Plain
  * processor call, a payment's attempt before its authorization), so an answer given after one is kept, whatever
  * its code.
  */
-async function runAndSettle(claim: IdempotencyClaim, request: KeyedMutation, execute: () => Promise<PlainResponse>): Promise<PlainResponse> {
-  const witness = new WriteWitness();
+async function runAndSettle(
+  claim: IdempotencyClaim,
+  request: KeyedMutation,
+  execute: () => Promise<PlainResponse>,
+  witness = new WriteWitness(),
+): Promise<PlainResponse> {
   let response: PlainResponse;
   try {
     response = await witnessing(witness, execute);

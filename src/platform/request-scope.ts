@@ -9,8 +9,8 @@ export interface RequestScope {
   log: Readonly<Record<string, string | undefined>>;
   /** DOCS_BASE_URL (docs/configuration.md): where error answers' `docs` links point. */
   docsBaseUrl?: string | undefined;
-  /** While a keyed mutation runs: told of each write it sends to the database (db/write-witness.ts, WriteWitness). */
-  writes?: { follow(sent: unknown): void } | undefined;
+  /** While a keyed mutation runs: its WriteWitness, told of each write it sends to the database (db/write-witness.ts). */
+  writes?: object | undefined;
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();

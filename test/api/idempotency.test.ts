@@ -181,6 +181,22 @@ describe('createPayment takes its key with its insert (docs/architecture.md, "Id
 });
 
 describe('a mutation that takes its key before it runs', () => {
+  it('frees its key when refused before it wrote: the corrected request runs under the same key', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const input = { amount: 3000, currency: 'USD', confirm: true, paymentMethodData: card('4242424242424242') };
+    const paid = dataOf(await shop.secret(CreatePaymentDocument, { input })).createPayment;
+    const refund = (amount: number) =>
+      post(operation(CreateRefundDocument, { input: { paymentId: paid.id, amount } }), {
+        'api-key': shop.secretKey,
+        'idempotency-key': `refund-corrected-${paid.id}`,
+      });
+    // Refused inside the transaction that reserves the amount: it read and locked, and wrote nothing.
+    const refused = (await (await refund(3001)).json()) as { errors?: { extensions: { code: string } }[] };
+    expect(refused.errors?.[0]?.extensions.code).toBe('INVALID_INPUT');
+    const corrected = (await (await refund(1000)).json()) as { data?: { createRefund: { amount: number } } };
+    expect(corrected.data?.createRefund.amount).toBe(1000);
+  });
+
   it('keeps its answer once it has written, though the answer is an outage: a retry replays it, and there is one refund', async () => {
     const shop = await merchantWithSandbox(stack);
     const input = { amount: 5000, currency: 'USD', confirm: true, paymentMethodData: card('4242424242424242') };
@@ -192,16 +208,16 @@ describe('a mutation that takes its key before it runs', () => {
         'idempotency-key': `refund-outage-${paid.id}`,
       });
     // The refund's row is written and the processor refunds; saving its answer then meets an outage (SERVICE_UNAVAILABLE).
-    await sql.query(
-      `CREATE OR REPLACE FUNCTION refuse_refund_update() RETURNS trigger AS $$ BEGIN IF NEW.amount = 1111 THEN RAISE EXCEPTION 'injected outage' USING ERRCODE = '53300'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
-    );
-    await sql.query(`CREATE TRIGGER refuse_refund_update BEFORE UPDATE ON refunds FOR EACH ROW EXECUTE FUNCTION refuse_refund_update()`);
     let outage: { errors?: { extensions: { code: string } }[] };
     try {
+      await sql.query(
+        `CREATE OR REPLACE FUNCTION refuse_refund_update() RETURNS trigger AS $$ BEGIN IF NEW.amount = 1111 THEN RAISE EXCEPTION 'injected outage' USING ERRCODE = '53300'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+      );
+      await sql.query(`CREATE TRIGGER refuse_refund_update BEFORE UPDATE ON refunds FOR EACH ROW EXECUTE FUNCTION refuse_refund_update()`);
       outage = (await (await refund()).json()) as typeof outage;
     } finally {
-      await sql.query(`DROP TRIGGER refuse_refund_update ON refunds`);
-      await sql.query(`DROP FUNCTION refuse_refund_update()`);
+      await sql.query(`DROP TRIGGER IF EXISTS refuse_refund_update ON refunds`);
+      await sql.query(`DROP FUNCTION IF EXISTS refuse_refund_update()`);
     }
     expect(outage.errors?.[0]?.extensions.code).toBe('SERVICE_UNAVAILABLE');
     const retry = await refund();

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase } from '../../src/platform/db/client.ts';
+import { Prisma } from '../../src/generated/prisma/client.ts';
 import { statementKind, WriteWitness, witnessing } from '../../src/platform/db/write-witness.ts';
 
 // One connection: a second checkout waits for the first. The table is in a schema of this file's own (a
@@ -44,9 +45,9 @@ describe('statementKind', () => {
     ['WITH last AS (SELECT 1) SELECT * FROM last', 'read'],
     ['WITH claim AS (INSERT INTO idempotency_records VALUES (1)) INSERT INTO payment_intents VALUES (2)', 'write'],
     ['WITH moved AS (SELECT 1) UPDATE events SET status = 1', 'write'],
-    ['INSERT INTO refunds VALUES ($1)', 'write'],
-    ['update refunds set status = $1', 'write'],
-    ['DELETE FROM idempotency_records', 'write'],
+    ['INSERT INTO refunds VALUES ($1)', 'counted write'],
+    ['update refunds set status = $1', 'counted write'],
+    ['DELETE FROM idempotency_records', 'counted write'],
     ['DO $$ BEGIN END $$', 'write'],
     ['BEGIN', 'begin'],
     ['START TRANSACTION', 'begin'],
@@ -89,6 +90,31 @@ describe('a witness', () => {
     const commitAfterFailure = () =>
       db.prepared.transaction((connection) => connection.query('INSERT INTO write_witness.witnessed VALUES ($1)', [taken]).catch(() => undefined));
     expect(await wrote(commitAfterFailure)).toBe(false);
+  });
+
+  it('does not count a write that changed no row, alone or in a transaction, nor one its sender reads as unchanged', async () => {
+    const none = `${run}-none`;
+    expect(await wrote(() => db.prepared.run('UPDATE write_witness.witnessed SET id = id WHERE id = $1', [none]))).toBe(false);
+    expect(await wrote(() => db.$executeRaw`DELETE FROM write_witness.witnessed WHERE id = ${none}`)).toBe(false);
+    expect(await wrote(() => db.$transaction(async (tx) => tx.$executeRaw`UPDATE write_witness.witnessed SET id = id WHERE id = ${none}`))).toBe(false);
+    // A guarded WITH (as PaymentStore.commit's): its text cannot say, its sender's reading of the answer does.
+    const guarded = (id: string) =>
+      Prisma.sql`WITH changed AS (UPDATE write_witness.witnessed SET id = id WHERE id = ${id} RETURNING id) SELECT count(*)::int AS n FROM changed`;
+    const changedOne = (answer: { rows: { n: number }[] }) => answer.rows[0]?.n === 1;
+    expect(await wrote(() => db.prepared.query(guarded(none)))).toBe(true);
+    expect(await wrote(() => db.prepared.query(guarded(none), changedOne))).toBe(false);
+    const present = row();
+    await db.$executeRaw`INSERT INTO write_witness.witnessed VALUES (${present})`;
+    expect(await wrote(() => db.prepared.query(guarded(present), changedOne))).toBe(true);
+  });
+
+  it('keeps a transaction’s write through a BEGIN inside it, which PostgreSQL only warns of', async () => {
+    const nested = () =>
+      db.prepared.transaction(async (connection) => {
+        await connection.query('INSERT INTO write_witness.witnessed VALUES ($1)', [row()]);
+        await connection.query('BEGIN');
+      });
+    expect(await wrote(nested)).toBe(true);
   });
 
   it('counts a write still on its way as written', async () => {

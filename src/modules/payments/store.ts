@@ -170,7 +170,8 @@ export class PaymentStore {
       { ...row, attemptId: activeAttempt.id, subject: 'attempt', fromStatus: null, toStatus: activeAttempt.status },
     ];
     const claim = idempotencyClaim?.insertion();
-    // A claim taken already (a mandate's charge, or a run again after losing the key) learns that the operation wrote.
+    // A claim this statement cannot carry (a mandate's charge has written first; a run again after losing the key holds it):
+    // taken first, or the charge stops here if another request holds the key.
     if (idempotencyClaim && !claim) await idempotencyClaim.takeBeforeWriting();
     // Its text depends only on the fields a payment has and on the claim: one prepared statement each (client.ts, PreparedStatements).
     const written = this.db.prepared.query(Prisma.sql`
@@ -301,10 +302,13 @@ export class PaymentStore {
       SELECT (SELECT count(*)::int FROM intent) AS changed, (SELECT count(*)::int FROM attempt) AS attempts,
              json_build_array(${Prisma.join([...events.map((_event, index) => Prisma.sql`(SELECT COALESCE(json_agg(written), '[]') FROM ${Prisma.raw(`event_${index}`)} written)`), Prisma.sql`NULL`])}) AS written`;
     type Result = { changed: number; attempts: number; written: WrittenEventRow[][] };
+    // Its guard failed, every CTE matched no row: nothing was written (a keyed request's key is freed: write-witness.ts).
+    const changedOne = (answer: { rows: Result[] }) => answer.rows[0]?.changed === 1;
     // Alone, the statement is prepared (its text varies only by which fields and events a commit has: client.ts,
     // PreparedStatements); in a transaction it runs on the transaction's connection.
     const run = async (executor: Database | Transaction) => {
-      const [result] = executor === this.db ? (await this.db.prepared.query<Result>(statement)).rows : await executor.$queryRaw<Result[]>(statement);
+      const [result] =
+        executor === this.db ? (await this.db.prepared.query<Result>(statement, changedOne)).rows : await executor.$queryRaw<Result[]>(statement);
       if (result!.changed !== 1) throw staleVersion(payment.id);
       // Both hold under the guard (an attempt row is never deleted; the profile was there): a miss is a bug,
       // which committed() throws for an event whose own row is missing (its copies are written by its insert).

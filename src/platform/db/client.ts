@@ -3,7 +3,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient, type Prisma } from '../../generated/prisma/client.ts';
-import { witnessWrites } from './write-witness.ts';
+import { witnessWrites, WROTE_WHEN } from './write-witness.ts';
 
 /**
  * Statements sent straight through node-postgres, as named prepared statements: PostgreSQL parses and plans
@@ -27,14 +27,24 @@ export class PreparedStatements {
     private readonly maxNames = 256,
   ) {}
 
-  /** Runs `statement` (Prisma.sql, whose values are parameters), prepared under a name of its text. */
-  query<Row extends pg.QueryResultRow>(statement: Prisma.Sql): Promise<pg.QueryResult<Row>> {
-    return this.run<Row>(statement.text, statement.values);
+  /**
+   * Runs `statement` (Prisma.sql, whose values are parameters), prepared under a name of its text. `wroteWhen` reads
+   * from its answer whether it wrote, for one whose text cannot say (write-witness.ts, WROTE_WHEN).
+   */
+  query<Row extends pg.QueryResultRow>(statement: Prisma.Sql, wroteWhen?: (result: pg.QueryResult<Row>) => boolean): Promise<pg.QueryResult<Row>> {
+    return this.run<Row>(statement.text, statement.values, this.pool, wroteWhen);
   }
 
   /** Runs `text` with its `values`, prepared under a name of its text: on the pool, or on `executor`, a connection inside `transaction`. */
-  run<Row extends pg.QueryResultRow>(text: string, values: unknown[], executor: SqlExecutor = this.pool): Promise<pg.QueryResult<Row>> {
-    return executor.query<Row>({ name: this.#nameOf(text), text, values });
+  run<Row extends pg.QueryResultRow>(
+    text: string,
+    values: unknown[],
+    executor: SqlExecutor = this.pool,
+    wroteWhen?: (result: pg.QueryResult<Row>) => boolean,
+  ): Promise<pg.QueryResult<Row>> {
+    const config: pg.QueryConfig & { [WROTE_WHEN]?: typeof wroteWhen } = { name: this.#nameOf(text), text, values };
+    if (wroteWhen !== undefined) config[WROTE_WHEN] = wroteWhen;
+    return executor.query<Row>(config);
   }
 
   /**

@@ -4,7 +4,7 @@
 // witness sees every statement on the pool (Prisma's and the prepared ones) where the caller sends it, so no
 // store has to remember to say it wrote.
 import type pg from 'pg';
-import { currentScope, runInScope, type RequestScope } from '../request-scope.ts';
+import { currentScope, runInScope } from '../request-scope.ts';
 
 /** What one run of `witnessing` saw. */
 export class WriteWitness {
@@ -17,16 +17,18 @@ export class WriteWitness {
     return this.#committed || this.#inFlight > 0;
   }
 
-  /** Follows one write (a statement outside a transaction, or a transaction's COMMIT) until the server answers it. */
-  follow(sent: unknown): void {
+  /**
+   * Follows one write (a statement outside a transaction, or a transaction's COMMIT) until the server answers it;
+   * `changed` reads its answer (a guarded UPDATE that matched no row changed nothing).
+   */
+  follow(sent: unknown, changed: (result: pg.QueryResult) => boolean): void {
     if (sent === undefined || typeof (sent as Promise<unknown>).then !== 'function') {
       this.#committed = true; // sent with a callback: nothing to wait on, so counted as written
       return;
     }
     this.#inFlight += 1;
-    (sent as Promise<unknown>).then(
-      // A COMMIT of a transaction that had failed is answered ROLLBACK, not an error.
-      (result) => this.#settled((result as { command?: unknown } | undefined)?.command !== 'ROLLBACK'),
+    (sent as Promise<pg.QueryResult>).then(
+      (result) => this.#settled(changed(result)),
       (error: unknown) => this.#settled(mayHaveCommitted(error)),
     );
   }
@@ -55,14 +57,20 @@ export function mayHaveCommitted(error: unknown): boolean {
   return !(typeof message === 'string' && message.startsWith('timeout exceeded when trying to connect'));
 }
 
-type StatementKind = 'read' | 'write' | 'begin' | 'commit' | 'rollback';
+type StatementKind = 'read' | 'write' | 'counted write' | 'begin' | 'commit' | 'rollback';
 
 const LEADING_KEYWORD = /^(?:\s|--[^\n]*\n|\/\*[^]*?\*\/)*([A-Za-z]+)(?:\s+([A-Za-z]+))?/;
 const READS = new Set(['SELECT', 'SHOW', 'VALUES', 'TABLE', 'SET', 'RESET', 'SAVEPOINT', 'RELEASE', 'DEALLOCATE', 'DISCARD', 'LISTEN']);
+/** Statements whose row count is the rows they changed: none changed, nothing was written. */
+const COUNTED_WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 /** A data-modifying statement inside a WITH (PostgreSQL's writable CTEs); a column or table name with one of these as a whole word is read as one too, erring towards a write. */
 const WRITES_WITHIN = /\b(?:INSERT|UPDATE|DELETE|MERGE)\b/i;
 
-/** What a statement does, from its text: anything not known to be a read or transaction control counts as a write. */
+/**
+ * What a statement does, from its text. A plain INSERT, UPDATE, DELETE or MERGE is a counted write (its row count
+ * says whether it wrote); anything else not known to be a read or transaction control (a WITH that writes, DO, a
+ * call) is a write, unless its sender says how to read its answer (`WROTE_WHEN`).
+ */
 export function statementKind(text: string): StatementKind {
   const [, first = '', second = ''] = LEADING_KEYWORD.exec(text) ?? [];
   const keyword = first.toUpperCase();
@@ -70,32 +78,64 @@ export function statementKind(text: string): StatementKind {
   if (keyword === 'COMMIT' || keyword === 'END') return 'commit';
   if (keyword === 'ROLLBACK' || keyword === 'ABORT') return second.toUpperCase() === 'TO' ? 'read' : 'rollback';
   if (keyword === 'WITH') return WRITES_WITHIN.test(text) ? 'write' : 'read';
+  if (COUNTED_WRITES.has(keyword)) return 'counted write';
   return READS.has(keyword) ? 'read' : 'write';
 }
+
+/**
+ * A query config's property saying, from a statement's answer, whether it wrote: for a statement the text cannot
+ * tell of, such as a guarded WITH whose CTEs all match no row when its guard fails (PaymentStore.commit).
+ */
+export const WROTE_WHEN = Symbol('wroteWhen');
+type QueryConfig = { text?: unknown; [WROTE_WHEN]?: (result: pg.QueryResult) => boolean } | null;
+
+/** How to read whether a statement of `kind`, sent with `query`, wrote: null for one that cannot. */
+function changedBy(kind: StatementKind, query: unknown): ((result: pg.QueryResult) => boolean) | null {
+  const told = typeof query === 'object' ? (query as QueryConfig)?.[WROTE_WHEN] : undefined;
+  if (told !== undefined) return told;
+  if (kind === 'counted write') return (result) => (result?.rowCount ?? 1) > 0;
+  return kind === 'write' ? () => true : null;
+}
+
+/** A transaction's COMMIT answered ROLLBACK (it had failed) wrote nothing. */
+const committed = (result: pg.QueryResult) => result?.command !== 'ROLLBACK';
 
 const textOf = (query: unknown): string => (typeof query === 'string' ? query : String((query as { text?: unknown } | null)?.text ?? ''));
 
 /** A checked-out connection's witness (the one current where it was checked out) and its transaction so far. */
 interface Checkout {
-  witness: NonNullable<RequestScope['writes']>;
+  witness: WriteWitness;
   inTransaction: boolean;
+  /** A statement of the transaction changed rows, or may have. */
   wroteInTransaction: boolean;
+  /** Writes of the transaction not answered yet: the COMMIT counts them as written. */
+  unanswered: number;
 }
 
 /**
  * Has `pool` tell the witness current where a statement is sent whether it wrote: a write outside a transaction
  * once it commits, a transaction with a write once its COMMIT does. A statement `pool.query` sends on a
  * connection of its own is seen where `pool.query` was called: its connection may be handed over later, from
- * another request's code.
+ * another request's code. Prisma's batched requests (the array form of `$transaction`) would be sent from the
+ * code of whichever request started the batch: eslint refuses that form (eslint.config.js).
  */
 export function witnessWrites(pool: pg.Pool): void {
   const checkouts = new WeakMap<pg.PoolClient, Checkout>();
   const watched = new WeakSet<pg.PoolClient>();
+  /** Set while pool.query runs: its own checkout (callback style, synchronous) gets no witness. */
+  let inPoolQuery = false;
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   pool.query = ((...args: unknown[]) => {
-    const witness = currentScope()?.writes;
-    const sent = query(...args);
-    if (witness !== undefined && statementKind(textOf(args[0])) === 'write') witness.follow(sent);
+    const witness = currentWitness();
+    inPoolQuery = true;
+    let sent: unknown;
+    try {
+      sent = query(...args);
+    } finally {
+      inPoolQuery = false;
+    }
+    const changed = witness === undefined ? null : changedBy(statementKind(textOf(args[0])), args[0]);
+    if (changed !== null) witness!.follow(sent, changed);
     return sent;
   }) as typeof pool.query;
 
@@ -106,47 +146,60 @@ export function witnessWrites(pool: pg.Pool): void {
     client.query = ((...args: unknown[]) => {
       const sent = clientQuery(...args);
       const checkout = checkouts.get(client);
-      if (checkout !== undefined) follow(checkout, statementKind(textOf(args[0])), sent);
+      if (checkout !== undefined) follow(checkout, args[0], sent);
       return sent;
     }) as typeof client.query;
   };
-  const connect = pool.connect.bind(pool) as (callback?: (error: Error | undefined, client?: pg.PoolClient, done?: unknown) => void) => unknown;
-  pool.connect = ((callback?: (error: Error | undefined, client?: pg.PoolClient, done?: unknown) => void) => {
+  const checkedOut = (client: pg.PoolClient, witness: WriteWitness | undefined) => {
+    watch(client);
+    if (witness === undefined) checkouts.delete(client);
+    else checkouts.set(client, { witness, inTransaction: false, wroteInTransaction: false, unanswered: 0 });
+  };
+  type Callback = (error: Error | undefined, client?: pg.PoolClient, done?: unknown) => void;
+  const connect = pool.connect.bind(pool) as (callback?: Callback) => unknown;
+  pool.connect = ((callback?: Callback) => {
+    const witness = inPoolQuery ? undefined : currentWitness();
     if (callback !== undefined) {
-      // pool.query's own checkout (its statement was seen where pool.query was called), or a caller's with a callback: no witness.
       return connect((error, client, done) => {
-        if (client !== undefined) checkouts.delete(client);
+        if (client !== undefined) checkedOut(client, witness);
         callback(error, client, done);
       });
     }
-    const witness = currentScope()?.writes;
     return (connect() as Promise<pg.PoolClient>).then((client) => {
-      watch(client);
-      if (witness === undefined) checkouts.delete(client);
-      else checkouts.set(client, { witness, inTransaction: false, wroteInTransaction: false });
+      checkedOut(client, witness);
       return client;
     });
   }) as typeof pool.connect;
 }
 
-function follow(checkout: Checkout, kind: StatementKind, sent: unknown): void {
-  switch (kind) {
-    case 'begin':
-      checkout.inTransaction = true;
-      checkout.wroteInTransaction = false;
+const currentWitness = () => currentScope()?.writes as WriteWitness | undefined;
+
+function follow(checkout: Checkout, query: unknown, sent: unknown): void {
+  const kind = statementKind(textOf(query));
+  if (kind === 'begin') {
+    // A BEGIN inside a transaction is only warned of by PostgreSQL: the transaction goes on.
+    if (!checkout.inTransaction) Object.assign(checkout, { inTransaction: true, wroteInTransaction: false, unanswered: 0 });
+  } else if (kind === 'commit') {
+    if (checkout.inTransaction && (checkout.wroteInTransaction || checkout.unanswered > 0)) checkout.witness.follow(sent, committed);
+    checkout.inTransaction = false;
+  } else if (kind === 'rollback') {
+    checkout.inTransaction = false;
+  } else {
+    const changed = changedBy(kind, query);
+    if (changed === null) return;
+    if (!checkout.inTransaction) return checkout.witness.follow(sent, changed);
+    if (typeof (sent as Promise<unknown> | undefined)?.then !== 'function') {
+      checkout.wroteInTransaction = true;
       return;
-    case 'write':
-      if (checkout.inTransaction) checkout.wroteInTransaction = true;
-      else checkout.witness.follow(sent);
-      return;
-    case 'commit':
-      if (checkout.inTransaction && checkout.wroteInTransaction) checkout.witness.follow(sent);
-      checkout.inTransaction = false;
-      return;
-    case 'rollback':
-      checkout.inTransaction = false;
-      return;
-    case 'read':
-      return;
+    }
+    // Inside a transaction a failed statement fails the transaction, so only an answer counts.
+    checkout.unanswered += 1;
+    (sent as Promise<pg.QueryResult>).then(
+      (result) => {
+        checkout.unanswered -= 1;
+        if (changed(result)) checkout.wroteInTransaction = true;
+      },
+      () => void (checkout.unanswered -= 1),
+    );
   }
 }

@@ -213,7 +213,10 @@ export class IdempotencyClaim {
     else await this.service.abandon(this.scope, this.key);
   }
 
-  /** Before a write that cannot carry `insertion()`: takes the key, or stops the operation if another request has it. */
+  /**
+   * Before a write that cannot carry `insertion()`: takes the key, or stops the operation if another request has it. Its
+   * statement runs inside the operation, so it counts as the operation's write (WriteWitness): the answer is kept from then.
+   */
   async takeBeforeWriting(): Promise<void> {
     if (this.#state === 'open') await this.take();
     if (this.#state === 'lost') throw keyHeldElsewhere();
