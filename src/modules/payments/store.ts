@@ -125,6 +125,9 @@ export interface NewAttempt {
   actor: string;
 }
 
+/** Whether a commit's statement wrote: when its guard failed, every CTE matched no row (a keyed request's key is then freed: write-witness.ts). */
+const changedOne = (answer: { rows: { changed: number }[] }) => answer.rows[0]?.changed === 1;
+
 const staleVersion = (paymentId: string) => new AppError('CONFLICT', `Payment ${paymentId} was changed by another request; retry with its current state.`);
 
 export class PaymentStore {
@@ -302,8 +305,6 @@ export class PaymentStore {
       SELECT (SELECT count(*)::int FROM intent) AS changed, (SELECT count(*)::int FROM attempt) AS attempts,
              json_build_array(${Prisma.join([...events.map((_event, index) => Prisma.sql`(SELECT COALESCE(json_agg(written), '[]') FROM ${Prisma.raw(`event_${index}`)} written)`), Prisma.sql`NULL`])}) AS written`;
     type Result = { changed: number; attempts: number; written: WrittenEventRow[][] };
-    // Its guard failed, every CTE matched no row: nothing was written (a keyed request's key is freed: write-witness.ts).
-    const changedOne = (answer: { rows: Result[] }) => answer.rows[0]?.changed === 1;
     // Alone, the statement is prepared (its text varies only by which fields and events a commit has: client.ts,
     // PreparedStatements); in a transaction it runs on the transaction's connection.
     const run = async (executor: Database | Transaction) => {

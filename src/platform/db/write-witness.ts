@@ -102,14 +102,11 @@ const committed = (result: pg.QueryResult) => result?.command !== 'ROLLBACK';
 
 const textOf = (query: unknown): string => (typeof query === 'string' ? query : String((query as { text?: unknown } | null)?.text ?? ''));
 
-/** A checked-out connection's witness (the one current where it was checked out) and its transaction so far. */
+/** A checked-out connection's witness (the one current where it was checked out) and its open transaction's writes. */
 interface Checkout {
   witness: WriteWitness;
-  inTransaction: boolean;
-  /** A statement of the transaction changed rows, or may have. */
-  wroteInTransaction: boolean;
-  /** Writes of the transaction not answered yet: the COMMIT counts them as written. */
-  unanswered: number;
+  /** The writes of the open transaction, followed as the witness follows writes: its COMMIT counts if they wrote. */
+  transaction: WriteWitness | null;
 }
 
 /**
@@ -153,7 +150,7 @@ export function witnessWrites(pool: pg.Pool): void {
   const checkedOut = (client: pg.PoolClient, witness: WriteWitness | undefined) => {
     watch(client);
     if (witness === undefined) checkouts.delete(client);
-    else checkouts.set(client, { witness, inTransaction: false, wroteInTransaction: false, unanswered: 0 });
+    else checkouts.set(client, { witness, transaction: null });
   };
   type Callback = (error: Error | undefined, client?: pg.PoolClient, done?: unknown) => void;
   const connect = pool.connect.bind(pool) as (callback?: Callback) => unknown;
@@ -178,28 +175,14 @@ function follow(checkout: Checkout, query: unknown, sent: unknown): void {
   const kind = statementKind(textOf(query));
   if (kind === 'begin') {
     // A BEGIN inside a transaction is only warned of by PostgreSQL: the transaction goes on.
-    if (!checkout.inTransaction) Object.assign(checkout, { inTransaction: true, wroteInTransaction: false, unanswered: 0 });
+    checkout.transaction ??= new WriteWitness();
   } else if (kind === 'commit') {
-    if (checkout.inTransaction && (checkout.wroteInTransaction || checkout.unanswered > 0)) checkout.witness.follow(sent, committed);
-    checkout.inTransaction = false;
+    if (checkout.transaction?.wrote) checkout.witness.follow(sent, committed);
+    checkout.transaction = null;
   } else if (kind === 'rollback') {
-    checkout.inTransaction = false;
+    checkout.transaction = null;
   } else {
     const changed = changedBy(kind, query);
-    if (changed === null) return;
-    if (!checkout.inTransaction) return checkout.witness.follow(sent, changed);
-    if (typeof (sent as Promise<unknown> | undefined)?.then !== 'function') {
-      checkout.wroteInTransaction = true;
-      return;
-    }
-    // Inside a transaction a failed statement fails the transaction, so only an answer counts.
-    checkout.unanswered += 1;
-    (sent as Promise<pg.QueryResult>).then(
-      (result) => {
-        checkout.unanswered -= 1;
-        if (changed(result)) checkout.wroteInTransaction = true;
-      },
-      () => void (checkout.unanswered -= 1),
-    );
+    if (changed !== null) (checkout.transaction ?? checkout.witness).follow(sent, changed);
   }
 }
