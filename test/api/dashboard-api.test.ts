@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActivityDocument, ConfirmPaymentDocument, CreatePaymentDocument, PaymentChangesDocument } from '../gql/graphql.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
-import { subscribeWs, wsClient } from '../support/subscriptions.ts';
+import { liveChannel, subscribeWs, untilLive, wsClient } from '../support/subscriptions.ts';
 import { card, declinedPayment, eventReaching, shopWithReceiver } from '../support/webhooks.ts';
 
 let stack: Stack;
@@ -61,7 +61,7 @@ describe('paymentChanges', () => {
     const other = await merchantWithSandbox(stack);
     const client = wsClient(stack.api.url, shop.secretKey);
     const changes = subscribeWs(client, PaymentChangesDocument, { profileId: shop.profileId });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilLive(stack.env, liveChannel.profilePayments(shop.profileId));
     dataOf(await other.secret(CreatePaymentDocument, { input: { amount: 100, currency: 'USD' } }));
     const created = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 700, currency: 'USD' } })).createPayment;
     dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card() } }));

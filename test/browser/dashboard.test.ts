@@ -10,6 +10,7 @@ import { dashboardShop, openDashboardPage, signIn, teamUser } from '../support/d
 import { dataOf } from '../support/graphql-client.ts';
 import { actingClient, connectMerchant, createPlatform } from '../support/platforms.ts';
 import { addConnectorAccount } from '../support/stack.ts';
+import { liveChannel, untilLive } from '../support/subscriptions.ts';
 import { card, eventReaching } from '../support/webhooks.ts';
 
 const fixture = dashboardShop();
@@ -21,6 +22,7 @@ describe('the live dashboard', () => {
     await signIn(page, fixture.stack.api.url, user.email, user.password);
     expect(page.url()).toBe(`${fixture.stack.api.url}/dashboard#/payments`);
     expect(await page.locator('#payments-body tr').count()).toBe(0);
+    await untilLive(fixture.stack.env, liveChannel.profilePayments(fixture.shop.profileId));
 
     const created = dataOf(await fixture.shop.secret(CreatePaymentDocument, { input: { amount: 4200, currency: 'USD' } })).createPayment;
     const row = page.locator(`tr[data-payment-id="${created.id}"]`);

@@ -24,7 +24,7 @@ import { dataOf, errorOf, type Execute } from '../support/graphql-client.ts';
 import { actingClient, connectMerchant, createPlatform } from '../support/platforms.ts';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../support/receiver.ts';
 import { addConnectorAccount, startStack, type Stack } from '../support/stack.ts';
-import { subscribeWs, wsClient } from '../support/subscriptions.ts';
+import { liveChannel, subscribeWs, untilLive, wsClient } from '../support/subscriptions.ts';
 import { card } from '../support/webhooks.ts';
 import { webhookSignature } from '../../src/modules/events/signature.ts';
 
@@ -220,7 +220,7 @@ describe('receiveConnectedMerchantEvents', () => {
     await addConnectorAccount(stack, sibling, 'sandbox');
     const client = wsClient(stack.api.url, platform.key);
     const watched = subscribeWs(client, PaymentEventsDocument, { profileId: platform.profileId });
-    await new Promise((resolve) => setTimeout(resolve, 150)); // subscribed
+    await untilLive(stack.env, liveChannel.events(platform.id));
     const created = dataOf(await sibling.secret(CreatePaymentDocument, { input: { amount: 990, currency: 'USD' } })).createPayment;
     dataOf(await sibling.secret(ConfirmPaymentDocument, { input: { clientSecret: created.clientSecret, paymentMethodData: card() } }));
     const copy = await requestAbout(platform.receiver, 'payment_succeeded', 'payment_id', created.id);

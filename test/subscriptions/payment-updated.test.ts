@@ -9,7 +9,7 @@ import { createLiveFeed } from '../../src/api/live-feed.ts';
 import { startTestApi, testEnv, type TestApi } from '../support/api.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
-import { subscribeSse, subscribeWs, wsClient } from '../support/subscriptions.ts';
+import { liveChannel, openSubscriptions, subscribeSse, subscribeWs, untilLive, wsClient } from '../support/subscriptions.ts';
 
 const card = (number: string) => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } });
 
@@ -37,8 +37,8 @@ async function createdPayment(shop: Awaited<ReturnType<typeof merchantWithSandbo
   return dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 2500, currency: 'USD', returnUrl: 'https://shop.example/back' } })).createPayment;
 }
 
-/** Lets a just-started subscription reach Redis before the change it waits for (it only sees later commits). */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
+/** Waits until the subscription to `paymentId`'s changes is in effect: it only sees later commits. */
+const live = (paymentId: string) => untilLive(stack.env, liveChannel.payment(paymentId));
 
 describe('paymentUpdated over graphql-ws', () => {
   it('shows every transition of a 3DS payment, in order, with rising versions', async () => {
@@ -48,7 +48,7 @@ describe('paymentUpdated over graphql-ws', () => {
       paymentId: payment.id,
       clientSecret: payment.clientSecret,
     });
-    await settle();
+    await live(payment.id);
     const confirmed = dataOf(
       await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4000002500003155') } }),
     ).confirmPayment;
@@ -81,7 +81,10 @@ describe('paymentUpdated over graphql-ws', () => {
     const variables = { paymentId: payment.id, clientSecret: payment.clientSecret };
     const secret = [1, 2].map(() => subscribeWs(client(stack.api.url, shop.secretKey), PaymentUpdatedEmailDocument, variables));
     const checkout = subscribeWs(client(stack.api.url, shop.publishableKey), PaymentUpdatedEmailDocument, variables);
-    await settle();
+    // The channel's first subscriber is in effect, and each of the three has run its subscribe resolver (the other
+    // tests' subscriptions are closed, or closing: the count waits for them).
+    await live(payment.id);
+    await vi.waitFor(async () => expect(await openSubscriptions(stack.api)).toBe(3), { timeout: 10_000, interval: 10 });
     dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4242424242424242') } }));
     for (const watched of [...secret, checkout])
       await vi.waitFor(() => expect(watched.results.at(-1)?.paymentUpdated.status).toBe('SUCCEEDED'), { timeout: 10_000, interval: 20 });
@@ -95,16 +98,25 @@ describe('paymentUpdated over graphql-ws', () => {
     const shop = await merchantWithSandbox(stack);
     const payment = await createdPayment(shop);
     dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4242424242424242') } }));
-    // Another process's live feed (its publishing connection is up once the subscription has settled).
+    // Another process's live feed.
     const publisher = createLiveFeed(loadConfig(testEnv(stack.env)), createLogger('silent'));
     const watched = subscribeWs(client(stack.api.url, shop.secretKey), PaymentUpdatedDocument, { paymentId: payment.id });
-    await settle();
+    await live(payment.id);
     // The confirm's first commit (PROCESSING, its attempt PENDING), published late: the payment is
     // SUCCEEDED by now, and the update must still show the attempt of its own commit.
     const charged = (await stack.api.services.payments.store.find(payment.id))!;
     try {
-      publisher.paymentChanged({ ...charged, status: 'PROCESSING', version: 2, activeAttempt: { ...charged.activeAttempt, status: 'PENDING' } });
-      const [late] = await watched.waitFor(1);
+      // Published again until it arrives: a publication before the feed's connection is up is dropped, as a real
+      // process's would be (its subscribers then catch up from the database).
+      const late = await vi.waitFor(
+        () => {
+          if (watched.results.length === 0)
+            publisher.paymentChanged({ ...charged, status: 'PROCESSING', version: 2, activeAttempt: { ...charged.activeAttempt, status: 'PENDING' } });
+          expect(watched.results).not.toEqual([]);
+          return watched.results[0];
+        },
+        { timeout: 10_000, interval: 50 },
+      );
       expect(late!.paymentUpdated).toMatchObject({ status: 'PROCESSING', version: 2, activeAttempt: { status: 'PENDING' } });
     } finally {
       await publisher.close();
@@ -116,7 +128,7 @@ describe('paymentUpdated over graphql-ws', () => {
     const shop = await merchantWithSandbox(stack);
     const payment = await createdPayment(shop);
     const watched = subscribeWs(client(otherApi.url, shop.secretKey), PaymentUpdatedDocument, { paymentId: payment.id });
-    await settle();
+    await live(payment.id);
     dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4242424242424242') } }));
     const seen = await watched.waitFor(2);
     expect(seen.map((result) => result.paymentUpdated.status)).toEqual(['PROCESSING', 'SUCCEEDED']);
@@ -160,7 +172,7 @@ describe('paymentUpdated over Server-Sent Events', () => {
     const shop = await merchantWithSandbox(stack);
     const payment = await createdPayment(shop);
     const watched = subscribeSse(stack.api.url, shop.secretKey, PaymentUpdatedDocument, { paymentId: payment.id });
-    await settle();
+    await live(payment.id);
     dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4242424242424242') } }));
     const seen = await watched.waitFor(2);
     expect(seen.map((result) => result.paymentUpdated.status)).toEqual(['PROCESSING', 'SUCCEEDED']);

@@ -1,10 +1,46 @@
 // Real subscription clients: graphql-ws over a WebSocket, and Server-Sent Events over HTTP, each
 // collecting what arrives so a test can wait for it.
 import { createClient, type Client } from 'graphql-ws';
+import { Redis } from 'ioredis';
 import { expect, vi } from 'vitest';
 import WebSocket from 'ws';
+import type { ApiApp } from '../../src/main/api-app.ts';
+import { loadConfig } from '../../src/platform/config.ts';
 import type { TypedDocumentString } from '../gql/graphql.ts';
+import { testEnv } from './api.ts';
 import type { GraphQLErrorShape } from './graphql-client.ts';
+
+/** The live feed's Redis channels (src/api/live-feed.ts names them), as globs under a stack's prefix. */
+export const liveChannel = {
+  payment: (paymentId: string) => `payment:${paymentId}`,
+  profilePayments: (profileId: string) => `profile-payments:${profileId}:*`,
+  events: (merchantId: string) => `events:${merchantId}:*`,
+};
+
+/**
+ * Waits until Redis has a subscriber on the live feed's `channel` for the stack of `env`: a change committed from
+ * then on reaches the subscription that started it. Nothing else says so: a subscription starts across a socket,
+ * the server and Redis, and graphql-ws acknowledges none of it. It tells of a channel's first subscriber in a
+ * process only (later ones share its Redis subscription), so each test watches channels of its own.
+ */
+export async function untilLive(env: Record<string, string>, channel: string): Promise<void> {
+  const config = loadConfig(testEnv(env));
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    await vi.waitFor(async () => expect(await redis.pubsub('CHANNELS', `${config.REDIS_PREFIX}:live:${channel}`)).not.toEqual([]), {
+      timeout: 10_000,
+      interval: 10,
+    });
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** How many subscription streams `api` holds open, as its graphql_subscriptions_open gauge reads (both transports). */
+export async function openSubscriptions(api: Pick<ApiApp, 'context'>): Promise<number> {
+  const gauge = api.context.metrics.registry.getSingleMetric('graphql_subscriptions_open')!;
+  return (await gauge.get()).values[0]?.value ?? 0;
+}
 
 export interface Collected<Data> {
   results: Data[];
