@@ -31,7 +31,8 @@ export default defineConfig(
         {
           // Prisma sends a batch from the code of the request that started it, so a keyed request's writes in another's
           // batch would not count for it (src/platform/db/write-witness.ts).
-          selector: "CallExpression[callee.property.name='$transaction'][arguments.0.type='ArrayExpression']",
+          // Whatever the first argument is but a function written in place (an array, or a variable holding one).
+          selector: "CallExpression[callee.property.name='$transaction']:not([arguments.0.type=/^(ArrowFunctionExpression|FunctionExpression)$/])",
           message: 'Use the interactive form, $transaction(async (tx) => ...): the array form batches statements across requests.',
         },
       ],

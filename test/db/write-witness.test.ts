@@ -3,10 +3,11 @@
 // wrote; a read, a rolled-back transaction and a write the server refused do not count, and one request's
 // statements never count for another's, even when the pool hands a connection over from one to the other.
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase } from '../../src/platform/db/client.ts';
 import { Prisma } from '../../src/generated/prisma/client.ts';
-import { statementKind, WriteWitness, witnessing } from '../../src/platform/db/write-witness.ts';
+import { statementKind, WriteWitness, witnessing, witnessWrites } from '../../src/platform/db/write-witness.ts';
 
 // One connection: a second checkout waits for the first. The table is in a schema of this file's own (a
 // failed statement through pool.query closes its connection, so a temporary table would not last).
@@ -108,6 +109,22 @@ describe('a witness', () => {
     expect(await wrote(() => db.prepared.query(guarded(present), changedOne))).toBe(true);
   });
 
+  it('counts a statement whose answer its sender cannot read as written, and raises no unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const noteUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', noteUnhandled);
+    try {
+      const unreadable = () => {
+        throw new Error('an answer of another shape');
+      };
+      expect(await wrote(() => db.prepared.query(Prisma.sql`SELECT 1 AS n`, unreadable))).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 0)); // Node reports unhandled rejections once microtasks drain
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', noteUnhandled);
+    }
+  });
+
   it('keeps a transaction’s write through a BEGIN inside it, which PostgreSQL only warns of', async () => {
     const nested = () =>
       db.prepared.transaction(async (connection) => {
@@ -115,6 +132,27 @@ describe('a witness', () => {
         await connection.query('BEGIN');
       });
     expect(await wrote(nested)).toBe(true);
+  });
+
+  it('follows a connection checked out with a callback as one checked out with a promise', async () => {
+    const pool = new pg.Pool({ connectionString: inject('databaseUrl'), max: 1 });
+    witnessWrites(pool);
+    const onCheckedOut = (text: string) => () =>
+      new Promise<void>((resolve, reject) =>
+        pool.connect((error, client, release) => {
+          if (error) return reject(error);
+          client!
+            .query(text, [row()])
+            .finally(() => release())
+            .then(() => resolve(), reject);
+        }),
+      );
+    try {
+      expect(await wrote(onCheckedOut('INSERT INTO write_witness.witnessed VALUES ($1)'))).toBe(true);
+      expect(await wrote(onCheckedOut('SELECT $1::text'))).toBe(false);
+    } finally {
+      await pool.end();
+    }
   });
 
   it('counts a write still on its way as written', async () => {

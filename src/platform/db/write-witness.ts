@@ -28,14 +28,21 @@ export class WriteWitness {
     }
     this.#inFlight += 1;
     (sent as Promise<pg.QueryResult>).then(
-      (result) => this.#settled(changed(result)),
-      (error: unknown) => this.#settled(mayHaveCommitted(error)),
+      (result) => this.#settled(() => changed(result)),
+      (error: unknown) => this.#settled(() => mayHaveCommitted(error)),
     );
   }
 
-  #settled(committed: boolean): void {
+  /** An answer its reader cannot read (the reader threw) counts as written, and never becomes an unhandled rejection. */
+  #settled(committed: () => boolean): void {
     this.#inFlight -= 1;
-    if (committed) this.#committed = true;
+    let wrote: boolean;
+    try {
+      wrote = committed();
+    } catch {
+      wrote = true; // the safe side: the key's answer is kept, so a retry replays it instead of acting again
+    }
+    if (wrote) this.#committed = true;
   }
 }
 
@@ -124,12 +131,13 @@ export function witnessWrites(pool: pg.Pool): void {
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   pool.query = ((...args: unknown[]) => {
     const witness = currentWitness();
+    const outer = inPoolQuery; // a pool.query called from inside another's checkout leaves it as it found it
     inPoolQuery = true;
     let sent: unknown;
     try {
       sent = query(...args);
     } finally {
-      inPoolQuery = false;
+      inPoolQuery = outer;
     }
     const changed = witness === undefined ? null : changedBy(statementKind(textOf(args[0])), args[0]);
     if (changed !== null) witness!.follow(sent, changed);
