@@ -17,6 +17,7 @@ import { CreatePaymentDocument } from '../gql/graphql.ts';
 import { eventually, launchBrowser, openPage } from '../support/browser.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
+import { liveChannel, untilLive } from '../support/subscriptions.ts';
 import { card, paidPayment, shopWithReceiver, type Shop } from '../support/webhooks.ts';
 
 const REPOSITORY = path.resolve(import.meta.dirname, '../..');
@@ -174,14 +175,16 @@ describe('the browser SDK, @payments-orchestrator/js, from its tarball', () => {
   it('reads the methods, confirms with the sandbox card and streams the update in plain Node (ESM)', async () => {
     writeFileSync(
       path.join(merchant, 'pay.mjs'),
-      `import WebSocket from 'ws';
+      `import { existsSync } from 'node:fs';
+import WebSocket from 'ws';
 import { createPaymentsClient } from '@payments-orchestrator/js';
 const [baseUrl, publishableKey, clientSecret, card] = process.argv.slice(2);
 const payments = createPaymentsClient({ publishableKey, clientSecret, baseUrl, webSocketImpl: WebSocket });
 const { methods } = await payments.paymentMethods();
 const updates = [];
 payments.onUpdate((payment) => updates.push(payment.status));
-await new Promise((resolve) => setTimeout(resolve, 500)); // the subscription starts on its socket
+// The test creates this file once the subscription is in effect at the API.
+while (!existsSync('subscribed')) await new Promise((resolve) => setTimeout(resolve, 20));
 const paid = await payments.confirm({ paymentMethodData: JSON.parse(card) });
 for (let waited = 0; !updates.includes('SUCCEEDED') && waited < 10000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
 await payments.close();
@@ -189,7 +192,13 @@ console.log(JSON.stringify({ methods: methods.map((method) => method.type), stat
 `,
     );
     const payment = await newPayment();
-    const result = await runNode(merchant, 'pay.mjs', [stack.api.url, shop.publishableKey, payment.clientSecret, JSON.stringify(card())]);
+    const ran = runNode(merchant, 'pay.mjs', [stack.api.url, shop.publishableKey, payment.clientSecret, JSON.stringify(card())]);
+    try {
+      await untilLive(stack.env, liveChannel.payment(payment.id));
+    } finally {
+      writeFileSync(path.join(merchant, 'subscribed'), ''); // the script goes on either way, and ends
+    }
+    const result = await ran;
     expect(result).toMatchObject({ status: 'SUCCEEDED', updates: expect.arrayContaining(['SUCCEEDED']) });
     expect(result['methods']).toContain('CARD');
   });
