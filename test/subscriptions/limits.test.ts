@@ -11,7 +11,7 @@ import { CreateApiKeyDocument, CreatePaymentDocument, PaymentEventsDocument, Pay
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
-import { subscribeSse, subscribeWs, wsClient, type Collected } from '../support/subscriptions.ts';
+import { openSubscriptions, subscribeSse, subscribeWs, wsClient, type Collected } from '../support/subscriptions.ts';
 import { createMetrics } from '../../src/platform/http/metrics.ts';
 
 const PER_KEY = 3;
@@ -36,7 +36,8 @@ afterAll(async () => {
   await stack.close();
 });
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+/** Time for a refusal to arrive (it comes at once), before a check that none did. */
+const quiet = () => new Promise((resolve) => setTimeout(resolve, 300));
 const outcome = (subscription: Collected<unknown>) => subscription.errors.map((error) => error.extensions?.code)[0] ?? 'OPEN';
 
 describe('per-key bounds', () => {
@@ -46,15 +47,15 @@ describe('per-key bounds', () => {
     clients.push(client);
     const many = Array.from({ length: 20 }, () => subscribeWs(client, PaymentEventsDocument, { profileId: shop.profileId }));
     await vi.waitFor(() => expect(many.filter((subscription) => subscription.errors.length > 0)).toHaveLength(20 - PER_KEY), { timeout: 5_000 });
-    await settle();
+    await quiet();
     const outcomes = many.map(outcome);
     expect(outcomes.filter((code) => code === 'OPEN')).toHaveLength(PER_KEY);
     expect(outcomes.filter((code) => code === 'RATE_LIMITED')).toHaveLength(20 - PER_KEY);
     // Ending the open ones (never fed an event) frees their slots at once.
     for (const subscription of many) subscription.close();
-    await settle();
+    await vi.waitFor(async () => expect(await openSubscriptions(api)).toBe(0), { timeout: 5_000, interval: 10 });
     const again = Array.from({ length: PER_KEY }, () => subscribeWs(client, PaymentEventsDocument, { profileId: shop.profileId }));
-    await settle();
+    await quiet();
     expect(again.map(outcome)).toEqual(Array.from({ length: PER_KEY }, () => 'OPEN'));
     for (const subscription of again) subscription.close();
   });
@@ -81,7 +82,7 @@ describe('a checkout’s subscriptions (publishable key)', () => {
       Array.from({ length: count }, () => subscribeWs(client, PaymentUpdatedDocument, { paymentId: payment!.id, clientSecret: payment!.clientSecret }));
     const refusedOf = async (subscriptions: Collected<unknown>[], refused: number) => {
       await vi.waitFor(() => expect(subscriptions.filter((subscription) => subscription.errors.length > 0)).toHaveLength(refused), { timeout: 5_000 });
-      await settle();
+      await quiet();
       return subscriptions.flatMap((subscription) => subscription.errors.map((error) => error.message));
     };
     // One payment: at most PER_CLIENT_SECRET.
@@ -103,7 +104,7 @@ describe('revocation', () => {
     const shop = await merchantWithSandbox(stack);
     const { key, apiKey } = dataOf(await shop.secret(CreateApiKeyDocument, { input: { name: 'wallboard', type: 'SECRET' } })).createApiKey;
     const stream = subscribeSse(stack.api.url, key, PaymentEventsDocument, { profileId: shop.profileId });
-    await settle();
+    await quiet();
     dataOf(await shop.secret(RevokeApiKeyDocument, { input: { keyId: apiKey.id } }));
     const errors = await stream.waitForError(5_000);
     expect(errors.map((error) => error.extensions?.code)).toEqual(['UNAUTHENTICATED']);

@@ -14,7 +14,7 @@ import {
 } from '../gql/graphql.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
-import { subscribeWs, wsClient } from '../support/subscriptions.ts';
+import { liveChannel, subscribeWs, untilLive, wsClient } from '../support/subscriptions.ts';
 import { createLiveFeed } from '../../src/api/live-feed.ts';
 import { SubscriptionGate } from '../../src/api/subscription-gate.ts';
 import { pushSideOf, type Pushed } from '../../src/kernel/async-streams.ts';
@@ -54,13 +54,16 @@ async function eventIdsOldestFirst(shop: Shop): Promise<string[]> {
   return events.edges.map((edge) => edge.node.id).reverse();
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 150));
+/** Waits until the subscription to `shop`'s events is in effect: it only sees later commits. */
+const live = (shop: { merchantId: string }) => untilLive(stack.env, liveChannel.events(shop.merchantId));
+/** Time for anything more to arrive, before a check that nothing did. */
+const quiet = () => new Promise((resolve) => setTimeout(resolve, 150));
 
 describe('paymentEvents', () => {
   it('streams the profile’s events as they are created, in order', async () => {
     const shop = await merchantWithSandbox(stack);
     const watched = subscribeWs(client(shop.secretKey), PaymentEventsDocument, { profileId: shop.profileId });
-    await settle();
+    await live(shop);
     const paymentId = await pay(shop);
     const seen = (await watched.waitFor(2)).map((result) => result.paymentEvents);
     expect(seen.map((event) => [event.eventType, event.objectId])).toEqual([
@@ -80,12 +83,12 @@ describe('paymentEvents', () => {
     const during = Promise.all([pay(shop), pay(shop), pay(shop)]);
     const watched = subscribeWs(client(shop.secretKey), PaymentEventsDocument, { profileId: shop.profileId, after });
     await during;
-    await settle();
+    await live(shop);
     await pay(shop);
     const expected = (await eventIdsOldestFirst(shop)).slice(1);
     expect(expected).toHaveLength(11); // 12 events (6 payments), all but the first
     const seen = (await watched.waitFor(expected.length)).map((result) => result.paymentEvents.id);
-    await settle();
+    await quiet();
     expect(watched.results).toHaveLength(expected.length); // no repeats came after
     expect(new Set(seen).size).toBe(seen.length);
     expect([...seen].sort()).toEqual([...expected].sort());
@@ -96,11 +99,11 @@ describe('paymentEvents', () => {
     const shop = await merchantWithSandbox(stack);
     const watched = subscribeWs(client(shop.secretKey), PaymentEventsDocument, { profileId: shop.profileId, eventTypes: ['PAYMENT_SUCCEEDED'] });
     const stranger = await merchantWithSandbox(stack);
-    await settle();
+    await live(shop);
     await pay(stranger);
     const paymentId = await pay(shop);
     const seen = await watched.waitFor(1);
-    await settle();
+    await quiet();
     expect(watched.results.map((result) => [result.paymentEvents.eventType, result.paymentEvents.objectId])).toEqual([['PAYMENT_SUCCEEDED', paymentId]]);
     expect(seen).toHaveLength(1);
     watched.close();
@@ -129,7 +132,7 @@ describe('paymentEvents', () => {
     const shop = await merchantWithSandbox(stack);
     const { key, apiKey } = dataOf(await shop.secret(CreateApiKeyDocument, { input: { name: 'dashboard', type: 'SECRET' } })).createApiKey;
     const watched = subscribeWs(client(key), PaymentEventsDocument, { profileId: shop.profileId });
-    await settle();
+    await live(shop);
     await pay(shop);
     await watched.waitFor(2);
     dataOf(await shop.secret(RevokeApiKeyDocument, { input: { keyId: apiKey.id } }));
@@ -137,7 +140,7 @@ describe('paymentEvents', () => {
     expect(errors.map((error) => error.extensions?.code)).toEqual(['UNAUTHENTICATED']);
     expect(errors[0]!.message).toMatch(/revoked/);
     await pay(shop);
-    await settle();
+    await quiet();
     expect(watched.results).toHaveLength(2);
   });
 });
