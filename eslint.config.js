@@ -32,8 +32,9 @@ export default defineConfig(
           // Prisma sends a batch from the code of the request that started it, so a keyed request's writes in another's
           // batch would not count for it (src/platform/db/write-witness.ts).
           // Whatever the first argument is but a function written in place (an array, or a variable holding one).
-          selector: "CallExpression[callee.property.name='$transaction']:not([arguments.0.type=/^(ArrowFunctionExpression|FunctionExpression)$/])",
-          message: 'Use the interactive form, $transaction(async (tx) => ...): the array form batches statements across requests.',
+          selector:
+            "CallExpression:matches([callee.property.name='$transaction'], [callee.property.value='$transaction']):not([arguments.0.type=/^(ArrowFunctionExpression|FunctionExpression)$/])",
+          message: 'Pass $transaction a function written in place, $transaction(async (tx) => ...): the array form batches statements across requests.',
         },
       ],
     },

@@ -7,7 +7,7 @@ import { CreatePaymentDocument, PaymentUpdatedDocument } from '../gql/graphql.ts
 import { eventually, launchBrowser, openPage } from '../support/browser.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
-import { subscribeWs, wsClient } from '../support/subscriptions.ts';
+import { liveChannel, subscribeWs, untilLive, wsClient } from '../support/subscriptions.ts';
 
 let stack: Stack;
 let browser: Browser;
@@ -33,7 +33,8 @@ describe('the checkout’s live updates', () => {
     const client = wsClient(stack.api.url, shop.publishableKey);
     const variables = { paymentId: payment.id, clientSecret: payment.clientSecret };
     const other = subscribeWs(client, PaymentUpdatedDocument, variables);
-    // Once a second one is refused, the first holds the slot.
+    // Once it is live it holds the slot (subscribed together, either of the two could have taken it), so a second is refused.
+    await untilLive(stack.env, liveChannel.payment(payment.id));
     const probe = subscribeWs(client, PaymentUpdatedDocument, variables);
     expect((await probe.waitForError()).map((error) => error.extensions?.code)).toEqual(['RATE_LIMITED']);
     expect(other.errors).toEqual([]);

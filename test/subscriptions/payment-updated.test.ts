@@ -79,10 +79,11 @@ describe('paymentUpdated over graphql-ws', () => {
     // Two secret-key subscribers (one execution serves both) and a checkout's, whose key may not see the email: the same
     // document and variables, so only the key's scope tells them apart.
     const variables = { paymentId: payment.id, clientSecret: payment.clientSecret };
+    // The API's open-subscription count is this test's alone once the earlier tests' are closed.
+    await vi.waitFor(async () => expect(await openSubscriptions(stack.api)).toBe(0), { timeout: 10_000, interval: 10 });
     const secret = [1, 2].map(() => subscribeWs(client(stack.api.url, shop.secretKey), PaymentUpdatedEmailDocument, variables));
     const checkout = subscribeWs(client(stack.api.url, shop.publishableKey), PaymentUpdatedEmailDocument, variables);
-    // The channel's first subscriber is in effect, and each of the three has run its subscribe resolver (the other
-    // tests' subscriptions are closed, or closing: the count waits for them).
+    // The channel's first subscriber is in effect, and each of the three has run its subscribe resolver.
     await live(payment.id);
     await vi.waitFor(async () => expect(await openSubscriptions(stack.api)).toBe(3), { timeout: 10_000, interval: 10 });
     dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4242424242424242') } }));

@@ -26,8 +26,9 @@ export const liveChannel = {
 export async function untilLive(env: Record<string, string>, channel: string): Promise<void> {
   const config = loadConfig(testEnv(env));
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
+  const pattern = `${config.REDIS_PREFIX}:live:${channel}`;
   try {
-    await vi.waitFor(async () => expect(await redis.pubsub('CHANNELS', `${config.REDIS_PREFIX}:live:${channel}`)).not.toEqual([]), {
+    await vi.waitFor(async () => expect(await redis.pubsub('CHANNELS', pattern), `a subscriber on ${pattern}`).not.toEqual([]), {
       timeout: 10_000,
       interval: 10,
     });
