@@ -9,7 +9,7 @@ import { apiKeyTag } from '../../src/modules/merchants/index.ts';
 import { createMerchant } from '../support/api.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
-import { subscribeSse } from '../support/subscriptions.ts';
+import { liveChannel, subscribeSse, untilLive } from '../support/subscriptions.ts';
 
 let stack: Stack;
 let sql: pg.Client;
@@ -59,8 +59,8 @@ describe('createApiKey expiresAt', () => {
     ).createApiKey;
     const stream = subscribeSse(stack.api.url, key, PaymentEventsDocument, { profileId: merchant.profileId });
     try {
-      // Accepted before the key expires (a refusal would come at once), as the revocation test does.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Running before the key expires, as in the revocation test: a refused subscribe would end the same way.
+      await untilLive(stack.env, liveChannel.events(merchant.merchantId));
       expect(stream.errors).toEqual([]);
       await expireNow(apiKey.id);
       const errors = await stream.waitForError(5_000);

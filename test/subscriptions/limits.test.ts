@@ -11,7 +11,7 @@ import { CreateApiKeyDocument, CreatePaymentDocument, PaymentEventsDocument, Pay
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
-import { openSubscriptions, subscribeSse, subscribeWs, wsClient, type Collected } from '../support/subscriptions.ts';
+import { liveChannel, openSubscriptions, subscribeSse, subscribeWs, untilLive, wsClient, type Collected } from '../support/subscriptions.ts';
 import { createMetrics } from '../../src/platform/http/metrics.ts';
 
 const PER_KEY = 3;
@@ -104,7 +104,7 @@ describe('revocation', () => {
     const shop = await merchantWithSandbox(stack);
     const { key, apiKey } = dataOf(await shop.secret(CreateApiKeyDocument, { input: { name: 'wallboard', type: 'SECRET' } })).createApiKey;
     const stream = subscribeSse(stack.api.url, key, PaymentEventsDocument, { profileId: shop.profileId });
-    await quiet();
+    await untilLive(stack.env, liveChannel.events(shop.merchantId)); // running: a refused subscribe would end the same way
     dataOf(await shop.secret(RevokeApiKeyDocument, { input: { keyId: apiKey.id } }));
     const errors = await stream.waitForError(5_000);
     expect(errors.map((error) => error.extensions?.code)).toEqual(['UNAUTHENTICATED']);
