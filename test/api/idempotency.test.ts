@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import {
+  CapturePaymentDocument,
   ConfirmPaymentDocument,
   CreateApiKeyDocument,
   CreatePaymentDocument,
@@ -15,6 +16,7 @@ import {
 } from '../gql/graphql.ts';
 import { createMerchant } from '../support/api.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
+import { whileRowHeld } from '../support/row-lock.ts';
 import { closedPort, merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 
 const card = (number: string) => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } });
@@ -195,6 +197,31 @@ describe('a mutation that takes its key before it runs', () => {
     expect(refused.errors?.[0]?.extensions.code).toBe('INVALID_INPUT');
     const corrected = (await (await refund(1000)).json()) as { data?: { createRefund: { amount: number } } };
     expect(corrected.data?.createRefund.amount).toBe(1000);
+  });
+
+  it('frees its key when its version guard refuses it (CONFLICT) before it wrote: the same key then captures, once', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const input = { amount: 4000, currency: 'USD', captureMethod: 'MANUAL' as const, confirm: true, paymentMethodData: card('4242424242424242') };
+    const authorized = dataOf(await shop.secret(CreatePaymentDocument, { input })).createPayment;
+    expect(authorized.status).toBe('REQUIRES_CAPTURE');
+    const capture = async () =>
+      (await (
+        await post(operation(CapturePaymentDocument, { input: { paymentId: authorized.id } }), {
+          'api-key': shop.secretKey,
+          'idempotency-key': `capture-conflict-${authorized.id}`,
+        })
+      ).json()) as { errors?: { extensions: { code: string } }[]; data?: { capturePayment: { status: string; amountReceived: number } } };
+    // Another request's commit lands while the capture waits for the row: the capture's guarded statement matches no row.
+    const refused = await whileRowHeld(sql, authorized.id, capture, async (holder) => {
+      await holder.query('UPDATE payment_intents SET version = version + 1 WHERE id = $1', [authorized.id]);
+    });
+    expect(refused.errors?.[0]?.extensions.code).toBe('CONFLICT');
+    const captured = await capture();
+    expect(captured.data?.capturePayment).toMatchObject({ status: 'SUCCEEDED', amountReceived: 4000 });
+    const atProcessor = await fetch(`${stack.sandboxUrl}/v1/payments/${authorized.activeAttempt.connectorTransactionId}`, {
+      headers: { authorization: `Bearer ${shop.sandboxKey}` },
+    });
+    expect(((await atProcessor.json()) as { amount_captured: number }).amount_captured).toBe(4000);
   });
 
   it('keeps its answer once it has written, though the answer is an outage: a retry replays it, and there is one refund', async () => {

@@ -21,6 +21,7 @@ import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 import { eventReaching, shopWithReceiver, type Shop } from '../support/webhooks.ts';
 import { sandboxSignature } from '../support/sandbox-signature.ts';
+import { whileRowHeld } from '../support/row-lock.ts';
 
 let stack: Stack;
 let sql: pg.Client;
@@ -169,36 +170,10 @@ describe('refunds of a captured payment', () => {
     expect(processor.amount_captured).toBe(1250);
   });
 
-  /**
-   * Sends `request` while another transaction holds the payment's row, as a refund or a dispute being opened
-   * does; once the request waits for the row, `meanwhile` runs in that transaction, which then commits.
-   */
-  async function whileRowHeld<T>(paymentId: string, request: () => Promise<T>, meanwhile: (holder: pg.Client) => Promise<void>): Promise<T> {
-    const holder = new pg.Client({ connectionString: inject('databaseUrl') });
-    await holder.connect();
-    try {
-      const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-      await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM payment_intents WHERE id = $1 FOR UPDATE', [paymentId]);
-      const answer = request();
-      await vi.waitFor(
-        async () => {
-          const waiting = await sql.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND $1 = ANY(pg_blocking_pids(pid))", [holderPid]);
-          expect(waiting.rowCount).toBe(1);
-        },
-        { timeout: 10_000, interval: 20 },
-      );
-      await meanwhile(holder);
-      await holder.query('COMMIT');
-      return await answer;
-    } finally {
-      await holder.end();
-    }
-  }
-
   it('refuses a refund that waited on the payment while a dispute of it was committed, and reserves nothing', async () => {
     const payment = await paid(shop);
     const refunding = whileRowHeld(
+      sql,
       payment.id,
       () => refund(shop, payment.id, 100),
       async (holder) => {
@@ -220,6 +195,7 @@ describe('refunds of a captured payment', () => {
   it('refunds what is left once it has the payment, when a full refund waited while another refund reserved part of it', async () => {
     const payment = await paid(shop);
     const full = await whileRowHeld(
+      sql,
       payment.id,
       () => refund(shop, payment.id),
       async (holder) => {
