@@ -3,7 +3,7 @@
 // each transform kept on disk for the next process and never served for a file edited since.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -24,37 +24,50 @@ describe('run-typescript', () => {
     expect(run('--import', './src/main/run-typescript.mjs')).toEqual({ keepNames: false, errorLine: '12' });
   });
 
-  it('keeps each transform for the next process, and transforms a file edited since afresh', () => {
+  it('keeps each transform for the next process, and transforms afresh a file edited since or an entry torn', () => {
     const script = fileURLToPath(new URL(`run-typescript-cached-${randomBytes(6).toString('hex')}.ts`, import.meta.url));
     const runScript = () => execFileSync(process.execPath, ['--import', './src/main/run-typescript.mjs', script], { cwd: REPOSITORY, encoding: 'utf8' }).trim();
-    /** The cached transforms of the script's text `marker` is in. */
-    const transformsOf = (marker: string) =>
-      readdirSync(TRANSFORM_CACHE)
-        .filter((name) => name.endsWith('.js'))
-        .map((name) => `${TRANSFORM_CACHE}${name}`)
-        .filter((file) => readFileSync(file, 'utf8').includes(marker));
+    const markers: string[] = [];
     const write = (value: number) => {
       const marker = randomBytes(8).toString('hex');
       markers.push(marker);
       writeFileSync(script, `const value: number = ${value};\nconsole.log(value, '${marker}');\n`);
       return marker;
     };
-    const markers: string[] = [];
+    /** The kept entries holding `marker` (the script's text). */
+    const entriesOf = (marker: string) =>
+      existsSync(TRANSFORM_CACHE)
+        ? readdirSync(TRANSFORM_CACHE)
+            .filter((name) => name.endsWith('.js'))
+            .map((name) => `${TRANSFORM_CACHE}${name}`)
+            .filter((file) => readFileSync(file, 'utf8').includes(marker))
+        : [];
+    /** The script's one kept entry, and its inode. */
+    const entryOf = (marker: string) => {
+      const entries = entriesOf(marker);
+      expect(entries).toHaveLength(1);
+      return { file: entries[0]!, inode: statSync(entries[0]!).ino };
+    };
     try {
       const first = write(1);
       expect(runScript()).toBe(`1 ${first}`);
-      const [kept, ...more] = transformsOf(first);
-      expect(more).toEqual([]);
-      // The next process reads the kept transform: one changed by hand shows through.
-      writeFileSync(kept!, readFileSync(kept!, 'utf8').replace('= 1;', '= 42;'));
-      expect(runScript()).toBe(`42 ${first}`);
-      // Edited, the file is transformed again, whatever is kept for its old text.
+      const kept = entryOf(first);
+      // The next process reads the entry (a rewrite would be a new file, renamed over it).
+      expect(runScript()).toBe(`1 ${first}`);
+      expect(entryOf(first)).toEqual(kept);
+      // Edited, the file is transformed again, into the same entry.
       const second = write(2);
       expect(runScript()).toBe(`2 ${second}`);
-      expect(transformsOf(second)).toHaveLength(1);
+      const edited = entryOf(second);
+      expect(edited.file).toBe(kept.file);
+      expect(edited.inode).not.toBe(kept.inode);
+      // Torn (a crash while the disk wrote it), the entry is not served: it is made again.
+      writeFileSync(edited.file, readFileSync(edited.file, 'utf8').slice(0, -40));
+      expect(runScript()).toBe(`2 ${second}`);
+      expect(entryOf(second).inode).not.toBe(edited.inode);
     } finally {
       rmSync(script, { force: true });
-      for (const file of markers.flatMap(transformsOf)) rmSync(file, { force: true });
+      for (const marker of markers) for (const entry of entriesOf(marker)) rmSync(entry, { force: true });
     }
   });
 });
