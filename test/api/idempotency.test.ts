@@ -199,7 +199,7 @@ describe('a mutation that takes its key before it runs', () => {
     expect(corrected.data?.createRefund.amount).toBe(1000);
   });
 
-  it('frees its key when its version guard refuses it (CONFLICT) before it wrote: the same key then captures, once', async () => {
+  it('frees its key when its version guard refuses it (CONFLICT) before it wrote: the same key then captures', async () => {
     const shop = await merchantWithSandbox(stack);
     const input = { amount: 4000, currency: 'USD', captureMethod: 'MANUAL' as const, confirm: true, paymentMethodData: card('4242424242424242') };
     const authorized = dataOf(await shop.secret(CreatePaymentDocument, { input })).createPayment;
@@ -215,13 +215,27 @@ describe('a mutation that takes its key before it runs', () => {
     const refused = await whileRowHeld(sql, authorized.id, capture, async (holder) => {
       await holder.query('UPDATE payment_intents SET version = version + 1 WHERE id = $1', [authorized.id]);
     });
-    expect(refused.errors?.[0]?.extensions.code).toBe('CONFLICT');
+    expect(refused.errors?.[0]).toMatchObject({ message: expect.stringContaining('was changed by another request'), extensions: { code: 'CONFLICT' } });
+    // Refused having written nothing: no record under the key, the payment as it was, nothing captured at the processor.
+    const records = await sql.query('SELECT 1 FROM idempotency_records WHERE key = $1', [`capture-conflict-${authorized.id}`]);
+    expect(records.rowCount).toBe(0);
+    const read = async () => dataOf(await shop.secret(PaymentDocument, { id: authorized.id })).payment;
+    expect((await read()).status).toBe('REQUIRES_CAPTURE');
+    const capturedAtProcessor = async () =>
+      (
+        (await (
+          await fetch(`${stack.sandboxUrl}/v1/payments/${authorized.activeAttempt.connectorTransactionId}`, {
+            headers: { authorization: `Bearer ${shop.sandboxKey}` },
+          })
+        ).json()) as { amount_captured: number }
+      ).amount_captured;
+    expect(await capturedAtProcessor()).toBe(0);
     const captured = await capture();
     expect(captured.data?.capturePayment).toMatchObject({ status: 'SUCCEEDED', amountReceived: 4000 });
-    const atProcessor = await fetch(`${stack.sandboxUrl}/v1/payments/${authorized.activeAttempt.connectorTransactionId}`, {
-      headers: { authorization: `Bearer ${shop.sandboxKey}` },
-    });
-    expect(((await atProcessor.json()) as { amount_captured: number }).amount_captured).toBe(4000);
+    expect(await capturedAtProcessor()).toBe(4000);
+    // One capture: its attempt left AUTHORIZED once.
+    const captures = (await read()).history.filter((row) => row.subject === 'attempt' && row.fromStatus === 'AUTHORIZED');
+    expect(captures).toHaveLength(1);
   });
 
   it('keeps its answer once it has written, though the answer is an outage: a retry replays it, and there is one refund', async () => {
