@@ -158,6 +158,10 @@ describe('callbacks as a processor or an attacker sends them', () => {
   });
 
   /** The callback the sandbox would send about `paymentId`'s transaction, with the sandbox's current view of it. */
+  /** Waits until the sandbox has settled the debit (its own timer, sandboxBankDebitSettleMs after the payment). */
+  const settledAtSandbox = (transactionId: string) =>
+    vi.waitFor(async () => expect((await shop.sandboxPayment(`/${transactionId}`)).body.status).toBe('succeeded'), { timeout: 10_000, interval: 20 });
+
   async function callbackAbout(transactionId: string, overrides: Record<string, unknown> = {}) {
     const atSandbox = await shop.sandboxPayment(`/${transactionId}`);
     const object = { ...atSandbox.body, ...overrides };
@@ -172,7 +176,7 @@ describe('callbacks as a processor or an attacker sends them', () => {
   it('a valid one applies once: a replay changes nothing, and a late "processing" after "succeeded" is ignored', async () => {
     const payment = await processingDebit(shop);
     const transactionId = payment.activeAttempt!.connectorTransactionId!;
-    await new Promise((resolve) => setTimeout(resolve, 250)); // the debit settles at the sandbox
+    await settledAtSandbox(transactionId);
     const body = await callbackAbout(transactionId);
     const first = await postCallback(shop.merchantId, shop.connectorAccountId, body, { 'sandbox-signature': sandboxSignature(body, secret) });
     expect([first.status, await first.json()]).toEqual([200, { received: true, outcome: 'applied' }]);
@@ -193,7 +197,7 @@ describe('callbacks as a processor or an attacker sends them', () => {
   it('a bad, stale or missing signature gets 401 and changes nothing; the attempt is stored without credentials', async () => {
     const payment = await processingDebit(shop);
     const transactionId = payment.activeAttempt!.connectorTransactionId!;
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await settledAtSandbox(transactionId);
     const body = await callbackAbout(transactionId);
     const attempts: Record<string, string>[] = [
       { 'sandbox-signature': sandboxSignature(body, 'not the secret at all') },
