@@ -236,21 +236,37 @@ export async function runIdempotently(
     // It wrote nothing: the key was another request's, or the operation stopped before writing. The key's
     // record answers if it has one; if not, this request takes it now.
     const lostKey = claim.lost;
-    const start = await claim.take();
-    if (start.kind !== 'new') return answerToTaken(start);
+    const answer = await takeOrAnswer(idempotency, claim);
+    if (answer !== null) return answer;
     // The key is free after all (its record expired, or was abandoned in between). An operation that stopped
     // on its own answered for itself; one that stopped on losing the key runs again, holding it.
     if (!lostKey) return settle(claim, request, response, firstRun.wrote);
   } else {
-    const start = await claim.take();
-    if (start.kind !== 'new') return answerToTaken(start);
+    const answer = await takeOrAnswer(idempotency, claim);
+    if (answer !== null) return answer;
   }
   // A mutation that takes its key with its first write still gets the claim, held now, to say when it wrote.
   return runAndSettle(claim, request, () => execute(request.claimOnFirstWrite ? claim : undefined));
 }
 
+/**
+ * Takes the key (null: it is this request's now, to run), or answers for the request that took it. For one that
+ * stopped without answering, that reason is kept as its answer, first come first kept, so every retry hears the same
+ * and none runs the operation again; if it was answered meanwhile (by another retry, or by the request itself, late),
+ * or freed, the key is read again.
+ */
+async function takeOrAnswer(idempotency: IdempotencyService, claim: IdempotencyClaim): Promise<PlainResponse | null> {
+  for (;;) {
+    const start = await claim.take();
+    if (start.kind === 'new') return null;
+    if (start.kind !== 'unfinished') return answerToTaken(start);
+    const unknown = UNFINISHED();
+    if (await idempotency.keep(claim.scope, claim.key, start.claimedAt, unknown.status, unknown.body)) return unknown;
+  }
+}
+
 /** The answer to a request whose key another request took: its kept response, or why there is none to give. */
-function answerToTaken(start: Exclude<IdempotencyStart, { kind: 'new' }>): PlainResponse {
+function answerToTaken(start: Exclude<IdempotencyStart, { kind: 'new' | 'unfinished' }>): PlainResponse {
   switch (start.kind) {
     case 'mismatch':
       return errorResponse('IDEMPOTENCY_MISMATCH', 'This Idempotency-Key was already used with a different request; use a new key.');
@@ -296,3 +312,10 @@ async function settle(claim: IdempotencyClaim, request: KeyedMutation, response:
 }
 
 const INTERNAL_ERROR = () => errorResponse('INTERNAL', 'Internal error; it has been logged.');
+
+/** The answer under a key whose request stopped without answering: an internal error, which no client retries. */
+const UNFINISHED = () =>
+  errorResponse(
+    'INTERNAL',
+    'The request first sent with this Idempotency-Key stopped before it answered, so whether it acted is unknown; it is never run again. Look up what it would have made or changed (a payment, a refund) before sending the request with a new key.',
+  );

@@ -315,12 +315,13 @@ describe('what the database holds', () => {
 });
 
 describe('a request whose process died', () => {
-  it('holds its key for the lease (CONFLICT), then a retry takes the key over and runs', async () => {
+  it('holds its key for the lease (CONFLICT), then every retry hears that its outcome is unknown, and nothing runs again', async () => {
     const shop = await createMerchant(stack.api);
     const body = operation(CreatePaymentDocument, { input: { amount: 1400, currency: 'USD', description: 'lease' } });
     const headers = { 'api-key': shop.secretKey, 'idempotency-key': `lease-${shop.merchantId}` };
     expect((await post(body, headers)).status).toBe(200);
-    // As if the request had begun but its process died before storing the response.
+    // As if the request had inserted its payment (the claim is written by the same statement) and its process had
+    // died before storing the response.
     const crash = (minutesAgo: number) =>
       sql.query(`UPDATE idempotency_records SET response_body = NULL, status_code = NULL, created_at = now() - make_interval(mins => $1) WHERE key = $2`, [
         minutesAgo,
@@ -330,11 +331,20 @@ describe('a request whose process died', () => {
     const held = await post(body, headers);
     expect(held.status).toBe(409);
     await crash(6);
-    const takenOver = await post(body, headers);
-    expect(takenOver.status).toBe(200);
-    expect(takenOver.headers.get('idempotent-replayed')).toBeNull();
+    // Retries at once: one answer is kept for the key, and each of them gives it.
+    const retries = await Promise.all([post(body, headers), post(body, headers)]);
+    const answers = await Promise.all(retries.map(async (retry) => ({ status: retry.status, body: await retry.text() })));
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0]!.status).toBe(500);
+    const refusal = JSON.parse(answers[0]!.body) as { errors: { message: string; extensions: { code: string } }[] };
+    expect(refusal.errors[0]!.extensions.code).toBe('INTERNAL');
+    expect(refusal.errors[0]!.message).toContain('whether it acted is unknown');
     const replay = await post(body, headers);
+    expect(replay.status).toBe(500);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await replay.text()).toBe(answers[0]!.body);
+    const { rows } = await sql.query('SELECT count(*)::int AS payments FROM payment_intents WHERE merchant_id = $1', [shop.merchantId]);
+    expect(rows[0].payments).toBe(1);
   });
 });
 

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '../../src/kernel/ids.ts';
 import { createServiceContext } from '../../src/main/service-context.ts';
+import { runIdempotently } from '../../src/api/idempotent-graphql.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { IDEMPOTENCY_LEASE_MS, IdempotencyService } from '../../src/platform/http/idempotency.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -55,22 +56,48 @@ describe('stored answers', () => {
     const outcomes = await Promise.allSettled(requests.map((request) => idempotency.complete(scope, request.key, claimedAt, 200, request.body)));
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((outcomes[1] as PromiseRejectedResult).reason).toEqual(
-      new Error(`idempotency record ${scope}/key-1 is gone or taken over before its response was stored`),
+      new Error(`idempotency record ${scope}/key-1 is gone or answered for before its response was stored`),
     );
     expect(await idempotency.begin(scope, requests[0]!.key, requests[0]!.hash)).toMatchObject({ kind: 'replay', body: requests[0]!.body });
     expect(await idempotency.begin(scope, requests[2]!.key, requests[2]!.hash)).toMatchObject({ kind: 'replay', body: requests[2]!.body });
   });
 });
 
-describe('an answer whose request outlived its lease', () => {
-  it('is not stored over the row of the request that took the key over: that one’s answer is kept', async () => {
+describe('a request that stopped without answering', () => {
+  it('holds its key for the lease, then is answered for once: that answer is kept, and the request’s own late one is not', async () => {
     const { scope, claimedAt, requests } = await claimed(1);
     const [request] = requests;
+    const within = new Date(claimedAt.getTime() + IDEMPOTENCY_LEASE_MS - 1);
     const later = new Date(claimedAt.getTime() + IDEMPOTENCY_LEASE_MS + 1);
-    expect(await idempotency.begin(scope, request!.key, request!.hash, later)).toEqual({ kind: 'new' });
-    await expect(idempotency.complete(scope, request!.key, claimedAt, 500, '{"late":true}')).rejects.toThrow('is gone or taken over');
-    await idempotency.complete(scope, request!.key, later, 200, request!.body);
-    expect(await idempotency.begin(scope, request!.key, request!.hash, later)).toEqual({ kind: 'replay', statusCode: 200, body: request!.body });
+    expect(await idempotency.begin(scope, request!.key, request!.hash, within)).toEqual({ kind: 'in_progress' });
+    // Never claimed again: the record is left as written, for one answer under the time it was claimed.
+    expect(await idempotency.begin(scope, request!.key, request!.hash, later)).toEqual({ kind: 'unfinished', claimedAt });
+    expect(await idempotency.keep(scope, request!.key, claimedAt, 500, '{"unknown":true}')).toBe(true);
+    expect(await idempotency.keep(scope, request!.key, claimedAt, 500, '{"second":true}')).toBe(false);
+    await expect(idempotency.complete(scope, request!.key, claimedAt, 200, '{"late":true}')).rejects.toThrow('is gone or answered for');
+    expect(await idempotency.begin(scope, request!.key, request!.hash, later)).toEqual({ kind: 'replay', statusCode: 500, body: '{"unknown":true}' });
+  });
+
+  it('is answered with what another retry kept first when that retry keeps its answer in between', async () => {
+    const scope = newId('apiKey');
+    const mutation = { kind: 'mutation' as const, canonical: 'a keyed mutation', rootFields: 1, claimOnFirstWrite: false };
+    const hash = idempotency.requestHash(mutation.canonical);
+    const claimedAt = new Date(Date.now() - IDEMPOTENCY_LEASE_MS - 1000);
+    expect(await idempotency.begin(scope, 'key', hash, claimedAt)).toEqual({ kind: 'new' });
+    // The other retry read the same record and keeps its answer just before this one does.
+    const keep = idempotency.keep.bind(idempotency);
+    const spy = vi.spyOn(idempotency, 'keep').mockImplementationOnce(async (...args) => {
+      expect(await keep(scope, 'key', claimedAt, 500, '{"other":true}')).toBe(true);
+      return keep(...args);
+    });
+    const execute = vi.fn();
+    try {
+      const answer = await runIdempotently(idempotency, scope, 'key', mutation, execute);
+      expect(answer).toMatchObject({ status: 500, body: '{"other":true}', headers: { 'idempotent-replayed': 'true' } });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(execute).not.toHaveBeenCalled();
   });
 });
 

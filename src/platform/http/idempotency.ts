@@ -16,14 +16,20 @@ import { mayHaveCommitted } from '../db/write-witness.ts';
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /**
- * How long a request may hold its key before a retry may take it over: far longer than any request
- * takes (processor calls time out long before), so only a request whose process died is taken over.
- * Taking over runs the operation again: an operation on an existing object refuses to act twice (the state
- * machines), but a createPayment whose process died after its insert is run again as a new payment.
+ * How long a request may hold its key without answering: far longer than any request takes (processor calls time
+ * out long before), so a record older than this with no answer is a request whose process died. Its key is never
+ * run again: the request may have acted (a payment inserted, a refund sent), so a retry is told that its outcome is
+ * unknown, and that answer is kept under the key (`unfinished`; docs/architecture.md, "Idempotency").
  */
 export const IDEMPOTENCY_LEASE_MS = 5 * 60 * 1000;
 
-export type IdempotencyStart = { kind: 'new' } | { kind: 'replay'; statusCode: number; body: string } | { kind: 'mismatch' } | { kind: 'in_progress' };
+export type IdempotencyStart =
+  | { kind: 'new' }
+  | { kind: 'replay'; statusCode: number; body: string }
+  | { kind: 'mismatch' }
+  | { kind: 'in_progress' }
+  /** The key's request stopped without answering, its lease run out: answer for it with `keep` under `claimedAt`. */
+  | { kind: 'unfinished'; claimedAt: Date };
 
 /**
  * The GraphQL field extension that marks a mutation whose first write carries its request's claim on the key
@@ -34,7 +40,7 @@ export const CLAIM_ON_FIRST_WRITE = 'idempotencyClaimOnFirstWrite';
 interface KeptResponse {
   scope: string;
   key: string;
-  /** When the holder's claim was written: a row another request has taken over since is not this answer's. */
+  /** When the holder's claim was written: a row claimed again since (its record expired) is not this answer's. */
   claimedAt: Date;
   statusCode: number;
   sealedBody: string;
@@ -85,19 +91,26 @@ export class IdempotencyService {
     if (record.responseBody !== null && record.statusCode !== null) {
       return { kind: 'replay', statusCode: record.statusCode, body: this.context.secretBox.open(record.responseBody) };
     }
-    // Still running, or its process died: a lease older than IDEMPOTENCY_LEASE_MS is taken over (one
-    // taker wins: the update is guarded by the start time it read).
+    // Still running, or its process died (IDEMPOTENCY_LEASE_MS): never run again, as it may have acted.
     if (now.getTime() - record.createdAt.getTime() < IDEMPOTENCY_LEASE_MS) return { kind: 'in_progress' };
-    const taken = await db.idempotencyRecord.updateMany({ where: { scope, key, responseBody: null, createdAt: record.createdAt }, data: { createdAt: now } });
-    return taken.count === 1 ? { kind: 'new' } : this.begin(scope, key, requestHash, now);
+    return { kind: 'unfinished', claimedAt: record.createdAt };
   }
 
   /** Stores the answer of the request holding `key` by its claim written at `claimedAt`; resolves once it is committed. */
   async complete(scope: string, key: string, claimedAt: Date, statusCode: number, body: string): Promise<void> {
-    const stored = await this.#keptResponses.submit({ scope, key, claimedAt, statusCode, sealedBody: this.context.secretBox.seal(body) });
-    // Its claim wrote the row; only abandon deletes one (never this request's, which acted), and only a takeover
-    // after IDEMPOTENCY_LEASE_MS makes it another's: a miss means this request outlived its lease, or a bug.
-    if (!stored) throw new Error(`idempotency record ${scope}/${key} is gone or taken over before its response was stored`);
+    // Its claim wrote the row; only abandon deletes one (never this request's, which acted), and only an answer for it
+    // after IDEMPOTENCY_LEASE_MS (`unfinished`) fills it: a miss means this request outlived its lease, or a bug.
+    if (!(await this.keep(scope, key, claimedAt, statusCode, body))) {
+      throw new Error(`idempotency record ${scope}/${key} is gone or answered for before its response was stored`);
+    }
+  }
+
+  /**
+   * Stores an answer in the record of `key` written at `claimedAt` if it has none yet; resolves once it is committed,
+   * to whether it was stored (a record answered meanwhile, or claimed again, keeps what it has).
+   */
+  keep(scope: string, key: string, claimedAt: Date, statusCode: number, body: string): Promise<boolean> {
+    return this.#keptResponses.submit({ scope, key, claimedAt, statusCode, sealedBody: this.context.secretBox.seal(body) });
   }
 
   /** Stores each answer of a batch; for each, whether its record was there to hold it. */
