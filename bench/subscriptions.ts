@@ -48,6 +48,23 @@ async function collect(child: Child, expected: number, timeoutMs: number): Promi
 }
 
 /**
+ * Waits until the API holds exactly `count` subscriptions open (the warm-up's closed, these started; its graphql_subscriptions_open gauge: each one's subscribe
+ * resolver has run and its gate is open) and the live feed has subscribed to Redis, so the payments that follow are
+ * measured against delivery alone, never against subscriptions still starting (a fixed wait was not always enough).
+ */
+async function untilOpen(stack: Stack, count: number, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  const channels = `${stack.prefix}:live:events:${stack.demo.merchantId}:*`;
+  for (;;) {
+    const metrics = await (await fetch(`${stack.apiUrl}/metrics`)).text();
+    const open = Number(/^graphql_subscriptions_open (\d+)/m.exec(metrics)?.[1] ?? 0);
+    if (open === count && (await stack.redis.pubsub('CHANNELS', channels)).length > 0) return;
+    if (Date.now() > deadline) throw new Error(`${open} of ${count} subscriptions open after ${timeoutMs} ms`);
+    await sleep(50);
+  }
+}
+
+/**
  * Connects and closes a tenth of the subscribers before memory is first read: what the first subscriptions load
  * once (modules, the ORM's query engine on its first query) is not memory per subscription.
  */
@@ -84,7 +101,7 @@ export async function benchSubscriptions(stack: Stack) {
   let paymentSeconds: number;
   let serviceCpuMs: number;
   try {
-    await sleep(1000); // every subscription reaches Redis
+    await untilOpen(stack, subscribers, 180_000);
     serviceConnected = await stack.api!.memoryMb();
     const cpuBefore = stack.api!.cpuMs();
     const card = { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' };
