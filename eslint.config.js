@@ -36,6 +36,12 @@ export default defineConfig(
             "CallExpression:matches([callee.property.name='$transaction'], [callee.property.value='$transaction']):not([arguments.0.type=/^(ArrowFunctionExpression|FunctionExpression)$/])",
           message: 'Pass $transaction a function written in place, $transaction(async (tx) => ...): the array form batches statements across requests.',
         },
+        {
+          // Taken off the client, or called through call/apply/bind, its argument escapes the rule above.
+          selector:
+            "Property[key.name='$transaction'][parent.type='ObjectPattern'], MemberExpression:matches([object.property.name='$transaction'], [object.property.value='$transaction'])",
+          message: 'Call $transaction on the client itself, db.$transaction(async (tx) => ...), so its argument can be checked.',
+        },
       ],
     },
   },
