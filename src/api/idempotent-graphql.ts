@@ -256,13 +256,15 @@ export async function runIdempotently(
  * or freed, the key is read again.
  */
 async function takeOrAnswer(idempotency: IdempotencyService, claim: IdempotencyClaim): Promise<PlainResponse | null> {
-  for (;;) {
+  // Each failed keep follows a change of the record (answered, freed or claimed again), so a few reads settle it.
+  for (let read = 1; read <= 3; read += 1) {
     const start = await claim.take();
     if (start.kind === 'new') return null;
     if (start.kind !== 'unfinished') return answerToTaken(start);
     const unknown = UNFINISHED();
-    if (await idempotency.keep(claim.scope, claim.key, start.claimedAt, unknown.status, unknown.body)) return unknown;
+    if (await idempotency.keepForUnfinished(claim.scope, claim.key, start.claimedAt, unknown.status, unknown.body)) return unknown;
   }
+  throw new Error(`idempotency record ${claim.scope}/${claim.key} kept changing while its request stopped unanswered was answered for`);
 }
 
 /** The answer to a request whose key another request took: its kept response, or why there is none to give. */
@@ -317,5 +319,5 @@ const INTERNAL_ERROR = () => errorResponse('INTERNAL', 'Internal error; it has b
 const UNFINISHED = () =>
   errorResponse(
     'INTERNAL',
-    'The request first sent with this Idempotency-Key stopped before it answered, so whether it acted is unknown; it is never run again. Look up what it would have made or changed (a payment, a refund) before sending the request with a new key.',
+    'The request first sent with this Idempotency-Key stopped before it answered, so whether it acted is unknown; it is not run again under this key. Look up what it would have made or changed (a payment, a refund) before sending the request with a new key.',
   );

@@ -78,6 +78,21 @@ describe('a request that stopped without answering', () => {
     expect(await idempotency.begin(scope, request!.key, request!.hash, later)).toEqual({ kind: 'replay', statusCode: 500, body: '{"unknown":true}' });
   });
 
+  it('keeps one answer of those for one claim in one batch, and says so only to the first', async () => {
+    const { scope, claimedAt, requests } = await claimed(1);
+    const [request] = requests;
+    const kept = await Promise.all([
+      idempotency.keep(scope, request!.key, claimedAt, 500, '{"first":true}'),
+      idempotency.keep(scope, request!.key, claimedAt, 500, '{"second":true}'),
+      idempotency.complete(scope, request!.key, claimedAt, 200, '{"late":true}').then(
+        () => 'stored',
+        (error: Error) => error.message,
+      ),
+    ]);
+    expect(kept).toEqual([true, false, expect.stringContaining('is gone or answered for')]);
+    expect(await idempotency.begin(scope, request!.key, request!.hash)).toEqual({ kind: 'replay', statusCode: 500, body: '{"first":true}' });
+  });
+
   it('is answered with what another retry kept first when that retry keeps its answer in between', async () => {
     const scope = newId('apiKey');
     const mutation = { kind: 'mutation' as const, canonical: 'a keyed mutation', rootFields: 1, claimOnFirstWrite: false };

@@ -224,6 +224,34 @@ describe('mandates', () => {
     }
   });
 
+  it('charged under a key whose request died after charging, are not charged again: the key answers that its outcome is unknown', async () => {
+    const { mandate } = await setUp();
+    const key = `charge-died-${mandate.id}`;
+    const headers = { 'content-type': 'application/json', 'api-key': shop.secretKey, 'idempotency-key': key };
+    const body = JSON.stringify({
+      query: CreatePaymentDocument.toString(),
+      variables: { input: { amount: 400, currency: 'EUR', mandateId: mandate.id, confirm: true } },
+    });
+    const send = () => fetch(`${stack.api.url}/graphql`, { method: 'POST', headers, body });
+    const sql = new pg.Client({ connectionString: inject('databaseUrl') });
+    await sql.connect();
+    try {
+      const first = (await (await send()).json()) as { data: { createPayment: { status: string } } };
+      expect(first.data.createPayment.status).toBe('SUCCEEDED');
+      // As if its process had died after the charge, before storing the answer, more than the lease ago.
+      await sql.query(`UPDATE idempotency_records SET response_body = NULL, status_code = NULL, created_at = now() - interval '6 minutes' WHERE key = $1`, [
+        key,
+      ]);
+      const retry = await send();
+      expect(retry.status).toBe(500);
+      expect(((await retry.json()) as { errors: { message: string }[] }).errors[0]!.message).toContain('whether it acted is unknown');
+      const charges = await sql.query(`SELECT count(*)::int AS payments FROM payment_intents WHERE mandate_id = $1`, [mandate.id]);
+      expect(charges.rows[0].payments).toBe(1);
+    } finally {
+      await sql.end();
+    }
+  });
+
   it.each([
     [{ confirm: false }, 'confirm'],
     [{ paymentMethodData: card() }, 'paymentMethodData'],

@@ -202,7 +202,7 @@ describe('the server SDK’s retries', () => {
       idempotencyKey: key,
       message:
         'A try of this mutation got no answer and no later try settled it (the last: refused by the test proxy), so its outcome is unknown: ' +
-        'repeat it with the same Idempotency-Key (error.idempotencyKey) to get its outcome.',
+        'repeat it with the same Idempotency-Key (error.idempotencyKey) to get its outcome (if the service says that is unknown, look the object up before using a new key).',
       cause: expect.any(ConflictError),
     });
     expect(JSON.stringify({ ...(unknown as object), message: (unknown as Error).message })).not.toContain(shop.secretKey);

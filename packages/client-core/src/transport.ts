@@ -181,7 +181,7 @@ export function createTransport(options: TransportOptions): Transport {
           if (mutation && unanswered && idempotencyKey !== undefined && error instanceof ApiError && isTransient(error)) {
             throw new ConnectionError(
               `A try of this mutation got no answer and no later try settled it (the last: ${error.message}), so its outcome is unknown: ` +
-                'repeat it with the same Idempotency-Key (error.idempotencyKey) to get its outcome.',
+                'repeat it with the same Idempotency-Key (error.idempotencyKey) to get its outcome (if the service says that is unknown, look the object up before using a new key).',
               error,
               idempotencyKey,
             );

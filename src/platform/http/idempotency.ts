@@ -18,8 +18,8 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /**
  * How long a request may hold its key without answering: far longer than any request takes (processor calls time
  * out long before), so a record older than this with no answer is a request whose process died. Its key is never
- * run again: the request may have acted (a payment inserted, a refund sent), so a retry is told that its outcome is
- * unknown, and that answer is kept under the key (`unfinished`; docs/architecture.md, "Idempotency").
+ * run again within the key's 24 hours: the request may have acted (a payment inserted, a refund sent), so a retry is
+ * told that its outcome is unknown, and that answer is kept under the key (`unfinished`; docs/architecture.md, "Idempotency").
  */
 export const IDEMPOTENCY_LEASE_MS = 5 * 60 * 1000;
 
@@ -50,7 +50,7 @@ interface KeptResponse {
 const KEEP_RESPONSES = `UPDATE idempotency_records AS record SET status_code = kept.status_code, response_body = kept.response_body
   FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::text[]) AS kept (scope, key, created_at, status_code, response_body)
   WHERE record.scope = kept.scope AND record.key = kept.key AND record.created_at = kept.created_at AND record.response_body IS NULL
-  RETURNING record.scope, record.key`;
+  RETURNING record.scope, record.key, record.created_at`;
 
 export class IdempotencyService {
   readonly #requestHashKey: Buffer;
@@ -88,9 +88,8 @@ export class IdempotencyService {
     const record = await db.idempotencyRecord.findUnique({ where: { scope_key: { scope, key } } });
     if (record === null) return this.begin(scope, key, requestHash, now); // abandoned in between
     if (record.requestHash !== requestHash) return { kind: 'mismatch' };
-    if (record.responseBody !== null && record.statusCode !== null) {
-      return { kind: 'replay', statusCode: record.statusCode, body: this.context.secretBox.open(record.responseBody) };
-    }
+    // An answer is stored with its status code, always: a body is the record's answer (keep's test too).
+    if (record.responseBody !== null) return { kind: 'replay', statusCode: record.statusCode ?? 500, body: this.context.secretBox.open(record.responseBody) };
     // Still running, or its process died (IDEMPOTENCY_LEASE_MS): never run again, as it may have acted.
     if (now.getTime() - record.createdAt.getTime() < IDEMPOTENCY_LEASE_MS) return { kind: 'in_progress' };
     return { kind: 'unfinished', claimedAt: record.createdAt };
@@ -113,24 +112,45 @@ export class IdempotencyService {
     return this.#keptResponses.submit({ scope, key, claimedAt, statusCode, sealedBody: this.context.secretBox.seal(body) });
   }
 
-  /** Stores each answer of a batch; for each, whether its record was there to hold it. */
-  async #keep(responses: KeptResponse[]): Promise<boolean[]> {
-    // No lock order is needed: one key is held by one request, so two batches never update one row.
-    const { rows } = await this.context.db.prepared.run<{ scope: string; key: string }>(KEEP_RESPONSES, [
+  /** `keep` for a request that stopped without answering (`unfinished`), told to operators when it is the one kept. */
+  async keepForUnfinished(scope: string, key: string, claimedAt: Date, statusCode: number, body: string): Promise<boolean> {
+    const stored = await this.keep(scope, key, claimedAt, statusCode, body);
+    if (stored)
+      this.context.logger.warn({ scope, key, claimedAt }, 'a keyed request stopped without answering; its key now answers that its outcome is unknown');
+    return stored;
+  }
+
+  /** Stores each answer of a batch; for each, whether it was stored (its record there, with no answer yet). */
+  async #keep(batch: KeptResponse[]): Promise<boolean[]> {
+    const claimOf = (scope: string, key: string, claimedAt: Date) => JSON.stringify([scope, key, claimedAt.getTime()]);
+    // Two answers for one claim (retries answering for a request that stopped, or that request's own late answer):
+    // the statement would store one and return its row once, for both. The first is sent; the others are not stored.
+    const sent = new Map<string, KeptResponse>();
+    for (const response of batch) {
+      const claim = claimOf(response.scope, response.key, response.claimedAt);
+      if (!sent.has(claim)) sent.set(claim, response);
+    }
+    const responses = [...sent.values()];
+    // Two batches update one row only for a request that stopped without answering: rare, and a deadlock between them
+    // is survived (the batcher runs a failed batch again item by item).
+    const { rows } = await this.context.db.prepared.run<{ scope: string; key: string; created_at: Date }>(KEEP_RESPONSES, [
       responses.map((response) => response.scope),
       responses.map((response) => response.key),
       responses.map((response) => response.claimedAt),
       responses.map((response) => response.statusCode),
       responses.map((response) => response.sealedBody),
     ]);
-    const stored = new Set(rows.map((row) => JSON.stringify([row.scope, row.key])));
-    return responses.map((response) => stored.has(JSON.stringify([response.scope, response.key])));
+    const stored = new Set(rows.map((row) => claimOf(row.scope, row.key, row.created_at)));
+    return batch.map((response) => {
+      const claim = claimOf(response.scope, response.key, response.claimedAt);
+      return sent.get(claim) === response && stored.has(claim);
+    });
   }
 
   /**
    * Stores an answer under a claim whose insert (made at `claimedAt`) may or may not have committed: in the row it
    * wrote if it did, and in a row of its own if it did not (an insert still running waits for this one, then fails
-   * on the key and writes nothing). A row another request has taken since is left alone.
+   * on the key and writes nothing). A row claimed again since (its record expired) is left alone.
    */
   async completeClaim(claim: Pick<IdempotencyClaim, 'scope' | 'key' | 'requestHash'>, claimedAt: Date, statusCode: number, body: string): Promise<void> {
     await this.context.db.prepared.query(Prisma.sql`
