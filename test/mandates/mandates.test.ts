@@ -200,17 +200,22 @@ describe('mandates', () => {
     for (const result of after) expect(result.errors?.[0]?.extensions?.['code']).toBe('INVALID_STATE');
   });
 
-  it('charged again under one Idempotency-Key, replay the first charge and write nothing: not even the mandate’s claim (docs/architecture.md, "Idempotency")', async () => {
-    const { mandate } = await setUp();
-    const headers = { 'content-type': 'application/json', 'api-key': shop.secretKey, 'idempotency-key': `charge-${mandate.id}` };
-    const body = JSON.stringify({
-      query: CreatePaymentDocument.toString(),
-      variables: { input: { amount: 400, currency: 'EUR', mandateId: mandate.id, confirm: true } },
-    });
-    const send = () => fetch(`${stack.api.url}/graphql`, { method: 'POST', headers, body });
+  /** A charge of 400 EUR on `mandateId` under Idempotency-Key `key`, sent as often as called, with a database client for `check`. */
+  async function withKeyedCharge(mandateId: string, key: string, check: (send: () => Promise<Response>, sql: pg.Client) => Promise<void>) {
+    const headers = { 'content-type': 'application/json', 'api-key': shop.secretKey, 'idempotency-key': key };
+    const body = JSON.stringify({ query: CreatePaymentDocument.toString(), variables: { input: { amount: 400, currency: 'EUR', mandateId, confirm: true } } });
     const sql = new pg.Client({ connectionString: inject('databaseUrl') });
     await sql.connect();
     try {
+      await check(() => fetch(`${stack.api.url}/graphql`, { method: 'POST', headers, body }), sql);
+    } finally {
+      await sql.end();
+    }
+  }
+
+  it('charged again under one Idempotency-Key, replay the first charge and write nothing: not even the mandate’s claim (docs/architecture.md, "Idempotency")', async () => {
+    const { mandate } = await setUp();
+    await withKeyedCharge(mandate.id, `charge-${mandate.id}`, async (send, sql) => {
       const claimedAt = async () => (await sql.query(`SELECT updated_at FROM mandates WHERE id = $1`, [mandate.id])).rows[0].updated_at as Date;
       const first = (await (await send()).json()) as { data: { createPayment: { id: string; status: string } } };
       expect(first.data.createPayment.status).toBe('SUCCEEDED');
@@ -219,23 +224,13 @@ describe('mandates', () => {
       expect(retry.headers.get('idempotent-replayed')).toBe('true');
       expect(((await retry.json()) as typeof first).data.createPayment.id).toBe(first.data.createPayment.id);
       expect(await claimedAt()).toEqual(claimed);
-    } finally {
-      await sql.end();
-    }
+    });
   });
 
   it('charged under a key whose request died after charging, are not charged again: the key answers that its outcome is unknown', async () => {
     const { mandate } = await setUp();
     const key = `charge-died-${mandate.id}`;
-    const headers = { 'content-type': 'application/json', 'api-key': shop.secretKey, 'idempotency-key': key };
-    const body = JSON.stringify({
-      query: CreatePaymentDocument.toString(),
-      variables: { input: { amount: 400, currency: 'EUR', mandateId: mandate.id, confirm: true } },
-    });
-    const send = () => fetch(`${stack.api.url}/graphql`, { method: 'POST', headers, body });
-    const sql = new pg.Client({ connectionString: inject('databaseUrl') });
-    await sql.connect();
-    try {
+    await withKeyedCharge(mandate.id, key, async (send, sql) => {
       const first = (await (await send()).json()) as { data: { createPayment: { status: string } } };
       expect(first.data.createPayment.status).toBe('SUCCEEDED');
       // As if its process had died after the charge, before storing the answer, more than the lease ago.
@@ -247,9 +242,7 @@ describe('mandates', () => {
       expect(((await retry.json()) as { errors: { message: string }[] }).errors[0]!.message).toContain('whether it acted is unknown');
       const charges = await sql.query(`SELECT count(*)::int AS payments FROM payment_intents WHERE mandate_id = $1`, [mandate.id]);
       expect(charges.rows[0].payments).toBe(1);
-    } finally {
-      await sql.end();
-    }
+    });
   });
 
   it.each([
