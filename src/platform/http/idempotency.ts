@@ -46,11 +46,14 @@ interface KeptResponse {
   sealedBody: string;
 }
 
-/** The statement storing a batch of answers, one array per column (one text, prepared whatever the batch's size). */
+/**
+ * The statement storing a batch of answers, one array per column (one text, prepared whatever the batch's size); it
+ * returns the position (from 1) of each answer stored.
+ */
 const KEEP_RESPONSES = `UPDATE idempotency_records AS record SET status_code = kept.status_code, response_body = kept.response_body
-  FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::text[]) AS kept (scope, key, created_at, status_code, response_body)
+  FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::text[]) WITH ORDINALITY AS kept (scope, key, created_at, status_code, response_body, n)
   WHERE record.scope = kept.scope AND record.key = kept.key AND record.created_at = kept.created_at AND record.response_body IS NULL
-  RETURNING record.scope, record.key, record.created_at`;
+  RETURNING kept.n`;
 
 export class IdempotencyService {
   readonly #requestHashKey: Buffer;
@@ -124,7 +127,7 @@ export class IdempotencyService {
   async #keep(batch: KeptResponse[]): Promise<boolean[]> {
     const claimOf = (scope: string, key: string, claimedAt: Date) => JSON.stringify([scope, key, claimedAt.getTime()]);
     // Two answers for one claim (retries answering for a request that stopped, or that request's own late answer):
-    // the statement would store one and return its row once, for both. The first is sent; the others are not stored.
+    // only the first submitted is sent, so it is the one stored, and the others are told they were not.
     const sent = new Map<string, KeptResponse>();
     for (const response of batch) {
       const claim = claimOf(response.scope, response.key, response.claimedAt);
@@ -133,18 +136,15 @@ export class IdempotencyService {
     const responses = [...sent.values()];
     // Two batches update one row only for a request that stopped without answering: rare, and a deadlock between them
     // is survived (the batcher runs a failed batch again item by item).
-    const { rows } = await this.context.db.prepared.run<{ scope: string; key: string; created_at: Date }>(KEEP_RESPONSES, [
+    const { rows } = await this.context.db.prepared.run<{ n: string }>(KEEP_RESPONSES, [
       responses.map((response) => response.scope),
       responses.map((response) => response.key),
       responses.map((response) => response.claimedAt),
       responses.map((response) => response.statusCode),
       responses.map((response) => response.sealedBody),
     ]);
-    const stored = new Set(rows.map((row) => claimOf(row.scope, row.key, row.created_at)));
-    return batch.map((response) => {
-      const claim = claimOf(response.scope, response.key, response.claimedAt);
-      return sent.get(claim) === response && stored.has(claim);
-    });
+    const stored = new Set(rows.map((row) => responses[Number(row.n) - 1]));
+    return batch.map((response) => stored.has(response));
   }
 
   /**
