@@ -48,9 +48,10 @@ async function collect(child: Child, expected: number, timeoutMs: number): Promi
 }
 
 /**
- * Waits until the API holds exactly `count` subscriptions open (the warm-up's closed, these started; its graphql_subscriptions_open gauge: each one's subscribe
- * resolver has run and its gate is open) and the live feed has subscribed to Redis, so the payments that follow are
- * measured against delivery alone, never against subscriptions still starting (a fixed wait was not always enough).
+ * Waits until the API holds exactly `count` subscriptions open, by its graphql_subscriptions_open gauge (the
+ * warm-up's closed, and each of these past its subscribe resolver, its gate open), and the live feed has subscribed
+ * in Redis: the payments that follow are then measured against delivery alone, never against subscriptions still
+ * starting (a fixed wait was not always long enough).
  */
 async function untilOpen(stack: Stack, count: number, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;

@@ -16,6 +16,7 @@ import {
 } from '../gql/graphql.ts';
 import { createMerchant } from '../support/api.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
+import { diedBeforeAnswering } from '../support/idempotency.ts';
 import { whileRowHeld } from '../support/row-lock.ts';
 import { closedPort, merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 
@@ -322,11 +323,7 @@ describe('a request whose process died', () => {
     expect((await post(body, headers)).status).toBe(200);
     // As if the request had inserted its payment (the claim is written by the same statement) and its process had
     // died before storing the response.
-    const crash = (minutesAgo: number) =>
-      sql.query(`UPDATE idempotency_records SET response_body = NULL, status_code = NULL, created_at = now() - make_interval(mins => $1) WHERE key = $2`, [
-        minutesAgo,
-        headers['idempotency-key'],
-      ]);
+    const crash = (minutesAgo: number) => diedBeforeAnswering(sql, headers['idempotency-key'], minutesAgo);
     await crash(4);
     const held = await post(body, headers);
     expect(held.status).toBe(409);

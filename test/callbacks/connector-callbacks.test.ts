@@ -157,11 +157,11 @@ describe('callbacks as a processor or an attacker sends them', () => {
     shop = await merchantWithSandbox(stack, 'sandbox', { webhookSecret: secret });
   });
 
-  /** The callback the sandbox would send about `paymentId`'s transaction, with the sandbox's current view of it. */
   /** Waits until the sandbox has settled the debit (its own timer, sandboxBankDebitSettleMs after the payment). */
   const settledAtSandbox = (transactionId: string) =>
     vi.waitFor(async () => expect((await shop.sandboxPayment(`/${transactionId}`)).body.status).toBe('succeeded'), { timeout: 10_000, interval: 20 });
 
+  /** The callback the sandbox would send about `paymentId`'s transaction, with the sandbox's current view of it. */
   async function callbackAbout(transactionId: string, overrides: Record<string, unknown> = {}) {
     const atSandbox = await shop.sandboxPayment(`/${transactionId}`);
     const object = { ...atSandbox.body, ...overrides };

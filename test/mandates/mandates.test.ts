@@ -13,6 +13,7 @@ import {
   SyncPaymentDocument,
 } from '../gql/graphql.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
+import { diedBeforeAnswering } from '../support/idempotency.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 import { eventReaching, shopWithReceiver, type Shop } from '../support/webhooks.ts';
 
@@ -234,9 +235,7 @@ describe('mandates', () => {
       const first = (await (await send()).json()) as { data: { createPayment: { status: string } } };
       expect(first.data.createPayment.status).toBe('SUCCEEDED');
       // As if its process had died after the charge, before storing the answer, more than the lease ago.
-      await sql.query(`UPDATE idempotency_records SET response_body = NULL, status_code = NULL, created_at = now() - interval '6 minutes' WHERE key = $1`, [
-        key,
-      ]);
+      await diedBeforeAnswering(sql, key, 6);
       const retry = await send();
       expect(retry.status).toBe(500);
       expect(((await retry.json()) as { errors: { message: string }[] }).errors[0]!.message).toContain('whether it acted is unknown');
