@@ -10,7 +10,7 @@
 // SQL, the connector's HTTP client, the loopback hops. For the ceiling the same subtraction uses the bare
 // server's own timed wait.
 import { startBareYoga } from './create-payment.ts';
-import { runLoad, runLoadMeasuringCpu, summaryOf } from './lib/load.ts';
+import { runLoad, runLoadMeasuringCpu, summaryOf, warmUp } from './lib/load.ts';
 import type { Stack } from './lib/stack.ts';
 import { ratio, summarize } from './lib/stats.ts';
 
@@ -31,7 +31,7 @@ function overhead(flows: [string, number][], processor: Map<string, number>) {
 }
 
 async function atLatency(stack: Stack, latencyMs: number) {
-  const { concurrency, durationS, warmupS, openLoad } = stack.settings;
+  const { concurrency, durationS, warmupS, processWarmupS, openLoad } = stack.settings;
   await stack.start({ sandboxLatencyMs: latencyMs });
   const bare = await startBareYoga(latencyMs);
   const bareTimings = async () => {
@@ -40,10 +40,9 @@ async function atLatency(stack: Stack, latencyMs: number) {
   };
   try {
     console.log(`create+confirm at sandbox latency ${latencyMs} ms: service, closed loop`);
-    const serviceClosed = await runLoadMeasuringCpu(
-      { model: 'closed', target: stack.target, operation: 'createConfirm', concurrency, durationS, warmupS },
-      { api: stack.api!, worker: stack.worker!, sandbox: stack.sandbox! },
-    );
+    const serviceLoad = { model: 'closed', target: stack.target, operation: 'createConfirm', concurrency, durationS, warmupS } as const;
+    await warmUp(serviceLoad, processWarmupS);
+    const serviceClosed = await runLoadMeasuringCpu(serviceLoad, { api: stack.api!, worker: stack.worker!, sandbox: stack.sandbox! });
     console.log(`  ${serviceClosed.perSecond} payments/s, p99 ${serviceClosed.latencyMs.p99} ms`);
     const rate = Math.max(1, Math.round(serviceClosed.perSecond * openLoad));
 
@@ -56,10 +55,9 @@ async function atLatency(stack: Stack, latencyMs: number) {
     console.log(`  p50 ${serviceOpen.latencyMs.p50} ms, p99 ${serviceOpen.latencyMs.p99} ms; overhead p50 ${serviceOverhead.overheadMs.p50} ms`);
 
     console.log(`create+confirm at sandbox latency ${latencyMs} ms: no-I/O Yoga ceiling, closed loop and open model at ${rate}/s`);
-    const bareClosed = await runLoadMeasuringCpu(
-      { model: 'closed', target: bare.target, operation: 'createConfirm', concurrency, durationS, warmupS },
-      { bareYoga: bare.child },
-    );
+    const bareLoad = { model: 'closed', target: bare.target, operation: 'createConfirm', concurrency, durationS, warmupS } as const;
+    await warmUp(bareLoad, processWarmupS);
+    const bareClosed = await runLoadMeasuringCpu(bareLoad, { bareYoga: bare.child });
     await bareTimings();
     const bareOpen = await runLoad({
       model: 'open',

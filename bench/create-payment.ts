@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { runLoad, runLoadMeasuringCpu, summaryOf, type LoadResult, type Target } from './lib/load.ts';
+import { runLoad, runLoadMeasuringCpu, summaryOf, warmUp, type LoadResult, type Target } from './lib/load.ts';
 import { Child, freePort } from './lib/processes.ts';
 import type { ApiRuntime, Stack } from './lib/stack.ts';
 import { ratio, round } from './lib/stats.ts';
@@ -145,7 +145,7 @@ export async function captureStatements(stack: Stack): Promise<StatementShape[]>
 }
 
 export async function benchCreatePayment(stack: Stack) {
-  const { concurrency, durationS, warmupS, openLoad } = stack.settings;
+  const { concurrency, durationS, warmupS, processWarmupS, openLoad } = stack.settings;
   await stack.start({ sandboxLatencyMs: 0 });
   const statements = await captureStatements(stack);
   const replayed = await scriptStatements();
@@ -161,15 +161,16 @@ export async function benchCreatePayment(stack: Stack) {
   let openRuntime: ApiRuntime;
   let rate: number;
   try {
-    bareClosed = await runLoadMeasuringCpu(
-      { model: 'autocannon', target: bare.target, connections: concurrency, durationS, warmupS },
-      { bareYoga: bare.child },
-    );
+    const bareLoad = { model: 'autocannon', target: bare.target, connections: concurrency, durationS, warmupS } as const;
+    await warmUp(bareLoad, processWarmupS);
+    bareClosed = await runLoadMeasuringCpu(bareLoad, { bareYoga: bare.child });
     console.log(`  ${bareClosed.perSecond} req/s`);
 
     console.log('createPayment: service, closed loop');
+    const serviceLoad = { model: 'autocannon', target: stack.target, connections: concurrency, durationS, warmupS } as const;
+    await warmUp(serviceLoad, processWarmupS);
     const before = await stack.count('SELECT count(*) AS n FROM payment_intents');
-    serviceClosed = await runLoadMeasuringCpu({ model: 'autocannon', target: stack.target, connections: concurrency, durationS, warmupS }, { api: stack.api! });
+    serviceClosed = await runLoadMeasuringCpu(serviceLoad, { api: stack.api! });
     const created = (await stack.count('SELECT count(*) AS n FROM payment_intents')) - before;
     console.log(`  ${serviceClosed.perSecond} req/s (${created} payments written, warm-up included)`);
 

@@ -42,6 +42,11 @@ export function loadSettings() {
     durationS: number('BENCH_DURATION_S', 8, 1, 600),
     /** Seconds of load before each measured window, not counted. */
     warmupS: number('BENCH_WARMUP_S', 2, 0, 60),
+    /**
+     * Seconds of unmeasured load a process just started gets before its first measured run (load.ts, warmUp):
+     * service and ceiling alike.
+     */
+    processWarmupS: number('BENCH_PROCESS_WARMUP_S', 8, 0, 600),
     /** The open-model arrival rate, as a fraction of the service's closed-loop throughput in the same run. */
     openLoad: number('BENCH_OPEN_LOAD', 0.5, 0.01, 1),
     /** Sandbox latencies (SANDBOX_LATENCY_MS) the create + confirm flow is measured at. */
