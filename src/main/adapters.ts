@@ -23,13 +23,11 @@ export function createAdapters(config: Config, logger: Logger, clock?: () => num
   const webhookSender = createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, concurrency: config.WEBHOOK_CONCURRENCY });
   const liveFeed = createLiveFeed(config, logger);
   // Routing's reads and writes fail at once while Redis is away (no offline queue), and within
-  // ROUTING_REDIS_TIMEOUT_MS when it is connected but does not answer: payments route without them (a pipeline's
-  // commands time out alike). Auto-pipelined: concurrent payments' reads and records share writes.
+  // ROUTING_REDIS_TIMEOUT_MS when it is connected but does not answer: payments route without them.
   const routingRedis = new Redis(config.ROUTING_REDIS_URL ?? config.REDIS_URL, {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     commandTimeout: config.ROUTING_REDIS_TIMEOUT_MS,
-    enableAutoPipelining: true,
   });
   routingRedis.on('error', (error) => logger.warn({ err: error }, 'routing redis connection error'));
   return {

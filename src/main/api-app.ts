@@ -32,9 +32,7 @@ export async function startApi(config: Config, logger: Logger, options: ApiOptio
   await checkPostgres(config.DATABASE_URL);
   await checkRedis(config.REDIS_URL);
   const context = createServiceContext(config, logger);
-  // Auto-pipelined (as the live feed's publisher is): the rate limits' commands of concurrent requests issued in
-  // one turn of the event loop share one write, where each was a system call and a wake-up of Redis of its own.
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true });
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
   // The API only enqueues (a payment's sync schedule, committed events); worker processes run the jobs.
   const adapters = createAdapters(config, logger, options.clock);
