@@ -41,8 +41,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
 /**
  * Runs `spec` for `seconds`, measuring nothing. A process just started compiles and optimizes its code over its first
  * thousands of requests: a fresh API spent 10.9 ms of CPU per create + confirm in its first 8 s under load against
- * 4.9 ms from its 16th second on. That is start-up, paid once per process, not the cost of a payment, so each part
- * warms the processes it measures (the service and its ceiling alike) before their first measured run.
+ * 4.9 ms from its 16th second on. That is start-up, paid once per process, not the cost of a payment, so the createPayment
+ * and create + confirm parts warm the processes they measure (the service and its ceiling alike) before their first measured run.
  */
 export async function warmUp(spec: LoadSpec, seconds: number): Promise<void> {
   if (seconds > 0) await runLoad({ ...spec, durationS: seconds, warmupS: 0 });
