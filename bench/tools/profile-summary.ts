@@ -1,6 +1,8 @@
 // Summarizes a V8 .cpuprofile (from BENCH_CPU_PROF_DIR, docs/benchmarks.md "Profiling"): self time per package
 // (node_modules/<name>), per file of ours, Node's core, GC and idle, as shares of the busy time, then the top functions.
-//   npx tsx bench/tools/profile-summary.ts <file.cpuprofile> [rows]
+// With fromS and toS, only the samples taken that many seconds into the profile: a warm process's steady load rather
+// than its start-up (the busy time of each second is printed first, to find the window).
+//   npx tsx bench/tools/profile-summary.ts <file.cpuprofile> [rows] [fromS toS]
 import { readFileSync } from 'node:fs';
 
 interface ProfileNode {
@@ -24,13 +26,23 @@ function placeOf(url: string, functionName: string): string {
   return ours ? `${ours[1]}/${ours[2]}` : url;
 }
 
-const [file, rowsArg] = process.argv.slice(2);
-if (!file) throw new Error('usage: profile-summary <file.cpuprofile> [rows]');
+const [file, rowsArg, fromArg, toArg] = process.argv.slice(2);
+if (!file) throw new Error('usage: profile-summary <file.cpuprofile> [rows] [fromS toS]');
 const rows = Number(rowsArg ?? 25);
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const selfTime = new Map<number, number>();
-profile.samples.forEach((id, index) => selfTime.set(id, (selfTime.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+const fromMicros = fromArg === undefined ? -Infinity : Number(fromArg) * 1e6;
+const toMicros = toArg === undefined ? Infinity : Number(toArg) * 1e6;
+const busyPerSecond: number[] = [];
+let elapsed = 0;
+profile.samples.forEach((id, index) => {
+  const micros = profile.timeDeltas[index] ?? 0;
+  elapsed += micros;
+  const second = Math.floor(elapsed / 1e6);
+  if (byId.get(id)!.callFrame.functionName !== '(idle)') busyPerSecond[second] = (busyPerSecond[second] ?? 0) + micros;
+  if (elapsed >= fromMicros && elapsed <= toMicros) selfTime.set(id, (selfTime.get(id) ?? 0) + micros);
+});
 
 const parentOf = new Map<number, number>();
 for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
@@ -61,7 +73,9 @@ for (const [id, micros] of selfTime) {
 }
 const share = (micros: number) => `${((100 * micros) / busy).toFixed(1).padStart(5)} %`;
 const top = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]).slice(0, rows);
-console.log(`busy ${(busy / 1e6).toFixed(2)} s of ${(profile.timeDeltas.reduce((a, b) => a + b, 0) / 1e6).toFixed(2)} s`);
+console.log(`busy ms in each second: ${busyPerSecond.map((micros, second) => `${second}:${Math.round(micros / 1000)}`).join(' ')}`);
+const window = fromArg === undefined ? '' : ` (from ${fromArg} s to ${toArg ?? 'the end'})`;
+console.log(`busy ${(busy / 1e6).toFixed(2)} s of ${(profile.timeDeltas.reduce((a, b) => a + b, 0) / 1e6).toFixed(2)} s${window}`);
 console.log('\nself time by place');
 for (const [place, micros] of top(places)) console.log(`${share(micros)}  ${place}`);
 console.log('\nself time by owner (core and builtins counted to their nearest caller that is a package or ours)');
