@@ -1,7 +1,7 @@
-// Live updates across processes: every committed payment change and every new event is published on Redis
-// pub/sub (through Yoga's PubSub and its Redis event target), so a subscriber connected to any API process
-// sees changes made by any API or worker process. Publishing happens after commit, and never fails the
-// change that caused it: a subscriber that missed something catches up from the database (`after`).
+// Live updates across processes: every committed payment change (a creation to dashboards only) and every new
+// event is published on Redis pub/sub (through Yoga's PubSub and its Redis event target), so a subscriber connected
+// to any API process sees changes made by any API or worker process. Publishing happens after commit, and never
+// fails the change that caused it: a subscriber that missed something catches up from the database (`after`).
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { Repeater } from '@repeaterjs/repeater';
 import { createPubSub } from 'graphql-yoga';
@@ -139,7 +139,10 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
   const eventsTopic = `${config.REDIS_PREFIX}:live:events`;
   return {
     paymentChanged: (payment) => {
-      pubSub.publish(paymentTopic, payment.id, payment);
+      // A payment's creation (version 0: every later write bumps it) goes to dashboards only. Its own channel has no
+      // subscriber that has not read this state already: paymentUpdated reads the payment before it subscribes, and
+      // its id is known from the answer of the request that creates it (sent after this) or from reading it.
+      if (payment.version > 0) pubSub.publish(paymentTopic, payment.id, payment);
       pubSub.publish(profilePaymentsTopic, `${payment.profileId}:${payment.mode}`, payment);
     },
     eventCreated: (event) => pubSub.publish(eventsTopic, `${event.merchantId}:${event.mode}`, event),

@@ -1,5 +1,6 @@
 // paymentUpdated with real clients: graphql-ws over a WebSocket and Server-Sent Events, against real API
 // processes sharing Redis pub/sub, while payments move through the sandbox processor.
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from 'graphql-ws';
 import { ConfirmPaymentDocument, CreatePaymentDocument, PaymentUpdatedDocument, PaymentUpdatedEmailDocument } from '../gql/graphql.ts';
@@ -178,5 +179,30 @@ describe('paymentUpdated over Server-Sent Events', () => {
     const seen = await watched.waitFor(2);
     expect(seen.map((result) => result.paymentUpdated.status)).toEqual(['PROCESSING', 'SUCCEEDED']);
     watched.close();
+  });
+});
+
+describe('the live feed’s channels', () => {
+  it('publish a payment’s creation to dashboards only, and each later change on the payment’s own channel too', async () => {
+    const config = loadConfig(testEnv(stack.env));
+    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
+    const seen: { channel: 'payment' | 'profile'; id: string; status: string }[] = [];
+    redis.on('pmessage', (_pattern: string, channel: string, message: string) => {
+      const { id, status } = JSON.parse(message) as { id: string; status: string };
+      seen.push({ channel: channel.startsWith(`${config.REDIS_PREFIX}:live:${liveChannel.payment('')}`) ? 'payment' : 'profile', id, status });
+    });
+    try {
+      await redis.psubscribe(`${config.REDIS_PREFIX}:live:${liveChannel.payment('*')}`, `${config.REDIS_PREFIX}:live:${liveChannel.profilePayments('*')}`);
+      const shop = await merchantWithSandbox(stack);
+      const payment = await createdPayment(shop);
+      dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4242424242424242') } }));
+      const statuses = (channel: 'payment' | 'profile') => seen.filter((item) => item.channel === channel && item.id === payment.id).map((item) => item.status);
+      // One publisher connection sends them all, in order: once the last has come, any creation would have come before it.
+      await vi.waitFor(() => expect(statuses('payment').at(-1)).toBe('SUCCEEDED'), { timeout: 10_000, interval: 10 });
+      expect(statuses('payment')).toEqual(['PROCESSING', 'SUCCEEDED']);
+      await vi.waitFor(() => expect(statuses('profile')).toEqual(['REQUIRES_PAYMENT_METHOD', 'PROCESSING', 'SUCCEEDED']), { timeout: 10_000, interval: 10 });
+    } finally {
+      redis.disconnect();
+    }
   });
 });
