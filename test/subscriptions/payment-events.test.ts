@@ -8,13 +8,16 @@ import {
   ConfirmPaymentDocument,
   CreateApiKeyDocument,
   CreatePaymentDocument,
+  EventDocument,
   EventsDocument,
   PaymentEventsDocument,
+  PaymentEventsWholeDocument,
   RevokeApiKeyDocument,
 } from '../gql/graphql.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
 import { liveChannel, subscribeWs, untilLive, wsClient } from '../support/subscriptions.ts';
+import { paidPayment, shopWithReceiver } from '../support/webhooks.ts';
 import { createLiveFeed } from '../../src/api/live-feed.ts';
 import { SubscriptionGate } from '../../src/api/subscription-gate.ts';
 import { pushSideOf, type Pushed } from '../../src/kernel/async-streams.ts';
@@ -142,6 +145,24 @@ describe('paymentEvents', () => {
     await pay(shop);
     await quiet();
     expect(watched.results).toHaveLength(2);
+  });
+});
+
+describe('a live event', () => {
+  it('is the row as its insert wrote it, field for field: nothing is read back, so no delivery shows yet', async () => {
+    const withoutEndpoint = await merchantWithSandbox(stack); // its events stay NOT_SENT, as they were written
+    const receiving = await shopWithReceiver(stack); // its events are written PENDING, then delivered
+    for (const shop of [withoutEndpoint, receiving]) {
+      const watched = subscribeWs(client(shop.secretKey), PaymentEventsWholeDocument, { profileId: shop.profileId });
+      await live(shop);
+      await paidPayment(shop);
+      const [seen] = (await watched.waitFor(1)).map((result) => result.paymentEvents);
+      const stored = dataOf(await shop.secret(EventDocument, { id: seen!.id })).event;
+      const asWritten =
+        shop === receiving ? { deliveryStatus: 'PENDING', nextAttemptAt: stored.createdAt, attemptCount: 0, deliveredAt: null, attempts: [] } : {};
+      expect(seen).toEqual({ ...stored, ...asWritten });
+      watched.close();
+    }
   });
 });
 

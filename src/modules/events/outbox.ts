@@ -6,20 +6,18 @@ import { contentTypeOf, type EventType } from './catalog.ts';
 import { webhookAroundId } from './signature.ts';
 import { ID_PREFIXES, ID_RANDOM_LENGTH, newId } from '../../kernel/ids.ts';
 import type { Mode } from '../../kernel/api-keys.ts';
-import { Prisma, type EventDeliveryStatus } from '../../generated/prisma/client.ts';
+import { Prisma, type Event, type EventDeliveryStatus, type WebhookDeliveryAttempt } from '../../generated/prisma/client.ts';
 import type { ServiceContext } from '../../platform/context.ts';
 import { activeTraceParent } from '../../platform/tracing.ts';
 import { CLAIM_MARGIN_MS } from './delivery.ts';
 
-/** One written row of the outbox. */
-export interface WrittenEvent {
-  id: string;
-  merchantId: string;
-  profileId: string;
-  mode: Mode;
+/**
+ * One written row of the outbox, whole, as its insert wrote it: no delivery attempt yet. Live subscribers are given
+ * it as it is (docs/subscriptions.md), so an event reaches them without being read back.
+ */
+export interface WrittenEvent extends Omit<Event, 'eventType'> {
   eventType: EventType;
-  objectId: string;
-  deliveryStatus: EventDeliveryStatus;
+  attempts: WebhookDeliveryAttempt[];
 }
 
 /**
@@ -142,14 +140,27 @@ export class EventOutbox {
           JOIN business_profiles platform_profile ON platform_profile.merchant_id = connected.platform_merchant_id
           WHERE connected.id = ${event.merchantId}
             AND CASE WHEN ${live}::boolean THEN platform_profile.live_receive_connected_merchant_events ELSE platform_profile.test_receive_connected_merchant_events END`;
+    // The row as the insert below writes it. An id is letters, digits and `_` (kernel/ids.ts; a copy's, hex digits),
+    // so JSON.stringify gives the same text as PostgreSQL's to_json.
     const written = (row: WrittenEventRow): WrittenEvent => ({
       id: row.id,
       merchantId: row.merchant_id,
       profileId: row.profile_id,
       mode: event.mode,
       eventType: event.eventType,
+      contentType,
       objectId: event.objectId,
+      objectVersion: event.objectVersion,
+      body: `${head}${JSON.stringify(row.id)}${tail}`,
+      isTest: event.isTest,
       deliveryStatus: row.delivery_status,
+      attemptCount: 0,
+      automaticAttempts: 0,
+      nextAttemptAt: row.delivery_status === 'PENDING' ? nextAttemptAt : null,
+      deliveredAt: null,
+      createdAt: now,
+      traceParent,
+      attempts: [],
     });
     return {
       insert: (condition) => Prisma.sql`

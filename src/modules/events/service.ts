@@ -53,12 +53,7 @@ const listEventsInput = z.object({
 
 export type EventWithAttempts = Event & { attempts: WebhookDeliveryAttempt[] };
 
-/** How long a new event, as read for live subscribers, is shared by all of them (one read per event, not per subscriber). */
-const LIVE_SNAPSHOT_MS = 5_000;
-
 export class EventService {
-  readonly #liveSnapshots = new Map<string, { read: Promise<EventWithAttempts | null>; until: number }>();
-
   constructor(
     private readonly context: ServiceContext,
     private readonly outbox: EventOutbox,
@@ -121,7 +116,6 @@ export class EventService {
       if (missed > MAX_CATCH_UP)
         throw invalidInput('after', `more than ${MAX_CATCH_UP} events came after it; read them with the events query, then subscribe from the newest`);
     }
-    const snapshotOf = (eventId: string) => this.liveSnapshot(eventId);
     const iterated = new Repeater<EventWithAttempts>(async (push, stop) => {
       const listening = live.events(principal.merchantId, principal.mode)[Symbol.asyncIterator]();
       const first = listening.next(); // subscribes
@@ -146,8 +140,7 @@ export class EventService {
           stop,
           async (notice) => {
             if (caughtUp.delete(notice.id) || !wanted(notice)) return;
-            const event = await snapshotOf(notice.id);
-            if (event !== null) await push(event);
+            await push(notice);
           },
           first,
         );
@@ -158,28 +151,13 @@ export class EventService {
         await listening.return?.();
       }
     });
-    // Without a catch-up there is no seam to mind: pushed, each wanted event is the snapshot every subscriber shares.
+    // Without a catch-up there is no seam to mind: pushed, each wanted event is the one object every subscriber of this
+    // process shares (the live feed parses a publication once).
     const attachLive = pushSideOf<WrittenEvent>(live.events(principal.merchantId, principal.mode));
     if (from !== null || attachLive === undefined) return iterated;
     return withPush<EventWithAttempts, Pushed<EventWithAttempts>>(iterated, (sink) =>
-      attachLive({ next: (notice) => wanted(notice) && sink.next(snapshotOf(notice.id)), end: (error) => sink.end(error) }),
+      attachLive({ next: (notice) => wanted(notice) && sink.next(notice), end: (error) => sink.end(error) }),
     );
-  }
-
-  /** The event as just created, read once for every subscriber of this process that wants it. */
-  private liveSnapshot(eventId: string): Promise<EventWithAttempts | null> {
-    const now = Date.now();
-    for (const [id, snapshot] of this.#liveSnapshots) {
-      if (snapshot.until > now) break; // inserted in time order: the rest are younger
-      this.#liveSnapshots.delete(id);
-    }
-    let snapshot = this.#liveSnapshots.get(eventId);
-    if (snapshot === undefined) {
-      const read = this.context.db.event.findUnique({ where: { id: eventId }, include: { attempts: { orderBy: { attemptNumber: 'asc' } } } });
-      snapshot = { read, until: now + LIVE_SNAPSHOT_MS };
-      this.#liveSnapshots.set(eventId, snapshot);
-    }
-    return snapshot.read;
   }
 
   /**
