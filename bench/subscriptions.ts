@@ -55,7 +55,7 @@ async function collect(child: Child, expected: number, timeoutMs: number): Promi
  */
 async function untilOpen(stack: Stack, count: number, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
-  const channels = `${stack.prefix}:live:events:${stack.demo.merchantId}:*`;
+  const channels = `${stack.prefix}:live:event-rows:${stack.demo.merchantId}:*`;
   for (;;) {
     const metrics = await (await fetch(`${stack.apiUrl}/metrics`)).text();
     const open = Number(/^graphql_subscriptions_open (\d+)/m.exec(metrics)?.[1] ?? 0);

@@ -133,10 +133,12 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
     });
     return withPush(iterated, attach);
   };
-  // Channels carry the deployment's prefix, like every other Redis key of the service.
+  // Channels carry the deployment's prefix, like every other Redis key of the service. Events travel as whole rows
+  // (modules/events/outbox.ts, WrittenEvent), on a channel of their own name: a process of a release that published
+  // a shorter notice on `live:events` is not heard by one that takes what it hears as the whole row.
   const paymentTopic = `${config.REDIS_PREFIX}:live:payment`;
   const profilePaymentsTopic = `${config.REDIS_PREFIX}:live:profile-payments`;
-  const eventsTopic = `${config.REDIS_PREFIX}:live:events`;
+  const eventsTopic = `${config.REDIS_PREFIX}:live:event-rows`;
   return {
     paymentChanged: (payment) => {
       // A payment's creation (version 0: every later write bumps it) goes to dashboards only. Its own channel has no

@@ -97,17 +97,17 @@ function readyFramesOf(rootValue: unknown): ReadyFrames | undefined {
   return typeof frames?.sendReady === 'function' ? (frames as ReadyFrames) : undefined;
 }
 
-/** One execution of a pushed value under one share key: its outcome once known (null: nothing to deliver), and whose flush waits for it. */
+/** One execution of a pushed value under one share key: its outcome once known, and whose flush waits for it. */
 interface PushedExecution {
-  result?: ExecutionResult | null;
+  result?: ExecutionResult;
   /** The result as a frame's payload, serialized once, when it has no errors (one with errors is each subscriber's own to frame). */
   json?: string;
-  /** Reading the value failed: the subscription ends with this, as an iterated one would. */
+  /** Executing or serializing it threw: the subscription ends with this, as an iterated one would. */
   failure?: unknown;
   waiters: (() => void)[];
 }
 
-/** The pushed executions of each value (an object, or a promise of one being read), by share key; they go when the value does. */
+/** The pushed executions of each value (an object), by share key; they go when the value does. */
 const pushedExecutions = new WeakMap<object, Map<string, PushedExecution>>();
 
 const isPromiseLike = (value: unknown): value is PromiseLike<unknown> =>
@@ -129,26 +129,22 @@ function pushedExecution(value: unknown, key: string, run: (payload: unknown) =>
     execution.failure = error;
     settled();
   };
-  const succeed = (result: ExecutionResult | null) => {
+  const succeed = (result: ExecutionResult) => {
     try {
-      if (result !== null && result.errors === undefined) execution.json = JSON.stringify(result);
+      if (result.errors === undefined) execution.json = JSON.stringify(result);
     } catch (error) {
       return fail(error);
     }
     execution.result = result;
     settled();
   };
-  const execute = (payload: unknown) => {
-    try {
-      const result = run(payload);
-      if (isPromiseLike(result)) result.then(succeed, fail);
-      else succeed(result);
-    } catch (error) {
-      fail(error);
-    }
-  };
-  if (isPromiseLike(value)) value.then((payload) => (payload === null ? succeed(null) : execute(payload)), fail);
-  else execute(value);
+  try {
+    const result = run(value);
+    if (isPromiseLike(result)) result.then(succeed, fail);
+    else succeed(result);
+  } catch (error) {
+    fail(error);
+  }
   return execution;
 }
 
@@ -222,7 +218,6 @@ function pushed(
       }
       queue.shift();
       if (head.failure !== undefined) return end(head.failure, true);
-      if (head.result === null) continue;
       if (head.json === undefined) {
         unread.push(head.result!);
         continue;

@@ -68,7 +68,7 @@ export class SubscriptionGate {
    * `source` as the subscriber's stream. Throws RATE_LIMITED at once when a bound is reached; the slots are
    * taken synchronously, so concurrent subscribes cannot overshoot them.
    */
-  open<T, P = T>(principal: Principal, source: PushStream<T, P>, payer?: Payer): PushStream<T, P> {
+  open<T>(principal: Principal, source: PushStream<T>, payer?: Payer): PushStream<T> {
     if (this.#open >= this.config.SUBSCRIPTIONS_PER_PROCESS) {
       this.metrics.subscriptionsDropped.labels('refused').inc();
       throw new AppError('RATE_LIMITED', 'This server has as many subscriptions as it takes; connect again later.');
@@ -137,7 +137,7 @@ export class SubscriptionGate {
     };
     // Pushed instead (a fan-out reader, docs/subscriptions.md): the same slots and revocation; the reader
     // bounds its own backlog, where the values wait.
-    const attachSource = pushSideOf<P>(source);
+    const attachSource = pushSideOf<T>(source);
     if (attachSource === undefined) return iterated;
     return withPush(iterated, (sink) => {
       if (released) {

@@ -41,9 +41,6 @@ export async function drain<T>(
   }
 }
 
-/** A value a live stream pushes: ready, or still being read (resolving to null when there is nothing to hand over after all). */
-export type Pushed<T> = T | PromiseLike<T | null>;
-
 /** Where a live stream pushes its values, synchronously and in order. */
 export interface PushSink<T> {
   next(value: T): void;
@@ -58,18 +55,17 @@ export type Attach<T> = (sink: PushSink<T>) => () => void;
 export const PUSH: unique symbol = Symbol('push');
 
 /**
- * A live stream that can also push to one reader instead of being iterated (values `P`, the iterated `T`s or
- * values still being read). Fan-out to many subscribers goes through it: a value is handed from the feed to
+ * A live stream that can also push its values to one reader instead of being iterated. Fan-out to many subscribers goes through it: a value is handed from the feed to
  * each subscriber's socket by plain calls, where iterating costs every subscriber several promises per value.
  */
-export type PushStream<T, P = T> = AsyncIterable<T> & { readonly [PUSH]?: Attach<P> };
+export type PushStream<T> = AsyncIterable<T> & { readonly [PUSH]?: Attach<T> };
 
 /** `stream` offering `attach` as its push side. */
-export function withPush<T, P>(stream: AsyncIterable<T>, attach: Attach<P>): PushStream<T, P> {
+export function withPush<T>(stream: AsyncIterable<T>, attach: Attach<T>): PushStream<T> {
   return Object.assign(stream, { [PUSH]: attach });
 }
 
 /** The push side of `stream`, when it has one. */
-export function pushSideOf<P>(stream: unknown): Attach<P> | undefined {
-  return stream !== null && typeof stream === 'object' && PUSH in stream ? (stream as { [PUSH]: Attach<P> })[PUSH] : undefined;
+export function pushSideOf<T>(stream: unknown): Attach<T> | undefined {
+  return stream !== null && typeof stream === 'object' && PUSH in stream ? (stream as { [PUSH]: Attach<T> })[PUSH] : undefined;
 }

@@ -10,7 +10,16 @@ import { MAX_UNREAD_RESULTS } from '../../src/api/subscription-gate.ts';
 import { withPush, type PushSink } from '../../src/kernel/async-streams.ts';
 import { AppError } from '../../src/kernel/errors.ts';
 
-/** A schema with one subscription, `ticks`, fed by `subscribe`; `seenBy` counts its executions, and a negative tick cannot be seen. */
+/** What the subscription pushes: tick `n`, `held` until a promise settles when the test needs an execution still running. */
+interface Tick {
+  n: number;
+  held?: Promise<void>;
+}
+
+/**
+ * A schema with one subscription, `ticks`, fed by `subscribe`; `seenBy` counts its executions, a negative tick cannot be
+ * seen, and a held tick is executed once its promise settles (as a field that waits on a data loader).
+ */
 function tickSchema(subscribe: () => unknown) {
   let executions = 0;
   const schema = createSchema<{ principal: { kind: string; merchantId: string; mode: string } }>({
@@ -29,10 +38,13 @@ function tickSchema(subscribe: () => unknown) {
     resolvers: {
       Subscription: { ticks: { subscribe, resolve: (tick: { n: number }) => tick } },
       Tick: {
-        seenBy: (tick: { n: number }, _args, { principal }) => {
-          executions += 1;
-          if (tick.n < 0) throw new Error(`tick ${tick.n} cannot be seen`);
-          return principal.merchantId;
+        seenBy: (tick: Tick, _args, { principal }) => {
+          const see = () => {
+            executions += 1;
+            if (tick.n < 0) throw new Error(`tick ${tick.n} cannot be seen`);
+            return principal.merchantId;
+          };
+          return tick.held ? tick.held.then(see) : see();
         },
       },
     },
@@ -120,44 +132,33 @@ function pushFixture() {
   return { subscribe, executions, frame };
 }
 
-/** A value still being read, settled by the test. */
-function reading<T>() {
-  let settle!: (value: T | null) => void;
-  let fail!: (error: Error) => void;
-  const promise = new Promise<T | null>((resolve, reject) => {
-    settle = resolve;
-    fail = reject;
-  });
-  return { promise, settle, fail };
+/** Tick `n`, whose execution runs until the test releases it. */
+function held(n: number) {
+  let release!: () => void;
+  const tick: Tick = { n, held: new Promise<void>((resolve) => (release = resolve)) };
+  return { tick, release };
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('pushed subscriptions (graphql-ws ready frames)', () => {
-  it('write each value as a frame in the order pushed, executed once per scope, a value still being read holding back the ones after it', async () => {
+  it('write each value as a frame in the order pushed, executed once per scope, an execution still running holding back the ones after it', async () => {
     const { subscribe, executions, frame } = pushFixture();
     const same = [await subscribe('mer_a'), await subscribe('mer_a'), await subscribe('mer_a')];
     const other = await subscribe('mer_b');
-    const first = reading<{ n: number }>();
+    const first = held(1);
     const second = { n: 2 };
     for (const { attachment } of [...same, other]) {
-      attachment.sink.next(first.promise);
+      attachment.sink.next(first.tick);
       attachment.sink.next(second);
     }
-    // The second is known at once, but the first is still being read: nothing goes out yet.
+    // The second is executed at once, but the first is still running: nothing goes out yet.
     expect(same[0]!.transport.frames).toEqual([]);
-    first.settle({ n: 1 });
+    first.release();
     await turn();
     for (const { transport } of same) expect(transport.frames).toEqual([frame(1), frame(2)]);
     expect(other.transport.frames).toEqual([frame(1, 'mer_b'), frame(2, 'mer_b')]);
     expect(executions()).toBe(4); // two values, two scopes
-    // A value that turns out to be nothing is skipped.
-    const gone = reading<{ n: number }>();
-    same[0]!.attachment.sink.next(gone.promise);
-    same[0]!.attachment.sink.next({ n: 3 });
-    gone.settle(null);
-    await turn();
-    expect(same[0]!.transport.frames).toEqual([frame(1), frame(2), frame(3)]);
     // The source's end ends the stream once what was queued is out.
     same[0]!.attachment.sink.end();
     expect(await same[0]!.stream.next()).toEqual({ done: true, value: undefined });
@@ -192,7 +193,7 @@ describe('pushed subscriptions (graphql-ws ready frames)', () => {
 
     const waiting = await subscribe('mer_a');
     const cut = waiting.stream.next();
-    waiting.attachment.sink.next(reading<{ n: number }>().promise); // never read: everything after it waits
+    waiting.attachment.sink.next(held(0).tick); // never released: everything after it waits
     for (let n = 0; n < MAX_UNREAD_RESULTS; n += 1) waiting.attachment.sink.next({ n });
     await expect(cut).rejects.toMatchObject({ originalError: { code: 'RATE_LIMITED' } });
     expect(waiting.attachment.detached).toBe(true);
@@ -202,11 +203,11 @@ describe('pushed subscriptions (graphql-ws ready frames)', () => {
   it('still write what was queued before the source ended with an error (Redis lost), then end with it', async () => {
     const { subscribe, frame } = pushFixture();
     const { stream, transport, attachment } = await subscribe('mer_a');
-    const value = reading<{ n: number }>();
+    const value = held(1);
     const next = stream.next();
-    attachment.sink.next(value.promise);
+    attachment.sink.next(value.tick);
     attachment.sink.end(new AppError('SERVICE_UNAVAILABLE', 'Redis is gone'));
-    value.settle({ n: 1 });
+    value.release();
     await expect(next).rejects.toMatchObject({ originalError: { code: 'SERVICE_UNAVAILABLE' } });
     expect(transport.frames).toEqual([frame(1)]);
   });
@@ -215,30 +216,22 @@ describe('pushed subscriptions (graphql-ws ready frames)', () => {
     const { subscribe, frame } = pushFixture();
     const failing = await subscribe('mer_a');
     const healthy = await subscribe('mer_a');
-    const value = reading<{ n: number }>();
+    const value = held(1);
     const failed = failing.stream.next();
-    for (const { attachment } of [failing, healthy]) attachment.sink.next(value.promise);
+    for (const { attachment } of [failing, healthy]) attachment.sink.next(value.tick);
     const broken = failing.transport.frames;
     broken.push = () => {
       throw new Error('the socket is broken');
     };
-    value.settle({ n: 1 });
+    value.release();
     await expect(failed).rejects.toThrow('the socket is broken');
     await turn();
     expect(healthy.transport.frames).toEqual([frame(1)]);
     await healthy.stream.return?.();
   });
 
-  it('end with the error when a value cannot be read or the source fails, and stop listening on return()', async () => {
+  it('end with the error when the source fails, and stop listening on return()', async () => {
     const { subscribe } = pushFixture();
-    const failing = await subscribe('mer_a');
-    const value = reading<{ n: number }>();
-    const next = failing.stream.next();
-    failing.attachment.sink.next(value.promise);
-    value.fail(new Error('the database is gone'));
-    await expect(next).rejects.toThrow('the database is gone');
-    expect(failing.attachment.detached).toBe(true);
-
     const interrupted = await subscribe('mer_a');
     const ended = interrupted.stream.next();
     interrupted.attachment.sink.end(new AppError('SERVICE_UNAVAILABLE', 'Redis is gone'));

@@ -104,7 +104,7 @@ describe('two API processes and two worker processes on one database and one Red
       const live = `${stack.env.REDIS_PREFIX}:live`;
       await expect
         .poll(async () => (await redis.pubsub('CHANNELS', `${live}:*`)).sort(), { timeout: 15_000, interval: 20 })
-        .toEqual([`${live}:events:${merchant.merchantId}:TEST`, `${live}:payment:${created.id}`]);
+        .toEqual([`${live}:event-rows:${merchant.merchantId}:TEST`, `${live}:payment:${created.id}`]);
     } finally {
       redis.disconnect();
     }

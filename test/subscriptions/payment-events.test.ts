@@ -20,7 +20,7 @@ import { liveChannel, subscribeWs, untilLive, wsClient } from '../support/subscr
 import { paidPayment, shopWithReceiver } from '../support/webhooks.ts';
 import { createLiveFeed } from '../../src/api/live-feed.ts';
 import { SubscriptionGate } from '../../src/api/subscription-gate.ts';
-import { pushSideOf, type Pushed } from '../../src/kernel/async-streams.ts';
+import { pushSideOf } from '../../src/kernel/async-streams.ts';
 import { createMetrics } from '../../src/platform/http/metrics.ts';
 
 const card = { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } };
@@ -175,16 +175,17 @@ describe('paymentEvents over graphql-ws without `after`', () => {
     try {
       const principal = { kind: 'secretKey', merchantId: shop.merchantId, mode: 'TEST', keyId: 'key_push_test' } as const;
       const watched = gate.open(principal, await stack.api.services.events.watch(principal, { profileId: shop.profileId }, live));
-      const attach = pushSideOf<Pushed<{ id: string; eventType: string }>>(watched);
+      const attach = pushSideOf<{ id: string; eventType: string; objectId: string }>(watched);
       expect(attach).toBeDefined();
-      const pushed: Pushed<{ id: string; eventType: string }>[] = [];
+      const pushed: { id: string; eventType: string; objectId: string }[] = [];
       const detach = attach!({ next: (value) => pushed.push(value), end: () => {} });
       await live.subscribed();
       const paymentId = await pay(shop);
       await vi.waitFor(() => expect(pushed).toHaveLength(2));
-      const events = await Promise.all(pushed);
-      expect(events.map((event) => event?.eventType)).toEqual(['payment_authorized', 'payment_succeeded']);
-      expect(events.map((event) => event && 'objectId' in event && event.objectId)).toEqual([paymentId, paymentId]);
+      expect(pushed.map((event) => [event.eventType, event.objectId])).toEqual([
+        ['payment_authorized', paymentId],
+        ['payment_succeeded', paymentId],
+      ]);
       detach();
 
       const [after] = await eventIdsOldestFirst(shop);

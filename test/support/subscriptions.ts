@@ -14,7 +14,7 @@ import type { GraphQLErrorShape } from './graphql-client.ts';
 export const liveChannel = {
   payment: (paymentId: string) => `payment:${paymentId}`,
   profilePayments: (profileId: string) => `profile-payments:${profileId}:*`,
-  events: (merchantId: string) => `events:${merchantId}:*`,
+  events: (merchantId: string) => `event-rows:${merchantId}:*`,
 };
 
 /**

@@ -3,6 +3,7 @@ import { EVENT_TYPES } from './catalog.ts';
 import { builder } from '../../platform/graphql/builder.ts';
 import { requestLoader } from '../../platform/graphql/request-loader.ts';
 import { ModeEnum } from '../../platform/graphql/scalars.ts';
+import type { EventWithAttempts } from './service.ts';
 
 const EventDeliveryStatusEnum = builder.enumType('EventDeliveryStatus', {
   values: {
@@ -65,7 +66,9 @@ export const EventRef = builder.prismaObject('Event', {
     nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true }),
     deliveredAt: t.expose('deliveredAt', { type: 'DateTime', nullable: true }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    attempts: t.relation('attempts', { query: { orderBy: { attemptNumber: 'asc' } } }),
+    // Every event comes with its attempts, in order (EventService reads them with it; a live one has none yet), so
+    // they are not read again: a relation field would, for an event not loaded by a Pothos-planned query.
+    attempts: t.field({ type: [WebhookDeliveryAttemptRef], resolve: (event) => (event as EventWithAttempts).attempts }),
     deliveryHeaders: t.withAuth({ secretKey: true }).field({
       type: [HttpHeader],
       description:

@@ -2,7 +2,7 @@
 // send a signed test event to check an endpoint.
 import { Repeater } from '@repeaterjs/repeater';
 import { z } from 'zod';
-import { drain, pushSideOf, withPush, type Pushed, type PushStream } from '../../kernel/async-streams.ts';
+import { drain, pushSideOf, withPush, type PushStream } from '../../kernel/async-streams.ts';
 import { isEventType, EVENT_TYPES } from './catalog.ts';
 import { paymentWireObject } from '../payments/wire.ts';
 import { AppError, invalidInput, notFound } from '../../kernel/errors.ts';
@@ -97,7 +97,7 @@ export class EventService {
    * catch-up already gave is skipped. Validated before anything streams, so a bad argument is an error,
    * not an empty stream; nothing listens until the stream is read, and its end stops listening at once.
    */
-  async watch(principal: SecretKeyPrincipal, rawInput: unknown, live: LiveEvents): Promise<PushStream<EventWithAttempts, Pushed<EventWithAttempts>>> {
+  async watch(principal: SecretKeyPrincipal, rawInput: unknown, live: LiveEvents): Promise<PushStream<EventWithAttempts>> {
     const input = parseInput(watchEventsInput, rawInput);
     const { db } = this.context;
     const profile = await db.businessProfile.findFirst({ where: { id: input.profileId, merchantId: principal.merchantId }, select: { id: true } });
@@ -155,7 +155,7 @@ export class EventService {
     // process shares (the live feed parses a publication once).
     const attachLive = pushSideOf<WrittenEvent>(live.events(principal.merchantId, principal.mode));
     if (from !== null || attachLive === undefined) return iterated;
-    return withPush<EventWithAttempts, Pushed<EventWithAttempts>>(iterated, (sink) =>
+    return withPush<EventWithAttempts>(iterated, (sink) =>
       attachLive({ next: (notice) => wanted(notice) && sink.next(notice), end: (error) => sink.end(error) }),
     );
   }
