@@ -30,6 +30,21 @@ async function post(stack: Stack, key: string, query: string, variables: unknown
   return Object.values(body.data)[0]!;
 }
 
+const card = { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' };
+
+/** `count` card payments, each started when due at `ratePerS` (open model) whether or not the one before has finished; the seconds they took. */
+async function paymentsAtRate(stack: Stack, count: number, ratePerS: number): Promise<number> {
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: count }, async (_, index) => {
+      await sleep(started + (index * 1000) / ratePerS - performance.now());
+      const created = await post(stack, stack.demo.secretKey, CREATE_PAYMENT, createVariables());
+      await post(stack, stack.demo.publishableKey, CONFIRM_PAYMENT, confirmVariables(created.clientSecret as string, card));
+    }),
+  );
+  return (performance.now() - started) / 1000;
+}
+
 /** Connects `count` subscribers to `url`; resolves once all are connected (and their subscriptions settled). */
 async function subscribe(spec: { url: string; protocol: 'graphql-ws' | 'ws'; count: number; apiKey?: string; profileId?: string }) {
   const child = new Child(`subscribers (${spec.protocol})`, 'bench/processes/subscribers.ts', { args: [JSON.stringify(spec)], ipc: true });
@@ -80,7 +95,7 @@ async function closeSubscribers(child: Child) {
 }
 
 export async function benchSubscriptions(stack: Stack) {
-  const { subscribers, payments, paymentRate, subscriptionSandboxLatencyMs } = stack.settings;
+  const { subscribers, payments, paymentRate, subscriptionSandboxLatencyMs, subscriptionWarmupPayments } = stack.settings;
   await stack.start({ sandboxLatencyMs: subscriptionSandboxLatencyMs });
   const expected = payments * subscribers;
 
@@ -104,18 +119,11 @@ export async function benchSubscriptions(stack: Stack) {
   try {
     await untilOpen(stack, subscribers, 180_000);
     serviceConnected = await stack.api!.memoryMb();
+    await paymentsAtRate(stack, subscriptionWarmupPayments, paymentRate);
+    await collect(serviceClients, subscriptionWarmupPayments * subscribers, 60_000);
+    await serviceClients.request('reset');
     const cpuBefore = stack.api!.cpuMs();
-    const card = { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' };
-    const started = performance.now();
-    // Each payment starts when due (open model), whether or not the one before has finished.
-    await Promise.all(
-      Array.from({ length: payments }, async (_, index) => {
-        await sleep(started + (index * 1000) / paymentRate - performance.now());
-        const created = await post(stack, stack.demo.secretKey, CREATE_PAYMENT, createVariables());
-        await post(stack, stack.demo.publishableKey, CONFIRM_PAYMENT, confirmVariables(created.clientSecret as string, card));
-      }),
-    );
-    paymentSeconds = (performance.now() - started) / 1000;
+    paymentSeconds = await paymentsAtRate(stack, payments, paymentRate);
     serviceStats = await collect(serviceClients, expected, 60_000);
     serviceCpuMs = stack.api!.cpuMs() - cpuBefore;
   } finally {
@@ -148,14 +156,20 @@ export async function benchSubscriptions(stack: Stack) {
     try {
       await sleep(1000);
       bareConnected = await fanout.memoryMb();
-      const cpuBefore = fanout.cpuMs();
-      // One message per payment, at the pace the service's payments went.
+      // One message per payment, at the pace the service's payments went; warmed up as the service was.
       const perPaymentMs = (paymentSeconds * 1000) / payments;
-      for (let index = 0; index < payments; index += 1) {
-        const next = performance.now() + perPaymentMs;
-        await publisher.publish(channel, JSON.stringify({ sentAt: Date.now(), kind: 'payment_succeeded' }));
-        await sleep(Math.max(0, next - performance.now()));
-      }
+      const publish = async (count: number) => {
+        for (let index = 0; index < count; index += 1) {
+          const next = performance.now() + perPaymentMs;
+          await publisher.publish(channel, JSON.stringify({ sentAt: Date.now(), kind: 'payment_succeeded' }));
+          await sleep(Math.max(0, next - performance.now()));
+        }
+      };
+      await publish(subscriptionWarmupPayments);
+      await collect(bareClients, subscriptionWarmupPayments * subscribers, 60_000);
+      await bareClients.request('reset');
+      const cpuBefore = fanout.cpuMs();
+      await publish(payments);
       bareStats = await collect(bareClients, expected, 60_000);
       bareCpuMs = fanout.cpuMs() - cpuBefore;
     } finally {

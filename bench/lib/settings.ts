@@ -80,6 +80,11 @@ export function loadSettings() {
      */
     paymentRate: number('BENCH_PAYMENT_RATE', 10, 0.1, 1000),
     /**
+     * Payments, at the same rate, whose events the subscribers receive before the measured ones, not counted: the
+     * fan-out's code runs for the first time there, in the service and the ceiling alike (as BENCH_PROCESS_WARMUP_S).
+     */
+    subscriptionWarmupPayments: number('BENCH_SUBSCRIPTION_WARMUP_PAYMENTS', 10, 0, 10_000),
+    /**
      * The sandbox's latency (SANDBOX_LATENCY_MS) during the subscription run: a real processor's, so a
      * payment's two events come apart, as they do in production, rather than within a millisecond or two
      * (which measures how two events share one fan-out, not the latency of one).

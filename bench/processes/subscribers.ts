@@ -1,7 +1,7 @@
 // `count` live subscribers in a process of their own: graphql-ws clients of the service's paymentEvents
 // (latency from the event's createdAt, written in the committing transaction, to receipt), or plain
 // WebSocket clients of the bare fan-out ceiling (latency from the publisher's sentAt). One connection each.
-// IPC: "stats" answers what arrived so far; "close" ends every connection.
+// IPC: "stats" answers what arrived so far; "reset" forgets it (a warm-up's deliveries); "close" ends every connection.
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { answer } from '../lib/ipc.ts';
@@ -58,6 +58,10 @@ for (let started = 0; started < spec.count; started += 50) {
 process.stdout.write(`subscribers connected ${spec.count}\n`);
 
 answer('stats', () => ({ received: latencies.length, latencyMs: summarize(latencies) }));
+answer('reset', () => {
+  latencies.length = 0;
+  return {};
+});
 answer('close', () => {
   for (const close of closers) close();
   setTimeout(() => process.exit(0), 200);
