@@ -345,6 +345,30 @@ describe('a request whose process died', () => {
   });
 });
 
+describe('a request that outlives its lease', () => {
+  it('still gets its own answer, while the retry told meanwhile that its outcome is unknown keeps that answer for the key', async () => {
+    const shop = await merchantWithSandbox(stack);
+    const input = { amount: 1900, currency: 'USD', confirm: true, paymentMethodData: card('4242424242424242') };
+    const body = operation(CreatePaymentDocument, { input });
+    const headers = { 'api-key': shop.secretKey, 'idempotency-key': `outlived-${shop.merchantId}` };
+    const original = post(body, headers); // the processor answers in 400 ms
+    await until(async () => (await sql.query('SELECT 1 FROM idempotency_records WHERE key = $1', [headers['idempotency-key']])).rowCount === 1);
+    // Its lease runs out while it waits for the processor, and a retry hears that its outcome is unknown.
+    await diedBeforeAnswering(sql, headers['idempotency-key'], 6);
+    const retry = await post(body, headers);
+    expect(retry.status).toBe(500);
+    const told = await retry.text();
+    expect(told).toContain('whether it acted is unknown');
+    const answered = await original;
+    expect(answered.status).toBe(200);
+    const { data } = (await answered.json()) as { data: { createPayment: { status: string } } };
+    expect(data.createPayment.status).toBe('SUCCEEDED');
+    const replay = await post(body, headers);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await replay.text()).toBe(told);
+  });
+});
+
 describe('a key older than 24 hours', () => {
   it('no longer counts: another request with it runs afresh, while a 23-hour-old one still refuses it', async () => {
     const shop = await createMerchant(stack.api);

@@ -98,12 +98,16 @@ export class IdempotencyService {
     return { kind: 'unfinished', claimedAt: record.createdAt };
   }
 
-  /** Stores the answer of the request holding `key` by its claim written at `claimedAt`; resolves once it is committed. */
+  /**
+   * Stores the answer of the request holding `key` by its claim written at `claimedAt`; resolves once it is committed.
+   * Its claim wrote the row; only abandon deletes one (never this request's, which acted), and only an answer for it
+   * after IDEMPOTENCY_LEASE_MS (`unfinished`) fills it. So a miss means this request outlived its lease and a retry
+   * was told its outcome is unknown: that answer stays the key's, and this request's own client still gets the
+   * true one (logged, as the operator hears of every request that stopped unanswered).
+   */
   async complete(scope: string, key: string, claimedAt: Date, statusCode: number, body: string): Promise<void> {
-    // Its claim wrote the row; only abandon deletes one (never this request's, which acted), and only an answer for it
-    // after IDEMPOTENCY_LEASE_MS (`unfinished`) fills it: a miss means this request outlived its lease, or a bug.
     if (!(await this.keep(scope, key, claimedAt, statusCode, body))) {
-      throw new Error(`idempotency record ${scope}/${key} is gone or answered for before its response was stored`);
+      this.context.logger.warn({ scope, key, claimedAt }, 'a keyed request answered after its lease ran out; its key keeps the unknown outcome told meanwhile');
     }
   }
 
