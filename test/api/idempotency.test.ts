@@ -346,26 +346,30 @@ describe('a request whose process died', () => {
 });
 
 describe('a request that outlives its lease', () => {
-  it('still gets its own answer, while the retry told meanwhile that its outcome is unknown keeps that answer for the key', async () => {
+  it('still gets its own answer, while the answer kept for its key meanwhile (outcome unknown) stays the key’s', async () => {
     const shop = await merchantWithSandbox(stack);
     const input = { amount: 1900, currency: 'USD', confirm: true, paymentMethodData: card('4242424242424242') };
     const body = operation(CreatePaymentDocument, { input });
     const headers = { 'api-key': shop.secretKey, 'idempotency-key': `outlived-${shop.merchantId}` };
     const original = post(body, headers); // the processor answers in 400 ms
-    await until(async () => (await sql.query('SELECT 1 FROM idempotency_records WHERE key = $1', [headers['idempotency-key']])).rowCount === 1);
-    // Its lease runs out while it waits for the processor, and a retry hears that its outcome is unknown.
-    await diedBeforeAnswering(sql, headers['idempotency-key'], 6);
-    const retry = await post(body, headers);
-    expect(retry.status).toBe(500);
-    const told = await retry.text();
-    expect(told).toContain('whether it acted is unknown');
+    let claim: { scope: string; created_at: Date } | undefined;
+    await until(async () => {
+      claim = (await sql.query('SELECT scope, created_at FROM idempotency_records WHERE key = $1', [headers['idempotency-key']])).rows[0];
+      return claim !== undefined;
+    });
+    // What the first retry after its lease keeps under its claim, while it still waits for the processor.
+    const unknown = JSON.stringify({ errors: [{ message: 'outcome unknown', extensions: { code: 'INTERNAL' } }] });
+    expect(await stack.api.services.idempotency.keep(claim!.scope, headers['idempotency-key'], claim!.created_at, 500, unknown)).toBe(true);
     const answered = await original;
     expect(answered.status).toBe(200);
     const { data } = (await answered.json()) as { data: { createPayment: { status: string } } };
     expect(data.createPayment.status).toBe('SUCCEEDED');
     const replay = await post(body, headers);
+    expect(replay.status).toBe(500);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expect(await replay.text()).toBe(told);
+    expect(await replay.text()).toBe(unknown);
+    const { rows } = await sql.query('SELECT count(*)::int AS payments FROM payment_intents WHERE merchant_id = $1', [shop.merchantId]);
+    expect(rows[0].payments).toBe(1);
   });
 });
 

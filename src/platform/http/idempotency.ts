@@ -101,12 +101,21 @@ export class IdempotencyService {
   /**
    * Stores the answer of the request holding `key` by its claim written at `claimedAt`; resolves once it is committed.
    * Its claim wrote the row; only abandon deletes one (never this request's, which acted), and only an answer for it
-   * after IDEMPOTENCY_LEASE_MS (`unfinished`) fills it. So a miss means this request outlived its lease and a retry
-   * was told its outcome is unknown: that answer stays the key's, and this request's own client still gets the
-   * true one (logged, as the operator hears of every request that stopped unanswered).
+   * after IDEMPOTENCY_LEASE_MS (`unfinished`) fills it. So where the answer is not stored and the row holds another,
+   * this request outlived its lease and a retry was told its outcome is unknown: that stays the key's answer, and
+   * this request's own client still gets the true one (logged). A row gone or claimed again is a bug, thrown.
    */
   async complete(scope: string, key: string, claimedAt: Date, statusCode: number, body: string): Promise<void> {
-    if (!(await this.keep(scope, key, claimedAt, statusCode, body))) {
+    if (await this.keep(scope, key, claimedAt, statusCode, body)) return;
+    const record = await this.context.db.idempotencyRecord.findUnique({
+      where: { scope_key: { scope, key } },
+      select: { createdAt: true, responseBody: true },
+    });
+    if (record?.responseBody == null || record.createdAt.getTime() !== claimedAt.getTime()) {
+      throw new Error(`idempotency record ${scope}/${key} is gone or claimed again before its response was stored`);
+    }
+    // Its own answer, when a batch that did commit was reported failed and run again item by item (batcher.ts).
+    if (this.context.secretBox.open(record.responseBody) !== body) {
       this.context.logger.warn({ scope, key, claimedAt }, 'a keyed request answered after its lease ran out; its key keeps the unknown outcome told meanwhile');
     }
   }
