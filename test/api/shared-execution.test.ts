@@ -3,17 +3,21 @@
 // that writes ready frames, a stream's push side feeds them by plain calls, in order, with its backlog bounded.
 import { describe, expect, it } from 'vitest';
 import { createPubSub, createSchema, createYoga } from 'graphql-yoga';
-import type { ExecutionResult } from 'graphql';
+import { GraphQLScalarType, type ExecutionResult } from 'graphql';
 import { sharedPayloadJson, useSharedSubscriptionExecution } from '../../src/api/shared-execution.ts';
 import { createMetrics } from '../../src/platform/http/metrics.ts';
 import { MAX_UNREAD_RESULTS } from '../../src/api/subscription-gate.ts';
 import { withPush, type PushSink } from '../../src/kernel/async-streams.ts';
 import { AppError } from '../../src/kernel/errors.ts';
 
-/** What the subscription pushes: tick `n`, `held` until a promise settles when the test needs an execution still running. */
+/**
+ * What the subscription pushes: tick `n`, `held` until a promise settles when the test needs an execution still running,
+ * and `raw`, given back as is by the field of that name (a value JSON cannot hold makes a result that cannot be written).
+ */
 interface Tick {
   n: number;
   held?: Promise<void>;
+  raw?: unknown;
 }
 
 /**
@@ -24,9 +28,11 @@ function tickSchema(subscribe: () => unknown) {
   let executions = 0;
   const schema = createSchema<{ principal: { kind: string; merchantId: string; mode: string } }>({
     typeDefs: /* GraphQL */ `
+      scalar Raw
       type Tick {
         n: Int!
         seenBy: String!
+        raw: Raw
       }
       type Query {
         ok: Boolean
@@ -36,6 +42,7 @@ function tickSchema(subscribe: () => unknown) {
       }
     `,
     resolvers: {
+      Raw: new GraphQLScalarType({ name: 'Raw', serialize: (value) => value }),
       Subscription: { ticks: { subscribe, resolve: (tick: { n: number }) => tick } },
       Tick: {
         seenBy: (tick: Tick, _args, { principal }) => {
@@ -93,7 +100,7 @@ describe('shared subscription execution', () => {
 });
 
 /** A live stream whose push side the test drives: the sink the subscription attached, and whether it detached. */
-function pushFixture() {
+function pushFixture(document = 'subscription { ticks { n seenBy } }') {
   const attached: { sink: PushSink<unknown>; detached: boolean }[] = [];
   const source = () => {
     const iterated: AsyncIterable<unknown> = {
@@ -117,7 +124,7 @@ function pushFixture() {
     const transport = { accepting: true, frames };
     const stream = (await enveloped.subscribe({
       schema: enveloped.schema,
-      document: enveloped.parse('subscription { ticks { n seenBy } }'),
+      document: enveloped.parse(document),
       contextValue: { principal: { kind: 'secretKey', merchantId, mode: 'TEST' } },
       rootValue: {
         sendReady: (json: string) => {
@@ -230,7 +237,14 @@ describe('pushed subscriptions (graphql-ws ready frames)', () => {
     await healthy.stream.return?.();
   });
 
-  it('end with the error when the source fails, and stop listening on return()', async () => {
+  it('end with the error when a result cannot be written or the source fails, and stop listening on return()', async () => {
+    const unwritable = await pushFixture('subscription { ticks { n raw } }').subscribe('mer_a');
+    const cut = unwritable.stream.next();
+    unwritable.attachment.sink.next({ n: 1, raw: 1n });
+    await expect(cut).rejects.toThrow('BigInt');
+    expect(unwritable.attachment.detached).toBe(true);
+    expect(unwritable.transport.frames).toEqual([]);
+
     const { subscribe } = pushFixture();
     const interrupted = await subscribe('mer_a');
     const ended = interrupted.stream.next();
