@@ -55,8 +55,9 @@ export type Attach<T> = (sink: PushSink<T>) => () => void;
 export const PUSH: unique symbol = Symbol('push');
 
 /**
- * A live stream that can also push its values to one reader instead of being iterated. Fan-out to many subscribers goes through it: a value is handed from the feed to
- * each subscriber's socket by plain calls, where iterating costs every subscriber several promises per value.
+ * A live stream that can also push its values to one reader instead of being iterated. Fan-out to many subscribers
+ * goes through it: a value is handed from the feed to each subscriber's socket by plain calls, where iterating costs
+ * every subscriber several promises per value.
  */
 export type PushStream<T> = AsyncIterable<T> & { readonly [PUSH]?: Attach<T> };
 
