@@ -7,6 +7,7 @@
 // Ceiling, same run: the transport alone (bench/processes/fanout.ts: Redis pub/sub to plain WebSockets, no
 // GraphQL), the same number of subscribers, the same number of messages published at the service's pace.
 import { Redis } from 'ioredis';
+import { LIVE_TOPICS } from '../src/api/live-feed.ts';
 import { CONFIRM_PAYMENT, CREATE_PAYMENT, confirmVariables, createVariables } from './lib/operations.ts';
 import { Child, freePort } from './lib/processes.ts';
 import type { Stack } from './lib/stack.ts';
@@ -70,7 +71,7 @@ async function collect(child: Child, expected: number, timeoutMs: number): Promi
  */
 async function untilOpen(stack: Stack, count: number, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
-  const channels = `${stack.prefix}:live:event-rows:${stack.demo.merchantId}:*`;
+  const channels = `${stack.prefix}:${LIVE_TOPICS.events}:${stack.demo.merchantId}:*`;
   for (;;) {
     const metrics = await (await fetch(`${stack.apiUrl}/metrics`)).text();
     const open = Number(/^graphql_subscriptions_open (\d+)/m.exec(metrics)?.[1] ?? 0);

@@ -66,6 +66,14 @@ const serializer = {
   parse: (text: string) => untagDates(JSON.parse(text)),
 };
 
+/**
+ * The live feed's topics. A channel is `<REDIS_PREFIX>:<topic>:<id>`, under the deployment's prefix like every other
+ * Redis key of the service. Events travel as whole rows (modules/events/outbox.ts, WrittenEvent), on a topic of their
+ * own name: a process of a release that published a shorter notice on `live:events` is not heard by one that takes
+ * what it hears as the whole row.
+ */
+export const LIVE_TOPICS = { payment: 'live:payment', profilePayments: 'live:profile-payments', events: 'live:event-rows' } as const;
+
 export interface LiveFeed extends LivePublisher, PaymentLivePublisher, LiveEvents {
   /** The payment as each of its changes commits. */
   paymentChanges(paymentId: string): PushStream<Payment>;
@@ -133,12 +141,9 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
     });
     return withPush(iterated, attach);
   };
-  // Channels carry the deployment's prefix, like every other Redis key of the service. Events travel as whole rows
-  // (modules/events/outbox.ts, WrittenEvent), on a channel of their own name: a process of a release that published
-  // a shorter notice on `live:events` is not heard by one that takes what it hears as the whole row.
-  const paymentTopic = `${config.REDIS_PREFIX}:live:payment`;
-  const profilePaymentsTopic = `${config.REDIS_PREFIX}:live:profile-payments`;
-  const eventsTopic = `${config.REDIS_PREFIX}:live:event-rows`;
+  const paymentTopic = `${config.REDIS_PREFIX}:${LIVE_TOPICS.payment}`;
+  const profilePaymentsTopic = `${config.REDIS_PREFIX}:${LIVE_TOPICS.profilePayments}`;
+  const eventsTopic = `${config.REDIS_PREFIX}:${LIVE_TOPICS.events}`;
   return {
     paymentChanged: (payment) => {
       // A payment's creation (version 0: every later write bumps it) goes to dashboards only. Its own channel has no

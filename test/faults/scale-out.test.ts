@@ -13,7 +13,8 @@ import { auditDeliveries, settledEvents } from '../support/delivery-audit.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { startProcessStack, type ProcessStack } from '../support/process-stack.ts';
 import { startReceiver } from '../support/receiver.ts';
-import { subscribeWs, wsClient } from '../support/subscriptions.ts';
+import { liveChannel, subscribeWs, wsClient } from '../support/subscriptions.ts';
+import { LIVE_TOPICS } from '../../src/api/live-feed.ts';
 import { eventReaching, eventsOf, shopWithReceiver, type Shop } from '../support/webhooks.ts';
 
 const card = { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } };
@@ -101,10 +102,10 @@ describe('two API processes and two worker processes on one database and one Red
     // the watching process subscribes after authenticating the key and checking the payment.
     const redis = new Redis(); // the processes use the default REDIS_URL too
     try {
-      const live = `${stack.env.REDIS_PREFIX}:live`;
+      const prefix = stack.env.REDIS_PREFIX;
       await expect
-        .poll(async () => (await redis.pubsub('CHANNELS', `${live}:*`)).sort(), { timeout: 15_000, interval: 20 })
-        .toEqual([`${live}:event-rows:${merchant.merchantId}:TEST`, `${live}:payment:${created.id}`]);
+        .poll(async () => (await redis.pubsub('CHANNELS', `${prefix}:live:*`)).sort(), { timeout: 15_000, interval: 20 })
+        .toEqual([`${prefix}:${LIVE_TOPICS.events}:${merchant.merchantId}:TEST`, `${prefix}:${liveChannel.payment(created.id)}`]);
     } finally {
       redis.disconnect();
     }

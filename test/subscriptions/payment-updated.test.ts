@@ -189,10 +189,10 @@ describe('the live feed’s channels', () => {
     const seen: { channel: 'payment' | 'profile'; id: string; status: string }[] = [];
     redis.on('pmessage', (_pattern: string, channel: string, message: string) => {
       const { id, status } = JSON.parse(message) as { id: string; status: string };
-      seen.push({ channel: channel.startsWith(`${config.REDIS_PREFIX}:live:${liveChannel.payment('')}`) ? 'payment' : 'profile', id, status });
+      seen.push({ channel: channel.startsWith(`${config.REDIS_PREFIX}:${liveChannel.payment('')}`) ? 'payment' : 'profile', id, status });
     });
     try {
-      await redis.psubscribe(`${config.REDIS_PREFIX}:live:${liveChannel.payment('*')}`, `${config.REDIS_PREFIX}:live:${liveChannel.profilePayments('*')}`);
+      await redis.psubscribe(`${config.REDIS_PREFIX}:${liveChannel.payment('*')}`, `${config.REDIS_PREFIX}:${liveChannel.profilePayments('*')}`);
       const shop = await merchantWithSandbox(stack);
       const payment = await createdPayment(shop);
       dataOf(await shop.publishable(ConfirmPaymentDocument, { input: { clientSecret: payment.clientSecret, paymentMethodData: card('4242424242424242') } }));

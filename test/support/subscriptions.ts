@@ -4,17 +4,18 @@ import { createClient, type Client } from 'graphql-ws';
 import { Redis } from 'ioredis';
 import { expect, vi } from 'vitest';
 import WebSocket from 'ws';
+import { LIVE_TOPICS } from '../../src/api/live-feed.ts';
 import type { ApiApp } from '../../src/main/api-app.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import type { TypedDocumentString } from '../gql/graphql.ts';
 import { testEnv } from './api.ts';
 import type { GraphQLErrorShape } from './graphql-client.ts';
 
-/** The live feed's Redis channels (src/api/live-feed.ts names them), as globs under a stack's prefix. */
+/** The live feed's Redis channels (src/api/live-feed.ts, LIVE_TOPICS), as globs under a stack's prefix. */
 export const liveChannel = {
-  payment: (paymentId: string) => `payment:${paymentId}`,
-  profilePayments: (profileId: string) => `profile-payments:${profileId}:*`,
-  events: (merchantId: string) => `event-rows:${merchantId}:*`,
+  payment: (paymentId: string) => `${LIVE_TOPICS.payment}:${paymentId}`,
+  profilePayments: (profileId: string) => `${LIVE_TOPICS.profilePayments}:${profileId}:*`,
+  events: (merchantId: string) => `${LIVE_TOPICS.events}:${merchantId}:*`,
 };
 
 /**
@@ -26,7 +27,7 @@ export const liveChannel = {
 export async function untilLive(env: Record<string, string>, channel: string): Promise<void> {
   const config = loadConfig(testEnv(env));
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1 });
-  const pattern = `${config.REDIS_PREFIX}:live:${channel}`;
+  const pattern = `${config.REDIS_PREFIX}:${channel}`;
   try {
     await vi.waitFor(async () => expect(await redis.pubsub('CHANNELS', pattern), `a subscriber on ${pattern}`).not.toEqual([]), {
       timeout: 10_000,
