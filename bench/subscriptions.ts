@@ -89,6 +89,16 @@ async function warmUp(spec: Parameters<typeof subscribe>[0]) {
   await closeSubscribers(await subscribe({ ...spec, count: Math.max(10, Math.ceil(spec.count / 10)) }));
 }
 
+/**
+ * Sends `count` events with `send` and waits until every one of `subscribers` has them, then has the subscriber process
+ * forget them: the fan-out's code runs for the first time there, in the service and the ceiling alike.
+ */
+async function warmUpFanOut(clients: Child, subscribers: number, count: number, send: (count: number) => Promise<unknown>) {
+  await send(count);
+  await collect(clients, count * subscribers, 60_000);
+  await clients.request('reset');
+}
+
 async function closeSubscribers(child: Child) {
   await child.request('close').catch(() => undefined);
   await Promise.race([child.exited, sleep(5_000)]);
@@ -120,9 +130,7 @@ export async function benchSubscriptions(stack: Stack) {
   try {
     await untilOpen(stack, subscribers, 180_000);
     serviceConnected = await stack.api!.memoryMb();
-    await paymentsAtRate(stack, subscriptionWarmupPayments, paymentRate);
-    await collect(serviceClients, subscriptionWarmupPayments * subscribers, 60_000);
-    await serviceClients.request('reset');
+    await warmUpFanOut(serviceClients, subscribers, subscriptionWarmupPayments, (count) => paymentsAtRate(stack, count, paymentRate));
     const cpuBefore = stack.api!.cpuMs();
     paymentSeconds = await paymentsAtRate(stack, payments, paymentRate);
     serviceStats = await collect(serviceClients, expected, 60_000);
@@ -166,9 +174,7 @@ export async function benchSubscriptions(stack: Stack) {
           await sleep(Math.max(0, next - performance.now()));
         }
       };
-      await publish(subscriptionWarmupPayments);
-      await collect(bareClients, subscriptionWarmupPayments * subscribers, 60_000);
-      await bareClients.request('reset');
+      await warmUpFanOut(bareClients, subscribers, subscriptionWarmupPayments, publish);
       const cpuBefore = fanout.cpuMs();
       await publish(payments);
       bareStats = await collect(bareClients, expected, 60_000);
