@@ -31,6 +31,8 @@ if (!file) throw new Error('usage: profile-summary <file.cpuprofile> [rows] [fro
 const rows = Number(rowsArg ?? 25);
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+/** V8's idle node: time the thread waited, counted in no busy figure. */
+const isIdle = (id: number) => byId.get(id)!.callFrame.functionName === '(idle)';
 const selfTime = new Map<number, number>();
 const fromMicros = fromArg === undefined ? -Infinity : Number(fromArg) * 1e6;
 const toMicros = toArg === undefined ? Infinity : Number(toArg) * 1e6;
@@ -40,7 +42,7 @@ profile.samples.forEach((id, index) => {
   const micros = profile.timeDeltas[index] ?? 0;
   elapsed += micros;
   const second = Math.floor(elapsed / 1e6);
-  if (byId.get(id)!.callFrame.functionName !== '(idle)') busyPerSecond[second] = (busyPerSecond[second] ?? 0) + micros;
+  if (!isIdle(id)) busyPerSecond[second] = (busyPerSecond[second] ?? 0) + micros;
   if (elapsed >= fromMicros && elapsed <= toMicros) selfTime.set(id, (selfTime.get(id) ?? 0) + micros);
 });
 
@@ -62,8 +64,8 @@ const functions = new Map<string, number>();
 let busy = 0;
 for (const [id, micros] of selfTime) {
   const { callFrame } = byId.get(id)!;
+  if (isIdle(id)) continue;
   const place = placeOf(callFrame.url, callFrame.functionName);
-  if (place === '((idle))') continue;
   busy += micros;
   places.set(place, (places.get(place) ?? 0) + micros);
   const owner = ownerOf(id);
