@@ -1,7 +1,9 @@
 // Group commit for a hot path's one statement: the items submitted while earlier batches are in flight go
 // together in the next one, so N concurrent jobs cost one round trip and one commit instead of N
 // (docs/benchmarks.md, "Reading it"). A batch that fails is run again item by item: a statement is atomic,
-// so its items are untouched, and one item's failure (a deadlock with another writer, say) stays its own.
+// so its items are untouched, and one item's failure (a deadlock with another writer, say) stays its own. A
+// batcher may instead give every item a failure that is no one item's (`runsAloneAfter`): a connection lost
+// mid-statement may hide a commit, and running its items again would act twice.
 
 interface Waiting<I, O> {
   item: I;
@@ -16,11 +18,12 @@ export class Batcher<I, O> {
 
   /**
    * `run` gets the batch's items and answers one output per item, in order. At most `maxInFlight` batches run
-   * at once, each of at most `maxSize` items.
+   * at once, each of at most `maxSize` items. After a failed batch, its items run again one by one where
+   * `runsAloneAfter` says so of its error (always, by default); otherwise each is rejected with that error.
    */
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
-    private readonly options: { maxSize: number; maxInFlight: number },
+    private readonly options: { maxSize: number; maxInFlight: number; runsAloneAfter?: (error: unknown) => boolean },
   ) {}
 
   submit(item: I): Promise<O> {
@@ -53,7 +56,10 @@ export class Batcher<I, O> {
       const outputs = await this.run(batch.map((waiting) => waiting.item));
       batch.forEach((waiting, index) => waiting.resolve(outputs[index]!));
     } catch (error) {
-      if (batch.length === 1) return batch[0]!.reject(error);
+      if (batch.length === 1 || this.options.runsAloneAfter?.(error) === false) {
+        for (const waiting of batch) waiting.reject(error);
+        return;
+      }
       for (const waiting of batch) {
         await this.run([waiting.item]).then(
           ([output]) => waiting.resolve(output!),

@@ -1,6 +1,7 @@
-// Group commit for the webhook worker's claims and records (src/platform/batcher.ts): what is submitted
-// together runs as one batch, what comes while batches are in flight waits for the next, and a batch that
-// fails is run again item by item, so one item's failure is its own.
+// Group commit for new payments, stored answers and the webhook worker's claims and records
+// (src/platform/batcher.ts): what is submitted together runs as one batch, what comes while batches are in
+// flight waits for the next, and a batch that fails is run again item by item, so one item's failure is its
+// own, unless its failure is every item's (`runsAloneAfter`).
 import { describe, expect, it } from 'vitest';
 import { Batcher } from '../../src/platform/batcher.ts';
 
@@ -54,5 +55,20 @@ describe('a batcher', () => {
     const results = await Promise.allSettled(['a', 'bad', 'c'].map((item) => batcher.submit(item)));
     expect(results.map((result) => (result.status === 'fulfilled' ? result.value : (result.reason as Error).message))).toEqual(['A', 'deadlock detected', 'C']);
     expect(batches).toEqual([['a', 'bad', 'c'], ['a'], ['bad'], ['c']]);
+  });
+
+  it('gives every item the failure of a batch that runsAloneAfter says is not one item’s, running none again', async () => {
+    const batches: string[][] = [];
+    const lost = new Error('Connection terminated unexpectedly');
+    const batcher = new Batcher(
+      async (items: string[]) => {
+        batches.push(items);
+        throw lost;
+      },
+      { maxSize: 100, maxInFlight: 2, runsAloneAfter: (error) => error !== lost },
+    );
+    const results = await Promise.allSettled(['a', 'b', 'c'].map((item) => batcher.submit(item)));
+    expect(results).toEqual(Array(3).fill({ status: 'rejected', reason: lost }));
+    expect(batches).toEqual([['a', 'b', 'c']]);
   });
 });
