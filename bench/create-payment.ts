@@ -94,7 +94,11 @@ export function statementShape(text: string): StatementShape {
   // The first table it reads or writes, as Prisma quotes it or as hand-written SQL names it.
   const table = /(?:FROM|INTO|UPDATE) (?:"public"\.)?"?([a-z_]+)"?/.exec(statement)?.[1];
   // Prisma qualifies a column with its table ("public"."t"."c") and names the table alone after FROM or UPDATE.
-  const unqualified = statement.replace(/"public"\."[a-z_]+"\.("[a-z_]+")/g, '$1').replace(/"public"\."[a-z_]+"/g, '');
+  // A string literal's text (a JSON row's values, say) names no column.
+  const unqualified = statement
+    .replace(/'(?:[^']|'')*'/g, "''")
+    .replace(/"public"\."[a-z_]+"\.("[a-z_]+")/g, '$1')
+    .replace(/"public"\."[a-z_]+"/g, '');
   const quoted = [...unqualified.matchAll(/"([a-z_]+)"/g)].map((match) => match[1]!);
   const inserted = [...statement.matchAll(/INSERT INTO [a-z_]+ \(([^)]*)\)/g)].flatMap((match) => match[1]!.split(',').map((column) => column.trim()));
   return { name: table ? `${verb} ${table}` : verb, columns: [...quoted, ...inserted] };

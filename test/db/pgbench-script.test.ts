@@ -66,4 +66,9 @@ describe('the bench’s drift check', () => {
       ),
     ).toBeNull();
   });
+
+  it('reads no column in a string literal (a JSON row sent as text)', () => {
+    const rows = (json: string) => statementShape(`INSERT INTO t (id, subject) SELECT id, subject FROM jsonb_populate_recordset(NULL::t, ${json})`);
+    expect(scriptDrift([rows('$1::jsonb')], [rows(`('[{"id": "' || :id || '", "subject": "intent"}]')::jsonb`)])).toBeNull();
+  });
 });

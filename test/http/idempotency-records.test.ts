@@ -7,7 +7,7 @@ import { newId } from '../../src/kernel/ids.ts';
 import { createServiceContext } from '../../src/main/service-context.ts';
 import { runIdempotently } from '../../src/api/idempotent-graphql.ts';
 import { loadConfig } from '../../src/platform/config.ts';
-import { IDEMPOTENCY_LEASE_MS, IdempotencyService } from '../../src/platform/http/idempotency.ts';
+import { CLAIMS_INSERT, claimColumns, IDEMPOTENCY_LEASE_MS, IdempotencyService } from '../../src/platform/http/idempotency.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { WriteWitness, witnessing } from '../../src/platform/db/write-witness.ts';
 import { testEnv } from '../support/api.ts';
@@ -122,7 +122,7 @@ describe('a claim carried by the operation’s first write', () => {
     const scope = newId('apiKey');
     const hash = idempotency.requestHash('request');
     const claim = idempotency.claim(scope, 'key', hash);
-    return { scope, hash, claim, carrying: claim.insertion()! };
+    return { scope, hash, claim, carrying: { text: CLAIMS_INSERT, values: claimColumns([claim.insertion()!]) } };
   };
   const lostOnTheWayBack = () => new Error('Connection terminated unexpectedly');
 
@@ -130,7 +130,7 @@ describe('a claim carried by the operation’s first write', () => {
     const { scope, hash, claim, carrying } = claimOf();
     // As runIdempotently settles: the answer says nothing was done, but the database saw the write.
     const witness = new WriteWitness();
-    await witnessing(witness, () => claim.carriedBy(context.db.prepared.query(carrying)));
+    await witnessing(witness, () => claim.carriedBy(context.db.prepared.run(carrying.text, carrying.values), (answer) => answer.rows.length === 1));
     await claim.settle(503, '{"errors":[{"extensions":{"code":"SERVICE_UNAVAILABLE"}}]}', witness.wrote);
     expect(await idempotency.begin(scope, 'key', hash)).toMatchObject({ kind: 'replay', statusCode: 503 });
   });
@@ -138,18 +138,18 @@ describe('a claim carried by the operation’s first write', () => {
   describe('whose statement failed without saying whether it committed', () => {
     it('keeps the answer in the row that statement wrote, if it committed: a retry replays it, not a second run', async () => {
       const { scope, hash, claim, carrying } = claimOf();
-      const committed = context.db.prepared.query(carrying).then(() => Promise.reject(lostOnTheWayBack()));
-      await expect(claim.carriedBy(committed)).rejects.toThrow('Connection terminated unexpectedly');
+      const committed = context.db.prepared.run(carrying.text, carrying.values).then(() => Promise.reject(lostOnTheWayBack()));
+      await expect(claim.carriedBy(committed, () => true)).rejects.toThrow('Connection terminated unexpectedly');
       expect(claim.mayHold).toBe(true);
       await claim.settle(500, '{"errors":[{"message":"Internal error"}]}', true);
       expect(await idempotency.begin(scope, 'key', hash)).toEqual({ kind: 'replay', statusCode: 500, body: '{"errors":[{"message":"Internal error"}]}' });
     });
 
-    it('keeps it in a row of its own if not, so that statement arriving late fails on the key and writes nothing', async () => {
+    it('keeps it in a row of its own if not, so that statement arriving late takes nothing', async () => {
       const { scope, hash, claim, carrying } = claimOf();
-      await expect(claim.carriedBy(Promise.reject(lostOnTheWayBack()))).rejects.toThrow('Connection terminated unexpectedly');
+      await expect(claim.carriedBy(Promise.reject(lostOnTheWayBack()), () => true)).rejects.toThrow('Connection terminated unexpectedly');
       await claim.settle(500, '{"errors":[]}', true);
-      await expect(context.db.prepared.query(carrying)).rejects.toMatchObject({ code: '23505', constraint: 'idempotency_records_pkey' });
+      expect((await context.db.prepared.run(carrying.text, carrying.values)).rows).toEqual([]);
       expect(await idempotency.begin(scope, 'key', hash)).toEqual({ kind: 'replay', statusCode: 500, body: '{"errors":[]}' });
     });
 
@@ -159,14 +159,14 @@ describe('a claim carried by the operation’s first write', () => {
       ['a refused connection', Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })],
     ])('is not uncertain after %s: nothing was written, and the key is still to take', async (_case, error) => {
       const { claim } = claimOf();
-      await expect(claim.carriedBy(Promise.reject(error))).rejects.toBe(error);
+      await expect(claim.carriedBy(Promise.reject(error), () => true)).rejects.toBe(error);
       expect(claim.mayHold).toBe(false);
       expect(claim.insertion()).not.toBeNull();
     });
 
     it('leaves alone a row another request has taken since', async () => {
       const { scope, hash, claim } = claimOf();
-      await expect(claim.carriedBy(Promise.reject(lostOnTheWayBack()))).rejects.toThrow('Connection terminated unexpectedly');
+      await expect(claim.carriedBy(Promise.reject(lostOnTheWayBack()), () => true)).rejects.toThrow('Connection terminated unexpectedly');
       await new Promise((resolve) => setTimeout(resolve, 5)); // another millisecond: another claim
       expect(await idempotency.begin(scope, 'key', hash)).toEqual({ kind: 'new' });
       await claim.settle(500, '{"errors":[]}', true);

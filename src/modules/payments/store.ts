@@ -2,8 +2,9 @@
 // updates the intent and the attempt, writes a history row per attempt move and one for the intent's
 // change, checks the intent's move against the intent table, and writes the outbox events the change
 // emits (modules/events/catalog.ts); where the guard does not hold it writes nothing, and that is CONFLICT.
-// A new payment is one statement too. Starting a new attempt (a retry) is the one other write: a
-// transaction under the same guard, with no event (the attempt is about to be sent to its processor).
+// A new payment is one statement too, shared with the payments created at the same time (group commit).
+// Starting a new attempt (a retry) is the one other write: a transaction under the same guard, with no
+// event (the attempt is about to be sent to its processor).
 // This file is the only writer of payment_intents and payment_attempts: the changes refunds, disputes and
 // the sync schedule make beside commits are its functions too (changedBeside), so each bumps the version.
 import { AppError, notFound } from '../../kernel/errors.ts';
@@ -12,8 +13,10 @@ import type { AttemptTransition } from './machine/attempt.ts';
 import { isIntentMoveAllowed, isNewAttemptMoveAllowed } from './machine/intent.ts';
 import { intentStatusOf } from './machine/statuses.ts';
 import { Prisma, type PaymentAttempt, type PaymentIntent } from '../../generated/prisma/client.ts';
+import { Batcher } from '../../platform/batcher.ts';
 import type { Database } from '../../platform/db/client.ts';
-import type { IdempotencyClaim } from '../../platform/http/idempotency.ts';
+import { unwitnessed, witnessShare } from '../../platform/db/write-witness.ts';
+import { CLAIMS_INSERT, claimColumns, type ClaimRow, type IdempotencyClaim } from '../../platform/http/idempotency.ts';
 import type { CommittedEvent, PreparedEvent, WrittenEventRow } from '../events/index.ts';
 import { captureMovement, movementInsert } from '../ledger/index.ts';
 
@@ -131,10 +134,20 @@ const changedOne = (answer: { rows: { changed: number }[] }) => answer.rows[0]?.
 const staleVersion = (paymentId: string) => new AppError('CONFLICT', `Payment ${paymentId} was changed by another request; retry with its current state.`);
 
 export class PaymentStore {
+  /**
+   * New payments, written by group commit (platform/batcher.ts): those created while a batch is on its way go in the
+   * next, one statement and one commit for all (docs/architecture.md, "Database access").
+   */
+  readonly #inserts: Batcher<NewPaymentRows, boolean>;
+  /** The keys claimed by the payments in #inserts: a second claim of one is lost without being sent (INSERT_PAYMENTS takes each key once). */
+  readonly #keysInFlight = new Set<string>();
+
   constructor(
     private readonly db: Database,
     private readonly publisher: PaymentPublisher,
-  ) {}
+  ) {
+    this.#inserts = new Batcher((batch) => this.#insertAll(batch), { maxSize: 64, maxInFlight: 2, runsAloneAfter: failedOnItsRows });
+  }
 
   /**
    * The payment with its active attempt, as one statement reads them: both rows as of one moment, never a pair no
@@ -161,26 +174,61 @@ export class PaymentStore {
   }
 
   /**
-   * Writes a new payment, its first attempt and their first history rows in one statement (every column is
-   * given, so `payment` is the rows as written), then tells live subscribers (dashboards) of it. The statement
-   * also takes `idempotencyClaim` if nothing has taken it yet.
+   * Writes a new payment, its first attempt and their first history rows (every column is given, so `payment` is the
+   * rows as written), then tells live subscribers (dashboards) of it. The statement also takes `idempotencyClaim` if
+   * nothing has taken it yet, and writes nothing of this payment if another request holds the key. It is shared with
+   * the payments created at the same time (INSERT_PAYMENTS).
    */
   async insert(payment: Payment, actor: string, idempotencyClaim?: IdempotencyClaim): Promise<Payment> {
     const { activeAttempt, ...intent } = payment;
-    const row = { paymentId: payment.id, trigger: 'create', actor, createdAt: payment.createdAt };
-    const history = [
-      { ...row, subject: 'intent', fromStatus: null, toStatus: intent.status },
-      { ...row, attemptId: activeAttempt.id, subject: 'attempt', fromStatus: null, toStatus: activeAttempt.status },
+    const row = { payment_id: payment.id, actor, trigger: 'create', created_at: payment.createdAt, from_status: null };
+    const history: NewHistoryRow[] = [
+      { ...row, attempt_id: null, subject: 'intent', to_status: intent.status },
+      { ...row, attempt_id: activeAttempt.id, subject: 'attempt', to_status: activeAttempt.status },
     ];
-    const claim = idempotencyClaim?.insertion();
+    const claim = idempotencyClaim?.insertion() ?? null;
     // A claim this statement cannot carry (a mandate's charge has written first; a run again after losing the key holds it):
     // taken first, or the charge stops here if another request holds the key.
     if (idempotencyClaim && !claim) await idempotencyClaim.takeBeforeWriting();
-    const { text, values } = paymentInsert(claim ?? null, intent, activeAttempt, history);
-    const written = this.db.prepared.run(text, values);
-    await (claim ? idempotencyClaim!.carriedBy(written) : written);
+    const rows = { claim, intent: columnsRow(INTENT_COLUMNS, intent), attempt: columnsRow(ATTEMPT_COLUMNS, activeAttempt), history };
+    // The batch's statement is this request's write as much as the others': its witness follows its share.
+    const written = witnessShare(this.#submitted(rows), (wrote) => wrote);
+    await (claim ? idempotencyClaim!.carriedBy(written, (wrote) => wrote) : written);
     this.publisher.published(payment, []);
     return payment;
+  }
+
+  /**
+   * `rows` in the next batch; resolves to whether they were written. A key this process is already claiming is the
+   * first claimant's, so a second payment claiming it is answered lost without being sent: never part of a batch, it
+   * cannot share that batch's failure either (a connection lost mid-statement would make its claim uncertain).
+   */
+  #submitted(rows: NewPaymentRows): Promise<boolean> {
+    if (rows.claim === null) return this.#inserts.submit(rows);
+    const key = claimKey(rows.claim);
+    if (this.#keysInFlight.has(key)) return Promise.resolve(false);
+    this.#keysInFlight.add(key);
+    return this.#inserts.submit(rows).finally(() => this.#keysInFlight.delete(key));
+  }
+
+  /**
+   * INSERT_PAYMENTS for a batch of new payments (no key claimed twice: #submitted); for each, whether it was written.
+   * The claims go in one order, so two batches taking the same keys (two processes') queue rather than deadlock.
+   */
+  async #insertAll(batch: NewPaymentRows[]): Promise<boolean[]> {
+    const claims = batch.flatMap((rows) => (rows.claim === null ? [] : [{ ...rows.claim, owner: rows.intent['id'] }]));
+    claims.sort((one, other) => (claimKey(one) < claimKey(other) ? -1 : 1));
+    const { rows: lost } = await unwitnessed(() =>
+      this.db.prepared.run<{ owner: string }>(INSERT_PAYMENTS, [
+        ...claimColumns(claims),
+        claims.map((claim) => claim.owner),
+        JSON.stringify(batch.map((rows) => rows.intent)),
+        JSON.stringify(batch.map((rows) => rows.attempt)),
+        JSON.stringify(batch.flatMap((rows) => rows.history)),
+      ]),
+    );
+    const lostIds = new Set(lost.map(({ owner }) => owner));
+    return batch.map((rows) => !lostIds.has(rows.intent['id'] as string));
   }
 
   /**
@@ -380,61 +428,6 @@ function column(model: keyof typeof MODEL_FIELDS, field: string): Prisma.Sql {
   return named;
 }
 
-/** An INSERT of one row with every field of `row` as its column. */
-function insertRow(model: keyof typeof MODEL_FIELDS, row: Record<string, unknown>): Prisma.Sql {
-  const fields = Object.entries(row);
-  return Prisma.sql`INSERT INTO ${Prisma.raw(model === 'intent' ? 'payment_intents' : 'payment_attempts')} (${Prisma.join(fields.map(([field]) => column(model, field)))})
-    VALUES (${Prisma.join(fields.map(([field, value]) => parameter(field, value)))})`;
-}
-
-/** A composed text of a new payment's statement, and the fields of its rows in the order it names them. */
-interface PaymentInsertText {
-  intentFields: readonly string[];
-  attemptFields: readonly string[];
-  text: string;
-}
-
-/**
- * The texts of a new payment's statement (PaymentStore.insert), by the claim's text and the number of history rows,
- * each for the fields its rows name, in order. A payment's shape hardly varies, so each text is composed once (tens
- * of µs of Prisma.sql joins a request saves) and prepared once per connection (client.ts, PreparedStatements).
- */
-const PAYMENT_INSERT_TEXTS = new Map<string, PaymentInsertText[]>();
-
-const sameFields = (known: readonly string[], fields: readonly string[]) =>
-  known.length === fields.length && known.every((field, index) => field === fields[index]);
-
-/** A new payment's statement: its rows, its history, and the claim it carries if any; the text from PAYMENT_INSERT_TEXTS. */
-function paymentInsert(
-  claim: Prisma.Sql | null,
-  intent: Record<string, unknown>,
-  attempt: Record<string, unknown>,
-  history: Prisma.PaymentStatusHistoryCreateManyInput[],
-): { text: string; values: unknown[] } {
-  const intentFields = Object.keys(intent);
-  const attemptFields = Object.keys(attempt);
-  // In the order the composed text numbers its parameters: the claim's, each row's (as insertRow), the history's.
-  const values = [
-    ...(claim?.values ?? []),
-    ...intentFields.map((field) => parameter(field, intent[field])),
-    ...attemptFields.map((field) => parameter(field, attempt[field])),
-    ...history.flatMap(historyValues),
-  ];
-  const shape = `${claim?.text ?? ''}\0${history.length}`;
-  const known = PAYMENT_INSERT_TEXTS.get(shape) ?? [];
-  const found = known.find((entry) => sameFields(entry.intentFields, intentFields) && sameFields(entry.attemptFields, attemptFields));
-  if (found !== undefined) return { text: found.text, values };
-  const composed = Prisma.sql`
-      WITH ${claim ? Prisma.sql`idempotency_claim AS (${claim}), ` : Prisma.empty}intent AS (${insertRow('intent', intent)}), attempt AS (${insertRow('attempt', attempt)})
-      ${historyInsert(history, Prisma.sql`TRUE`)}`;
-  // Once per shape: the values above must be the composed statement's own, one for one, or a column would get another's value.
-  if (composed.values.length !== values.length || composed.values.some((value, index) => value !== values[index])) {
-    throw new Error('a new payment’s values are not in the order its statement numbers them');
-  }
-  PAYMENT_INSERT_TEXTS.set(shape, [...known, { intentFields, attemptFields, text: composed.text }]);
-  return { text: composed.text, values };
-}
-
 /** The list (PostgreSQL array) columns of the payment tables: every other array is a JSON column's (splits). */
 const LIST_FIELDS: ReadonlySet<string> = new Set([Prisma.PaymentIntentScalarFieldEnum.connectors]);
 
@@ -462,7 +455,73 @@ const FIND_PAYMENT = `SELECT ${[
   ...ATTEMPT_FIELDS.map((field) => `a.${columnOf(field)} AS "attempt.${field}"`),
 ].join(', ')} FROM payment_intents i LEFT JOIN payment_attempts a ON a.id = i.active_attempt_id WHERE i.id = $1`;
 
-/** A history row's values in its columns' order (payment_status_history, as historyInsert names them), and their types. */
+/** A new payment's rows as INSERT_PAYMENTS takes them, each by its columns, and the claim it carries if any. */
+interface NewPaymentRows {
+  claim: ClaimRow | null;
+  intent: Record<string, unknown>;
+  attempt: Record<string, unknown>;
+  history: NewHistoryRow[];
+}
+
+/** A history row by its columns (HISTORY_COLUMNS). */
+interface NewHistoryRow {
+  payment_id: string;
+  attempt_id: string | null;
+  subject: 'intent' | 'attempt';
+  from_status: string | null;
+  to_status: string;
+  trigger: string;
+  actor: string;
+  created_at: Date;
+}
+
+/** A claim's key, one string. */
+const claimKey = (claim: ClaimRow) => JSON.stringify([claim.scope, claim.key]);
+
+/** Each model's fields and their columns, in one order. */
+const INTENT_COLUMNS = INTENT_FIELDS.map((field) => [field, columnOf(field)] as const);
+const ATTEMPT_COLUMNS = ATTEMPT_FIELDS.map((field) => [field, columnOf(field)] as const);
+
+/** A row by its columns, for jsonb_populate_recordset: every field of the model, so no column is left to a default. */
+function columnsRow(columns: readonly (readonly [string, string])[], row: Record<string, unknown>): Record<string, unknown> {
+  const byColumn: Record<string, unknown> = {};
+  for (const [field, column] of columns) byColumn[column] = row[field];
+  return byColumn;
+}
+
+const listOf = (columns: readonly (readonly [string, string])[]) => columns.map(([, column]) => column).join(', ');
+const HISTORY_COLUMNS = 'payment_id, attempt_id, subject, from_status, to_status, trigger, actor, created_at';
+
+/**
+ * New payments, any number of them (PaymentStore.insert): the claims they carry ($1 to $4: CLAIMS_INSERT; $5, the
+ * payment carrying each), then the intents, attempts and history rows ($6, $7, $8) of every payment but those whose
+ * claim was not taken (another request holds the key), which it returns. Rows are sent as a JSON array per table that
+ * PostgreSQL reads as the table's row type, so the text is one whatever the batch (prepared once per connection) and
+ * each value is read as its column's type. History rows keep their order (their ids order a payment's history).
+ */
+const INSERT_PAYMENTS = `WITH claim AS (${CLAIMS_INSERT}),
+  lost AS (SELECT carried.owner FROM unnest($1::text[], $2::text[], $5::text[]) AS carried (scope, key, owner)
+    WHERE NOT EXISTS (SELECT FROM claim WHERE claim.scope = carried.scope AND claim.key = carried.key)),
+  intent AS (INSERT INTO payment_intents (${listOf(INTENT_COLUMNS)})
+    SELECT ${listOf(INTENT_COLUMNS)} FROM jsonb_populate_recordset(NULL::payment_intents, $6::jsonb) AS row_of WHERE NOT EXISTS (SELECT FROM lost WHERE lost.owner = row_of.id)),
+  attempt AS (INSERT INTO payment_attempts (${listOf(ATTEMPT_COLUMNS)})
+    SELECT ${listOf(ATTEMPT_COLUMNS)} FROM jsonb_populate_recordset(NULL::payment_attempts, $7::jsonb) AS row_of WHERE NOT EXISTS (SELECT FROM lost WHERE lost.owner = row_of.payment_id)),
+  history AS (INSERT INTO payment_status_history (${HISTORY_COLUMNS})
+    SELECT ${HISTORY_COLUMNS} FROM jsonb_populate_recordset(NULL::payment_status_history, $8::jsonb) WITH ORDINALITY AS row_of
+    WHERE NOT EXISTS (SELECT FROM lost WHERE lost.owner = row_of.payment_id) ORDER BY row_of.ordinality)
+  SELECT owner FROM lost`;
+
+/**
+ * Whether a batch's statement failed for some of its rows (a value, a key taken, a deadlock with another writer), so
+ * its items are run alone (platform/batcher.ts). Anything else (no connection, one lost mid-statement, which may hide
+ * a commit, a timeout) is every item's, and so is 40003 (statement_completion_unknown: it may have committed).
+ */
+const failedOnItsRows = (error: unknown) => {
+  const code = String((error as { code?: unknown } | null)?.code);
+  return /^(22|23|40)...$/.test(code) && code !== '40003';
+};
+
+/** A history row's values in its columns' order (HISTORY_COLUMNS), and their types. */
 const historyValues = (row: Prisma.PaymentStatusHistoryCreateManyInput): unknown[] => [
   row.paymentId,
   row.attemptId ?? null,
@@ -478,6 +537,6 @@ const HISTORY_TYPES = [...Array<string>(7).fill('text'), 'timestamptz'].map((typ
 /** The history rows, written where `condition` holds. */
 function historyInsert(rows: Prisma.PaymentStatusHistoryCreateManyInput[], condition: Prisma.Sql): Prisma.Sql {
   const values = rows.map((row) => Prisma.sql`(${Prisma.join(historyValues(row).map((value, index) => Prisma.sql`${value}::${HISTORY_TYPES[index]!}`))})`);
-  return Prisma.sql`INSERT INTO payment_status_history (payment_id, attempt_id, subject, from_status, to_status, trigger, actor, created_at)
+  return Prisma.sql`INSERT INTO payment_status_history (${Prisma.raw(HISTORY_COLUMNS)})
     SELECT * FROM (VALUES ${Prisma.join(values)}) AS history_row WHERE ${condition}`;
 }

@@ -21,13 +21,13 @@ export class WriteWitness {
    * Follows one write (a statement outside a transaction, or a transaction's COMMIT) until the server answers it;
    * `changed` reads its answer (a guarded UPDATE that matched no row changed nothing).
    */
-  follow(sent: unknown, changed: (result: pg.QueryResult) => boolean): void {
+  follow<Result = pg.QueryResult>(sent: unknown, changed: (result: Result) => boolean): void {
     if (sent === undefined || typeof (sent as Promise<unknown>).then !== 'function') {
       this.#committed = true; // sent with a callback: nothing to wait on, so counted as written
       return;
     }
     this.#inFlight += 1;
-    (sent as Promise<pg.QueryResult>).then(
+    (sent as Promise<Result>).then(
       (result) => this.#settled(() => changed(result)),
       (error: unknown) => this.#settled(() => mayHaveCommitted(error)),
     );
@@ -51,6 +51,19 @@ export class WriteWitness {
  * AsyncLocalStorage would cost every promise of the process a property of its own.
  */
 export const witnessing = <T>(witness: WriteWitness, work: () => T): T => runInScope({ log: {}, ...currentScope(), writes: witness }, work);
+
+/**
+ * A statement sent for many pieces of work at once (a batch: platform/batcher.ts) runs `unwitnessed`, outside the
+ * witness of whichever piece of work happened to start it; each piece's own witness follows its share of the
+ * answer instead (`witnessShare`).
+ */
+export const unwitnessed = <T>(send: () => T): T => runInScope({ log: {}, ...currentScope(), writes: undefined }, send);
+
+/** A piece of work's `share` in a batch's write (`unwitnessed`), followed by its witness; `wrote` reads whether its part wrote. */
+export function witnessShare<T>(share: Promise<T>, wrote: (result: T) => boolean): Promise<T> {
+  currentWitness()?.follow(share, wrote);
+  return share;
+}
 
 /**
  * Whether a statement that failed may still have committed. An SQLSTATE is the server's own answer: the statement

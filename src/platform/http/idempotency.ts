@@ -9,7 +9,6 @@ import { createHmac } from 'node:crypto';
 import type { ServiceContext } from '../context.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { AppError } from '../../kernel/errors.ts';
-import { isUniqueViolation } from '../db/unique-violation.ts';
 import { Batcher } from '../batcher.ts';
 import { mayHaveCommitted } from '../db/write-witness.ts';
 
@@ -54,6 +53,32 @@ const KEEP_RESPONSES = `UPDATE idempotency_records AS record SET status_code = k
   FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::text[]) WITH ORDINALITY AS kept (scope, key, created_at, status_code, response_body, n)
   WHERE record.scope = kept.scope AND record.key = kept.key AND record.created_at = kept.created_at AND record.response_body IS NULL
   RETURNING kept.n`;
+
+/** A claim's row in idempotency_records, as the statement of an operation's first write inserts it (CLAIMS_INSERT). */
+export interface ClaimRow {
+  scope: string;
+  key: string;
+  requestHash: string;
+  createdAt: Date;
+}
+
+/**
+ * The claims a statement of first writes carries (one write's, or a batch's), for its WITH list; its parameters $1 to
+ * $4 are `claimColumns`, and it returns the claims it took. A key with any record is not taken (the statement goes on,
+ * and writes nothing of the request that lost it), and the record, expired or not, is then read by `take` as if this
+ * request had come second. A key another statement is taking waits for that one's commit or rollback.
+ */
+export const CLAIMS_INSERT = `INSERT INTO idempotency_records (scope, key, request_hash, created_at)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[])
+    ON CONFLICT (scope, key) DO NOTHING RETURNING scope, key`;
+
+/** CLAIMS_INSERT's parameters, an array per column. */
+export const claimColumns = (claims: readonly ClaimRow[]): unknown[] => [
+  claims.map((claim) => claim.scope),
+  claims.map((claim) => claim.key),
+  claims.map((claim) => claim.requestHash),
+  claims.map((claim) => claim.createdAt),
+];
 
 export class IdempotencyService {
   readonly #requestHashKey: Buffer;
@@ -162,8 +187,8 @@ export class IdempotencyService {
 
   /**
    * Stores an answer under a claim whose insert (made at `claimedAt`) may or may not have committed: in the row it
-   * wrote if it did, and in a row of its own if it did not (an insert still running waits for this one, then fails
-   * on the key and writes nothing). A row claimed again since (its record expired) is left alone.
+   * wrote if it did, and in a row of its own if it did not (an insert still running waits for this one, then finds the
+   * key taken and writes nothing: CLAIMS_INSERT). A row claimed again since (its record expired) is left alone.
    */
   async completeClaim(claim: Pick<IdempotencyClaim, 'scope' | 'key' | 'requestHash'>, claimedAt: Date, statusCode: number, body: string): Promise<void> {
     await this.context.db.prepared.query(Prisma.sql`
@@ -184,7 +209,7 @@ export class IdempotencyService {
  * A keyed request's claim on its key (docs/architecture.md, "Idempotency"). Usually taken by a statement of its
  * own before the operation runs (`take`). An operation marked CLAIM_ON_FIRST_WRITE takes it in the statement
  * of its first write instead, which carries `insertion()`: one round trip fewer. Until then it has written
- * nothing, so a key that turns out to be another request's (the statement fails on the key and writes nothing)
+ * nothing, so a key that turns out to be another request's (the statement takes no key and writes nothing of it)
  * costs only the reads done so far, and that request's record decides the answer, as if claimed first.
  */
 export class IdempotencyClaim {
@@ -214,28 +239,29 @@ export class IdempotencyClaim {
     return this.#state === 'uncertain';
   }
 
-  /** The claim's row, for the WITH list of the statement of the first write; null when there is no claim to carry (taken or lost). */
-  insertion(): Prisma.Sql | null {
+  /** The claim's row, for the statement of the first write (CLAIMS_INSERT); null when there is no claim to carry (taken or lost). */
+  insertion(): ClaimRow | null {
     if (this.#state !== 'open') return null;
     this.#claimedAt = new Date();
-    // A plain insert: a key with any record fails the statement (23505), and the record, expired or not, is
-    // then read by `take` as if this request had come second.
-    return Prisma.sql`INSERT INTO idempotency_records (scope, key, request_hash, created_at) VALUES (${this.scope}, ${this.key}, ${this.requestHash}, ${this.#claimedAt})`;
+    return { scope: this.scope, key: this.key, requestHash: this.requestHash, createdAt: this.#claimedAt };
   }
 
   /**
-   * `statement` carried `insertion()`: the key is taken when it succeeds, lost when the statement failed on the
-   * key. Any other failure may have come after the commit (a connection lost mid-statement): uncertain.
+   * `statement` carried `insertion()` (CLAIMS_INSERT): the key is taken when it succeeds and `tookKey` reads from its
+   * answer that it did, lost when it did not. A failure may have come after the commit (a connection lost
+   * mid-statement): uncertain, unless the server answered it or no connection was made (mayHaveCommitted).
    */
-  async carriedBy<T>(statement: Promise<T>): Promise<T> {
+  async carriedBy<T>(statement: Promise<T>, tookKey: (result: T) => boolean): Promise<T> {
+    let result: T;
     try {
-      const result = await statement;
-      this.#state = 'taken';
-      return result;
+      result = await statement;
     } catch (error) {
-      this.#state = isUniqueViolation(error, 'idempotency_records_pkey') ? 'lost' : mayHaveCommitted(error) ? 'uncertain' : 'open';
-      throw this.#state === 'lost' ? keyHeldElsewhere() : error;
+      this.#state = mayHaveCommitted(error) ? 'uncertain' : 'open';
+      throw error;
     }
+    this.#state = tookKey(result) ? 'taken' : 'lost';
+    if (this.#state === 'lost') throw keyHeldElsewhere();
+    return result;
   }
 
   /** Takes the key with a statement of its own: how the operation starts, or after it wrote nothing. */
