@@ -224,6 +224,7 @@ export async function benchCreatePayment(stack: Stack) {
       throughputToBareYoga: ratio(serviceClosed.perSecond, bareClosed.perSecond),
       throughputToPgbench: ratio(serviceClosed.perSecond, pgbench.transactionsPerSecond),
       cpuPerRequestToBareYoga: ratio(serviceClosed.cpuMsPerOperation.api, bareClosed.cpuMsPerOperation.bareYoga),
+      machineCpuPerRequestToBareYoga: ratio(serviceClosed.cpuMsPerOperation.machine, bareClosed.cpuMsPerOperation.machine),
       p99ClosedToBareYoga: ratio(serviceClosed.latencyMs.p99, bareClosed.latencyMs.p99),
       p50ToBareYoga: ratio(serviceOpen.latencyMs.p50, bareOpen.latencyMs.p50),
       p99ToBareYoga: ratio(serviceOpen.latencyMs.p99, bareOpen.latencyMs.p99),

@@ -1,5 +1,5 @@
 // Runs the load generator (bench/processes/load.ts) as a process of its own and returns its result.
-import { runToCompletion, type Child } from './processes.ts';
+import { machineCpuMs, runToCompletion, type Child } from './processes.ts';
 import { round, type LatencySummary } from './stats.ts';
 
 export interface Target {
@@ -50,14 +50,21 @@ export async function warmUp(spec: LoadSpec, seconds: number): Promise<void> {
 
 /**
  * Runs `spec` and charges each process in `processes` its CPU time per completed operation (ms): a figure
- * that a busy machine slows less than throughput, since it counts work, not waiting.
+ * that a busy machine slows less than throughput, since it counts work, not waiting. `machine` is every process's
+ * (the load generator's, PostgreSQL's and Redis's too): on a machine whose CPUs they share, its inverse bounds the rate.
  */
 export async function runLoadMeasuringCpu<Name extends string>(spec: LoadSpec, processes: Record<Name, Child>) {
   const before = Object.fromEntries(Object.entries<Child>(processes).map(([name, child]) => [name, child.cpuMs()]));
+  const machineBefore = machineCpuMs();
   const result = await runLoad(spec);
-  const cpuMsPerOperation = Object.fromEntries(
-    Object.entries<Child>(processes).map(([name, child]) => [name, round((child.cpuMs() - before[name]!) / Math.max(1, result.totalCompleted), 3)]),
-  ) as Record<Name, number>;
+  const perOperation = (ms: number) => round(ms / Math.max(1, result.totalCompleted), 3);
+  const cpuMsPerOperation = {
+    ...(Object.fromEntries(Object.entries<Child>(processes).map(([name, child]) => [name, perOperation(child.cpuMs() - before[name]!)])) as Record<
+      Name,
+      number
+    >),
+    machine: perOperation(machineCpuMs() - machineBefore),
+  };
   return { ...result, cpuMsPerOperation };
 }
 

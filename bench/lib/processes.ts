@@ -14,6 +14,15 @@ const TAIL_BYTES = 16_384;
 const CLOCK_TICKS_PER_SECOND = 100;
 const running = new Set<Child>();
 
+/**
+ * The CPU time every process of the machine has used since boot (ms, /proc/stat): user, nice, system, irq and
+ * softirq, not idle, iowait, or steal (time the hypervisor gave another machine).
+ */
+export function machineCpuMs(): number {
+  const [, user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).map(Number);
+  return ((user! + nice! + system! + irq! + softirq!) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
 /** Where a process's memory probe writes heap snapshots (bench/lib/memory-probe.ts), a folder per process, when BENCH_HEAP_SNAPSHOT_DIR is set. */
 function heapSnapshotEnv(name: string): Record<string, string> {
   const dir = process.env.BENCH_HEAP_SNAPSHOT_DIR;
