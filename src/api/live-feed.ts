@@ -74,11 +74,19 @@ const serializer = {
  */
 export const LIVE_TOPICS = { payment: 'live:payment', profilePayments: 'live:profile-payments', events: 'live:event-rows' } as const;
 
+/**
+ * Publications sent and not yet answered, at most (about 2 KB each): a Redis connected but stalled would otherwise hold
+ * every one in the API's memory until it answers or the connection drops.
+ */
+export const MAX_UNANSWERED_PUBLICATIONS = 10_000;
+
 export interface LiveFeed extends LivePublisher, PaymentLivePublisher, LiveEvents {
   /** The payment as each of its changes commits. */
   paymentChanges(paymentId: string): PushStream<Payment>;
   /** Every payment of a profile in one mode as each change of it commits, its creation included (dashboards). */
   profilePaymentChanges(profileId: string, mode: Payment['mode']): PushStream<Payment>;
+  /** Publications sent and not answered yet (at most MAX_UNANSWERED_PUBLICATIONS). */
+  unansweredPublications(): number;
   close(): Promise<void>;
 }
 
@@ -89,8 +97,37 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
   const subscribeRedis = createSubscriberConnection(config.REDIS_URL);
   for (const client of [publishRedis, subscribeRedis]) client.on('error', (error) => logger.warn({ err: error }, 'live feed: redis error'));
   const lost = (what: string) => (error: unknown) => logger.warn({ err: error }, `live feed: ${what} failed; subscribers catch up from the database`);
-  // The event target fires these and forgets them: their failures are caught here, never unhandled.
-  const publishClient = { publish: (channel: string, message: string) => publishRedis.publish(channel, message).catch(lost('publish')) };
+
+  // While the subscriber connection is down, publications are lost: every live stream ends with a
+  // retryable error, so its client reconnects (with `after`) and catches up, rather than missing them.
+  const interruptions = new Set<(error: Error) => void>();
+  const interruptAll = (message: string) => {
+    for (const interrupt of [...interruptions]) interrupt(new AppError('SERVICE_UNAVAILABLE', message));
+  };
+  subscribeRedis.on('close', () => interruptAll('The live feed lost its connection to Redis; subscribe again (with `after`) to catch up.'));
+
+  // A Redis connected but not answering keeps every publication queued in this process, awaiting its answer: past
+  // MAX_UNANSWERED_PUBLICATIONS one is dropped instead, and the live streams end as if the connection were lost.
+  let unanswered = 0;
+  let dropping = false;
+  const publish = (channel: string, message: string) => {
+    if (unanswered >= MAX_UNANSWERED_PUBLICATIONS) {
+      if (!dropping) logger.warn({ unanswered }, 'live feed: Redis is not answering; publications are dropped until it does');
+      dropping = true;
+      interruptAll('The live feed’s Redis is not answering; subscribe again (with `after`) to catch up.');
+      return;
+    }
+    unanswered += 1;
+    // The event target fires these and forgets them: their failures are caught here, never unhandled.
+    void publishRedis
+      .publish(channel, message)
+      .catch(lost('publish'))
+      .finally(() => {
+        unanswered -= 1;
+        if (unanswered === 0) dropping = false;
+      });
+  };
+  const publishClient = { publish };
   const subscribeClient = {
     on: (name: 'message', listener: (channel: string, message: string) => void) => subscribeRedis.on(name, listener),
     subscribe: (channel: string) => subscribeRedis.subscribe(channel).catch(lost('subscribe')),
@@ -103,13 +140,6 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
   });
   const pubSub = createPubSub<Record<string, [string, unknown]>>({ eventTarget });
 
-  // While the subscriber connection is down, publications are lost: every live stream ends with a
-  // retryable error, so its client reconnects (with `after`) and catches up, rather than missing them.
-  const interruptions = new Set<(error: Error) => void>();
-  subscribeRedis.on('close', () => {
-    for (const interrupt of [...interruptions])
-      interrupt(new AppError('SERVICE_UNAVAILABLE', 'The live feed lost its connection to Redis; subscribe again (with `after`) to catch up.'));
-  });
   // A subscriber's listener on the event target pushes each payload to it by a plain call (the push side, for
   // fan-out: docs/subscriptions.md); iterated, it is one stream straight from that listener, no inner stream to drain.
   const listen = <T>(topic: string, id: string): PushStream<T> => {
@@ -161,6 +191,7 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
       await new Promise((resolve) => setImmediate(resolve)); // let subscriptions just started send their SUBSCRIBE
       await subscribeRedis.ping();
     },
+    unansweredPublications: () => unanswered,
     close: async () => {
       publishRedis.disconnect();
       subscribeRedis.disconnect();
