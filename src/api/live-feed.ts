@@ -107,14 +107,18 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
   subscribeRedis.on('close', () => interruptAll('The live feed lost its connection to Redis; subscribe again (with `after`) to catch up.'));
 
   // A Redis connected but not answering keeps every publication queued in this process, awaiting its answer: past
-  // MAX_UNANSWERED_PUBLICATIONS one is dropped instead, and the live streams end as if the connection were lost.
+  // MAX_UNANSWERED_PUBLICATIONS they are dropped instead, until Redis answers one again. Dropping ends this process's
+  // live streams as a lost connection does, and those started meanwhile at once, as they would miss publications.
   let unanswered = 0;
   let dropping = false;
+  const stalled = 'The live feed’s Redis is not answering; subscribe again (with `after`) to catch up.';
   const publish = (channel: string, message: string) => {
     if (unanswered >= MAX_UNANSWERED_PUBLICATIONS) {
-      if (!dropping) logger.warn({ unanswered }, 'live feed: Redis is not answering; publications are dropped until it does');
-      dropping = true;
-      interruptAll('The live feed’s Redis is not answering; subscribe again (with `after`) to catch up.');
+      if (!dropping) {
+        dropping = true;
+        logger.warn({ unanswered }, 'live feed: Redis is not answering; publications are dropped until it does');
+        interruptAll(stalled);
+      }
       return;
     }
     unanswered += 1;
@@ -124,7 +128,7 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
       .catch(lost('publish'))
       .finally(() => {
         unanswered -= 1;
-        if (unanswered === 0) dropping = false;
+        dropping = false; // answered (or failed): Redis is heard from again
       });
   };
   const publishClient = { publish };
@@ -159,6 +163,8 @@ export function createLiveFeed(config: Config, logger: Logger): LiveFeed {
       };
       interruptions.add(interrupt);
       eventTarget.addEventListener(channel, listener);
+      // Started while publications are dropped: ended as soon as its caller holds it.
+      if (dropping) queueMicrotask(() => listening && interrupt(new AppError('SERVICE_UNAVAILABLE', stalled)));
       return detach;
     };
     const iterated = new Repeater<T>(async (push, stop) => {

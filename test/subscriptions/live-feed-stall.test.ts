@@ -1,7 +1,8 @@
 // The live feed's Redis connected but silent: each publication would wait in the API process for an answer that
 // does not come, a payment's change or event at a time, without bound. Past MAX_UNANSWERED_PUBLICATIONS they are
-// dropped instead, and every live stream of the process ends with a retryable error, as on a lost connection, so
-// its client subscribes again (with `after`) and catches up rather than missing what was dropped. The silence is a
+// dropped instead, until Redis is heard from again, and the process's live streams end with a retryable error, as
+// on a lost connection (those started meanwhile at once), so their clients subscribe again (with `after`) and
+// catch up rather than missing what was dropped. The silence is a
 // proxy that keeps its connections open and stops passing anything on, in front of a Redis of this test's own.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -59,5 +60,20 @@ describe('a live feed whose Redis stops answering', () => {
     expect(ended).toHaveLength(1);
     expect(ended[0]).toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('not answering') });
     expect(live.unansweredPublications()).toBe(MAX_UNANSWERED_PUBLICATIONS);
+
+    // A stream started while publications are dropped would miss them: it ends at once.
+    const endedLater: unknown[] = [];
+    pushSideOf<WrittenEvent>(live.events('mer_stalled', 'TEST'))!({ next: () => undefined, end: (error) => endedLater.push(error) });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(endedLater).toMatchObject([{ code: 'SERVICE_UNAVAILABLE' }]);
+
+    // Redis heard from again (its connections cut and made anew; what waited is sent again and answered): streams run.
+    proxy.speak();
+    proxy.cut();
+    await vi.waitFor(() => expect(live.unansweredPublications()).toBe(0));
+    const runAgain: unknown[] = [];
+    pushSideOf<WrittenEvent>(live.events('mer_stalled', 'TEST'))!({ next: () => undefined, end: (error) => runAgain.push(error) });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(runAgain).toEqual([]);
   });
 });

@@ -37,6 +37,8 @@ export async function tcpProxy(port: number) {
   return {
     port: (server.address() as AddressInfo).port,
     silence: () => (silent = true),
+    /** Passes things on again (what it dropped while silent stays dropped: cut the connections to recover). */
+    speak: () => (silent = false),
     refuse: (refuse: boolean) => (refusing = refuse),
     /** Holds what clients send from the `nth` chunk matching `pattern` (1 is the first); `reached` resolves then. */
     holdFrom(pattern: RegExp, nth = 1) {
