@@ -47,7 +47,7 @@ describe('a live feed whose Redis stops answering', () => {
     } finally {
       listener.disconnect();
     }
-    await vi.waitFor(() => expect(live.unansweredPublications()).toBe(0));
+    await vi.waitFor(() => expect(live.unansweredPublications()).toBe(0), { timeout: 10_000, interval: 20 });
 
     proxy.silence();
     for (let sent = 0; sent < MAX_UNANSWERED_PUBLICATIONS; sent += 1) live.eventCreated(event);
@@ -70,7 +70,8 @@ describe('a live feed whose Redis stops answering', () => {
     // Redis heard from again (its connections cut and made anew; what waited is sent again and answered): streams run.
     proxy.speak();
     proxy.cut();
-    await vi.waitFor(() => expect(live.unansweredPublications()).toBe(0));
+    // ioredis reconnects (its first retry after 50 ms), then sends the 10,000 again: seconds on a busy machine.
+    await vi.waitFor(() => expect(live.unansweredPublications()).toBe(0), { timeout: 20_000, interval: 50 });
     const runAgain: unknown[] = [];
     pushSideOf<WrittenEvent>(live.events('mer_stalled', 'TEST'))!({ next: () => undefined, end: (error) => runAgain.push(error) });
     await new Promise((resolve) => setImmediate(resolve));
