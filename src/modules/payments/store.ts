@@ -15,7 +15,7 @@ import { intentStatusOf } from './machine/statuses.ts';
 import { Prisma, type PaymentAttempt, type PaymentIntent } from '../../generated/prisma/client.ts';
 import { Batcher } from '../../platform/batcher.ts';
 import type { Database } from '../../platform/db/client.ts';
-import { unwitnessed, witnessShare } from '../../platform/db/write-witness.ts';
+import { failedOnItsRows, unwitnessed, witnessShare } from '../../platform/db/write-witness.ts';
 import { CLAIMS_INSERT, claimColumns, type ClaimRow, type IdempotencyClaim } from '../../platform/http/idempotency.ts';
 import type { CommittedEvent, PreparedEvent, WrittenEventRow } from '../events/index.ts';
 import { captureMovement, movementInsert } from '../ledger/index.ts';
@@ -510,16 +510,6 @@ const INSERT_PAYMENTS = `WITH claim AS (${CLAIMS_INSERT}),
     SELECT ${HISTORY_COLUMNS} FROM jsonb_populate_recordset(NULL::payment_status_history, $8::jsonb) WITH ORDINALITY AS row_of
     WHERE NOT EXISTS (SELECT FROM lost WHERE lost.owner = row_of.payment_id) ORDER BY row_of.ordinality)
   SELECT owner FROM lost`;
-
-/**
- * Whether a batch's statement failed for some of its rows (a value, a key taken, a deadlock with another writer), so
- * its items are run alone (platform/batcher.ts). Anything else (no connection, one lost mid-statement, which may hide
- * a commit, a timeout) is every item's, and so is 40003 (statement_completion_unknown: it may have committed).
- */
-const failedOnItsRows = (error: unknown) => {
-  const code = String((error as { code?: unknown } | null)?.code);
-  return /^(22|23|40)...$/.test(code) && code !== '40003';
-};
 
 /** A history row's values in its columns' order (HISTORY_COLUMNS), and their types. */
 const historyValues = (row: Prisma.PaymentStatusHistoryCreateManyInput): unknown[] => [

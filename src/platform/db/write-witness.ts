@@ -66,6 +66,17 @@ export function witnessShare<T>(share: Promise<T>, wrote: (result: T) => boolean
 }
 
 /**
+ * Whether a statement failed for some of the rows it wrote (a value, a key taken, a deadlock with another writer:
+ * SQLSTATE classes 22, 23 and 40), so that a batch's items may each succeed alone (platform/batcher.ts,
+ * `runsAloneAfter`). Anything else (no connection, one lost mid-statement, a timeout) is every item's, and so is
+ * 40003 (statement_completion_unknown: it may have committed).
+ */
+export function failedOnItsRows(error: unknown): boolean {
+  const code = String((error as { code?: unknown } | null)?.code);
+  return /^(22|23|40)...$/.test(code) && code !== '40003';
+}
+
+/**
  * Whether a statement that failed may still have committed. An SQLSTATE is the server's own answer: the statement
  * was rolled back, unless the server was shutting down (57P0x, which may come after a commit). A connection that
  * was never made sent nothing. Anything else (a connection lost mid-statement) may hide a commit.
