@@ -58,14 +58,8 @@ export async function runLoadMeasuringCpu<Name extends string>(spec: LoadSpec, p
   const machineBefore = machineCpuMs();
   const result = await runLoad(spec);
   const perOperation = (ms: number) => round(ms / Math.max(1, result.totalCompleted), 3);
-  const cpuMsPerOperation = {
-    ...(Object.fromEntries(Object.entries<Child>(processes).map(([name, child]) => [name, perOperation(child.cpuMs() - before[name]!)])) as Record<
-      Name,
-      number
-    >),
-    machine: perOperation(machineCpuMs() - machineBefore),
-  };
-  return { ...result, cpuMsPerOperation };
+  const byProcess = Object.fromEntries(Object.entries<Child>(processes).map(([name, child]) => [name, perOperation(child.cpuMs() - before[name]!)]));
+  return { ...result, cpuMsPerOperation: { ...(byProcess as Record<Name, number>), machine: perOperation(machineCpuMs() - machineBefore) } };
 }
 
 /** What the JSON keeps of a run (the per-flow samples are summarized elsewhere). */
