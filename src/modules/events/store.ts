@@ -100,11 +100,16 @@ const CLAIMED_WITH_ENDPOINT = `
 const CLAIMED_COLUMNS = 'id, merchant_id, profile_id, mode, body, trace_parent, attempt_count, automatic_attempts, is_test';
 
 /**
- * The due automatic attempts of the events $2, each held until $1 (the lease); $3 is now. `due` locks them in
- * the lock order (at the top of this file) before the update reaches them.
+ * The due automatic attempts of the events $2, each held until $1 (the lease); $3 is now. `due` locks the events
+ * by primary key alone, in the lock order (at the top of this file), and only then keeps the due ones, as they
+ * are once locked. Given their status and time with the keys, PostgreSQL may read the (delivery_status,
+ * next_attempt_at) index instead of the key or beside it, and its range is every due event: under a backlog newer than the table's last
+ * ANALYZE it does, and reads the whole backlog for each claim (docs/architecture.md, "Database access").
+ * `OFFSET 0` keeps the planner from pushing the outer conditions down into the locking scan.
  */
-const CLAIM_DUE = `WITH due AS MATERIALIZED (
-    SELECT id FROM events WHERE id = ANY($2::text[]) AND delivery_status = 'PENDING' AND next_attempt_at <= $3 ORDER BY id FOR NO KEY UPDATE
+export const CLAIM_DUE = `WITH due AS MATERIALIZED (
+    SELECT id FROM (SELECT id, delivery_status, next_attempt_at FROM events WHERE id = ANY($2::text[]) ORDER BY id OFFSET 0 FOR NO KEY UPDATE) AS locked
+    WHERE delivery_status = 'PENDING' AND next_attempt_at <= $3
   ), claimed AS (
     UPDATE events SET attempt_count = attempt_count + 1, automatic_attempts = automatic_attempts + 1, next_attempt_at = $1
     WHERE id IN (SELECT id FROM due)
