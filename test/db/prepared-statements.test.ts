@@ -15,6 +15,19 @@ const preparedOnConnection = async () =>
     row.statement,
   ]);
 
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/** A plan's nodes, each as "<type> on <table>[ using <index>]" where it reads one. */
+const nodesOf = (node: PlanNode): string[] => [
+  [node['Node Type'], node['Relation Name'] && `on ${node['Relation Name']}`, node['Index Name'] && `using ${node['Index Name']}`].filter(Boolean).join(' '),
+  ...(node.Plans ?? []).flatMap(nodesOf),
+];
+
 describe('PreparedStatements', () => {
   it('prepares each text once under its own name, with the values as parameters, on the pool Prisma uses', async () => {
     const add = (a: number, b: number) => db.prepared.query<{ sum: number }>(Prisma.sql`SELECT ${a}::int + ${b}::int AS sum`);
@@ -71,6 +84,45 @@ describe('PreparedStatements', () => {
 });
 
 describe('the pool’s sessions', () => {
+  it('plan a named statement at each run, for the table as it is: its first runs on a table of a few rows leave no plan that reads it whole once it has grown', async () => {
+    // The shape of the idempotency store's stored answers (src/platform/http/idempotency.ts): a plan cached while its
+    // table was empty joined it by hash after reading it whole, and kept doing so as it grew (docs/architecture.md,
+    // "Database access").
+    const keep = `UPDATE plan_probe AS record SET body = kept.body
+      FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[]) AS kept (scope, key, created_at, body)
+      WHERE record.scope = kept.scope AND record.key = kept.key AND record.created_at = kept.created_at AND record.body IS NULL`;
+    const at = new Date('2026-11-29T12:00:00.000Z');
+    /** Answers for keys `from` to `from + 9`: ten, as many as PostgreSQL guesses an array holds when it plans for any. */
+    const keepTen = (from: number) => {
+      const keys = Array.from({ length: 10 }, (_, index) => String(from + index));
+      return db.prepared.run(keep, [keys.map(() => 'probe'), keys, keys.map(() => at), keys.map(() => 'answer')]);
+    };
+    /** Every node of the plan the connection would run the statement with now (EXPLAIN EXECUTE: the same plan cache as a run). */
+    const nodesOfNextRun = async (): Promise<string[]> => {
+      const [prepared] = await db.$queryRaw<{ name: string }[]>`SELECT name FROM pg_prepared_statements WHERE statement = ${keep}`;
+      const [row] = await db.$queryRawUnsafe<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(
+        `EXPLAIN (FORMAT JSON) EXECUTE ${prepared!.name}('{probe}', '{1}', '{${at.toISOString()}}', '{answer}')`,
+      );
+      return nodesOf(row!['QUERY PLAN'][0].Plan);
+    };
+    await db.$executeRaw`CREATE TABLE plan_probe (scope text, key text, created_at timestamptz NOT NULL, body text, PRIMARY KEY (scope, key))`;
+    await db.$executeRaw`CREATE INDEX plan_probe_created_at_idx ON plan_probe (created_at)`;
+    try {
+      // A table of a few rows, as a new database's is for its first requests, and enough runs for PostgreSQL to
+      // settle on a plan it would otherwise keep: a generic one after the fifth.
+      for (let run = 0; run < 10; run += 1) {
+        await db.$executeRaw`INSERT INTO plan_probe SELECT 'probe', n::text, ${at}, NULL FROM generate_series(${run * 10}::int, ${run * 10 + 9}::int) AS n`;
+        await keepTen(run * 10);
+      }
+      await db.$executeRaw`INSERT INTO plan_probe SELECT 'probe', n::text, ${at}, NULL FROM generate_series(100, 50000) AS n`;
+      const nodes = await nodesOfNextRun();
+      expect(nodes).not.toContain('Seq Scan on plan_probe');
+      expect(nodes).toContain('Index Scan on plan_probe using plan_probe_pkey');
+    } finally {
+      await db.$executeRaw`DROP TABLE plan_probe`;
+    }
+  });
+
   it('are in UTC whatever the default, so Prisma reads a timestamp right; the URL’s other options still apply', async () => {
     const url = new URL(inject('databaseUrl'));
     url.searchParams.set('options', '-c TimeZone=Asia/Tokyo -c statement_timeout=1234');

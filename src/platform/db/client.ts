@@ -6,9 +6,10 @@ import { PrismaClient, type Prisma } from '../../generated/prisma/client.ts';
 import { witnessWrites, WROTE_WHEN } from './write-witness.ts';
 
 /**
- * Statements sent straight through node-postgres, as named prepared statements: PostgreSQL parses and plans
- * each text once per connection, and the statement skips Prisma's client runtime. Only for statements that
- * stand alone: one inside a Prisma transaction must run on that transaction's connection (tx), not here.
+ * Statements sent straight through node-postgres, as named prepared statements: PostgreSQL parses each text once
+ * per connection (and plans it at each run: sessionSettings), and the statement skips Prisma's client runtime.
+ * Only for statements that stand alone: one inside a Prisma transaction must run on that transaction's connection
+ * (tx), not here.
  */
 /** What runs a statement: the pool, or one of its connections inside a transaction of its own. */
 export type SqlExecutor = Pick<pg.Pool | pg.PoolClient, 'query'>;
@@ -93,7 +94,7 @@ export type Database = PrismaClient & { readonly prepared: PreparedStatements };
 
 /** `transactionMaxWaitMs`: how long a transaction waits for a pooled connection (Prisma's maxWait, 2 s by default). */
 export function createDatabase(databaseUrl: string, poolSize: number, transactionMaxWaitMs = 2_000): Database {
-  const pool = new pg.Pool({ ...inUtc(databaseUrl), max: poolSize, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({ ...sessionSettings(databaseUrl), max: poolSize, connectionTimeoutMillis: 5_000 });
   // An idle connection that fails is dropped by the pool; the next statement that needs one sees the error.
   pool.on('error', () => {});
   // Before Prisma's adapter sends anything: every statement of a keyed mutation counts towards its answer being kept.
@@ -103,13 +104,19 @@ export function createDatabase(databaseUrl: string, poolSize: number, transactio
 }
 
 /**
- * The pool's connection settings, every session in UTC whatever the server's or role's default: Prisma's adapter
- * reads a timestamptz's text as UTC without its offset, so a session in another zone would shift every time Prisma
- * reads. A startup option after the URL's own (which node-postgres would otherwise prefer to the config's).
+ * The pool's connection settings, startup options after the URL's own (which node-postgres would otherwise prefer to
+ * the config's):
+ * - Every session in UTC whatever the server's or role's default: Prisma's adapter reads a timestamptz's text as UTC
+ *   without its offset, so a session in another zone would shift every time Prisma reads.
+ * - A named statement planned at each run, for its values and the tables as they are then: the plan PostgreSQL would
+ *   otherwise keep for the connection's life is made when the statement first runs, for a new database on tables of a
+ *   few rows, and only a later ANALYZE replaces it. Until one comes (never, with autovacuum off), the idempotency
+ *   store's answers read their whole table for each batch as it grows (docs/architecture.md, "Database access").
+ *   Prisma's statements are unnamed, planned at each run anyway.
  */
-function inUtc(databaseUrl: string): { connectionString: string; options: string } {
+function sessionSettings(databaseUrl: string): { connectionString: string; options: string } {
   const url = new URL(databaseUrl);
-  const options = [url.searchParams.get('options'), '-c TimeZone=UTC'].filter((option) => option !== null).join(' ');
+  const options = [url.searchParams.get('options'), '-c TimeZone=UTC', '-c plan_cache_mode=force_custom_plan'].filter((option) => option !== null).join(' ');
   url.searchParams.delete('options');
   return { connectionString: url.toString(), options };
 }
