@@ -104,19 +104,19 @@ export function createDatabase(databaseUrl: string, poolSize: number, transactio
 }
 
 /**
- * The pool's connection settings, startup options after the URL's own (which node-postgres would otherwise prefer to
- * the config's):
- * - Every session in UTC whatever the server's or role's default: Prisma's adapter reads a timestamptz's text as UTC
- *   without its offset, so a session in another zone would shift every time Prisma reads.
- * - A named statement planned at each run, for its values and the tables as they are then: the plan PostgreSQL would
- *   otherwise keep for the connection's life is made when the statement first runs, for a new database on tables of a
- *   few rows, and only a later ANALYZE replaces it. Until one comes (never, with autovacuum off), the idempotency
- *   store's answers read their whole table for each batch as it grows (docs/architecture.md, "Database access").
- *   Prisma's statements are unnamed, planned at each run anyway.
+ * The pool's session settings, as startup options around the URL's own (node-postgres would otherwise prefer the
+ * URL's `options` to the config's; docs/configuration.md, DATABASE_URL):
+ * - Statements planned at each run, for their values and the tables as they are, unless the URL says otherwise (it
+ *   comes after). A named statement's kept plan is made at its sixth run, on a new database over tables of a few
+ *   rows, and stays until an ANALYZE, a VACUUM or a change of the table, or a new connection; with autovacuum off
+ *   the idempotency store's answers then read their whole table for each batch as it grows (docs/architecture.md,
+ *   "Database access"). It also replans each foreign-key check and trigger statement the session runs.
+ * - Every session in UTC whatever the server's, role's or URL's default: Prisma's adapter reads a timestamptz's text
+ *   as UTC without its offset, so a session in another zone would shift every time Prisma reads.
  */
 function sessionSettings(databaseUrl: string): { connectionString: string; options: string } {
   const url = new URL(databaseUrl);
-  const options = [url.searchParams.get('options'), '-c TimeZone=UTC', '-c plan_cache_mode=force_custom_plan'].filter((option) => option !== null).join(' ');
+  const options = ['-c plan_cache_mode=force_custom_plan', url.searchParams.get('options'), '-c TimeZone=UTC'].filter((option) => option !== null).join(' ');
   url.searchParams.delete('options');
   return { connectionString: url.toString(), options };
 }
