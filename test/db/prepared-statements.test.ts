@@ -2,7 +2,7 @@
 // name of their text, on the pool Prisma's adapter uses, up to a bound past which a new text runs unnamed.
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
-import { createDatabase, PreparedStatements } from '../../src/platform/db/client.ts';
+import { CONNECTION_USES, createDatabase, PreparedStatements } from '../../src/platform/db/client.ts';
 import { Prisma } from '../../src/generated/prisma/client.ts';
 
 // One connection: what one statement prepared, the next one sees.
@@ -84,11 +84,10 @@ describe('PreparedStatements', () => {
 });
 
 describe('the pool’s sessions', () => {
-  it('plan a named statement at each run, for the table as it is: its first runs on a table of a few rows leave no plan that reads it whole once it has grown', async () => {
+  it('are replaced after CONNECTION_USES, so that a plan kept from a table of a few rows does not outlive its growth', async () => {
     // The shape of the idempotency store's stored answers: a plan kept from while its table held a few rows joined it
-    // by hash after reading it whole, and kept doing so as it grew (docs/architecture.md, "Database access"). A
-    // temporary table, which autovacuum never analyzes: an ANALYZE would replace the kept plan, and the test would
-    // pass without the pool's setting.
+    // by hash after reading it whole, and kept doing so as it grew (docs/architecture.md, "Database access"). The
+    // table is never analyzed (autovacuum_enabled off): an ANALYZE would replace the kept plan by itself.
     const keep = `UPDATE plan_probe AS record SET body = kept.body
       FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[]) AS kept (scope, key, created_at, body)
       WHERE record.scope = kept.scope AND record.key = kept.key AND record.created_at = kept.created_at AND record.body IS NULL`;
@@ -98,41 +97,47 @@ describe('the pool’s sessions', () => {
       const keys = Array.from({ length: 10 }, (_, index) => String(from + index));
       return db.prepared.run(keep, [keys.map(() => 'probe'), keys, keys.map(() => at), keys.map(() => 'answer')]);
     };
-    /** Every node of the plan the connection would run the statement with now (EXPLAIN EXECUTE: the same plan cache as a run). */
-    const nodesOfNextRun = async (): Promise<string[]> => {
-      const [prepared] = await db.$queryRaw<{ name: string }[]>`SELECT name FROM pg_prepared_statements WHERE statement = ${keep}`;
+    /** Enough runs for PostgreSQL to settle on the plan it keeps: a generic one from the sixth. */
+    const settle = async () => {
+      for (let run = 0; run < 10; run += 1) await keepTen(run * 10);
+    };
+    /** The connection's backend, and every node of the plan it would run the statement with now (EXPLAIN EXECUTE: the same plan cache as a run). */
+    const connectionAndPlan = async () => {
+      const [prepared] = await db.$queryRaw<
+        { name: string; pid: number }[]
+      >`SELECT name, pg_backend_pid() AS pid FROM pg_prepared_statements WHERE statement = ${keep}`;
       const [row] = await db.$queryRawUnsafe<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(
         `EXPLAIN (FORMAT JSON) EXECUTE ${prepared!.name}('{probe}', '{1}', '{${at.toISOString()}}', '{answer}')`,
       );
-      return nodesOf(row!['QUERY PLAN'][0].Plan);
+      return { pid: prepared!.pid, nodes: nodesOf(row!['QUERY PLAN'][0].Plan) };
     };
-    await db.$executeRaw`CREATE TEMPORARY TABLE plan_probe (scope text, key text, created_at timestamptz NOT NULL, body text, PRIMARY KEY (scope, key))`;
-    await db.$executeRaw`CREATE INDEX plan_probe_created_at_idx ON plan_probe (created_at)`;
+    await db.$executeRaw`CREATE TABLE plan_probe (scope text, key text, created_at timestamptz NOT NULL, body text, PRIMARY KEY (scope, key))
+      WITH (autovacuum_enabled = false)`;
     try {
-      // A table of a few rows, as a new database's is for its first requests, and enough runs for PostgreSQL to
-      // settle on a plan it would otherwise keep: a generic one after the fifth.
-      for (let run = 0; run < 10; run += 1) {
-        await db.$executeRaw`INSERT INTO plan_probe SELECT 'probe', n::text, ${at}, NULL FROM generate_series(${run * 10}::int, ${run * 10 + 9}::int) AS n`;
-        await keepTen(run * 10);
-      }
+      await db.$executeRaw`INSERT INTO plan_probe SELECT 'probe', n::text, ${at}, NULL FROM generate_series(0, 99) AS n`;
+      await settle();
       await db.$executeRaw`INSERT INTO plan_probe SELECT 'probe', n::text, ${at}, NULL FROM generate_series(100, 50000) AS n`;
-      const nodes = await nodesOfNextRun();
-      expect(nodes).not.toContain('Seq Scan on plan_probe');
-      expect(nodes).toContain('Index Scan on plan_probe using plan_probe_pkey');
+      const kept = await connectionAndPlan();
+      expect(kept.nodes).toContain('Seq Scan on plan_probe');
+      // The connection's remaining uses, then the statement on the connection that replaced it.
+      for (let use = 0; use < CONNECTION_USES; use += 1) await db.prepared.run('SELECT 1', []);
+      await settle();
+      const replanned = await connectionAndPlan();
+      expect(replanned.pid).not.toBe(kept.pid);
+      expect(replanned.nodes).toContain('Index Scan on plan_probe using plan_probe_pkey');
+      expect(replanned.nodes).not.toContain('Seq Scan on plan_probe');
     } finally {
       await db.$executeRaw`DROP TABLE plan_probe`;
     }
   });
 
-  it('are in UTC whatever the default, so Prisma reads a timestamp right; the URL’s other options still apply, its plan_cache_mode too', async () => {
-    expect((await db.prepared.run<{ plan_cache_mode: string }>('SHOW plan_cache_mode', [])).rows).toEqual([{ plan_cache_mode: 'force_custom_plan' }]);
+  it('are in UTC whatever the default, so Prisma reads a timestamp right; the URL’s other options still apply', async () => {
     const url = new URL(inject('databaseUrl'));
-    url.searchParams.set('options', '-c TimeZone=Asia/Tokyo -c statement_timeout=1234 -c plan_cache_mode=auto');
+    url.searchParams.set('options', '-c TimeZone=Asia/Tokyo -c statement_timeout=1234');
     const tokyo = createDatabase(url.toString(), 1);
     try {
       expect((await tokyo.prepared.run<{ TimeZone: string }>('SHOW TimeZone', [])).rows).toEqual([{ TimeZone: 'UTC' }]);
       expect((await tokyo.prepared.run<{ statement_timeout: string }>('SHOW statement_timeout', [])).rows).toEqual([{ statement_timeout: '1234ms' }]);
-      expect((await tokyo.prepared.run<{ plan_cache_mode: string }>('SHOW plan_cache_mode', [])).rows).toEqual([{ plan_cache_mode: 'auto' }]);
       const at = new Date('2026-11-28T01:02:03.456Z');
       const [read] = await tokyo.$queryRaw<{ at: Date }[]>`SELECT ${at}::timestamptz AS at`;
       expect(read!.at).toEqual(at);

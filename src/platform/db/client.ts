@@ -6,8 +6,8 @@ import { PrismaClient, type Prisma } from '../../generated/prisma/client.ts';
 import { witnessWrites, WROTE_WHEN } from './write-witness.ts';
 
 /**
- * Statements sent straight through node-postgres, as named prepared statements: PostgreSQL parses each text once
- * per connection (and plans it at each run: sessionSettings), and the statement skips Prisma's client runtime.
+ * Statements sent straight through node-postgres, as named prepared statements: PostgreSQL parses and plans
+ * each text once per connection (CONNECTION_USES), and the statement skips Prisma's client runtime.
  * Only for statements that stand alone: one inside a Prisma transaction must run on that transaction's connection
  * (tx), not here.
  */
@@ -92,9 +92,19 @@ export class PreparedStatements {
 /** The PrismaClient, and its pool's hot statements sent without it (`prepared`). */
 export type Database = PrismaClient & { readonly prepared: PreparedStatements };
 
+/**
+ * How many times a pooled connection is taken before it is replaced, so that the plans PostgreSQL keeps follow the
+ * tables. A named statement's kept plan is made at its sixth run, which on a new database meets tables of a few
+ * rows, and stays for the connection's life unless an ANALYZE, a VACUUM or a change of the table replaces it: with
+ * autovacuum off none comes, and the idempotency store's answers read their whole table for each batch as it grows
+ * (docs/architecture.md, "Database access"). A new connection prepares its statements anew, for the tables as they
+ * are then.
+ */
+export const CONNECTION_USES = 1_000;
+
 /** `transactionMaxWaitMs`: how long a transaction waits for a pooled connection (Prisma's maxWait, 2 s by default). */
 export function createDatabase(databaseUrl: string, poolSize: number, transactionMaxWaitMs = 2_000): Database {
-  const pool = new pg.Pool({ ...sessionSettings(databaseUrl), max: poolSize, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({ ...sessionSettings(databaseUrl), max: poolSize, connectionTimeoutMillis: 5_000, maxUses: CONNECTION_USES });
   // An idle connection that fails is dropped by the pool; the next statement that needs one sees the error.
   pool.on('error', () => {});
   // Before Prisma's adapter sends anything: every statement of a keyed mutation counts towards its answer being kept.
@@ -104,19 +114,14 @@ export function createDatabase(databaseUrl: string, poolSize: number, transactio
 }
 
 /**
- * The pool's session settings, as startup options around the URL's own (node-postgres would otherwise prefer the
- * URL's `options` to the config's; docs/configuration.md, DATABASE_URL):
- * - Statements planned at each run, for their values and the tables as they are, unless the URL says otherwise (it
- *   comes after). A named statement's kept plan is made at its sixth run, on a new database over tables of a few
- *   rows, and stays until an ANALYZE, a VACUUM or a change of the table, or a new connection; with autovacuum off
- *   the idempotency store's answers then read their whole table for each batch as it grows (docs/architecture.md,
- *   "Database access"). It also replans each foreign-key check and trigger statement the session runs.
- * - Every session in UTC whatever the server's, role's or URL's default: Prisma's adapter reads a timestamptz's text
- *   as UTC without its offset, so a session in another zone would shift every time Prisma reads.
+ * The pool's session settings: every session in UTC whatever the server's or role's default (Prisma's adapter reads a
+ * timestamptz's text as UTC without its offset, so a session in another zone would shift every time Prisma reads). A
+ * startup option after the URL's own, which node-postgres would otherwise prefer to the config's
+ * (docs/configuration.md, DATABASE_URL).
  */
 function sessionSettings(databaseUrl: string): { connectionString: string; options: string } {
   const url = new URL(databaseUrl);
-  const options = ['-c plan_cache_mode=force_custom_plan', url.searchParams.get('options'), '-c TimeZone=UTC'].filter((option) => option !== null).join(' ');
+  const options = [url.searchParams.get('options'), '-c TimeZone=UTC'].filter((option) => option !== null).join(' ');
   url.searchParams.delete('options');
   return { connectionString: url.toString(), options };
 }
