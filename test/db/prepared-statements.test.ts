@@ -1,5 +1,6 @@
 // The hot paths' statements sent without Prisma (src/platform/db/client.ts): prepared once per connection under a
 // name of their text, on the pool Prisma's adapter uses, up to a bound past which a new text runs unnamed.
+import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { CONNECTION_USES, createDatabase, PreparedStatements } from '../../src/platform/db/client.ts';
@@ -58,7 +59,8 @@ describe('PreparedStatements', () => {
       await db.$executeRaw`DELETE FROM transaction_runs`;
       return { outcome, runs, committed: committed.map((row) => row.run) };
     };
-    await db.$executeRaw`CREATE TABLE transaction_runs (run int)`;
+    // Temporary, on the one connection: a table in public would meet test/db/schema-parity.test.ts's count of them.
+    await db.$executeRaw`CREATE TEMPORARY TABLE transaction_runs (run int)`;
     try {
       // What a rolled-back run wrote is gone; the run that committed stays.
       expect(await transactionFailing(['40P01', '40P01'])).toEqual({ outcome: 'committed', runs: 3, committed: [3] });
@@ -86,16 +88,21 @@ describe('PreparedStatements', () => {
 describe('the pool’s sessions', () => {
   it('are replaced after CONNECTION_USES, so that a plan kept from a table of a few rows does not outlive its growth', async () => {
     // The shape of the idempotency store's stored answers: a plan kept from while its table held a few rows joined it
-    // by hash after reading it whole, and kept doing so as it grew (docs/architecture.md, "Database access"). The
-    // table is never analyzed (autovacuum_enabled off): an ANALYZE would replace the kept plan by itself.
-    const keep = `UPDATE plan_probe AS record SET body = kept.body
+    // by hash after reading it whole, and kept doing so as it grew (docs/architecture.md, "Database access"). A pool
+    // of its own, whose uses this test counts; a schema of its own, whose table no other test sees, never analyzed
+    // (autovacuum_enabled off): an ANALYZE would replace the kept plan by itself.
+    const own = createDatabase(inject('databaseUrl'), 1);
+    const table = `probe_${randomBytes(4).toString('hex')}.answers`;
+    const keep = `UPDATE ${table} AS record SET body = kept.body
       FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[]) AS kept (scope, key, created_at, body)
       WHERE record.scope = kept.scope AND record.key = kept.key AND record.created_at = kept.created_at AND record.body IS NULL`;
     const at = new Date('2026-11-29T12:00:00.000Z');
+    const fill = (from: number, to: number) =>
+      own.$executeRawUnsafe(`INSERT INTO ${table} SELECT 'probe', n::text, $1::timestamptz, NULL FROM generate_series($2::int, $3::int) AS n`, at, from, to);
     /** Answers for keys `from` to `from + 9`: ten, as many as PostgreSQL guesses an array holds when it plans for any. */
     const keepTen = (from: number) => {
       const keys = Array.from({ length: 10 }, (_, index) => String(from + index));
-      return db.prepared.run(keep, [keys.map(() => 'probe'), keys, keys.map(() => at), keys.map(() => 'answer')]);
+      return own.prepared.run(keep, [keys.map(() => 'probe'), keys, keys.map(() => at), keys.map(() => 'answer')]);
     };
     /** Enough runs for PostgreSQL to settle on the plan it keeps: a generic one from the sixth. */
     const settle = async () => {
@@ -103,31 +110,35 @@ describe('the pool’s sessions', () => {
     };
     /** The connection's backend, and every node of the plan it would run the statement with now (EXPLAIN EXECUTE: the same plan cache as a run). */
     const connectionAndPlan = async () => {
-      const [prepared] = await db.$queryRaw<
+      const [prepared] = await own.$queryRaw<
         { name: string; pid: number }[]
       >`SELECT name, pg_backend_pid() AS pid FROM pg_prepared_statements WHERE statement = ${keep}`;
-      const [row] = await db.$queryRawUnsafe<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(
+      const [row] = await own.$queryRawUnsafe<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(
         `EXPLAIN (FORMAT JSON) EXECUTE ${prepared!.name}('{probe}', '{1}', '{${at.toISOString()}}', '{answer}')`,
       );
       return { pid: prepared!.pid, nodes: nodesOf(row!['QUERY PLAN'][0].Plan) };
     };
-    await db.$executeRaw`CREATE TABLE plan_probe (scope text, key text, created_at timestamptz NOT NULL, body text, PRIMARY KEY (scope, key))
-      WITH (autovacuum_enabled = false)`;
+    const schema = table.split('.')[0]!;
+    await own.$executeRawUnsafe(`CREATE SCHEMA ${schema}`);
     try {
-      await db.$executeRaw`INSERT INTO plan_probe SELECT 'probe', n::text, ${at}, NULL FROM generate_series(0, 99) AS n`;
+      await own.$executeRawUnsafe(
+        `CREATE TABLE ${table} (scope text, key text, created_at timestamptz NOT NULL, body text, PRIMARY KEY (scope, key)) WITH (autovacuum_enabled = false)`,
+      );
+      await fill(0, 99);
       await settle();
-      await db.$executeRaw`INSERT INTO plan_probe SELECT 'probe', n::text, ${at}, NULL FROM generate_series(100, 50000) AS n`;
+      await fill(100, 50_000);
       const kept = await connectionAndPlan();
-      expect(kept.nodes).toContain('Seq Scan on plan_probe');
-      // The connection's remaining uses, then the statement on the connection that replaced it.
-      for (let use = 0; use < CONNECTION_USES; use += 1) await db.prepared.run('SELECT 1', []);
+      expect(kept.nodes).toContain(`Seq Scan on answers`);
+      // The connection's remaining uses (fewer than CONNECTION_USES so far), then the statement on the one that replaced it.
+      for (let use = 0; use < CONNECTION_USES; use += 1) await own.prepared.run('SELECT 1', []);
       await settle();
       const replanned = await connectionAndPlan();
       expect(replanned.pid).not.toBe(kept.pid);
-      expect(replanned.nodes).toContain('Index Scan on plan_probe using plan_probe_pkey');
-      expect(replanned.nodes).not.toContain('Seq Scan on plan_probe');
+      expect(replanned.nodes).toContain('Index Scan on answers using answers_pkey');
+      expect(replanned.nodes).not.toContain('Seq Scan on answers');
     } finally {
-      await db.$executeRaw`DROP TABLE plan_probe`;
+      await own.$executeRawUnsafe(`DROP SCHEMA ${schema} CASCADE`);
+      await own.$disconnect();
     }
   });
 

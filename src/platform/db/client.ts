@@ -5,12 +5,6 @@ import pg from 'pg';
 import { PrismaClient, type Prisma } from '../../generated/prisma/client.ts';
 import { witnessWrites, WROTE_WHEN } from './write-witness.ts';
 
-/**
- * Statements sent straight through node-postgres, as named prepared statements: PostgreSQL parses and plans
- * each text once per connection (CONNECTION_USES), and the statement skips Prisma's client runtime.
- * Only for statements that stand alone: one inside a Prisma transaction must run on that transaction's connection
- * (tx), not here.
- */
 /** What runs a statement: the pool, or one of its connections inside a transaction of its own. */
 export type SqlExecutor = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
@@ -19,6 +13,12 @@ const TRANSACTION_RUNS = 3;
 /** deadlock_detected: PostgreSQL rolled the transaction back, and it may simply run again (every transaction here is READ COMMITTED, where serialization failures do not occur). */
 const RETRIED_SQLSTATES = new Set<unknown>(['40P01']);
 
+/**
+ * Statements sent straight through node-postgres, as named prepared statements: PostgreSQL parses and plans
+ * each text once per connection (CONNECTION_USES), and the statement skips Prisma's client runtime.
+ * Only for statements that stand alone: one inside a Prisma transaction must run on that transaction's connection
+ * (tx), not here.
+ */
 export class PreparedStatements {
   /** Texts and their statement names; past the bound a new text runs unnamed (the server keeps each named one per connection). */
   readonly #names = new Map<string, string>();
@@ -93,12 +93,8 @@ export class PreparedStatements {
 export type Database = PrismaClient & { readonly prepared: PreparedStatements };
 
 /**
- * How many times a pooled connection is taken before it is replaced, so that the plans PostgreSQL keeps follow the
- * tables. A named statement's kept plan is made at its sixth run, which on a new database meets tables of a few
- * rows, and stays for the connection's life unless an ANALYZE, a VACUUM or a change of the table replaces it: with
- * autovacuum off none comes, and the idempotency store's answers read their whole table for each batch as it grows
- * (docs/architecture.md, "Database access"). A new connection prepares its statements anew, for the tables as they
- * are then.
+ * Checkouts after which a pooled connection is replaced, so that the plans PostgreSQL keeps for its named statements,
+ * made on the tables as they were, do not outlive the tables' growth (docs/architecture.md, "Database access").
  */
 export const CONNECTION_USES = 1_000;
 
