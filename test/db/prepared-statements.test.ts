@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { CONNECTION_USES, createDatabase, PreparedStatements } from '../../src/platform/db/client.ts';
+import { planNodes, type ExplainRow, type PlanNode } from '../support/query-plans.ts';
 import { Prisma } from '../../src/generated/prisma/client.ts';
 
 // One connection: what one statement prepared, the next one sees.
@@ -16,18 +17,11 @@ const preparedOnConnection = async () =>
     row.statement,
   ]);
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
 /** A plan's nodes, each as "<type> on <table>[ using <index>]" where it reads one. */
-const nodesOf = (node: PlanNode): string[] => [
-  [node['Node Type'], node['Relation Name'] && `on ${node['Relation Name']}`, node['Index Name'] && `using ${node['Index Name']}`].filter(Boolean).join(' '),
-  ...(node.Plans ?? []).flatMap(nodesOf),
-];
+const nodesOf = (plan: PlanNode): string[] =>
+  planNodes(plan).map((node) =>
+    [node['Node Type'], node['Relation Name'] && `on ${node['Relation Name']}`, node['Index Name'] && `using ${node['Index Name']}`].filter(Boolean).join(' '),
+  );
 
 describe('PreparedStatements', () => {
   it('prepares each text once under its own name, with the values as parameters, on the pool Prisma uses', async () => {
@@ -113,7 +107,7 @@ describe('the pool’s sessions', () => {
       const [prepared] = await own.$queryRaw<
         { name: string; pid: number }[]
       >`SELECT name, pg_backend_pid() AS pid FROM pg_prepared_statements WHERE statement = ${keep}`;
-      const [row] = await own.$queryRawUnsafe<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(
+      const [row] = await own.$queryRawUnsafe<ExplainRow[]>(
         `EXPLAIN (FORMAT JSON) EXECUTE ${prepared!.name}('{probe}', '{1}', '{${at.toISOString()}}', '{answer}')`,
       );
       return { pid: prepared!.pid, nodes: nodesOf(row!['QUERY PLAN'][0].Plan) };

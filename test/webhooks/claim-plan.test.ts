@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM_DUE } from '../../src/modules/events/store.ts';
 import type { ScratchDatabase } from '../../src/platform/db/scratch-database.ts';
 import { ownDatabase } from '../support/database.ts';
+import { planNodes, type ExplainRow } from '../support/query-plans.ts';
 
 let database: ScratchDatabase;
 let sql: pg.Client;
@@ -48,20 +49,17 @@ afterAll(async () => {
   await database?.drop();
 });
 
-/** Every index a plan node reads. */
-function indexesOf(node: { 'Index Name'?: string; Plans?: unknown[] }): string[] {
-  return [...(node['Index Name'] ? [node['Index Name']] : []), ...((node.Plans ?? []) as (typeof node)[]).flatMap(indexesOf)];
-}
-
 describe('the webhook claim’s plan under a backlog newer than the statistics', () => {
   it.each(['force_generic_plan', 'force_custom_plan'])('reads the events by primary key alone (%s)', async (planCacheMode) => {
     await sql.query(`SET plan_cache_mode = ${planCacheMode}`);
     await sql.query(`PREPARE claim AS ${CLAIM_DUE}`);
     try {
-      const { rows } = await sql.query<{ 'QUERY PLAN': [{ Plan: Parameters<typeof indexesOf>[0] }] }>(
+      const { rows } = await sql.query<ExplainRow>(
         `EXPLAIN (FORMAT JSON) EXECUTE claim(now() + interval '20 seconds', ARRAY['evt_backlog_7', 'evt_backlog_8', 'evt_backlog_9'], now())`,
       );
-      const eventIndexes = indexesOf(rows[0]!['QUERY PLAN'][0].Plan).filter((name) => name.startsWith('events_'));
+      const eventIndexes = planNodes(rows[0]!['QUERY PLAN'][0].Plan)
+        .flatMap((node) => node['Index Name'] ?? [])
+        .filter((name) => name.startsWith('events_'));
       expect(eventIndexes.length).toBeGreaterThan(0);
       expect(new Set(eventIndexes)).toEqual(new Set(['events_pkey']));
     } finally {
