@@ -216,8 +216,8 @@ export class PaymentStore {
    * The claims go in one order, so two batches taking the same keys (two processes') queue rather than deadlock.
    */
   async #insertAll(batch: NewPaymentRows[]): Promise<boolean[]> {
-    const claims = batch.flatMap((rows) => (rows.claim === null ? [] : [{ ...rows.claim, owner: rows.intent['id'] }]));
-    claims.sort((one, other) => (claimKey(one) < claimKey(other) ? -1 : 1));
+    const claims = batch.flatMap((rows) => (rows.claim === null ? [] : [{ ...rows.claim, owner: rows.intent['id'], order: claimKey(rows.claim) }]));
+    claims.sort((one, other) => (one.order < other.order ? -1 : 1));
     const { rows: lost } = await unwitnessed(() =>
       this.db.prepared.run<{ owner: string }>(INSERT_PAYMENTS, [
         ...claimColumns(claims),
