@@ -12,7 +12,7 @@ import { newId } from '../../kernel/ids.ts';
 import type { AttemptTransition } from './machine/attempt.ts';
 import { isIntentMoveAllowed, isNewAttemptMoveAllowed } from './machine/intent.ts';
 import { intentStatusOf } from './machine/statuses.ts';
-import { Prisma, type PaymentAttempt, type PaymentIntent } from '../../generated/prisma/client.ts';
+import { Prisma, type PaymentAttempt, type PaymentIntent, type PaymentStatusHistory } from '../../generated/prisma/client.ts';
 import { Batcher } from '../../platform/batcher.ts';
 import type { Database } from '../../platform/db/client.ts';
 import { failedOnItsRows, unwitnessed, witnessShare } from '../../platform/db/write-witness.ts';
@@ -181,16 +181,21 @@ export class PaymentStore {
    */
   async insert(payment: Payment, actor: string, idempotencyClaim?: IdempotencyClaim): Promise<Payment> {
     const { activeAttempt, ...intent } = payment;
-    const row = { payment_id: payment.id, actor, trigger: 'create', created_at: payment.createdAt, from_status: null };
+    const row = { paymentId: payment.id, actor, trigger: 'create', createdAt: payment.createdAt, fromStatus: null };
     const history: NewHistoryRow[] = [
-      { ...row, attempt_id: null, subject: 'intent', to_status: intent.status },
-      { ...row, attempt_id: activeAttempt.id, subject: 'attempt', to_status: activeAttempt.status },
+      { ...row, attemptId: null, subject: 'intent', toStatus: intent.status },
+      { ...row, attemptId: activeAttempt.id, subject: 'attempt', toStatus: activeAttempt.status },
     ];
     const claim = idempotencyClaim?.insertion() ?? null;
     // A claim this statement cannot carry (a mandate's charge has written first; a run again after losing the key holds it):
     // taken first, or the charge stops here if another request holds the key.
     if (idempotencyClaim && !claim) await idempotencyClaim.takeBeforeWriting();
-    const rows = { claim, intent: columnsRow(INTENT_COLUMNS, intent), attempt: columnsRow(ATTEMPT_COLUMNS, activeAttempt), history };
+    const rows = {
+      claim,
+      intent: columnsRow(INTENT_COLUMNS, intent),
+      attempt: columnsRow(ATTEMPT_COLUMNS, activeAttempt),
+      history: history.map((historyRow) => columnsRow(HISTORY_COLUMNS, historyRow)),
+    };
     // The batch's statement is this request's write as much as the others': its witness follows its share.
     const written = witnessShare(this.#submitted(rows), (wrote) => wrote);
     await (claim ? idempotencyClaim!.carriedBy(written, (wrote) => wrote) : written);
@@ -244,13 +249,14 @@ export class PaymentStore {
       throw new Error(`a new attempt cannot move intent ${intentFrom} → ${intentTo} (not in the intent table)`);
     }
     const row = { paymentId: payment.id, actor: start.actor, createdAt: now };
-    const history: Prisma.PaymentStatusHistoryCreateManyInput[] = [];
+    const history: NewHistoryRow[] = [];
     if (start.closeMove) {
       const { from, to, trigger } = start.closeMove;
       history.push({ ...row, attemptId: payment.activeAttempt.id, subject: 'attempt', fromStatus: from, toStatus: to, trigger });
     }
     history.push({ ...row, attemptId, subject: 'attempt', fromStatus: null, toStatus: 'PENDING', trigger: start.trigger });
-    if (intentFrom !== intentTo) history.push({ ...row, subject: 'intent', fromStatus: intentFrom, toStatus: intentTo, trigger: start.trigger });
+    if (intentFrom !== intentTo)
+      history.push({ ...row, attemptId: null, subject: 'intent', fromStatus: intentFrom, toStatus: intentTo, trigger: start.trigger });
     // The new attempt is about to be sent to its processor: a pending state, no event (see commit).
     const after = await this.db.$transaction(async (tx) => {
       const intent = await this.updateIntent(tx, payment, {
@@ -290,7 +296,7 @@ export class PaymentStore {
   async commit(payment: Payment, commit: Commit): Promise<Payment> {
     const attemptTo = commit.moves.at(-1)?.to ?? payment.activeAttempt.status;
     const now = new Date();
-    const history: Prisma.PaymentStatusHistoryCreateManyInput[] = [];
+    const history: NewHistoryRow[] = [];
     for (const move of commit.moves) {
       const row = { paymentId: payment.id, trigger: move.trigger, actor: commit.actor, createdAt: now };
       history.push({ ...row, attemptId: payment.activeAttempt.id, subject: 'attempt', fromStatus: move.from, toStatus: move.to });
@@ -299,7 +305,7 @@ export class PaymentStore {
       if (!isIntentMoveAllowed(intentFrom, intentTo)) {
         throw new Error(`intent move ${intentFrom} → ${intentTo} (attempt ${move.from} → ${move.to}) is not in the intent table`);
       }
-      if (intentTo !== intentFrom) history.push({ ...row, subject: 'intent', fromStatus: intentFrom, toStatus: intentTo });
+      if (intentTo !== intentFrom) history.push({ ...row, attemptId: null, subject: 'intent', fromStatus: intentFrom, toStatus: intentTo });
     }
     // The pending state committed before a processor call (a move with an effect) is not news: the
     // merchant's endpoint hears where the call lands, and payment_processing only if the payment rests
@@ -460,20 +466,26 @@ interface NewPaymentRows {
   claim: ClaimRow | null;
   intent: Record<string, unknown>;
   attempt: Record<string, unknown>;
-  history: NewHistoryRow[];
+  history: Record<string, unknown>[];
 }
 
-/** A history row by its columns (HISTORY_COLUMNS). */
-interface NewHistoryRow {
-  payment_id: string;
-  attempt_id: string | null;
-  subject: 'intent' | 'attempt';
-  from_status: string | null;
-  to_status: string;
-  trigger: string;
-  actor: string;
-  created_at: Date;
-}
+/** A new history row: every column but the id, which the table gives in write order (the order of a payment's history). */
+type NewHistoryRow = Omit<PaymentStatusHistory, 'id' | 'subject'> & { subject: 'intent' | 'attempt' };
+
+/**
+ * The type of each history value in historyInsert's VALUES, whose parameters are otherwise untyped (created_at would be
+ * text). Its keys are the columns of both history inserts (HISTORY_COLUMNS), in this order.
+ */
+const HISTORY_FIELD_TYPES: Record<keyof NewHistoryRow, 'text' | 'timestamptz'> = {
+  paymentId: 'text',
+  attemptId: 'text',
+  subject: 'text',
+  fromStatus: 'text',
+  toStatus: 'text',
+  trigger: 'text',
+  actor: 'text',
+  createdAt: 'timestamptz',
+};
 
 /** A claim's key, one string. */
 const claimKey = (claim: ClaimRow) => JSON.stringify([claim.scope, claim.key]);
@@ -481,6 +493,8 @@ const claimKey = (claim: ClaimRow) => JSON.stringify([claim.scope, claim.key]);
 /** Each model's fields and their columns, in one order. */
 const INTENT_COLUMNS = INTENT_FIELDS.map((field) => [field, columnOf(field)] as const);
 const ATTEMPT_COLUMNS = ATTEMPT_FIELDS.map((field) => [field, columnOf(field)] as const);
+const HISTORY_FIELDS = Object.keys(HISTORY_FIELD_TYPES) as (keyof NewHistoryRow)[];
+const HISTORY_COLUMNS = HISTORY_FIELDS.map((field) => [field, columnOf(field)] as const);
 
 /** A row by its columns, for jsonb_populate_recordset: every field of the model, so no column is left to a default. */
 function columnsRow(columns: readonly (readonly [string, string])[], row: Record<string, unknown>): Record<string, unknown> {
@@ -490,7 +504,7 @@ function columnsRow(columns: readonly (readonly [string, string])[], row: Record
 }
 
 const listOf = (columns: readonly (readonly [string, string])[]) => columns.map(([, column]) => column).join(', ');
-const HISTORY_COLUMNS = 'payment_id, attempt_id, subject, from_status, to_status, trigger, actor, created_at';
+const HISTORY_COLUMN_LIST = listOf(HISTORY_COLUMNS);
 
 /**
  * New payments, any number of them (PaymentStore.insert): the claims they carry ($1 to $4: CLAIMS_INSERT; $5, the
@@ -506,27 +520,17 @@ const INSERT_PAYMENTS = `WITH claim AS (${CLAIMS_INSERT}),
     SELECT ${listOf(INTENT_COLUMNS)} FROM jsonb_populate_recordset(NULL::payment_intents, $6::jsonb) AS row_of WHERE NOT EXISTS (SELECT FROM lost WHERE lost.owner = row_of.id)),
   attempt AS (INSERT INTO payment_attempts (${listOf(ATTEMPT_COLUMNS)})
     SELECT ${listOf(ATTEMPT_COLUMNS)} FROM jsonb_populate_recordset(NULL::payment_attempts, $7::jsonb) AS row_of WHERE NOT EXISTS (SELECT FROM lost WHERE lost.owner = row_of.payment_id)),
-  history AS (INSERT INTO payment_status_history (${HISTORY_COLUMNS})
-    SELECT ${HISTORY_COLUMNS} FROM jsonb_populate_recordset(NULL::payment_status_history, $8::jsonb) WITH ORDINALITY AS row_of
+  history AS (INSERT INTO payment_status_history (${HISTORY_COLUMN_LIST})
+    SELECT ${HISTORY_COLUMN_LIST} FROM jsonb_populate_recordset(NULL::payment_status_history, $8::jsonb) WITH ORDINALITY AS row_of
     WHERE NOT EXISTS (SELECT FROM lost WHERE lost.owner = row_of.payment_id) ORDER BY row_of.ordinality)
   SELECT owner FROM lost`;
 
-/** A history row's values in its columns' order (HISTORY_COLUMNS), and their types. */
-const historyValues = (row: Prisma.PaymentStatusHistoryCreateManyInput): unknown[] => [
-  row.paymentId,
-  row.attemptId ?? null,
-  row.subject,
-  row.fromStatus ?? null,
-  row.toStatus,
-  row.trigger,
-  row.actor,
-  row.createdAt,
-];
-const HISTORY_TYPES = [...Array<string>(7).fill('text'), 'timestamptz'].map((type) => Prisma.raw(type));
+/** Each history field with its type as SQL, made once. */
+const HISTORY_CASTS = HISTORY_FIELDS.map((field) => [field, Prisma.raw(HISTORY_FIELD_TYPES[field])] as const);
 
 /** The history rows, written where `condition` holds. */
-function historyInsert(rows: Prisma.PaymentStatusHistoryCreateManyInput[], condition: Prisma.Sql): Prisma.Sql {
-  const values = rows.map((row) => Prisma.sql`(${Prisma.join(historyValues(row).map((value, index) => Prisma.sql`${value}::${HISTORY_TYPES[index]!}`))})`);
-  return Prisma.sql`INSERT INTO payment_status_history (${Prisma.raw(HISTORY_COLUMNS)})
+function historyInsert(rows: NewHistoryRow[], condition: Prisma.Sql): Prisma.Sql {
+  const values = rows.map((row) => Prisma.sql`(${Prisma.join(HISTORY_CASTS.map(([field, type]) => Prisma.sql`${row[field]}::${type}`))})`);
+  return Prisma.sql`INSERT INTO payment_status_history (${Prisma.raw(HISTORY_COLUMN_LIST)})
     SELECT * FROM (VALUES ${Prisma.join(values)}) AS history_row WHERE ${condition}`;
 }
