@@ -71,6 +71,23 @@ function frameWriters(socket: WebSocket, id: string): Pick<Operations, 'sendNext
   };
 }
 
+/**
+ * What a socket's operations need of its upgrade request, kept on graphql-ws's `extra` when the socket is accepted
+ * (onConnect), which then lets the request go: `extra.request` is gone from then on.
+ */
+type UpgradeFacts = {
+  clientIp: string;
+  /** The dashboard's session cookie sent with the upgrade. */
+  sessionToken: string | null;
+};
+
+/** The socket's UpgradeFacts; graphql-ws runs no operation before onConnect has kept them, so their absence is a bug. */
+function upgradeFactsOf(extra: Partial<UpgradeFacts>): UpgradeFacts {
+  const { clientIp, sessionToken } = extra;
+  if (clientIp === undefined || sessionToken === undefined) throw new Error('an operation before the socket was accepted (onConnect)');
+  return { clientIp, sessionToken };
+}
+
 type Operations = ReadyFrames & {
   execute: (args: ExecutionArgs) => unknown;
   subscribe: (args: ExecutionArgs) => unknown;
@@ -117,12 +134,24 @@ export function attachGraphQLWebSocket(deps: {
   const refusedRequestIds = new WeakMap<object, Map<string, string>>();
   const webSocketServer = new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: config.MAX_BODY_BYTES });
 
-  useServer<Record<string, unknown>, { socket: WebSocket; request: IncomingMessage }>(
+  useServer<Record<string, unknown>, UpgradeFacts>(
     {
+      // What onSubscribe needs of the upgrade request is kept, and the request itself let go: its headers and socket
+      // wrappers (about 1.3 KB) would otherwise live as long as the socket. graphql-ws refuses operations before this.
+      onConnect: (context) => {
+        const { extra } = context;
+        const { request } = extra;
+        // Deleted before the facts are added, so V8 keeps `extra` a small object rather than turning it into a dictionary.
+        delete (extra as { request?: IncomingMessage }).request;
+        extra.clientIp = clientKeyOf(request.socket.remoteAddress);
+        extra.sessionToken = sessionTokenOf(request.headers.cookie);
+      },
       execute: (args) => (args.rootValue as Operations).execute(args) as never,
       subscribe: async (args) => {
         const operations = args.rootValue as Operations;
-        return framed(await operations.subscribe(args), operations.sendNext) as never;
+        const results = await operations.subscribe(args);
+        // A pushed subscription's stream needs no framing here: one iterator (and its waiting next()) less per subscriber.
+        return (operations.writesOwnFrames ? results : framed(results, operations.sendNext)) as never;
       },
       // Every error answer carries the operation's request id (the one its log lines carry) and its docs link, and is
       // counted, as over HTTP (docs/api.md, "Errors"; docs/operations.md, "Metrics").
@@ -145,7 +174,7 @@ export function attachGraphQLWebSocket(deps: {
         const requestId = randomUUID();
         const pending = refusedRequestIds.get(context) ?? new Map<string, string>();
         refusedRequestIds.set(context, pending.set(id, requestId));
-        const clientIp = clientKeyOf(context.extra.request.socket.remoteAddress);
+        const { clientIp, sessionToken } = upgradeFactsOf(context.extra);
         let principal;
         try {
           principal = await authenticateRequest(
@@ -155,7 +184,7 @@ export function attachGraphQLWebSocket(deps: {
               key: presentedKeyOf(context.connectionParams),
               connectedMerchantId: connectedMerchantOf(context.connectionParams),
               // The browser sends the dashboard's cookie with the upgrade; its CSRF token comes in connection_init.
-              sessionToken: sessionTokenOf(context.extra.request.headers.cookie),
+              sessionToken,
               csrfToken: typeof context.connectionParams?.csrfToken === 'string' ? context.connectionParams.csrfToken : null,
             },
             clientIp,

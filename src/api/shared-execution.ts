@@ -5,7 +5,7 @@
 // results are therefore identical. The result is also serialized once (sharedPayloadJson) for graphql-ws's frames.
 // Over graphql-ws, a subscription whose stream can push (src/kernel/async-streams.ts) is not iterated at all: each
 // value goes from the live feed's listener through the resolver's filter and the gate to a ready frame on the socket
-// by plain calls (pushed, below), which is what lets one process feed thousands of subscribers.
+// by plain calls (PushedSubscription, below), which is what lets one process feed thousands of subscribers.
 import {
   createSourceEventStream,
   execute,
@@ -16,6 +16,7 @@ import {
   type ExecutionArgs,
   type ExecutionResult,
 } from 'graphql';
+import { RequestCache } from '@pothos/plugin-scope-auth';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLContext } from '../platform/graphql/context.ts';
 import type { Metrics } from '../platform/http/metrics.ts';
@@ -90,6 +91,11 @@ function mapped(source: AsyncIterator<unknown>, operation: Operation, run: (payl
 export interface ReadyFrames {
   /** Writes a `next` frame around `payloadJson` now; false when the reader has more unsent than it may. */
   sendReady(payloadJson: string): boolean;
+  /**
+   * Set once the subscription writes its shared frames itself (PushedSubscription): its stream then yields only results the
+   * transport frames as usual, so the transport need not look at each.
+   */
+  writesOwnFrames?: boolean;
 }
 
 function readyFramesOf(rootValue: unknown): ReadyFrames | undefined {
@@ -119,7 +125,7 @@ function pushedExecution(value: unknown, key: string, run: (payload: unknown) =>
   if (known !== undefined) return known;
   const execution: PushedExecution = { waiters: [] };
   if (byKey !== null) pushedExecutions.set(value as object, byKey.set(key, execution));
-  // Each waiter's flush ends its own subscription on its own failure (pushed): one cannot keep the others waiting.
+  // Each waiter's flush ends its own subscription on its own failure (PushedSubscription): one cannot keep the others waiting.
   const settled = () => {
     const { waiters } = execution;
     execution.waiters = [];
@@ -152,123 +158,139 @@ function pushedExecution(value: unknown, key: string, run: (payload: unknown) =>
  * A subscription fed by its source's push side and written by the transport's ready frames: each pushed value's
  * shared execution is queued, and frames go out in the values' order as soon as they are known, by plain calls,
  * with no promise per subscriber and value. What the transport must frame itself (a result with errors, which
- * carries each subscriber's request id) and the end come out of the returned iterator, which graphql-ws reads; a
+ * carries each subscriber's request id) and the end come out of it as an iterator, which graphql-ws reads; a
  * frame written directly waits while such a result is out, so order holds. The backlog is bounded here, where
  * values wait: more than MAX_UNREAD_RESULTS queued, or more unsent than the socket may hold, ends it.
+ * A class rather than closures: one is held per subscriber for its whole life, and its methods cost each nothing.
  */
-function pushed(
-  attach: Attach<unknown>,
-  frames: ReadyFrames,
-  execution: (value: unknown) => PushedExecution,
-  located: (error: unknown) => GraphQLError,
-  backlogExceeded: (what: string) => Error,
-): Results {
-  const queue: PushedExecution[] = [];
+class PushedSubscription implements Results {
+  readonly #queue: PushedExecution[] = [];
   /** Results for the iterator (the ones with errors), in order. */
-  const unread: ExecutionResult[] = [];
-  let reader: { resolve: (step: IteratorResult<ExecutionResult>) => void; reject: (error: unknown) => void } | null = null;
+  readonly #unread: ExecutionResult[] = [];
+  #reader: { resolve: (step: IteratorResult<ExecutionResult>) => void; reject: (error: unknown) => void } | null = null;
   /** A result was handed to the reader and may not be written yet: nothing goes out directly before it. */
-  let handed = false;
+  #handed = false;
   /** How the subscription ended: its error (for the reader once what came before it is out), and whether what was queued is dropped. */
-  let ended: { error?: Error; dropQueued: boolean } | null = null;
-  let waitingOn: PushedExecution | null = null;
-  let detach = () => {};
+  #ended: { error?: Error; dropQueued: boolean } | null = null;
+  #waitingOn: PushedExecution | null = null;
+  #detach = () => {};
+  /** What an execution's waiters hold while this subscription waits on it: one function for the subscription's life. */
+  readonly #wake = () => {
+    this.#waitingOn = null;
+    this.#flush();
+  };
 
-  const answerReader = () => {
-    if (reader === null) return;
-    const { resolve, reject } = reader;
-    if (unread.length > 0) {
-      reader = null;
-      handed = true;
-      resolve({ done: false, value: unread.shift()! });
-    } else if (ended !== null && queue.length === 0) {
-      reader = null;
-      const { error } = ended;
-      ended = { dropQueued: true };
+  constructor(
+    attach: Attach<unknown>,
+    private readonly frames: ReadyFrames,
+    private readonly execution: (value: unknown) => PushedExecution,
+    private readonly located: (error: unknown) => GraphQLError,
+    private readonly backlogExceeded: (what: string) => Error,
+  ) {
+    frames.writesOwnFrames = true;
+    this.#detach = attach({
+      next: (value) => {
+        if (this.#ended !== null) return;
+        this.#queue.push(this.execution(value));
+        if (this.#queue.length > MAX_UNREAD_RESULTS) this.#end(this.backlogExceeded(`More than ${MAX_UNREAD_RESULTS} results were left unread`), true);
+        else if (this.#queue.length === 1) this.#flush();
+      },
+      // The source ended (a revoked key, Redis lost): what it had already given still goes out, then the error.
+      end: (error) => {
+        this.#end(error, false);
+        this.#flush();
+      },
+    });
+  }
+
+  [Symbol.asyncIterator](): Results {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<ExecutionResult>> {
+    return new Promise((resolve, reject) => {
+      this.#reader = { resolve, reject };
+      this.#handed = false;
+      if (this.#unread.length === 0) this.#flush();
+      this.#answerReader();
+    });
+  }
+
+  return(): Promise<IteratorResult<ExecutionResult>> {
+    this.#stop();
+    return Promise.resolve({ done: true, value: undefined });
+  }
+
+  throw(error: unknown): Promise<IteratorResult<ExecutionResult>> {
+    this.#stop();
+    return Promise.reject(error as Error);
+  }
+
+  #answerReader(): void {
+    if (this.#reader === null) return;
+    const { resolve, reject } = this.#reader;
+    if (this.#unread.length > 0) {
+      this.#reader = null;
+      this.#handed = true;
+      resolve({ done: false, value: this.#unread.shift()! });
+    } else if (this.#ended !== null && this.#queue.length === 0) {
+      this.#reader = null;
+      const { error } = this.#ended;
+      this.#ended = { dropQueued: true };
       if (error === undefined) resolve({ done: true, value: undefined });
       else reject(error);
     }
-  };
+  }
+
   /** Stops listening; what was queued still goes out before the end unless `dropQueued` (a cut, or the reader left). */
-  const end = (error: unknown, dropQueued: boolean) => {
-    if (ended !== null) return;
-    ended = { ...(error === undefined ? {} : { error: located(error) }), dropQueued };
+  #end(error: unknown, dropQueued: boolean): void {
+    if (this.#ended !== null) return;
+    this.#ended = { ...(error === undefined ? {} : { error: this.located(error) }), dropQueued };
     if (dropQueued) {
-      queue.length = 0;
-      stopWaiting();
+      this.#queue.length = 0;
+      this.#stopWaiting();
     }
-    detach();
-    answerReader();
-  };
-  const stopWaiting = () => {
-    if (waitingOn !== null) waitingOn.waiters = waitingOn.waiters.filter((waiter) => waiter !== wake);
-    waitingOn = null;
-  };
-  const wake = () => {
-    waitingOn = null;
-    flush();
-  };
-  function flush(): void {
-    while (queue.length > 0 && unread.length === 0 && !handed) {
+    this.#detach();
+    this.#answerReader();
+  }
+
+  #stopWaiting(): void {
+    const waitingOn = this.#waitingOn;
+    if (waitingOn !== null) waitingOn.waiters = waitingOn.waiters.filter((waiter) => waiter !== this.#wake);
+    this.#waitingOn = null;
+  }
+
+  #flush(): void {
+    const queue = this.#queue;
+    while (queue.length > 0 && this.#unread.length === 0 && !this.#handed) {
       const head = queue[0]!;
       if (head.result === undefined && head.failure === undefined) {
-        if (waitingOn !== head) head.waiters.push(wake);
-        waitingOn = head;
+        if (this.#waitingOn !== head) head.waiters.push(this.#wake);
+        this.#waitingOn = head;
         return;
       }
       queue.shift();
-      if (head.failure !== undefined) return end(head.failure, true);
+      if (head.failure !== undefined) return this.#end(head.failure, true);
       if (head.json === undefined) {
-        unread.push(head.result!);
+        this.#unread.push(head.result!);
         continue;
       }
       let accepted;
       try {
-        accepted = frames.sendReady(head.json);
+        accepted = this.frames.sendReady(head.json);
       } catch (error) {
-        return end(error, true);
+        return this.#end(error, true);
       }
-      if (!accepted) return end(backlogExceeded('More results were left unsent than the connection may hold'), true);
+      if (!accepted) return this.#end(this.backlogExceeded('More results were left unsent than the connection may hold'), true);
     }
-    answerReader();
+    this.#answerReader();
   }
-  detach = attach({
-    next: (value) => {
-      if (ended !== null) return;
-      queue.push(execution(value));
-      if (queue.length > MAX_UNREAD_RESULTS) end(backlogExceeded(`More than ${MAX_UNREAD_RESULTS} results were left unread`), true);
-      else if (queue.length === 1) flush();
-    },
-    // The source ended (a revoked key, Redis lost): what it had already given still goes out, then the error.
-    end: (error) => {
-      end(error, false);
-      flush();
-    },
-  });
-  const stop = () => {
-    end(undefined, true);
-    unread.length = 0;
-    answerReader();
-  };
-  const iterator: Results = {
-    [Symbol.asyncIterator]: () => iterator,
-    next: () =>
-      new Promise((resolve, reject) => {
-        reader = { resolve, reject };
-        handed = false;
-        if (unread.length === 0) flush();
-        answerReader();
-      }),
-    return: () => {
-      stop();
-      return Promise.resolve({ done: true, value: undefined });
-    },
-    throw: (error: unknown) => {
-      stop();
-      return Promise.reject(error as Error);
-    },
-  };
-  return iterator;
+
+  #stop(): void {
+    this.#end(undefined, true);
+    this.#unread.length = 0;
+    this.#answerReader();
+  }
 }
 
 /** `metrics` counts the subscribers a backlog ends (the pushed ones' bound is here, not in the gate). */
@@ -281,6 +303,10 @@ export function useSharedSubscriptionExecution(metrics: Metrics): Plugin {
         // Anything unusual (no operation, variables refused) takes the usual path, which answers it as usual.
         if (!operation || operation.operation !== 'subscription' || variables?.coerced === undefined) return subscribeFn(args);
         const source = await createSourceEventStream(args);
+        // The subscription's scopes are checked when it starts; scope-auth's memo of them (about 1.3 KB) is not kept for
+        // its whole life. A field with scopes of its own (Event.deliveryHeaders) rebuilds it for the context that
+        // executes, and that one keeps it.
+        RequestCache.clearForContext(args.contextValue as GraphQLContext);
         if (!(Symbol.asyncIterator in source)) return source;
         let documentId = documentIds.get(args.document);
         if (documentId === undefined) documentIds.set(args.document, (documentId = nextDocumentId++));
@@ -289,7 +315,7 @@ export function useSharedSubscriptionExecution(metrics: Metrics): Plugin {
         const frames = readyFramesOf(args.rootValue);
         if (attach !== undefined && frames !== undefined) {
           const run = (payload: unknown) => execute({ ...args, rootValue: payload }) as ExecutionResult | Promise<ExecutionResult>;
-          return pushed(
+          return new PushedSubscription(
             attach,
             frames,
             (value) => pushedExecution(value, key, run),

@@ -11,6 +11,7 @@ import {
   EventDocument,
   EventsDocument,
   PaymentEventsDocument,
+  PaymentEventsSignedDocument,
   PaymentEventsWholeDocument,
   RevokeApiKeyDocument,
 } from '../gql/graphql.ts';
@@ -75,6 +76,23 @@ describe('paymentEvents', () => {
     ]);
     expect(seen[1]!.objectVersion).toBeGreaterThan(seen[0]!.objectVersion);
     watched.close();
+  });
+
+  it('resolves a field with a scope of its own on every event, for every subscriber sharing the execution', async () => {
+    // Scope-auth's memo of a subscriber's scopes is let go once it has subscribed (src/api/shared-execution.ts); a
+    // field checked per event (Event.deliveryHeaders: secret key) must still be answered, for each of them.
+    const shop = await merchantWithSandbox(stack);
+    const watching = [client(shop.secretKey), client(shop.secretKey)].map((each) =>
+      subscribeWs(each, PaymentEventsSignedDocument, { profileId: shop.profileId }),
+    );
+    await live(shop);
+    await pay(shop);
+    for (const watched of watching) {
+      const seen = (await watched.waitFor(2)).map((result) => result.paymentEvents);
+      expect(watched.errors).toEqual([]);
+      for (const event of seen) expect(event.deliveryHeaders.map((header) => header.name)).toContain('webhook-signature');
+      watched.close();
+    }
   });
 
   it('catches up from `after`, then goes on live: nothing missed, nothing repeated, even with payments made at the seam', async () => {
