@@ -154,6 +154,8 @@ function pushedExecution(value: unknown, key: string, run: (payload: unknown) =>
   return execution;
 }
 
+const noop = () => {};
+
 /**
  * A subscription fed by its source's push side and written by the transport's ready frames: each pushed value's
  * shared execution is queued, and frames go out in the values' order as soon as they are known, by plain calls,
@@ -161,7 +163,8 @@ function pushedExecution(value: unknown, key: string, run: (payload: unknown) =>
  * carries each subscriber's request id) and the end come out of it as an iterator, which graphql-ws reads; a
  * frame written directly waits while such a result is out, so order holds. The backlog is bounded here, where
  * values wait: more than MAX_UNREAD_RESULTS queued, or more unsent than the socket may hold, ends it.
- * A class rather than closures: one is held per subscriber for its whole life, and its methods cost each nothing.
+ * A class rather than closures: one is held per subscriber for its whole life, and its methods live on the
+ * prototype, so each subscriber holds only its fields.
  */
 class PushedSubscription implements Results {
   readonly #queue: PushedExecution[] = [];
@@ -173,26 +176,35 @@ class PushedSubscription implements Results {
   /** How the subscription ended: its error (for the reader once what came before it is out), and whether what was queued is dropped. */
   #ended: { error?: Error; dropQueued: boolean } | null = null;
   #waitingOn: PushedExecution | null = null;
-  #detach = () => {};
+  /** A no-op until attach returns: the source may end the subscription synchronously while it is being attached. */
+  #detach: () => void = noop;
   /** What an execution's waiters hold while this subscription waits on it: one function for the subscription's life. */
   readonly #wake = () => {
     this.#waitingOn = null;
     this.#flush();
   };
 
+  readonly #frames: ReadyFrames;
+  readonly #executionOf: (value: unknown) => PushedExecution;
+  readonly #located: (error: unknown) => GraphQLError;
+  readonly #backlogError: (what: string) => Error;
+
   constructor(
     attach: Attach<unknown>,
-    private readonly frames: ReadyFrames,
-    private readonly execution: (value: unknown) => PushedExecution,
-    private readonly located: (error: unknown) => GraphQLError,
-    private readonly backlogExceeded: (what: string) => Error,
+    frames: ReadyFrames,
+    executionOf: (value: unknown) => PushedExecution,
+    located: (error: unknown) => GraphQLError,
+    backlogError: (what: string) => Error,
   ) {
-    frames.writesOwnFrames = true;
+    this.#frames = frames;
+    this.#executionOf = executionOf;
+    this.#located = located;
+    this.#backlogError = backlogError;
     this.#detach = attach({
       next: (value) => {
         if (this.#ended !== null) return;
-        this.#queue.push(this.execution(value));
-        if (this.#queue.length > MAX_UNREAD_RESULTS) this.#end(this.backlogExceeded(`More than ${MAX_UNREAD_RESULTS} results were left unread`), true);
+        this.#queue.push(this.#executionOf(value));
+        if (this.#queue.length > MAX_UNREAD_RESULTS) this.#end(this.#backlogError(`More than ${MAX_UNREAD_RESULTS} results were left unread`), true);
         else if (this.#queue.length === 1) this.#flush();
       },
       // The source ended (a revoked key, Redis lost): what it had already given still goes out, then the error.
@@ -245,7 +257,7 @@ class PushedSubscription implements Results {
   /** Stops listening; what was queued still goes out before the end unless `dropQueued` (a cut, or the reader left). */
   #end(error: unknown, dropQueued: boolean): void {
     if (this.#ended !== null) return;
-    this.#ended = { ...(error === undefined ? {} : { error: this.located(error) }), dropQueued };
+    this.#ended = { ...(error === undefined ? {} : { error: this.#located(error) }), dropQueued };
     if (dropQueued) {
       this.#queue.length = 0;
       this.#stopWaiting();
@@ -277,11 +289,11 @@ class PushedSubscription implements Results {
       }
       let accepted;
       try {
-        accepted = this.frames.sendReady(head.json);
+        accepted = this.#frames.sendReady(head.json);
       } catch (error) {
         return this.#end(error, true);
       }
-      if (!accepted) return this.#end(this.backlogExceeded('More results were left unsent than the connection may hold'), true);
+      if (!accepted) return this.#end(this.#backlogError('More results were left unsent than the connection may hold'), true);
     }
     this.#answerReader();
   }
@@ -315,6 +327,7 @@ export function useSharedSubscriptionExecution(metrics: Metrics): Plugin {
         const frames = readyFramesOf(args.rootValue);
         if (attach !== undefined && frames !== undefined) {
           const run = (payload: unknown) => execute({ ...args, rootValue: payload }) as ExecutionResult | Promise<ExecutionResult>;
+          frames.writesOwnFrames = true;
           return new PushedSubscription(
             attach,
             frames,
