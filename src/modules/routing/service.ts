@@ -243,11 +243,11 @@ export class RoutingService {
   }
 
   /**
-   * Records one authorization's outcome, once the payment has saved it (outside any transaction), in one round
+   * Records one authorization's outcome while the payment saves it (outside any transaction), in one round
    * trip: any processor answer says the processor is up, a timeout, connection failure or 5xx that it is not;
    * a settled answer counts for the success rate (a decline as not authorized), an error or a pending answer
-   * does not. Never fails the payment: a Redis failure or a Redis that does not answer within
-   * ROUTING_REDIS_TIMEOUT_MS is logged.
+   * does not. Never rejects (confirm starts it before it awaits it): a Redis failure or a Redis that does not
+   * answer within ROUTING_REDIS_TIMEOUT_MS is logged.
    */
   async recordAuthorization(facts: RoutingFacts, accountId: string, outcome: AuthorizationOutcome): Promise<void> {
     const health = 'error' in outcome && processorFailed(outcome.error) ? 'failure' : 'success';

@@ -166,6 +166,10 @@ export class PaymentConfirmation {
       const allowPartialAuthorization =
         settings.allowPartialAuthorization && pending.captureMethod === 'MANUAL' && pending.authenticationType === 'NO_THREE_DS';
       const outcome = await this.authorizeAt(pending, account, method, { saveCard, allowPartialAuthorization, split: splits.get(account.id) });
+      // Recorded while the answer is saved, not after: the Redis round trip overlaps the save. Awaited in `finally`.
+      // It never rejects; if it did, the catch keeps that from going unhandled until then, which would end the process.
+      const recorded = this.deps.routing.recordAuthorization(routed.facts, account.id, outcome);
+      recorded.catch(() => undefined);
       try {
         const failure = attemptFailureOf(outcome);
         if (failure !== null) {
@@ -201,8 +205,7 @@ export class PaymentConfirmation {
           await this.deps.customers.markUsed(options.saved.id);
         return this.outcomes.settled(pending, this.outcomes.declinedOrResult(result, outcome.answer));
       } finally {
-        // Only once the answer is saved, and never failing it: routing's Redis is bounded by ROUTING_REDIS_TIMEOUT_MS.
-        await this.deps.routing.recordAuthorization(routed.facts, account.id, outcome);
+        await recorded;
       }
     }
   }
