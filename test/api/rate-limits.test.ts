@@ -224,6 +224,22 @@ describe('confirms per client secret', () => {
   });
 });
 
+describe('confirms per client secret, counted as the payment is read', () => {
+  it('count a confirm the read then refuses (another merchant’s key): only the client secret’s holder can, and it counts', async () => {
+    const clientIp = newClientIp();
+    const stranger = await merchantWithSandbox(stack);
+    const payment = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 900, currency: 'EUR' } })).createPayment;
+    const confirm = (publishableKey: string) =>
+      graphql(stack.api, clientIp, publishableKey, ConfirmPaymentDocument, {
+        input: { clientSecret: payment.clientSecret, paymentMethodData: card('4242424242424242') },
+      });
+    for (let attempt = 1; attempt <= 3; attempt += 1) expect((await confirm(stranger.publishableKey)).body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    const refused = await confirm(shop.publishableKey);
+    expectRateLimited(refused, 600);
+    expect(refused.body.errors?.[0]?.message).toMatch(/^Too many confirmations of this payment\./);
+  });
+});
+
 describe('across API processes', () => {
   let second: TestApi;
   beforeAll(async () => {

@@ -30,11 +30,13 @@ export class PaymentLinkService {
     // Widened, not narrowed to null: it is set in the callback below.
     let linkId = null as string | null;
     try {
-      // Checked on the payment confirm reads anyway, before it does anything: no read of its own for the link.
-      return await this.payments.confirm(principal, input, async (payment) => {
-        linkId = payment.paymentLinkId;
-        if (linkId !== null) await limits.refuseIfReached('declinesPerLink', linkId);
-        await limits.consume('confirmsPerClientSecret', payment.id);
+      return await this.payments.confirm(principal, input, {
+        count: (paymentId) => limits.consume('confirmsPerClientSecret', paymentId),
+        // Checked on the payment confirm reads anyway, before it does anything: no read of its own for the link.
+        admit: async (payment) => {
+          linkId = payment.paymentLinkId;
+          if (linkId !== null) await limits.refuseIfReached('declinesPerLink', linkId);
+        },
       });
     } catch (error) {
       if (linkId !== null && error instanceof AppError && error.code === 'PAYMENT_DECLINED') await limits.count('declinesPerLink', linkId);

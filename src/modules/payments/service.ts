@@ -16,7 +16,7 @@ import type { RoutingService } from '../routing/index.ts';
 import { PaymentStore, type Payment, type PaymentPublisher } from './store.ts';
 import { ProcessorCallOutcomes } from './service/call-outcomes.ts';
 import { PaymentCaptures } from './service/capture.ts';
-import { PaymentConfirmation } from './service/confirm.ts';
+import { PaymentConfirmation, type ConfirmAdmission } from './service/confirm.ts';
 import { PaymentCreation } from './service/create.ts';
 import type { PaymentDependencies } from './service/dependencies.ts';
 import { PaymentKeys } from './service/keys.ts';
@@ -88,8 +88,8 @@ export class PaymentService {
     return this.#creation.create(principal, rawInput, origin, idempotencyClaim);
   }
 
-  confirm(principal: Principal, rawInput: unknown, admit?: (payment: Payment) => Promise<void>) {
-    return this.#confirmation.confirm(principal, rawInput, admit);
+  confirm(principal: Principal, rawInput: unknown, admission?: ConfirmAdmission) {
+    return this.#confirmation.confirm(principal, rawInput, admission);
   }
 
   capture(principal: SecretKeyPrincipal, rawInput: unknown) {

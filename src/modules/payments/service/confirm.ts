@@ -34,6 +34,14 @@ export interface ConfirmOptions {
 
 type AuthorizeOutcome = { answer: ProcessorPayment } | { error: ConnectorError };
 
+/** What a customer's confirm is checked against besides the payment's own state. */
+export interface ConfirmAdmission {
+  /** Counts the confirm against its payment, given by its proven client secret, while the payment is read. */
+  count(paymentId: string): Promise<void>;
+  /** Asked with the payment as read, once it is counted; its throw refuses the confirm. */
+  admit(payment: Payment): Promise<void>;
+}
+
 /** The failure of an authorization, as retry rules see it; null when it did not fail (or left the outcome unknown). */
 function attemptFailureOf(outcome: AuthorizeOutcome): AttemptFailure | null {
   if ('error' in outcome) {
@@ -61,14 +69,22 @@ export class PaymentConfirmation {
   ) {}
 
   /**
-   * `admit`, when given, is asked with the payment as read, before anything is written or sent; its throw refuses
-   * the confirm (the customer's limits, which depend on the payment's link: payment-links/service.ts).
+   * `admission`, when given, holds the customer's limits (payment-links/service.ts); a throw of either step refuses
+   * the confirm, before anything is written or sent.
    */
-  async confirm(principal: Principal, rawInput: unknown, admit?: (payment: Payment) => Promise<void>): Promise<Payment> {
+  async confirm(principal: Principal, rawInput: unknown, admission?: ConfirmAdmission): Promise<Payment> {
     const input = parseInput(confirmPaymentInput, rawInput);
     const paymentId = this.deps.keys.paymentIdOfClientSecret(input.clientSecret);
-    const visible = await this.reads.getVisible(principal, paymentId, input.clientSecret);
-    await admit?.(visible);
+    // Counted while the payment is read: the client secret is already proven (an HMAC of the id), so only its holder
+    // counts against it. The read's refusal comes first, then the link's (admit: the longer wait), then the count's.
+    const [read, counted] = await Promise.allSettled([
+      this.reads.getVisible(principal, paymentId, input.clientSecret),
+      Promise.resolve().then(() => admission?.count(paymentId)),
+    ]);
+    if (read.status === 'rejected') throw read.reason;
+    const visible = read.value;
+    await admission?.admit(visible);
+    if (counted.status === 'rejected') throw counted.reason;
     const payment = await expiredOrAsIs(this.deps.store, visible);
     if (payment.status === 'EXPIRED') {
       throw new AppError('INVALID_STATE', `This payment expired at ${payment.expiresAt!.toISOString()} without being confirmed; create a new one.`, {
