@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { newId } from '../../src/kernel/ids.ts';
-import { WebhookDeliveryService } from '../../src/modules/events/delivery.ts';
+import { WebhookDeliveryService, type DeliveryOutcome } from '../../src/modules/events/delivery.ts';
 import type { WebhookResponse, WebhookSender } from '../../src/modules/events/sender.ts';
 import { DeliveryStore, type AttemptRecord, type ClaimedDelivery, type EventChange } from '../../src/modules/events/store.ts';
 import { createServiceContext } from '../../src/main/service-context.ts';
@@ -308,5 +308,43 @@ describe('the delivery service', () => {
     } finally {
       spy.mockRestore();
     }
+  });
+
+  it('sets a job again for its event’s next attempt when it is ahead (another run’s lease, or a time written by a clock ahead of this one), and ends it once the event is settled', async () => {
+    const profile = await merchantWithEndpoint();
+    const [lease, skew, settled, test] = await Promise.all([
+      heldEvent(profile, newId('event'), 60_000),
+      // A fresh event as an API whose clock runs 50 ms ahead of this worker's commits it.
+      heldEvent(profile, newId('event'), 50),
+      heldEvent(profile, newId('event'), 60_000),
+      heldEvent(profile, newId('event'), 60_000),
+    ]);
+    await sql.query(`UPDATE events SET delivery_status = 'FAILED' WHERE id = $1`, [settled.claim.eventId]);
+    await sql.query(`UPDATE events SET is_test = true WHERE id = $1`, [test.claim.eventId]);
+    const sends: string[] = [];
+    // A 500, not a 410: a send (of the skewed event, on a slow machine) must not disable the profile's endpoint.
+    const sender: WebhookSender = { send: async (request) => (sends.push(request.url), { ...GONE, status: 500 }) };
+    const delayOf = (outcome: DeliveryOutcome) => {
+      expect(outcome.kind).toBe('retry');
+      return (outcome as { delayMs: number }).delayMs;
+    };
+    await withDelivery(sender, async (delivery) => {
+      // Due at the event's own time: not at once, and not left to the reconciler (up to 30 s late by default).
+      const leaseDelay = delayOf(await delivery.deliverDue(lease.claim.eventId));
+      expect(leaseDelay).toBeLessThanOrEqual(60_000);
+      expect(leaseDelay).toBeGreaterThan(60_000 - POLL.timeout);
+      const skewOutcome = await delivery.deliverDue(skew.claim.eventId);
+      // Unless the 50 ms had passed by the claim (a slow machine), when it was sent there and then.
+      if (sends.length === 0) expect(delayOf(skewOutcome)).toBeLessThanOrEqual(50);
+      // A settled event ends its job whatever its next_attempt_at says; a test event's is its own request's to send.
+      expect(await delivery.deliverDue(settled.claim.eventId)).toEqual({ kind: 'done' });
+      expect(await delivery.deliverDue(test.claim.eventId)).toEqual({ kind: 'done' });
+    });
+    const untouched = (await eventsNamed([lease, settled, test].map(({ claim }) => claim.eventId))).map((event) => [event.delivery_status, event.attempts]);
+    expect(untouched.sort()).toEqual([
+      ['FAILED', []],
+      ['PENDING', []],
+      ['PENDING', []],
+    ]);
   });
 });

@@ -90,14 +90,14 @@ export class WebhookDeliveryService {
   }
 
   /**
-   * The automatic attempt that is due for `eventId` (the initial one or a scheduled retry). Does nothing
-   * when no attempt is due (already delivered, exhausted, or claimed by another worker).
+   * The automatic attempt that is due for `eventId` (the initial one or a scheduled retry). Sends nothing when
+   * no attempt is due: the event is settled (delivered, exhausted, not sent), or its next attempt is ahead (see notDue).
    */
   async deliverDue(eventId: string): Promise<DeliveryOutcome> {
     const { config } = this.context;
     // Claim: reserve the attempt number and move next_attempt_at past the lease, in one guarded statement.
     const claimed = await this.claims.submit(eventId);
-    if (claimed === null) return { kind: 'done' };
+    if (claimed === null) return this.notDue(eventId);
     const { claim, leaseUntil } = claimed;
     const record = (attempt: AttemptRecord, change: Recording['change']) => this.records.submit({ claim, attempt, change });
     const kind = claim.automaticAttempts === 1 ? 'INITIAL' : 'AUTOMATIC_RETRY';
@@ -128,6 +128,17 @@ export class WebhookDeliveryService {
     // Only the holder of the claim schedules: if the lease ran out and another worker took the slot, it decides.
     const applied = await record(attempt, { kind: 'retry_at', nextAttemptAt, leaseUntil });
     return applied ? { kind: 'retry', delayMs: Math.max(0, nextAttemptAt.getTime() - Date.now()) } : { kind: 'done' };
+  }
+
+  /**
+   * A job that found no attempt due: done, unless its event is still PENDING with its next attempt ahead. That is
+   * another run's lease (a job run twice), or a time written by a process whose clock runs ahead of this one's (the
+   * API that committed the event, the worker that scheduled the retry): the job is set again for that time rather
+   * than left for the reconciler, which would send it up to WEBHOOK_RECONCILE_INTERVAL_MS late (docs/adr/0002).
+   */
+  private async notDue(eventId: string): Promise<DeliveryOutcome> {
+    const nextAttemptAt = await this.store.pendingAttemptAt(eventId);
+    return nextAttemptAt === null ? { kind: 'done' } : { kind: 'retry', delayMs: Math.max(0, nextAttemptAt.getTime() - Date.now()) };
   }
 
   /**

@@ -19,9 +19,10 @@ const BACKOFF_TYPE = 'seed-schedule';
 const JOB_OPTIONS: JobsOptions = {
   // Each retry is a BullMQ retry of the same job, delayed by the seed's table (docs/webhooks.md,
   // "Delivery and retries"; see `RetryLater`). PostgreSQL counts the schedule's attempts; the job's own
-  // count only has to outlast them and a few failed runs (the database briefly down), so that the last
-  // retries never wait for the reconciler.
-  attempts: MAX_ATTEMPTS + 20,
+  // count only has to outlast them, a run per attempt that finds it not yet due (a worker's clock behind the
+  // one that set its time: WebhookDeliveryService.notDue) and a few failed runs (the database briefly down),
+  // so that the last retries never wait for the reconciler.
+  attempts: 2 * MAX_ATTEMPTS + 20,
   backoff: { type: BACKOFF_TYPE },
   // The event row records everything; a finished job only has to free its id for a later re-enqueue.
   removeOnComplete: true,
@@ -31,7 +32,7 @@ const JOB_OPTIONS: JobsOptions = {
 /** A failed delivery's way back into the queue: BullMQ retries the job after the schedule's delay. */
 export class RetryLater extends Error {
   constructor(readonly delayMs: number) {
-    super(`webhook delivery failed; next attempt in ${delayMs} ms`);
+    super(`webhook delivery: next run in ${delayMs} ms`);
     this.name = 'RetryLater';
   }
 }

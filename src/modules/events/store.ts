@@ -116,6 +116,13 @@ export const CLAIM_DUE = `WITH due AS MATERIALIZED (
     RETURNING ${CLAIMED_COLUMNS}
   )${CLAIMED_WITH_ENDPOINT}`;
 
+/**
+ * When event $1's next automatic attempt is due, if it is PENDING. Not for a test event: the request that records it
+ * sends it, and its automatic attempt is only the reconciler's, for a process that died before recording its send
+ * (outbox.ts, testEventFallback).
+ */
+const PENDING_ATTEMPT_AT = `SELECT next_attempt_at AS at FROM events WHERE id = $1 AND delivery_status = 'PENDING' AND NOT is_test`;
+
 /** An attempt of event $1 outside the schedule, whatever its status. */
 const CLAIM_NOW = `WITH claimed AS (
     UPDATE events SET attempt_count = attempt_count + 1 WHERE id = $1
@@ -167,6 +174,12 @@ export class DeliveryStore {
   async claimDue(eventIds: string[], now: Date, leaseUntil: Date): Promise<Map<string, ClaimedDelivery>> {
     const { rows } = await this.statements.run<ClaimRow>(CLAIM_DUE, [leaseUntil, eventIds, now]);
     return new Map(rows.map((row) => [row.id, claimedDelivery(row, now)]));
+  }
+
+  /** When the next automatic attempt of `eventId` is due (its time, or the end of the lease of the run that holds it); null unless it is PENDING (PENDING_ATTEMPT_AT). */
+  async pendingAttemptAt(eventId: string): Promise<Date | null> {
+    const { rows } = await this.statements.run<{ at: Date | null }>(PENDING_ATTEMPT_AT, [eventId]);
+    return rows[0]?.at ?? null;
   }
 
   /** Claims an attempt outside the schedule (manual retry, test event), whatever the event's status. */
