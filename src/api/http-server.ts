@@ -91,10 +91,15 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     // Only a streaming subscription stops when its client leaves. Anything else runs to the end: a
     // mutation cut off between the processor call and the commit would leave work for sync to repair.
     const streaming = request.method === 'GET' || (headers.get('accept') ?? '').includes('text/event-stream');
-    const abort = new AbortController();
-    if (streaming) reply.on('close', () => abort.abort());
+    // (No signal at all otherwise: each would cost an AbortController, and the adapter a promise racing it.)
+    let signal: AbortSignal | undefined;
+    if (streaming) {
+      const abort = new AbortController();
+      reply.on('close', () => abort.abort());
+      signal = abort.signal;
+    }
     const execute = (serverContext: ServerContext) =>
-      yoga.fetch(url, { method: request.method, headers, body: body?.length ? (body as unknown as BodyInit) : undefined, signal: abort.signal }, serverContext);
+      yoga.fetch(url, { method: request.method, headers, body: body?.length ? (body as unknown as BodyInit) : undefined, signal }, serverContext);
     const idempotencyKey = headers.get('idempotency-key');
     if (idempotencyKey === null || !hasBody) return sendResponse(await execute({ requestId, clientIp }), reply);
     // The key is scoped to the authenticated API key, so the caller is authenticated before the body is

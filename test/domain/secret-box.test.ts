@@ -34,6 +34,13 @@ describe('SecretBox', () => {
     expect(box.open(first)).toBe(box.open(second));
   });
 
+  it('never repeats an IV, across the refills of its pool of random IVs (GCM must never reuse one under a key)', () => {
+    const ivs = Array.from({ length: 1_000 }, () => box.seal('x').split('.')[1]!);
+    expect(new Set(ivs).size).toBe(ivs.length);
+    // 12 bytes each, as GCM's IV is.
+    expect(new Set(ivs.map((iv) => Buffer.from(iv, 'base64url').length))).toEqual(new Set([12]));
+  });
+
   it('cannot be opened with a different key', () => {
     const sealed = box.seal('for the first key only');
     expect(() => new SecretBox(randomBytes(32)).open(sealed)).toThrow();
