@@ -117,6 +117,12 @@ export function markdown(results: Results): string {
       cp.ratios.p99ToBareYoga,
     );
     loopRow(`createPayment, open model`, cp.service.openApiRuntime, cp.service.open.latencyMs.p99);
+    row(
+      `createPayment, open model: the API's own time per request, p99 (its headers read to its last byte written)`,
+      `${number(cp.service.openApiRuntime.requestMs.p99)} ms`,
+      `the run's p99 latency: ${number(cp.service.open.latencyMs.p99)} ms`,
+      ratio(cp.service.openApiRuntime.requestMs.p99, cp.service.open.latencyMs.p99),
+    );
   }
   for (const at of results.createConfirm?.byLatency ?? []) {
     const label = `create + confirm, sandbox ${at.sandboxLatencyMs} ms`;

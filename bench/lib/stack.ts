@@ -30,6 +30,8 @@ export interface ApiRuntime {
   eventLoopDelayMs: { p50: number; p99: number; max: number };
   eventLoopUtilization: number;
   gc: { pauses: number; totalMs: number; p99Ms: number; maxMs: number };
+  /** The API's own time per HTTP request (headers parsed to the response's last byte), every request of the run. */
+  requestMs: { count: number; p50: number; p99: number; max: number };
 }
 
 export class Stack {
