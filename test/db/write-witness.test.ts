@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase } from '../../src/platform/db/client.ts';
 import { Prisma } from '../../src/generated/prisma/client.ts';
-import { statementKind, WriteWitness, witnessing, witnessWrites } from '../../src/platform/db/write-witness.ts';
+import { failedOnItsRows, mayHaveCommitted, statementKind, WriteWitness, witnessing, witnessWrites } from '../../src/platform/db/write-witness.ts';
 
 // One connection: a second checkout waits for the first. The table is in a schema of this file's own (a
 // failed statement through pool.query closes its connection, so a temporary table would not last).
@@ -60,6 +60,26 @@ describe('statementKind', () => {
     ['', 'write'],
   ])('%j is a %s', (text, kind) => {
     expect(statementKind(text)).toBe(kind);
+  });
+});
+
+describe('a failed statement', () => {
+  // What a keyed request's claim becomes (uncertain: its answer is kept whatever happened) and whether a batch's
+  // items run again one by one (only where the failure was some rows' and nothing committed).
+  it.each([
+    ['a unique key taken (23505)', false, true, { code: '23505' }],
+    ['a value refused (22P02)', false, true, { code: '22P02' }],
+    ['a deadlock (40P01)', false, true, { code: '40P01' }],
+    ['a serialization failure (40001)', false, true, { code: '40001' }],
+    ['statement_completion_unknown (40003)', true, false, { code: '40003' }],
+    ['the server shutting down (57P01)', true, false, { code: '57P01' }],
+    ['a query cancelled (57014)', false, false, { code: '57014' }],
+    ['a connection refused', false, false, { code: 'ECONNREFUSED' }],
+    ['no connection from the pool in time', false, false, new Error('timeout exceeded when trying to connect')],
+    ['a connection lost mid-statement', true, false, new Error('Connection terminated unexpectedly')],
+  ])('%s: may have committed %s, failed on its rows %s', (_what, committed, onItsRows, error) => {
+    expect(mayHaveCommitted(error)).toBe(committed);
+    expect(failedOnItsRows(error)).toBe(onItsRows);
   });
 });
 
