@@ -51,8 +51,11 @@ export function useOperationMetrics(metrics: Metrics): Plugin {
       const done = measure(args);
       return { onSubscribeResult: done };
     },
-    onResultProcess({ request, result }) {
+    onResultProcess({ request, result, serverContext }) {
       if (Array.isArray(result) || isAsyncIterable(result) || !result.errors) return;
+      // A keyed request that lost its key to another stops with CONFLICT, an answer never sent: the key's record
+      // answers instead (idempotent-graphql.ts), as it does, uncounted, for a request that found the key taken first.
+      if ((serverContext as { idempotencyClaim?: { lost: boolean } }).idempotencyClaim?.lost) return;
       countErrors(metrics, labels.get(request) ?? ANONYMOUS_OPERATION, result.errors as readonly GraphQLError[]);
     },
   };

@@ -87,6 +87,20 @@ describe('GET /metrics after real traffic', () => {
     expect(counts).toEqual([1, 1, 1, 0]);
   });
 
+  it('does not count the CONFLICT of a keyed request that lost its key to another: the key’s answer is what its client gets', async () => {
+    const body = JSON.stringify({ query: CreatePaymentDocument.toString(), variables: { input: { amount: 1300, currency: 'USD' } } });
+    const headers = { 'content-type': 'application/json', 'api-key': shop.secretKey, 'idempotency-key': `metrics-race-${Date.now()}` };
+    const [conflicts] = await growth(apiMetrics, [['graphql_errors_total', { operation: 'createPayment', code: 'CONFLICT' }]], async () => {
+      // Eight at once: one takes the key with its insert, the others lose it in theirs and answer with the key's record.
+      const answers = await Promise.all(Array.from({ length: 8 }, () => fetch(`${stack.api.url}/graphql`, { method: 'POST', headers, body })));
+      const ids = await Promise.all(
+        answers.map(async (answer) => ((await answer.json()) as { data?: { createPayment: { id: string } } }).data?.createPayment.id),
+      );
+      expect(new Set(ids.filter(Boolean)).size).toBe(1);
+    });
+    expect(conflicts).toBe(0);
+  });
+
   it('labels a query the client named freely by its root field, and one that never parsed as anonymous', async () => {
     const counts = await growth(
       apiMetrics,
