@@ -72,9 +72,13 @@ describe('a failed statement', () => {
     ['a deadlock (40P01)', false, true, { code: '40P01' }],
     ['a serialization failure (40001)', false, true, { code: '40001' }],
     ['statement_completion_unknown (40003)', true, false, { code: '40003' }],
+    ['an integrity constraint failed at commit (40002)', false, true, { code: '40002' }],
     ['the server shutting down (57P01)', true, false, { code: '57P01' }],
+    ['the server crashing (57P02)', true, false, { code: '57P02' }],
+    ['a connection refused while the server starts (57P03)', false, false, { code: '57P03' }],
     ['a query cancelled (57014)', false, false, { code: '57014' }],
     ['a connection refused', false, false, { code: 'ECONNREFUSED' }],
+    ['a host not found', false, false, { code: 'ENOTFOUND' }],
     ['no connection from the pool in time', false, false, new Error('timeout exceeded when trying to connect')],
     ['a connection lost mid-statement', true, false, new Error('Connection terminated unexpectedly')],
   ])('%s: may have committed %s, failed on its rows %s', (_what, committed, onItsRows, error) => {

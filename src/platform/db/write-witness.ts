@@ -78,13 +78,14 @@ export function failedOnItsRows(error: unknown): boolean {
 
 /**
  * Whether a statement that failed may still have committed. An SQLSTATE is the server's own answer: the statement
- * was rolled back, unless the server was shutting down (57P0x, which may come after a commit) or says it cannot tell
- * (40003, statement_completion_unknown, as failedOnItsRows reads it too). A connection that was never made sent
- * nothing. Anything else (a connection lost mid-statement) may hide a commit.
+ * was rolled back, unless the server was shutting down (57P0x, which may come after a commit; not 57P03, refused
+ * while connecting, before anything was sent) or cannot tell (40003, statement_completion_unknown, as failedOnItsRows
+ * reads it too: PostgreSQL itself never raises it, but a trigger's RAISE or a compatible server such as CockroachDB
+ * may). A connection that was never made sent nothing. Anything else (a connection lost mid-statement) may hide a commit.
  */
 export function mayHaveCommitted(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code.startsWith('57P') || code === '40003';
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return (code.startsWith('57P') && code !== '57P03') || code === '40003';
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND') return false;
   return !(typeof message === 'string' && message.startsWith('timeout exceeded when trying to connect'));
 }
