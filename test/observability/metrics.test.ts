@@ -130,12 +130,15 @@ describe('GET /metrics after real traffic', () => {
       workerMetrics,
       [
         ['webhook_deliveries_total', { outcome: '2xx' }],
+        ['webhook_deliveries_total', {}],
         ['webhook_delivery_duration_seconds_count', {}],
       ],
       async () => eventReaching(shop, (await paidPayment(shop)).id, 'PAYMENT_SUCCEEDED', 'DELIVERED'),
     );
     expect(delivered[0]).toBeGreaterThanOrEqual(1);
-    expect(delivered[1]).toBe(delivered[0]);
+    // Every POST is counted once by its outcome and timed once, whatever its outcome: on a busy machine another
+    // POST of the stack (a kept-alive connection the receiver closed as it was reused, say) may fail meanwhile.
+    expect(delivered[2]).toBe(delivered[1]);
 
     // An endpoint nobody listens at: a network failure, and the event stays pending for its retries.
     const unreachable = await merchantWithSandbox(stack);
