@@ -1,5 +1,6 @@
 // Public identifiers: a type prefix and 24 random base62 characters (~143 bits), opaque to callers.
 import { randomBytes } from 'node:crypto';
+import { publicRandomByte } from './public-random.ts';
 
 export const ID_PREFIXES = {
   merchant: 'mer',
@@ -35,24 +36,6 @@ export const ID_RANDOM_LENGTH = 24;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/**
- * How many CSPRNG bytes are drawn at once for ids: one call for about a hundred ids instead of one per id (each
- * is a system call's worth of work). Ids are public, so bytes waiting in memory give nothing away; secrets do
- * not come from this pool (secretBase62).
- */
-const RANDOM_POOL_BYTES = 4096;
-let randomPool = Buffer.alloc(0);
-let randomPoolOffset = 0;
-
-/** The next byte of the ids' pool, each byte used once. */
-function pooledByte(): number {
-  if (randomPoolOffset === randomPool.length) {
-    randomPool = randomBytes(RANDOM_POOL_BYTES);
-    randomPoolOffset = 0;
-  }
-  return randomPool[randomPoolOffset++]!;
-}
-
 /** Uniform base62 text of `length` from `nextByte` (rejection sampling keeps every character equally likely). */
 function base62Of(length: number, nextByte: () => number): string {
   let out = '';
@@ -63,9 +46,9 @@ function base62Of(length: number, nextByte: () => number): string {
   return out;
 }
 
-/** Random base62 text for public identifiers, from the pooled CSPRNG bytes. */
+/** Random base62 text for public identifiers, from the pooled CSPRNG bytes (public-random.ts). */
 export function randomBase62(length: number): string {
-  return base62Of(length, pooledByte);
+  return base62Of(length, publicRandomByte);
 }
 
 /**

@@ -1,24 +1,10 @@
 // Authenticated encryption of secrets at rest (AES-256-GCM). Format: "v1.<iv>.<tag>.<ciphertext>", base64url.
 // The version prefix leaves room for key rotation without a data migration.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { publicRandomBytes } from './public-random.ts';
 
+/** GCM's IV: random, from the pool of public randomness (an IV is sent with its ciphertext), never reused under a key. */
 const IV_BYTES = 12;
-/**
- * IVs are random, drawn from a pool filled for 256 at a time, as Node's randomUUID buffers its entropy: each call
- * into the generator is a native job of its own, and a response is sealed on every keyed request.
- */
-const IVS_PER_FILL = 256;
-let ivPool = Buffer.alloc(0);
-let ivTaken = 0;
-
-function nextIv(): Buffer {
-  if (ivTaken === ivPool.length) {
-    ivPool = randomBytes(IV_BYTES * IVS_PER_FILL);
-    ivTaken = 0;
-  }
-  ivTaken += IV_BYTES;
-  return ivPool.subarray(ivTaken - IV_BYTES, ivTaken);
-}
 
 export class SecretBox {
   readonly #key: Buffer;
@@ -29,7 +15,7 @@ export class SecretBox {
   }
 
   seal(plaintext: string): string {
-    const iv = nextIv();
+    const iv = publicRandomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return ['v1', iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');

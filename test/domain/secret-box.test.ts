@@ -34,7 +34,7 @@ describe('SecretBox', () => {
     expect(box.open(first)).toBe(box.open(second));
   });
 
-  it('never repeats an IV, across the refills of its pool of random IVs (GCM must never reuse one under a key)', () => {
+  it('never repeats an IV, across the refills of the pool of random bytes its IVs come from (GCM must never reuse one under a key)', () => {
     const ivs = Array.from({ length: 1_000 }, () => box.seal('x').split('.')[1]!);
     expect(new Set(ivs).size).toBe(ivs.length);
     // 12 bytes each, as GCM's IV is.
