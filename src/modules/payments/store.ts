@@ -180,10 +180,10 @@ export class PaymentStore {
    * the payments created at the same time (INSERT_PAYMENTS).
    */
   async insert(payment: Payment, actor: string, idempotencyClaim?: IdempotencyClaim): Promise<Payment> {
-    const { activeAttempt, ...intent } = payment;
+    const { activeAttempt } = payment;
     const row = { paymentId: payment.id, actor, trigger: 'create', createdAt: payment.createdAt, fromStatus: null };
     const history: NewHistoryRow[] = [
-      { ...row, attemptId: null, subject: 'intent', toStatus: intent.status },
+      { ...row, attemptId: null, subject: 'intent', toStatus: payment.status },
       { ...row, attemptId: activeAttempt.id, subject: 'attempt', toStatus: activeAttempt.status },
     ];
     const claim = idempotencyClaim?.insertion() ?? null;
@@ -192,7 +192,8 @@ export class PaymentStore {
     if (idempotencyClaim && !claim) await idempotencyClaim.takeBeforeWriting();
     const rows = {
       claim,
-      intent: columnsRow(INTENT_COLUMNS, intent),
+      // The intent's columns read from the payment itself: INTENT_COLUMNS has no activeAttempt, so no copy without it.
+      intent: columnsRow(INTENT_COLUMNS, payment),
       attempt: columnsRow(ATTEMPT_COLUMNS, activeAttempt),
       history: history.map((historyRow) => columnsRow(HISTORY_COLUMNS, historyRow)),
     };
