@@ -1,5 +1,6 @@
 // A worker's periodic task (src/platform/queues/periodic.ts): the lines each run logs, even from services it
-// calls through the shared logger, carry the task's name and that run's id, so one sweep can be followed.
+// calls through the shared logger, carry the task's name and that run's id, so one sweep can be followed; and
+// the first run is at start, not an interval later.
 import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/platform/logger.ts';
 import { runEvery } from '../../src/platform/queues/periodic.ts';
@@ -31,5 +32,28 @@ describe('a periodic task', () => {
     ]);
     expect(second!.map((line) => line['msg'])).toEqual(['swept', 'test sweep failed; it runs again next interval']);
     expect(first![0]!['runId']).not.toBe(second![0]!['runId']);
+  });
+
+  it('runs once at start, not an interval later, and its stop waits for that run', async () => {
+    const logger = createLogger('silent');
+    let finish = () => {};
+    const started: string[] = [];
+    const task = runEvery(
+      3_600_000,
+      async () => {
+        started.push('run');
+        await new Promise<void>((resolve) => (finish = resolve));
+        started.push('done');
+      },
+      logger,
+      'hourly sweep',
+    );
+    await vi.waitFor(() => expect(started).toEqual(['run']), { timeout: 10_000, interval: 5 });
+    const stopped = task.stop().then(() => started.push('stopped'));
+    await Promise.resolve();
+    expect(started).toEqual(['run']);
+    finish();
+    await stopped;
+    expect(started).toEqual(['run', 'done', 'stopped']);
   });
 });

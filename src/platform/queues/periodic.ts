@@ -9,15 +9,22 @@ export interface PeriodicTask {
   stop(): Promise<void>;
 }
 
+/**
+ * Runs `task` at once, then every `intervalMs`. The first run is not an interval late: a worker that has just
+ * started (a deploy, a crash's restart) picks up what fell due while none ran, and pays its first queries' cost
+ * (Prisma compiles a query shape on its first use) as it starts rather than under load an interval later.
+ */
 export function runEvery(intervalMs: number, task: () => Promise<void>, logger: Logger, name: string): PeriodicTask {
   let running: Promise<void> | null = null;
-  const timer = setInterval(() => {
+  const run = () => {
     running ??= runInScope({ log: { task: name, runId: randomUUID() } }, () =>
       task().catch((error: unknown) => logger.warn({ err: error }, `${name} failed; it runs again next interval`)),
     ).finally(() => {
       running = null;
     });
-  }, intervalMs);
+  };
+  run();
+  const timer = setInterval(run, intervalMs);
   return {
     stop: async () => {
       clearInterval(timer);
