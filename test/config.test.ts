@@ -141,6 +141,15 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads a sweep interval of 0 as off, and names the variable and the range when it is neither', () => {
+    expect(load({}).SUBSCRIPTION_SWEEP_MS).toBe(30_000);
+    expect(load({ SUBSCRIPTION_SWEEP_MS: '0', PAYMENT_EXPIRY_SWEEP_MS: '100' })).toMatchObject({ SUBSCRIPTION_SWEEP_MS: 0, PAYMENT_EXPIRY_SWEEP_MS: 100 });
+    for (const value of ['1', '99', '3600001', '-100', '1.5', '1e3', ' ', 'often']) {
+      expect(configError({ PAYMENT_EXPIRY_SWEEP_MS: value }).message).toBe('PAYMENT_EXPIRY_SWEEP_MS: must be 0 (off) or from 100 to 3600000 ms');
+    }
+    expect(load({ SUBSCRIPTION_SWEEP_MS: ' 3600000 ' }).SUBSCRIPTION_SWEEP_MS).toBe(3_600_000);
+  });
+
   describe('graphiql', () => {
     it('is on by default in development', () => {
       expect(load({}).graphiql).toBe(true);

@@ -22,6 +22,11 @@ export async function startWorker(config: Config, logger: Logger): Promise<Worke
   await checkPostgres(config.DATABASE_URL);
   await checkRedis(config.REDIS_URL);
   const context = createServiceContext(config, logger);
+  // The step most likely to fail (its port taken) comes before any job can be taken.
+  const metricsServer = await serveMetrics(context.metrics, config.WORKER_METRICS_PORT, config.HOST).catch(async (error: unknown) => {
+    await Promise.allSettled([context.db.$disconnect(), context.cache.close()]);
+    throw error;
+  });
   // Each step that leaves the payment waiting schedules the next one through the same queue.
   const adapters = createAdapters(config, logger);
   const services = createServices(context, adapters);
@@ -35,28 +40,34 @@ export async function startWorker(config: Config, logger: Logger): Promise<Worke
     },
     { config, logger },
   );
-  // Unconfirmed payments past their session expiry (any worker may sweep; the version guard settles races).
-  const expirySweep = runEvery(config.PAYMENT_EXPIRY_SWEEP_MS, async () => void (await services.payments.expireDue(500)), logger, 'payment expiry sweep');
-  // Subscriptions whose next period is due (a lease per subscription keeps two workers from charging one).
-  const subscriptionSweep = runEvery(
-    config.SUBSCRIPTION_SWEEP_MS,
-    async () => void (await services.subscriptions.chargeDue(100)),
-    logger,
-    'subscription sweep',
-  );
-  await Promise.all([worker.waitUntilReady(), webhooks.ready()]);
-  const metricsServer = await serveMetrics(context.metrics, config.WORKER_METRICS_PORT, config.HOST);
+  /** Stops taking jobs (both queues at once), lets the running ones finish, then closes every connection. */
+  const release = async () => {
+    await Promise.all([worker.close(), webhooks.close()]);
+    await adapters.close();
+    await Promise.all([metricsServer.close(), context.db.$disconnect(), context.cache.close()]);
+  };
+  try {
+    await Promise.all([worker.waitUntilReady(), webhooks.ready()]);
+  } catch (error) {
+    await release().catch((closeError: unknown) => logger.warn({ err: closeError }, 'closing a worker that failed to start failed'));
+    throw error;
+  }
+  // The periodic tasks start last, each with a first run at once (periodic.ts): a start that fails has run none of
+  // them, so the exit that follows cannot cut a sweep's charge short. A sweep set to 0 is left to other workers.
+  webhooks.startReconciler();
+  const sweepEvery = (intervalMs: number, task: () => Promise<void>, name: string) => (intervalMs === 0 ? null : runEvery(intervalMs, task, logger, name));
+  const sweeps = [
+    // Unconfirmed payments past their session expiry (any worker may sweep; the version guard settles races).
+    sweepEvery(config.PAYMENT_EXPIRY_SWEEP_MS, async () => void (await services.payments.expireDue(500)), 'payment expiry sweep'),
+    // Subscriptions whose next period is due (a lease per subscription keeps two workers from charging one).
+    sweepEvery(config.SUBSCRIPTION_SWEEP_MS, async () => void (await services.subscriptions.chargeDue(100)), 'subscription sweep'),
+  ];
   return {
     metricsUrl: metricsServer.url,
     close: async () => {
-      await metricsServer.close();
-      await expirySweep.stop();
-      await subscriptionSweep.stop();
-      await worker.close(); // takes no new job and lets the running ones finish
-      await webhooks.close();
-      await adapters.close();
-      await context.db.$disconnect();
-      await context.cache.close();
+      // No sweep starts while another is awaited: every timer is cleared before any run is waited for.
+      await Promise.all(sweeps.map((sweep) => sweep?.stop()));
+      await release();
     },
   };
 }

@@ -19,6 +19,19 @@ const rateRule = z.string().transform((value, context) => {
   return { points, seconds };
 });
 
+/**
+ * A worker sweep's interval in ms, or 0 to leave the sweep to other workers (a pool that only delivers webhooks, or
+ * tests whose workers share one database but not one processor).
+ */
+const SWEEP_INTERVAL_RULE = 'must be 0 (off) or from 100 to 3600000 ms';
+const sweepInterval = z
+  .string()
+  .trim()
+  .regex(/^\d{1,7}$/, SWEEP_INTERVAL_RULE) // digits only: " " or "1e3" is not quietly a number (or 0: off)
+  .transform(Number)
+  .refine((ms) => ms === 0 || (ms >= 100 && ms <= 3_600_000), SWEEP_INTERVAL_RULE)
+  .default(30_000);
+
 const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).default('postgresql://postgres@127.0.0.1:5432/payments'),
@@ -95,10 +108,10 @@ const configSchema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(15_000),
   /** How often the worker looks for due webhook deliveries that have no queued job (after a Redis flush). */
   WEBHOOK_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
-  /** How often a worker expires unconfirmed payments past their profile's session expiry. */
-  PAYMENT_EXPIRY_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
-  /** How often a worker charges subscriptions whose next period is due. */
-  SUBSCRIPTION_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /** How often a worker expires unconfirmed payments past their profile's session expiry; 0: never (other workers do). */
+  PAYMENT_EXPIRY_SWEEP_MS: sweepInterval,
+  /** How often a worker charges subscriptions whose next period is due; 0: never (other workers do). */
+  SUBSCRIPTION_SWEEP_MS: sweepInterval,
   /** Scales the payment sync schedule (modules/processor-sync/schedule.ts) down, for tests and demos. */
   PAYMENT_SYNC_DELAY_SCALE: z.coerce.number().positive().max(1).default(1),
   /** Subscriptions (graphql-ws) one API process serves at once, and one API key may hold on one process. */

@@ -1,25 +1,31 @@
 // Session expiry over HTTP: a payment not confirmed within its profile's session expiry is expired by the
 // worker's sweep (payment_expired, delivered), or at the confirm that comes too late; a confirmed one never is.
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfirmPaymentDocument, CreatePaymentDocument, PaymentDocument, UpdateBusinessProfileDocument } from '../gql/graphql.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
+import { ownDatabase } from '../support/database.ts';
+import type { ScratchDatabase } from '../../src/platform/db/scratch-database.ts';
 import { eventReaching, shopWithReceiver, type Shop } from '../support/webhooks.ts';
 import { startTestWorker } from '../support/worker.ts';
 
+/** A database of this file's own: its worker sweeps, and a sweep acts on every row of its database (docs/development.md). */
+let database: ScratchDatabase;
 let stack: Stack;
 let sql: pg.Client;
 let shop: Shop;
 beforeAll(async () => {
-  stack = await startStack({ env: { PAYMENT_EXPIRY_SWEEP_MS: '100' } });
-  sql = new pg.Client({ connectionString: inject('databaseUrl') });
+  database = await ownDatabase();
+  stack = await startStack({ env: { DATABASE_URL: database.url, PAYMENT_EXPIRY_SWEEP_MS: '100' } });
+  sql = new pg.Client({ connectionString: database.url });
   await sql.connect();
   shop = await shopWithReceiver(stack);
 });
 afterAll(async () => {
   await sql.end();
   await stack.close();
+  await database.drop();
 });
 
 const card = { card: { number: '4242424242424242', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } };
@@ -62,7 +68,7 @@ describe('session expiry', () => {
 
   it('refuses a confirm that comes after the expiry even before the sweep ran, and expires the payment', async () => {
     await stack.close();
-    stack = await startStack({ worker: false });
+    stack = await startStack({ worker: false, env: { DATABASE_URL: database.url } });
     shop = await shopWithReceiver(stack);
     const payment = await create();
     await runOut(payment.id);

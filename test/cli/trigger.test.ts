@@ -12,13 +12,18 @@ import { EventDocument, RecurringSubscriptionDocument, UpdateBusinessProfileDocu
 import { runCli } from '../support/cli.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { merchantWithSandbox, startStack, type Stack } from '../support/stack.ts';
+import { ownDatabase } from '../support/database.ts';
+import type { ScratchDatabase } from '../../src/platform/db/scratch-database.ts';
 
+/** A database of this file's own: its worker sweeps, and a sweep acts on every row of its database (docs/development.md). */
+let database: ScratchDatabase;
 let stack: Stack;
 let shop: Awaited<ReturnType<typeof merchantWithSandbox>>;
 /** Every trigger, started at once in beforeAll: what each ended with. */
 const outcomes = new Map<WebhookEventType, Promise<{ eventId: string; objectId: string } | { error: unknown }>>();
 
 beforeAll(async () => {
+  database = await ownDatabase();
   stack = await startStack({
     sandboxBankDebitSettleMs: 300,
     sandboxRefundSettleMs: 200,
@@ -26,7 +31,7 @@ beforeAll(async () => {
     // payout_cancelled's cancel must reach the sandbox while the payout is still pending, though all 33 triggers
     // run at once on a busy machine; the payouts that settle take two of these steps, well within the timeout.
     sandboxPayoutSettleMs: 5_000,
-    env: { PAYMENT_EXPIRY_SWEEP_MS: '100', SUBSCRIPTION_SWEEP_MS: '100' },
+    env: { DATABASE_URL: database.url, PAYMENT_EXPIRY_SWEEP_MS: '100', SUBSCRIPTION_SWEEP_MS: '100' },
   });
   shop = await merchantWithSandbox(stack);
   // The sandbox's callbacks (disputes open by one) reach the service once registered, as the demo merchant's are.
@@ -49,6 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(outcomes.values());
   await stack?.close();
+  await database?.drop();
 });
 
 describe('payments trigger', () => {

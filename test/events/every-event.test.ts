@@ -3,7 +3,7 @@
 // the merchant's endpoint: the body's event_type, its content.type (the catalog's) and the identity field
 // of its content.object, and a signature that verifies over the exact bytes received.
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { webhooks } from '@payments-orchestrator/node';
 import { EVENT_TYPES, contentTypeOf, type ContentType, type EventType } from '../../src/modules/events/catalog.ts';
 import {
@@ -27,9 +27,13 @@ import {
 } from '../gql/graphql.ts';
 import { dataOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
+import { ownDatabase } from '../support/database.ts';
+import type { ScratchDatabase } from '../../src/platform/db/scratch-database.ts';
 import { webhookBodyErrors } from '../support/webhook-schemas.ts';
 import { shopWithReceiver, type Shop } from '../support/webhooks.ts';
 
+/** A database of this file's own: its worker sweeps, and a sweep acts on every row of its database (docs/development.md). */
+let database: ScratchDatabase;
 let stack: Stack;
 let shop: Shop;
 let surcharged: Shop;
@@ -37,13 +41,14 @@ let surcharged: Shop;
 let partial: Shop;
 let sql: pg.Client;
 beforeAll(async () => {
+  database = await ownDatabase();
   stack = await startStack({
     sandboxBankDebitSettleMs: 300,
     sandboxRefundSettleMs: 200,
     sandboxPayoutSettleMs: 1000,
-    env: { PAYMENT_EXPIRY_SWEEP_MS: '100', SUBSCRIPTION_SWEEP_MS: '100' },
+    env: { DATABASE_URL: database.url, PAYMENT_EXPIRY_SWEEP_MS: '100', SUBSCRIPTION_SWEEP_MS: '100' },
   });
-  sql = new pg.Client({ connectionString: inject('databaseUrl') });
+  sql = new pg.Client({ connectionString: database.url });
   await sql.connect();
   shop = await shopWithReceiver(stack);
   surcharged = await shopWithReceiver(stack);
@@ -65,6 +70,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sql.end();
   await stack.close();
+  await database.drop();
 });
 
 const card = (number = '4242424242424242') => ({ card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' } });

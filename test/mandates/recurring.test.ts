@@ -2,7 +2,7 @@
 // invoice_paid per paid period, subscription_details), never charges a period twice, and stops at a
 // revoked mandate (PAST_DUE) or a cancellation.
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   CancelSubscriptionDocument,
   ConfirmPaymentDocument,
@@ -14,20 +14,26 @@ import {
 } from '../gql/graphql.ts';
 import { dataOf, errorOf } from '../support/graphql-client.ts';
 import { startStack, type Stack } from '../support/stack.ts';
+import { ownDatabase } from '../support/database.ts';
+import type { ScratchDatabase } from '../../src/platform/db/scratch-database.ts';
 import { eventReaching, eventsOf, shopWithReceiver, type Shop } from '../support/webhooks.ts';
 
+/** A database of this file's own: its worker sweeps, and a sweep acts on every row of its database (docs/development.md). */
+let database: ScratchDatabase;
 let stack: Stack;
 let shop: Shop;
 let sql: pg.Client;
 beforeAll(async () => {
-  stack = await startStack({ env: { SUBSCRIPTION_SWEEP_MS: '100' } });
+  database = await ownDatabase();
+  stack = await startStack({ env: { DATABASE_URL: database.url, SUBSCRIPTION_SWEEP_MS: '100' } });
   shop = await shopWithReceiver(stack);
-  sql = new pg.Client({ connectionString: inject('databaseUrl') });
+  sql = new pg.Client({ connectionString: database.url });
   await sql.connect();
 });
 afterAll(async () => {
   await sql.end();
   await stack.close();
+  await database.drop();
 });
 
 let customers = 0;

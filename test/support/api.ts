@@ -39,6 +39,11 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     WEBHOOK_RETRY_DELAY_SCALE: '0.0001',
     WEBHOOK_RECONCILE_INTERVAL_MS: '500',
+    // No sweeps unless a test asks for them, on a database of its own (test/support/database.ts): a sweep acts on
+    // every row of its database, and each stack's worker charges through its own sandbox, which would know neither
+    // the card nor the mandate of another test's due subscription.
+    PAYMENT_EXPIRY_SWEEP_MS: '0',
+    SUBSCRIPTION_SWEEP_MS: '0',
     // A busy 2-CPU machine can keep every pooled connection busy past Prisma's 2 s (P2028, a flaky beforeAll
     // creating merchants): tests wait for a connection as long as a test may take, and fail on assertions instead.
     DATABASE_TRANSACTION_MAX_WAIT_MS: '20000',

@@ -1,7 +1,7 @@
 // A worker's periodic task (src/platform/queues/periodic.ts): the lines each run logs, even from services it
 // calls through the shared logger, carry the task's name and that run's id, so one sweep can be followed; and
 // the first run is at start, not an interval later.
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createLogger } from '../../src/platform/logger.ts';
 import { runEvery } from '../../src/platform/queues/periodic.ts';
 
@@ -48,6 +48,7 @@ describe('a periodic task', () => {
       logger,
       'hourly sweep',
     );
+    onTestFinished(() => task.stop());
     await vi.waitFor(() => expect(started).toEqual(['run']), { timeout: 10_000, interval: 5 });
     const stopped = task.stop().then(() => started.push('stopped'));
     await Promise.resolve();
@@ -55,5 +56,23 @@ describe('a periodic task', () => {
     finish();
     await stopped;
     expect(started).toEqual(['run', 'done', 'stopped']);
+  });
+
+  it('logs a task that throws before its first await as one that rejects, and runs it again', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    let runs = 0;
+    const task = runEvery(
+      1,
+      (): Promise<void> => {
+        runs += 1;
+        throw new Error('broke at once');
+      },
+      logger,
+      'eager sweep',
+    );
+    onTestFinished(() => task.stop());
+    await vi.waitFor(() => expect(runs).toBeGreaterThanOrEqual(2), { timeout: 10_000, interval: 5 });
+    expect(lines[0]).toMatchObject({ task: 'eager sweep', msg: 'eager sweep failed; it runs again next interval', err: { message: 'broke at once' } });
   });
 });

@@ -8,7 +8,7 @@ import type { Database } from '../../platform/db/client.ts';
 import { MAX_ATTEMPTS } from './retry-schedule.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { JobQueue, registerProcessor } from '../../platform/queues/bullmq.ts';
-import { runEvery } from '../../platform/queues/periodic.ts';
+import { runEvery, type PeriodicTask } from '../../platform/queues/periodic.ts';
 import { inTraceOf } from '../../platform/tracing.ts';
 import { queues } from '../../platform/queues/registry.ts';
 import type { EventRelay, WrittenEvent } from './outbox.ts';
@@ -98,11 +98,15 @@ export function startWebhookWorker(deps: { config: Config; logger: Logger; db: D
     });
     for (const { id, traceParent } of due) await inTraceOf(traceParent, () => queue.enqueue(id));
   };
-  const reconciler = runEvery(config.WEBHOOK_RECONCILE_INTERVAL_MS, reconcile, logger, 'webhook reconciler');
+  let reconciler: PeriodicTask | null = null;
   return {
     ready: () => worker.waitUntilReady(),
+    /** Starts the reconciler (its first pass at once): called once the worker process has started. */
+    startReconciler: () => {
+      reconciler ??= runEvery(config.WEBHOOK_RECONCILE_INTERVAL_MS, reconcile, logger, 'webhook reconciler');
+    },
     close: async () => {
-      await reconciler.stop();
+      await reconciler?.stop();
       await worker.close();
     },
   };
