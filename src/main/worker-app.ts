@@ -40,11 +40,21 @@ export async function startWorker(config: Config, logger: Logger): Promise<Worke
     },
     { config, logger },
   );
-  /** Stops taking jobs (both queues at once), lets the running ones finish, then closes every connection. */
+  /**
+   * Stops taking jobs (both queues at once), lets the running ones finish, then closes every connection. A step
+   * that fails does not keep the later ones from closing what they hold; the failures are thrown together.
+   */
   const release = async () => {
-    await Promise.all([worker.close(), webhooks.close()]);
-    await adapters.close();
-    await Promise.all([metricsServer.close(), context.db.$disconnect(), context.cache.close()]);
+    const steps = [
+      () => Promise.all([worker.close(), webhooks.close()]),
+      () => adapters.close(),
+      () => metricsServer.close(),
+      () => context.db.$disconnect(),
+      () => context.cache.close(),
+    ];
+    const failures: unknown[] = [];
+    for (const step of steps) await step().catch((error: unknown) => failures.push(error));
+    if (failures.length > 0) throw new AggregateError(failures, 'closing the worker failed');
   };
   try {
     await Promise.all([worker.waitUntilReady(), webhooks.ready()]);
