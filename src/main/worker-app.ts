@@ -22,11 +22,16 @@ export async function startWorker(config: Config, logger: Logger): Promise<Worke
   await checkPostgres(config.DATABASE_URL);
   await checkRedis(config.REDIS_URL);
   const context = createServiceContext(config, logger);
-  // The step most likely to fail (its port taken) comes before any job can be taken.
-  const metricsServer = await serveMetrics(context.metrics, config.WORKER_METRICS_PORT, config.HOST).catch(async (error: unknown) => {
-    await Promise.allSettled([context.db.$disconnect(), context.cache.close()]);
+  const closeContext = [() => context.db.$disconnect(), () => context.cache.close()];
+  /** After a failed start: closes what it opened (`steps`), then throws the start's own error. */
+  const abandonStart = async (error: unknown, steps: CloseStep[]): Promise<never> => {
+    await closeEach(steps).catch((closeError: unknown) => logger.warn({ err: closeError }, 'closing a worker that failed to start failed'));
     throw error;
-  });
+  };
+  // The step most likely to fail (its port taken) comes before any job can be taken.
+  const metricsServer = await serveMetrics(context.metrics, config.WORKER_METRICS_PORT, config.HOST).catch((error: unknown) =>
+    abandonStart(error, closeContext),
+  );
   // Each step that leaves the payment waiting schedules the next one through the same queue.
   const adapters = createAdapters(config, logger);
   const services = createServices(context, adapters);
@@ -40,28 +45,14 @@ export async function startWorker(config: Config, logger: Logger): Promise<Worke
     },
     { config, logger },
   );
-  /**
-   * Stops taking jobs (both queues at once), lets the running ones finish, then closes every connection. A step
-   * that fails does not keep the later ones from closing what they hold; the failures are thrown together.
-   */
-  const release = async () => {
-    const steps = [
-      () => Promise.all([worker.close(), webhooks.close()]),
-      () => adapters.close(),
-      () => metricsServer.close(),
-      () => context.db.$disconnect(),
-      () => context.cache.close(),
-    ];
-    const failures: unknown[] = [];
-    for (const step of steps) await step().catch((error: unknown) => failures.push(error));
-    if (failures.length > 0) throw new AggregateError(failures, 'closing the worker failed');
-  };
-  try {
-    await Promise.all([worker.waitUntilReady(), webhooks.ready()]);
-  } catch (error) {
-    await release().catch((closeError: unknown) => logger.warn({ err: closeError }, 'closing a worker that failed to start failed'));
-    throw error;
-  }
+  /** Stops taking jobs (both queues at once), lets the running ones finish, then closes every connection. */
+  const releaseSteps: CloseStep[] = [
+    () => Promise.all([worker.close(), webhooks.close()]),
+    () => adapters.close(),
+    () => metricsServer.close(),
+    ...closeContext,
+  ];
+  await Promise.all([worker.waitUntilReady(), webhooks.ready()]).catch((error: unknown) => abandonStart(error, releaseSteps));
   // The periodic tasks start last, each with a first run at once (periodic.ts): a start that fails has run none of
   // them, so the exit that follows cannot cut a sweep's charge short. A sweep set to 0 is left to other workers.
   webhooks.startReconciler();
@@ -77,7 +68,16 @@ export async function startWorker(config: Config, logger: Logger): Promise<Worke
     close: async () => {
       // No sweep starts while another is awaited: every timer is cleared before any run is waited for.
       await Promise.all(sweeps.map((sweep) => sweep?.stop()));
-      await release();
+      await closeEach(releaseSteps);
     },
   };
+}
+
+type CloseStep = () => Promise<unknown>;
+
+/** Runs each step whatever the ones before it did, so one that fails leaves nothing after it open; the failures are thrown together. */
+async function closeEach(steps: readonly CloseStep[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const step of steps) await step().catch((error: unknown) => failures.push(error));
+  if (failures.length > 0) throw new AggregateError(failures, 'closing the worker failed');
 }
