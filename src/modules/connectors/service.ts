@@ -132,7 +132,7 @@ export class ConnectorAccountService {
    * oldest first, from the read cache (docs/architecture.md, "Read cache"): never mutate them. Invalidated by a
    * change of the merchant's accounts or, for a connected merchant, of its platform's.
    */
-  private routable(merchantId: string, mode: Mode): Promise<readonly ConnectorAccount[]> {
+  routable(merchantId: string, mode: Mode): Promise<readonly ConnectorAccount[]> {
     const { db } = this.context;
     return this.context.cache.read(`connectorAccounts:${merchantId}:${mode}`, async () => {
       // A merchant's platform is set when it is created, never changed: read with the accounts, it tags them.

@@ -80,8 +80,8 @@ export interface Circuit {
   openUntil: number | null;
 }
 
-/** The circuits of `accountIds` at `now`, from their openUntil as OPEN_UNTIL answers it. */
-function circuitsOf(accountIds: readonly string[], now: number, openUntil: readonly (string | null)[]): Map<string, Circuit> {
+/** The circuits of `accountIds` at `now`, from their openUntil as OPEN_UNTIL answers it (ConnectorHealth.openUntil). */
+export function circuitsAt(accountIds: readonly string[], now: number, openUntil: readonly (string | null)[]): Map<string, Circuit> {
   return new Map(
     accountIds.map((accountId, index) => {
       const until = openUntil[index] ?? null;
@@ -127,13 +127,18 @@ export class ConnectorHealth {
   /** Each account's state at `now` and, for an open one, when its cool-down ends (ms): what connectorAccounts { health } shows. */
   async circuits(accountIds: readonly string[], now: number): Promise<Map<string, Circuit>> {
     if (accountIds.length === 0) return new Map();
-    return circuitsOf(accountIds, now, await this.#redis.routingCircuitOpenUntil(...this.#openUntilArgs(accountIds)));
+    return circuitsAt(accountIds, now, await this.openUntil(accountIds));
+  }
+
+  /** When each account's cool-down ends, as stored (null where its circuit is closed), in one round trip: states at any moment follow (circuitsAt). */
+  openUntil(accountIds: readonly string[]): Promise<(string | null)[]> {
+    return this.#redis.routingCircuitOpenUntil(...this.#openUntilArgs(accountIds));
   }
 
   /** `circuits`, queued on `commands` (at least one account): the reply, once sent, reads as `circuits` returns. */
   queueCircuits(commands: ChainableCommander, accountIds: readonly string[], now: number): (reply: unknown) => Map<string, Circuit> {
     commands.routingCircuitOpenUntil(...this.#openUntilArgs(accountIds));
-    return (reply) => circuitsOf(accountIds, now, reply as (string | null)[]);
+    return (reply) => circuitsAt(accountIds, now, reply as (string | null)[]);
   }
 
   /** For a half-open account: true for one caller per cool-down, who sends the probe; false for the others, who treat it as open. */

@@ -9,7 +9,7 @@ export * from './algorithm.ts';
 export { ConnectorHealth, type CallOutcome, type Circuit, type CircuitSettings } from './health.ts';
 export { SuccessRates } from './success-rates.ts';
 export { registerCircuitGauge } from './circuit-gauge.ts';
-export { RoutingService, type AuthorizationOutcome, type RoutedPayment, type RoutingSignals } from './service.ts';
+export { RoutingService, type AuthorizationOutcome, type CircuitsAhead, type RoutedPayment, type RoutingSignals } from './service.ts';
 
 /** The circuit breakers and success rates of this deployment (its REDIS_PREFIX), on `redis`. */
 export function createRoutingSignals(redis: Redis, config: Config): RoutingSignals {

@@ -17,7 +17,7 @@ import type { PaymentMethodType } from '../payments/methods.ts';
 import type { CircuitState, RoutingAlgorithm, RoutingDecision, RoutingFacts, SuccessRate } from './algorithm.ts';
 import { decideRoute, rateKeyOf } from './machine.ts';
 import type { ChainableCommander } from 'ioredis';
-import type { ConnectorHealth } from './health.ts';
+import { circuitsAt, type ConnectorHealth } from './health.ts';
 import type { SuccessRates } from './success-rates.ts';
 import { accountReferences, algorithmOf, routingPreviewInput, setRoutingAlgorithmInput } from './inputs.ts';
 import { RoutingAlgorithmStore, type StoredAlgorithm } from './store.ts';
@@ -34,6 +34,40 @@ export interface RoutablePayment {
   metadata: unknown;
   /** The payment's own connector order (names). */
   connectors: readonly string[];
+}
+
+/**
+ * The circuits of a merchant's routable accounts, read ahead of its payment's decision (RoutingService.circuitsAhead):
+ * each account's stored openUntil and when the read was sent (the routing clock's ms); unreadable when Redis could not
+ * be read; not read for a merchant with more accounts than a read ahead covers.
+ */
+export type CircuitsAhead = { kind: 'read'; sentAt: number; openUntil: ReadonlyMap<string, string | null> } | { kind: 'unreadable' } | { kind: 'not_read' };
+
+/** The most enabled accounts a read ahead covers: a merchant with more has the eligible ones' circuits read at the decision. */
+const MAX_ACCOUNTS_READ_AHEAD = 16;
+
+/**
+ * How old circuits read ahead may be at the decision. A read ahead misses what other processes change after it (a
+ * circuit opened, a probe settled) as any read misses what follows it; this keeps that window about as short as a
+ * read at the decision's own: a decision later than this (a slow insert, a lock waited on) reads them again.
+ */
+const READ_AHEAD_MAX_AGE_MS = 50;
+
+/** The signals a decision reads: each account's circuit state and, for success-rate routing, its rate. */
+interface Signals {
+  health: ReadonlyMap<string, CircuitState>;
+  rates: ReadonlyMap<string, SuccessRate>;
+}
+
+/** The health of `ids` at `now` from circuits read ahead, if the read covers them all and is recent enough; else undefined. */
+function healthAhead(ahead: Extract<CircuitsAhead, { kind: 'read' }>, ids: readonly string[], now: number): Signals | undefined {
+  if (now - ahead.sentAt > READ_AHEAD_MAX_AGE_MS || !ids.every((id) => ahead.openUntil.has(id))) return undefined;
+  const circuits = circuitsAt(
+    ids,
+    now,
+    ids.map((id) => ahead.openUntil.get(id) ?? null),
+  );
+  return { health: new Map([...circuits].map(([id, circuit]) => [id, circuit.state])), rates: new Map() };
 }
 
 /** A payment's decision, with its candidates as accounts in order and the facts its outcomes are recorded under. */
@@ -188,8 +222,9 @@ export class RoutingService {
    * Where a payment goes: the accounts eligible for it, ordered by the profile's active algorithm, open circuits
    * skipped; a half-open account goes first only for the payment that claims its probe. A saved card (a mandate's
    * too) goes to the account that issued its token whatever the algorithm: no other can charge the token.
-   * `algorithm`: the profile's active one (activeAlgorithm), read by the caller with the profile. INVALID_INPUT
-   * naming the method when none accepts it.
+   * `algorithm`: the profile's active one (activeAlgorithm), read by the caller with the profile; `circuitsAhead`, the
+   * circuits the caller had read while it read the payment (circuitsAhead). INVALID_INPUT naming the method when none
+   * accepts it.
    */
   async decideForPayment(
     payment: RoutablePayment,
@@ -197,11 +232,12 @@ export class RoutingService {
     algorithm: RoutingAlgorithm | null,
     method: PaymentMethod,
     saved: SavedPaymentMethod | null,
+    circuitsAhead?: Promise<CircuitsAhead>,
   ): Promise<RoutedPayment> {
     const facts = factsOf(payment, method, saved);
     const candidates = await this.eligibleAccounts(payment, facts.paymentMethodType, profileRouting, saved);
     if (saved) return { decision: savedCardDecision(algorithm, candidates[0]!), accounts: candidates, facts };
-    const decision = await this.decide(algorithm, facts, candidates, drawOf(payment.id), { claimProbe: true });
+    const decision = await this.decide(algorithm, facts, candidates, drawOf(payment.id), { claimProbe: true, circuitsAhead });
     const byId = new Map(candidates.map((account) => [account.id, account]));
     const accounts = decision.candidates.map((id) => byId.get(id)!);
     if (accounts.length === 0) throw unroutable(decision);
@@ -258,6 +294,29 @@ export class RoutingService {
       if (authorized !== null) this.signals.successRates.queueRecord(commands, accountId, rateKeyOf(facts), authorized);
       await sent(commands);
     });
+  }
+
+  /**
+   * The circuits of every enabled account the merchant's payments of `mode` may be routed to, read now so that the
+   * round trip overlaps the caller's own reads or writes of the payment, and decideForPayment, given them, needs no
+   * read of its own unless it is a success-rate decision (which needs rates too) or comes more than
+   * READ_AHEAD_MAX_AGE_MS later (docs/routing.md, "Connector health"). What is read is when each cool-down ends, so
+   * states are taken at the decision's moment. Not read for a merchant with more than MAX_ACCOUNTS_READ_AHEAD enabled
+   * accounts, or whose accounts could not be listed (the decision lists them again, and says why if it cannot). Never
+   * rejects: a confirm refused before its decision leaves it unawaited.
+   */
+  async circuitsAhead(merchantId: string, mode: Mode): Promise<CircuitsAhead> {
+    try {
+      const accounts = (await this.connectorAccounts.routable(merchantId, mode)).filter((account) => !account.disabled);
+      if (accounts.length === 0 || accounts.length > MAX_ACCOUNTS_READ_AHEAD) return { kind: 'not_read' };
+      const ids = accounts.map((account) => account.id);
+      const sentAt = this.now();
+      const openUntil = await this.signal('read connector health', null, () => this.signals.health.openUntil(ids));
+      if (openUntil === null) return { kind: 'unreadable' };
+      return { kind: 'read', sentAt, openUntil: new Map(ids.map((id, index) => [id, openUntil[index] ?? null])) };
+    } catch {
+      return { kind: 'not_read' };
+    }
   }
 
   /** Accounts' circuits as every process sees them, and when an open one's cool-down ends, in one round trip; null when Redis cannot be reached. */
@@ -326,11 +385,17 @@ export class RoutingService {
     facts: RoutingFacts,
     eligible: readonly ConnectorAccount[],
     draw: number,
-    options: { claimProbe: boolean },
+    options: { claimProbe: boolean; circuitsAhead?: Promise<CircuitsAhead> },
   ): Promise<RoutingDecision> {
     const ids = eligible.map((account) => account.id);
+    // A success-rate decision needs the rates read anyway: it neither waits for the circuits read ahead nor uses them.
+    const ahead = options.circuitsAhead && algorithm?.type !== 'successRate' ? await options.circuitsAhead : { kind: 'not_read' as const };
     const now = this.now();
-    const signals = await this.signal('read connector health and success rates', null, () => this.readSignals(algorithm, ids, facts, now));
+    const signals =
+      ahead.kind === 'unreadable'
+        ? null
+        : ((ahead.kind === 'read' ? healthAhead(ahead, ids, now) : undefined) ??
+          (await this.signal('read connector health and success rates', null, () => this.readSignals(algorithm, ids, facts, now))));
     const rates = signals?.rates ?? new Map<string, SuccessRate>();
     const connectorOf = new Map(eligible.map((account) => [account.id, account.connectorName]));
     const decideWith = (health: ReadonlyMap<string, CircuitState>) =>
@@ -343,7 +408,7 @@ export class RoutingService {
   }
 
   /** The accounts' circuits and, for success-rate routing, their rates: one round trip. */
-  private async readSignals(algorithm: RoutingAlgorithm | null, ids: readonly string[], facts: RoutingFacts, now: number) {
+  private async readSignals(algorithm: RoutingAlgorithm | null, ids: readonly string[], facts: RoutingFacts, now: number): Promise<Signals> {
     if (ids.length === 0) return { health: new Map<string, CircuitState>(), rates: new Map<string, SuccessRate>() };
     const commands = this.signals.batch();
     const circuitsOf = this.signals.health.queueCircuits(commands, ids, now);

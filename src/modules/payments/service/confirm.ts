@@ -18,6 +18,7 @@ import type { ProcessorCallOutcomes } from './call-outcomes.ts';
 import type { PaymentDependencies } from './dependencies.ts';
 import { attemptErrorFieldsOf, NO_ERROR, PAID, type ProcessorAnswers } from './processor-answers.ts';
 import type { PaymentReads } from './reads.ts';
+import type { CircuitsAhead } from '../../routing/index.ts';
 import { expiredOrAsIs } from './sweeps.ts';
 import { passThroughCandidates } from './pass-through.ts';
 
@@ -30,6 +31,8 @@ export interface ConfirmOptions {
   saveCard: boolean;
   /** The saved card the payment is confirmed with. */
   saved: SavedPaymentMethod | null;
+  /** The merchant's circuits, read while the payment was read or written (RoutingService.circuitsAhead). */
+  circuitsAhead?: Promise<CircuitsAhead>;
 }
 
 type AuthorizeOutcome = { answer: ProcessorPayment } | { error: ConnectorError };
@@ -75,6 +78,10 @@ export class PaymentConfirmation {
   async confirm(principal: Principal, rawInput: unknown, admission?: ConfirmAdmission): Promise<Payment> {
     const input = parseInput(confirmPaymentInput, rawInput);
     const paymentId = this.deps.keys.paymentIdOfClientSecret(input.clientSecret);
+    // Routing's circuits are read while the payment is, so its decision need not read them after (RoutingService.circuitsAhead).
+    // Not for a saved card: it goes to the account that issued its token, whatever their health.
+    const readsAhead = (principal.kind === 'publishableKey' || principal.kind === 'secretKey') && !input.paymentMethodId;
+    const circuitsAhead = readsAhead ? this.deps.routing.circuitsAhead(principal.merchantId, principal.mode) : undefined;
     // Counted while the payment is read: the client secret is already proven (an HMAC of the id), so only its holder
     // counts against it. The read's refusal comes first, then the link's (admit: the longer wait), then the count's.
     const [read, counted] = await Promise.allSettled([
@@ -113,7 +120,12 @@ export class PaymentConfirmation {
         `${methodTypeOf(method)} settles later and cannot be captured manually; create the payment with captureMethod AUTOMATIC`,
       );
     }
-    return this.confirmLoaded(principal as MerchantPrincipal, payment, method, { returnUrl, saveCard: input.savePaymentMethod ?? false, saved });
+    return this.confirmLoaded(principal as MerchantPrincipal, payment, method, {
+      returnUrl,
+      saveCard: input.savePaymentMethod ?? false,
+      saved,
+      circuitsAhead,
+    });
   }
 
   /**
@@ -154,7 +166,14 @@ export class PaymentConfirmation {
     const moves = payment.status === 'FAILED' ? null : this.confirmMoves(payment, kept.cardFingerprint);
     if (moves === null) await this.refuseManualRetry(payment, kept.cardFingerprint);
     // The decision is stored on the payment (Payment.routing); its candidates are the attempts' order.
-    const routed = await this.deps.routing.decideForPayment(payment, settings.routing, algorithm?.algorithm ?? null, method, options.saved);
+    const routed = await this.deps.routing.decideForPayment(
+      payment,
+      settings.routing,
+      algorithm?.algorithm ?? null,
+      method,
+      options.saved,
+      options.circuitsAhead,
+    );
     // The profile's surcharge for the method paid with is fixed at confirm, for every attempt of this confirm.
     const surchargeAmount = surchargeFor(payment.amount, methodTypeOf(method), settings.surcharges);
     // Only accounts that can pay a platform's shares on to their merchants take its payment (docs/platforms.md).

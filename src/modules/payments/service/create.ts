@@ -141,6 +141,8 @@ export class PaymentCreation {
         updatedAt: now,
       },
     };
+    // Routing's circuits are read while the payment is written, so the confirm's decision need not read them after.
+    const circuitsAhead = input.confirm && !mandate ? this.deps.routing.circuitsAhead(principal.merchantId, principal.mode) : undefined;
     let payment = await this.deps.store.insert(created, principal.keyId, idempotencyClaim);
     if (input.paymentMethodData) {
       payment = await this.deps.store.commit(payment, {
@@ -152,7 +154,7 @@ export class PaymentCreation {
     if (mandate) {
       return this.confirmation.confirmLoaded(principal, payment, method!, { returnUrl: null, saveCard: false, saved: mandate.savedPaymentMethod });
     }
-    if (input.confirm) return this.confirmation.confirmLoaded(principal, payment, method!, { returnUrl: null, saveCard: false, saved: null });
+    if (input.confirm) return this.confirmation.confirmLoaded(principal, payment, method!, { returnUrl: null, saveCard: false, saved: null, circuitsAhead });
     return payment;
   }
 
