@@ -30,6 +30,13 @@ export interface RoutingRequest {
 export const connectorAccountsTag = (merchantId: string) => `connectorAccounts:${merchantId}`;
 
 export class ConnectorAccountService {
+  /**
+   * The connector built for each account row, kept as long as the row is: the read cache's rows (routable) are
+   * shared by every payment routed to them until a change of the merchant's accounts replaces them, so those
+   * payments decrypt and validate the credentials, and build the client, once rather than each.
+   */
+  readonly #connectors = new WeakMap<object, Connector>();
+
   constructor(private readonly context: ServiceContext) {}
 
   async create(principal: MerchantPrincipal, rawInput: unknown): Promise<ConnectorAccount> {
@@ -152,6 +159,8 @@ export class ConnectorAccountService {
 
   /** A client for one account, with its credentials decrypted (they never leave this process). */
   connectorFor(account: Pick<ConnectorAccount, 'connectorName' | 'credentialsEncrypted' | 'mode'>): Connector {
+    const built = this.#connectors.get(account);
+    if (built !== undefined) return built;
     if (!isConnectorName(account.connectorName)) throw new Error(`unknown connector ${account.connectorName}`);
     const definition: ConnectorDefinition = CONNECTORS[account.connectorName];
     const credentials = definition.credentialsSchema.parse(JSON.parse(this.context.secretBox.open(account.credentialsEncrypted)));
@@ -163,7 +172,9 @@ export class ConnectorAccountService {
       timeoutMs: config.CONNECTOR_TIMEOUT_MS,
       mode: account.mode,
     });
-    return instrumentConnector(connector, this.context.metrics);
+    const instrumented = instrumentConnector(connector, this.context.metrics);
+    this.#connectors.set(account, instrumented);
+    return instrumented;
   }
 }
 
