@@ -74,18 +74,29 @@ async function routingOf(id: string) {
   return dataOf(await shop.secret(PaymentRoutingDocument, { id })).payment!;
 }
 
+/**
+ * Creates a payment and confirms it (publishable key) while its count against the client secret is held, until the
+ * circuits have been read once meanwhile; `whileHeld` runs then, before the count goes on. Answers the payment's id.
+ */
+async function confirmHoldingTheCount(whileHeld: () => void = () => {}): Promise<string> {
+  const { id, clientSecret } = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1000, currency: 'EUR' } })).createPayment;
+  const before = circuitReads.length;
+  const counting = mainProxy.holdFrom(/rate:confirmsPerClientSecret/);
+  const confirming = shop.publishable(ConfirmPaymentDocument, { input: { clientSecret, paymentMethodData: { card } } });
+  await counting.reached;
+  // The count is held, so the confirm has not gone past its reads: a circuit read now was sent ahead of the decision.
+  await expect.poll(() => circuitReads.length, { timeout: 10_000 }).toBe(before + 1);
+  whileHeld();
+  counting.release();
+  expect(dataOf(await confirming).confirmPayment.status).toBe('SUCCEEDED');
+  return id;
+}
+
 describe('routing’s circuits', () => {
   it('are read by a confirm while it reads the payment, and its decision reads none of its own', async () => {
-    const { id, clientSecret } = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1000, currency: 'EUR' } })).createPayment;
+    let id = '';
     const reads = await readsOf(async () => {
-      const before = circuitReads.length;
-      const counting = mainProxy.holdFrom(/rate:confirmsPerClientSecret/);
-      const confirming = shop.publishable(ConfirmPaymentDocument, { input: { clientSecret, paymentMethodData: { card } } });
-      await counting.reached;
-      // The count is held, so the confirm has not gone past its reads: a circuit read now was sent ahead of the decision.
-      await expect.poll(() => circuitReads.length, { timeout: 10_000 }).toBe(before + 1);
-      counting.release();
-      expect(dataOf(await confirming).confirmPayment.status).toBe('SUCCEEDED');
+      id = await confirmHoldingTheCount();
     });
     expect(reads).toEqual([[dollar, euro].sort()]);
     const payment = await routingOf(id);
@@ -104,16 +115,8 @@ describe('routing’s circuits', () => {
   });
 
   it('are read again by a decision more than 50 ms after the read ahead', async () => {
-    const { clientSecret } = dataOf(await shop.secret(CreatePaymentDocument, { input: { amount: 1000, currency: 'EUR' } })).createPayment;
     const reads = await readsOf(async () => {
-      const before = circuitReads.length;
-      const counting = mainProxy.holdFrom(/rate:confirmsPerClientSecret/);
-      const confirming = shop.publishable(ConfirmPaymentDocument, { input: { clientSecret, paymentMethodData: { card } } });
-      await counting.reached;
-      await expect.poll(() => circuitReads.length, { timeout: 10_000 }).toBe(before + 1);
-      now += 51;
-      counting.release();
-      expect(dataOf(await confirming).confirmPayment.status).toBe('SUCCEEDED');
+      await confirmHoldingTheCount(() => (now += 51));
     });
     expect(reads).toEqual([[dollar, euro].sort(), [euro]]);
   });
