@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/platform/config.ts';
 import { createScratchDatabase } from '../../src/platform/db/scratch-database.ts';
-import { deleteKeysMatching } from './redis-keys.ts';
+import { deleteKeysMatching, deleteKeysUnder } from './redis-keys.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -34,8 +34,8 @@ export default async function setup(project: TestProject) {
     const { REDIS_URL } = loadConfig({ DATABASE_URL: database.url, ENCRYPTION_KEY: encryptionKey, REDIS_PREFIX: redisPrefix });
     const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
     try {
-      await deleteKeysMatching(redis, `${redisPrefix}:*`);
-      await deleteKeysMatching(redis, `${redisPrefix}_*`);
+      await deleteKeysUnder(redis, redisPrefix);
+      await deleteKeysMatching(redis, `${redisPrefix}_*`); // the stacks' prefixes
     } finally {
       redis.disconnect();
     }
