@@ -141,9 +141,8 @@ export async function captureStatements(stack: Stack): Promise<StatementShape[]>
   };
   await create(`warm-${stack.runId}`);
   await stack.api!.request('sql-capture-start');
+  // Every statement of a keyed request is answered before the request is: its answer is kept before it is sent.
   await create(`capture-${stack.runId}`);
-  // The idempotent response is stored after the answer is sent: give it a moment.
-  await new Promise((resolve) => setTimeout(resolve, 200));
   const { statements } = await stack.api!.request<{ statements: string[] }>('sql-capture-stop');
   return statements.map(statementShape);
 }

@@ -18,6 +18,7 @@ import { currentScope, errorReferences, runInScope } from '../platform/request-s
 import { BodyTooLargeError, ClientClosedError, readBody, sendJson, sendResponse, toFetchHeaders } from '../platform/http/node-bridge.ts';
 import {
   appErrorResponse,
+  errorResponse,
   classifyKeyedRequest,
   fieldsClaimingOnFirstWrite,
   keyWithoutApiKey,
@@ -25,6 +26,7 @@ import {
   type PlainResponse,
 } from './idempotent-graphql.ts';
 import { schema } from './schema.ts';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../platform/db/unavailable.ts';
 import { CALLBACK_ROUTE, handleCallback, handleRegistration, REGISTRATION_ROUTE } from './routes/connector-webhooks.ts';
 import { handlePaymentLink, PAYMENT_LINK_ROUTE } from './routes/payment-links.ts';
 import { handleRedirectResponse, REDIRECT_RESPONSE_ROUTE } from './routes/redirect-response.ts';
@@ -114,13 +116,20 @@ export function createHttpServer(deps: HttpServerDeps): Server {
     if (principal.kind === 'anonymous') return sendPlain(reply, keyWithoutApiKey());
     const keyed = classifyKeyedRequest(body, config.GRAPHQL_MAX_TOKENS, documents, claimingOnFirstWrite);
     if (keyed.kind === 'unkeyed') return sendResponse(await execute({ requestId, clientIp, principal }), reply);
-    const answer =
-      keyed.kind === 'refused'
-        ? keyed.response
-        : await runIdempotently(services.idempotency, scopeOf(principal), idempotencyKey, keyed, async (idempotencyClaim) => {
-            const response = await execute({ requestId, clientIp, principal, ...(idempotencyClaim && { idempotencyClaim }) });
-            return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
-          });
+    if (keyed.kind === 'refused') return sendPlain(reply, keyed.response);
+    let answer: PlainResponse;
+    try {
+      answer = await runIdempotently(services.idempotency, scopeOf(principal), idempotencyKey, keyed, async (idempotencyClaim) => {
+        const response = await execute({ requestId, clientIp, principal, ...(idempotencyClaim && { idempotencyClaim }) });
+        return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
+      });
+    } catch (error) {
+      // The key's own statements (its claim, its answer, a held insert) meet an unreachable database as a mutation's do:
+      // a SERVICE_UNAVAILABLE to retry later (the key keeps a retry from acting twice), not an internal error.
+      if (!isDatabaseUnavailable(error)) throw error;
+      logger.warn({ err: error, requestId }, 'database unavailable');
+      answer = errorResponse('SERVICE_UNAVAILABLE', DATABASE_UNAVAILABLE_MESSAGE);
+    }
     sendPlain(reply, answer);
   }
 

@@ -283,7 +283,8 @@ function answerToTaken(start: Exclude<IdempotencyStart, { kind: 'new' | 'unfinis
  * Runs `execute`, and settles the key with its answer if the claim may hold it by then (`settle`). Whether it wrote
  * is witnessed on the database pool (WriteWitness): a write is where an operation acts (a refund's row before its
  * processor call, a payment's attempt before its authorization), so an answer given after one is kept, whatever
- * its code.
+ * its code. A first write held for the answer (IdempotencyClaim.holdFirstWrite) is made once the answer is known,
+ * carrying it: that answer is then kept, or the key is lost (the caller answers from its record).
  */
 async function runAndSettle(
   claim: IdempotencyClaim,
@@ -298,6 +299,14 @@ async function runAndSettle(
     // It may have acted before failing: keep the failure, so a retry is not a second run.
     if (claim.mayHold) await settle(claim, request, INTERNAL_ERROR(), true);
     throw error;
+  }
+  if (claim.holdsWrite) {
+    // One statement takes the key, writes and keeps this answer, or does none of it: the key then holds the answer,
+    // or the caller answers from the record that took it. A failure is thrown with nothing more kept, even one that
+    // may have committed: a retry replays the answer if it did, runs once if it did not, and waits for a statement
+    // still on its way (the key's row is then being inserted) before it reads which.
+    await claim.writeHeld(response.status, response.body);
+    return response;
   }
   return claim.mayHold ? settle(claim, request, response, witness.wrote) : response;
 }

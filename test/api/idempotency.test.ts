@@ -172,6 +172,69 @@ describe('createPayment takes its key with its insert (docs/architecture.md, "Id
     expect(rows[0].n).toBe(1);
   });
 
+  it('an answer that reads nothing stored is kept by the insert itself: one transaction writes both, and a retry replays it', async () => {
+    const shop = await createMerchant(stack.api);
+    const headers = { 'api-key': shop.secretKey, 'idempotency-key': `one-statement-${shop.merchantId}` };
+    const body = operation(CreatePaymentDocument, { input: { amount: 2400, currency: 'USD' } });
+    const answer = await (await post(body, headers)).text();
+    const { id } = (JSON.parse(answer) as Created).data!.createPayment;
+    // The transaction that wrote a row is its xmin: an answer stored after the insert would have written the record again.
+    const { rows } = await sql.query(
+      `SELECT record.xmin::text AS record, payment.xmin::text AS payment, record.response_body IS NOT NULL AS answered
+       FROM idempotency_records AS record, payment_intents AS payment WHERE record.key = $1 AND payment.id = $2`,
+      [headers['idempotency-key'], id],
+    );
+    expect(rows).toEqual([{ record: rows[0].payment, payment: expect.any(String), answered: true }]);
+    const retry = await post(body, headers);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await retry.text()).toBe(answer);
+  });
+
+  it('an answer that reads what the insert writes is made after it: it lists the first attempt and both history rows', async () => {
+    const shop = await createMerchant(stack.api);
+    const headers = { 'api-key': shop.secretKey, 'idempotency-key': `reads-stored-${shop.merchantId}` };
+    const query =
+      'mutation ($input: CreatePaymentInput!) { createPayment(input: $input) { id activeAttempt { id } attempts { id } history { subject toStatus } } }';
+    const body = JSON.stringify({ query, variables: { input: { amount: 2500, currency: 'USD' } } });
+    const answer = await (await post(body, headers)).text();
+    const payment = (JSON.parse(answer) as { data: { createPayment: { activeAttempt: { id: string }; attempts: unknown[]; history: unknown[] } } }).data
+      .createPayment;
+    expect(payment.attempts).toEqual([{ id: payment.activeAttempt.id }]);
+    expect(payment.history).toEqual([
+      { subject: 'intent', toStatus: 'REQUIRES_PAYMENT_METHOD' },
+      { subject: 'attempt', toStatus: 'PAYMENT_METHOD_AWAITED' },
+    ]);
+    const retry = await post(body, headers);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await retry.text()).toBe(answer);
+  });
+
+  it('a held insert the database cannot take is SERVICE_UNAVAILABLE and leaves the key free: the retry makes the one payment', async () => {
+    const shop = await createMerchant(stack.api);
+    const headers = { 'api-key': shop.secretKey, 'idempotency-key': `unavailable-${shop.merchantId}` };
+    const body = operation(CreatePaymentDocument, { input: { amount: 2626, currency: 'USD' } });
+    await sql.query(
+      `CREATE OR REPLACE FUNCTION refuse_intent_insert() RETURNS trigger AS $$ BEGIN IF NEW.amount = 2626 THEN RAISE EXCEPTION 'too many connections' USING ERRCODE = '53300'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+    );
+    await sql.query(`CREATE TRIGGER refuse_intent_insert BEFORE INSERT ON payment_intents FOR EACH ROW EXECUTE FUNCTION refuse_intent_insert()`);
+    try {
+      const refused = await post(body, headers);
+      expect({ status: refused.status, body: await refused.json() }).toMatchObject({
+        status: 503,
+        body: { errors: [{ extensions: { code: 'SERVICE_UNAVAILABLE' } }] },
+      });
+    } finally {
+      await sql.query(`DROP TRIGGER refuse_intent_insert ON payment_intents`);
+      await sql.query(`DROP FUNCTION refuse_intent_insert()`);
+    }
+    expect((await sql.query('SELECT 1 FROM idempotency_records WHERE key = $1', [headers['idempotency-key']])).rowCount).toBe(0);
+    const retry = await post(body, headers);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(((await retry.json()) as Created).data?.createPayment.id).toMatch(/^pay_/);
+    const { rows } = await sql.query(`SELECT count(*)::int AS n FROM payment_intents WHERE merchant_id = $1`, [shop.merchantId]);
+    expect(rows[0].n).toBe(1);
+  });
+
   it('a request refused before its insert leaves no record: the corrected retry runs', async () => {
     const shop = await createMerchant(stack.api);
     const headers = { 'api-key': shop.secretKey, 'idempotency-key': `corrected-${shop.merchantId}` };

@@ -1,13 +1,21 @@
 // IdempotencyService's stored answers on the run's database: requests finishing together store theirs with one
 // statement (group commit), each under its own key; a record gone before its answer fails that request alone;
 // and a claim carried by the operation's first write keeps any answer once written, and after a statement that
-// failed unseen keeps its answer in its own row, never in another request's.
+// failed unseen keeps its answer in its own row, never in another request's. A first write held for its answer
+// carries it, or leaves the key free when nothing was written.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '../../src/kernel/ids.ts';
 import { createServiceContext } from '../../src/main/service-context.ts';
 import { runIdempotently } from '../../src/api/idempotent-graphql.ts';
 import { loadConfig } from '../../src/platform/config.ts';
-import { CLAIMS_INSERT, claimColumns, IDEMPOTENCY_LEASE_MS, IdempotencyService } from '../../src/platform/http/idempotency.ts';
+import {
+  CLAIMS_INSERT,
+  claimColumns,
+  IDEMPOTENCY_LEASE_MS,
+  IdempotencyService,
+  type ClaimRow,
+  type IdempotencyClaim,
+} from '../../src/platform/http/idempotency.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { WriteWitness, witnessing } from '../../src/platform/db/write-witness.ts';
 import { testEnv } from '../support/api.ts';
@@ -172,5 +180,81 @@ describe('a claim carried by the operation’s first write', () => {
       await claim.settle(500, '{"errors":[]}', true);
       expect(await context.db.idempotencyRecord.findUniqueOrThrow({ where: { scope_key: { scope, key: 'key' } } })).toMatchObject({ responseBody: null });
     });
+  });
+});
+
+describe('a first write held for its answer (holdFirstWrite)', () => {
+  const mutation = { kind: 'mutation' as const, canonical: 'a keyed createPayment', rootFields: 1, claimOnFirstWrite: true };
+  const created = { status: 200, headers: {}, body: '{"data":{"createPayment":{"id":"pay_1"}}}' };
+  /** A keyed run whose operation holds its first write, made by `write` with the claim's row (CLAIMS_INSERT's by default). */
+  const runHolding = (scope: string, write?: (row: ClaimRow) => Promise<boolean>) => {
+    const execute = vi.fn(async (claim?: IdempotencyClaim) => {
+      expect(claim!.holdFirstWrite(write ?? insertClaim)).toBe(true);
+      return created;
+    });
+    return { execute, answer: runIdempotently(idempotency, scope, 'key', mutation, execute) };
+  };
+  const insertClaim = async (row: ClaimRow) => (await context.db.prepared.run(CLAIMS_INSERT, claimColumns([row]))).rows.length === 1;
+
+  it('takes the key and keeps the answer in one statement: a retry replays it, and no answer is stored after', async () => {
+    const scope = newId('apiKey');
+    const keep = vi.spyOn(idempotency, 'keep');
+    try {
+      expect(await runHolding(scope).answer).toEqual(created);
+      expect(keep).not.toHaveBeenCalled();
+    } finally {
+      keep.mockRestore();
+    }
+    expect(await idempotency.begin(scope, 'key', idempotency.requestHash(mutation.canonical))).toEqual({ kind: 'replay', statusCode: 200, body: created.body });
+  });
+
+  it('that finds the key taken answers from its record, having written nothing', async () => {
+    const scope = newId('apiKey');
+    const claimedAt = new Date();
+    expect(await idempotency.begin(scope, 'key', idempotency.requestHash(mutation.canonical), claimedAt)).toEqual({ kind: 'new' });
+    expect(await idempotency.keep(scope, 'key', claimedAt, 200, '{"first":true}')).toBe(true);
+    const { execute, answer } = runHolding(scope);
+    expect(await answer).toMatchObject({ status: 200, body: '{"first":true}', headers: { 'idempotent-replayed': 'true' } });
+    expect(execute).toHaveBeenCalledOnce();
+  });
+
+  it('lost on its way back after it committed: the failure is thrown, and the key keeps the answer the write carried', async () => {
+    const scope = newId('apiKey');
+    const { answer } = runHolding(scope, async (row) => {
+      await insertClaim(row);
+      throw new Error('Connection terminated unexpectedly');
+    });
+    await expect(answer).rejects.toThrow('Connection terminated unexpectedly');
+    expect(await idempotency.begin(scope, 'key', idempotency.requestHash(mutation.canonical))).toEqual({ kind: 'replay', statusCode: 200, body: created.body });
+  });
+
+  it('lost on its way out, before it committed: nothing is kept, and the key is free for the retry', async () => {
+    const scope = newId('apiKey');
+    const { answer } = runHolding(scope, () => Promise.reject(new Error('Connection terminated unexpectedly')));
+    await expect(answer).rejects.toThrow('Connection terminated unexpectedly');
+    expect(await idempotency.begin(scope, 'key', idempotency.requestHash(mutation.canonical))).toEqual({ kind: 'new' });
+  });
+
+  it('refused by the server: nothing is written, the failure is thrown, and the key is free for the retry', async () => {
+    const scope = newId('apiKey');
+    const refused = Object.assign(new Error('sorry, too many clients already'), { code: '53300' });
+    await expect(runHolding(scope, () => Promise.reject(refused)).answer).rejects.toBe(refused);
+    expect(await idempotency.begin(scope, 'key', idempotency.requestHash(mutation.canonical))).toEqual({ kind: 'new' });
+  });
+
+  it('refuses any other write of the operation until it is made: that write would come first, without the claim', async () => {
+    const claim = idempotency.claim(newId('apiKey'), 'key', idempotency.requestHash(mutation.canonical));
+    expect(claim.holdFirstWrite(insertClaim)).toBe(true);
+    expect(() => claim.insertion()).toThrow('the operation wrote after holding its first write');
+    await expect(claim.takeBeforeWriting()).rejects.toThrow('the operation wrote after holding its first write');
+    await claim.writeHeld(200, created.body);
+    expect(claim.mayHold).toBe(true);
+  });
+
+  it('is not held by a claim already taken: its write carries nothing then', async () => {
+    const claim = idempotency.claim(newId('apiKey'), 'key', idempotency.requestHash(mutation.canonical));
+    expect(await claim.take()).toEqual({ kind: 'new' });
+    expect(claim.holdFirstWrite(insertClaim)).toBe(false);
+    expect(claim.holdsWrite).toBe(false);
   });
 });

@@ -4,6 +4,7 @@ import type { Principal } from '../../kernel/principal.ts';
 import { builder } from '../../platform/graphql/builder.ts';
 import { inputTypeFor } from '../../platform/graphql/inputs.ts';
 import { CLAIM_ON_FIRST_WRITE } from '../../platform/http/idempotency.ts';
+import { RESOLVES_FROM_PARENT, selectionResolvesFromValue } from '../../platform/graphql/resolves-from-parent.ts';
 import { cancelPaymentInput, capturePaymentInput, confirmPaymentInput, createPaymentInput } from './inputs.ts';
 import { PaymentMethodDataInput } from './methods-schema.ts';
 import { termsOf } from '../ledger/index.ts';
@@ -15,6 +16,9 @@ import { termsOf } from '../ledger/index.ts';
 function forSecretKey<T>(principal: Principal, value: T): T | null {
   return principal.kind === 'secretKey' ? value : null;
 }
+
+/** A field reading nothing stored (RESOLVES_FROM_PARENT): a payment's active attempt comes with it from the service. */
+const fromParent = { [RESOLVES_FROM_PARENT]: true };
 
 const ERROR_CODE_DESCRIPTION =
   "Why it failed: a processor's decline as a code of the decline catalog, the same at every processor (docs/declines.md), or our own error code.";
@@ -63,8 +67,9 @@ export const PaymentAttemptRef = builder.prismaObject('PaymentAttempt', {
     amount: t.exposeInt('amount'),
     amountCapturable: t.exposeInt('amountCapturable'),
     amountCaptured: t.exposeInt('amountCaptured'),
-    connector: t.exposeString('connectorName', { nullable: true }),
+    connector: t.exposeString('connectorName', { nullable: true, extensions: fromParent }),
     connectorAccountId: t.string({
+      extensions: fromParent,
       nullable: true,
       description: 'Null for a publishable key.',
       resolve: (attempt, _args, { principal }) => forSecretKey(principal, attempt.connectorAccountId),
@@ -78,6 +83,7 @@ export const PaymentAttemptRef = builder.prismaObject('PaymentAttempt', {
     }),
     savedPaymentMethodId: t.exposeString('savedPaymentMethodId', { nullable: true }),
     card: t.field({
+      extensions: fromParent,
       type: CardDetails,
       nullable: true,
       resolve: (attempt, _args, { principal }) =>
@@ -96,6 +102,7 @@ export const PaymentAttemptRef = builder.prismaObject('PaymentAttempt', {
     processorErrorCode: t.exposeString('processorErrorCode', { nullable: true, description: PROCESSOR_ERROR_CODE_DESCRIPTION }),
     errorMessage: t.exposeString('errorMessage', { nullable: true }),
     processorError: t.field({
+      extensions: fromParent,
       type: 'JSON',
       nullable: true,
       description:
@@ -131,6 +138,7 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
   fields: (t) => ({
     id: t.exposeID('id'),
     clientSecret: t.string({
+      extensions: fromParent,
       description: 'Give this, with a publishable key, to the SDK: it authorizes SDK calls on this payment only.',
       resolve: (payment, _args, { services }) => services.payments.clientSecretFor(payment.id),
     }),
@@ -146,17 +154,20 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
     }),
     country: t.exposeString('country', { nullable: true }),
     customerId: t.string({
+      extensions: fromParent,
       nullable: true,
       description: 'Null for a publishable key.',
       resolve: (payment, _args, { principal }) => forSecretKey(principal, payment.customerId),
     }),
     email: t.string({
+      extensions: fromParent,
       nullable: true,
       description: 'The customer’s email as given at createPayment; null for a publishable key.',
       resolve: (payment, _args, { principal }) => forSecretKey(principal, payment.email),
     }),
     description: t.exposeString('description', { nullable: true }),
     metadata: t.field({
+      extensions: fromParent,
       type: 'JSON',
       nullable: true,
       description: 'The merchant’s own data: null for a publishable key, as a browser must not read it.',
@@ -164,29 +175,34 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
     }),
     returnUrl: t.exposeString('returnUrl', { nullable: true }),
     setupFutureUsage: t.field({
+      extensions: fromParent,
       type: SetupFutureUsageEnum,
       nullable: true,
       resolve: (payment) => payment.setupFutureUsage as 'OFF_SESSION' | 'ON_SESSION' | null,
     }),
     profileId: t.exposeString('profileId'),
     initiatedByPlatformId: t.string({
+      extensions: fromParent,
       nullable: true,
       description:
         'The platform that created this payment acting for its connected merchant (X-Connected-Merchant-Id); null otherwise and for a publishable key.',
       resolve: (payment, _args, { principal }) => forSecretKey(principal, payment.initiatedByPlatformId),
     }),
     applicationFeeAmount: t.int({
+      extensions: fromParent,
       nullable: true,
       description: 'The platform’s fee kept from the payment (docs/ledger.md), 0 for none; null for a publishable key.',
       resolve: (payment, _args, { principal }) => forSecretKey(principal, payment.applicationFeeAmount),
     }),
     splits: t.field({
+      extensions: fromParent,
       type: [PaymentSplit],
       nullable: true,
       description: 'How the amount less the fee is split among the platform’s connected merchants; null when it is not, and for a publishable key.',
       resolve: (payment, _args, { principal }) => forSecretKey(principal, payment.splits === null ? null : termsOf(payment).splits),
     }),
     processorMerchantId: t.string({
+      extensions: fromParent,
       nullable: true,
       description:
         'The merchant whose connector account processed the active attempt when it is not this payment’s merchant (a connected merchant’s platform, docs/platforms.md); null otherwise and for a publishable key.',
@@ -205,17 +221,20 @@ export const PaymentRef = builder.prismaObject('PaymentIntent', {
       description: 'When the payment expires if it is not confirmed by then (the profile’s session expiry).',
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updated: t.expose('updatedAt', { type: 'DateTime', description: 'When the payment last changed (webhook ordering uses it).' }),
+    updated: t.expose('updatedAt', { type: 'DateTime', extensions: fromParent, description: 'When the payment last changed (webhook ordering uses it).' }),
     attempts: t.relation('attempts', { query: { orderBy: { attemptNumber: 'asc' } } }),
     activeAttempt: t.field({
+      extensions: fromParent,
       type: PaymentAttemptRef,
       resolve: (payment, _args, { services }) => services.payments.activeAttemptOf(payment),
     }),
     connector: t.string({
+      extensions: fromParent,
       nullable: true,
       resolve: async (payment, _args, { services }) => (await services.payments.activeAttemptOf(payment)).connectorName,
     }),
     nextAction: t.field({
+      extensions: fromParent,
       type: NextAction,
       nullable: true,
       resolve: async (payment, _args, { services }) => {
@@ -343,7 +362,13 @@ builder.mutationField('createPayment', (t) =>
     // The payment's insert takes the Idempotency-Key (docs/architecture.md, "Idempotency"): one statement fewer.
     extensions: { [CLAIM_ON_FIRST_WRITE]: true },
     args: { input: t.arg({ type: CreatePaymentInput, required: true }) },
-    resolve: (_root, { input }, { principal, services, idempotencyClaim }) => services.payments.create(principal, input, {}, idempotencyClaim),
+    resolve: (_root, { input }, { principal, services, idempotencyClaim }, info) =>
+      services.payments.create(
+        principal,
+        input,
+        {},
+        idempotencyClaim && { claim: idempotencyClaim, answerReadsNothingStored: selectionResolvesFromValue(info) },
+      ),
   }),
 );
 

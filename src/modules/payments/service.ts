@@ -6,7 +6,6 @@
 import type { PaymentIntent } from '../../generated/prisma/client.ts';
 import type { Principal, SecretKeyPrincipal } from '../../kernel/principal.ts';
 import type { ServiceContext } from '../../platform/context.ts';
-import type { IdempotencyClaim } from '../../platform/http/idempotency.ts';
 import type { ConnectorAccountService } from '../connectors/index.ts';
 import type { ProcessorPayment } from '../connectors/port.ts';
 import type { CustomerService } from '../customers/index.ts';
@@ -17,7 +16,7 @@ import { PaymentStore, type Payment, type PaymentPublisher } from './store.ts';
 import { ProcessorCallOutcomes } from './service/call-outcomes.ts';
 import { PaymentCaptures } from './service/capture.ts';
 import { PaymentConfirmation, type ConfirmAdmission } from './service/confirm.ts';
-import { PaymentCreation } from './service/create.ts';
+import { PaymentCreation, type CreationKey } from './service/create.ts';
 import type { PaymentDependencies } from './service/dependencies.ts';
 import { PaymentKeys } from './service/keys.ts';
 import { ProcessorAnswers } from './service/processor-answers.ts';
@@ -79,13 +78,8 @@ export class PaymentService {
     return this.#reads.list(principal, rawInput);
   }
 
-  create(
-    principal: SecretKeyPrincipal,
-    rawInput: unknown,
-    origin?: { paymentLinkId?: string; subscriptionPeriod?: string },
-    idempotencyClaim?: IdempotencyClaim,
-  ) {
-    return this.#creation.create(principal, rawInput, origin, idempotencyClaim);
+  create(principal: SecretKeyPrincipal, rawInput: unknown, origin?: { paymentLinkId?: string; subscriptionPeriod?: string }, key?: CreationKey) {
+    return this.#creation.create(principal, rawInput, origin, key);
   }
 
   confirm(principal: Principal, rawInput: unknown, admission?: ConfirmAdmission) {

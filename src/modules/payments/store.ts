@@ -177,28 +177,35 @@ export class PaymentStore {
    * Writes a new payment, its first attempt and their first history rows (every column is given, so `payment` is the
    * rows as written), then tells live subscribers (dashboards) of it. The statement also takes `idempotencyClaim` if
    * nothing has taken it yet, and writes nothing of this payment if another request holds the key. It is shared with
-   * the payments created at the same time (INSERT_PAYMENTS).
+   * the payments created at the same time (INSERT_PAYMENTS). With `holdForAnswer` (the request's answer is the payment
+   * as returned here, and reads nothing stored), the write waits for that answer and carries it
+   * (IdempotencyClaim.holdFirstWrite): the payment is returned unwritten, and written before its answer is sent.
    */
-  async insert(payment: Payment, actor: string, idempotencyClaim?: IdempotencyClaim): Promise<Payment> {
+  async insert(payment: Payment, actor: string, idempotencyClaim?: IdempotencyClaim, { holdForAnswer = false } = {}): Promise<Payment> {
     const { activeAttempt } = payment;
     const row = { paymentId: payment.id, actor, trigger: 'create', createdAt: payment.createdAt, fromStatus: null };
     const history: NewHistoryRow[] = [
       { ...row, attemptId: null, subject: 'intent', toStatus: payment.status },
       { ...row, attemptId: activeAttempt.id, subject: 'attempt', toStatus: activeAttempt.status },
     ];
-    const claim = idempotencyClaim?.insertion() ?? null;
-    // A claim this statement cannot carry (a mandate's charge has written first; a run again after losing the key holds it):
-    // taken first, or the charge stops here if another request holds the key.
-    if (idempotencyClaim && !claim) await idempotencyClaim.takeBeforeWriting();
     const rows = {
-      claim,
       // The intent's columns read from the payment itself: INTENT_COLUMNS has no activeAttempt, so no copy without it.
       intent: columnsRow(INTENT_COLUMNS, payment),
       attempt: columnsRow(ATTEMPT_COLUMNS, activeAttempt),
       history: history.map((historyRow) => columnsRow(HISTORY_COLUMNS, historyRow)),
     };
+    const heldWrite = async (claim: ClaimRow) => {
+      const wrote = await this.#submitted({ ...rows, claim });
+      if (wrote) this.publisher.published(payment, []);
+      return wrote;
+    };
+    if (holdForAnswer && idempotencyClaim?.holdFirstWrite(heldWrite)) return payment;
+    const claim = idempotencyClaim?.insertion() ?? null;
+    // A claim this statement cannot carry (a mandate's charge has written first; a run again after losing the key holds it):
+    // taken first, or the charge stops here if another request holds the key.
+    if (idempotencyClaim && !claim) await idempotencyClaim.takeBeforeWriting();
     // The batch's statement is this request's write as much as the others': its witness follows its share.
-    const written = witnessShare(this.#submitted(rows), (wrote) => wrote);
+    const written = witnessShare(this.#submitted({ ...rows, claim }), (wrote) => wrote);
     await (claim ? idempotencyClaim!.carriedBy(written, (wrote) => wrote) : written);
     this.publisher.published(payment, []);
     return payment;
@@ -508,21 +515,21 @@ const listOf = (columns: readonly (readonly [string, string])[]) => columns.map(
 const HISTORY_COLUMN_LIST = listOf(HISTORY_COLUMNS);
 
 /**
- * New payments, any number of them (PaymentStore.insert): the claims they carry ($1 to $4: CLAIMS_INSERT; $5, the
- * payment carrying each), then the intents, attempts and history rows ($6, $7, $8) of every payment but those whose
+ * New payments, any number of them (PaymentStore.insert): the claims they carry ($1 to $6: CLAIMS_INSERT; $7, the
+ * payment carrying each), then the intents, attempts and history rows ($8, $9, $10) of every payment but those whose
  * claim was not taken (another request holds the key), which it returns. Rows are sent as a JSON array per table that
  * PostgreSQL reads as the table's row type, so the text is one whatever the batch (prepared once per connection) and
  * each value is read as its column's type. History rows keep their order (their ids order a payment's history).
  */
 const INSERT_PAYMENTS = `WITH claim AS (${CLAIMS_INSERT}),
-  lost AS (SELECT carried.owner FROM unnest($1::text[], $2::text[], $5::text[]) AS carried (scope, key, owner)
+  lost AS (SELECT carried.owner FROM unnest($1::text[], $2::text[], $7::text[]) AS carried (scope, key, owner)
     WHERE NOT EXISTS (SELECT FROM claim WHERE claim.scope = carried.scope AND claim.key = carried.key)),
   intent AS (INSERT INTO payment_intents (${listOf(INTENT_COLUMNS)})
-    SELECT ${listOf(INTENT_COLUMNS)} FROM jsonb_populate_recordset(NULL::payment_intents, $6::jsonb) AS row_of WHERE NOT EXISTS (SELECT FROM lost WHERE lost.owner = row_of.id)),
+    SELECT ${listOf(INTENT_COLUMNS)} FROM jsonb_populate_recordset(NULL::payment_intents, $8::jsonb) AS row_of WHERE NOT EXISTS (SELECT FROM lost WHERE lost.owner = row_of.id)),
   attempt AS (INSERT INTO payment_attempts (${listOf(ATTEMPT_COLUMNS)})
-    SELECT ${listOf(ATTEMPT_COLUMNS)} FROM jsonb_populate_recordset(NULL::payment_attempts, $7::jsonb) AS row_of WHERE NOT EXISTS (SELECT FROM lost WHERE lost.owner = row_of.payment_id)),
+    SELECT ${listOf(ATTEMPT_COLUMNS)} FROM jsonb_populate_recordset(NULL::payment_attempts, $9::jsonb) AS row_of WHERE NOT EXISTS (SELECT FROM lost WHERE lost.owner = row_of.payment_id)),
   history AS (INSERT INTO payment_status_history (${HISTORY_COLUMN_LIST})
-    SELECT ${HISTORY_COLUMN_LIST} FROM jsonb_populate_recordset(NULL::payment_status_history, $8::jsonb) WITH ORDINALITY AS row_of
+    SELECT ${HISTORY_COLUMN_LIST} FROM jsonb_populate_recordset(NULL::payment_status_history, $10::jsonb) WITH ORDINALITY AS row_of
     WHERE NOT EXISTS (SELECT FROM lost WHERE lost.owner = row_of.payment_id) ORDER BY row_of.ordinality)
   SELECT owner FROM lost`;
 

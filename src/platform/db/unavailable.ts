@@ -40,6 +40,9 @@ function unavailable(error: ErrorLike): boolean {
   return typeof error.message === 'string' && DRIVER_MESSAGES.test(error.message);
 }
 
+/** What the API answers, as SERVICE_UNAVAILABLE, when the database cannot be reached. */
+export const DATABASE_UNAVAILABLE_MESSAGE = 'The database cannot be reached right now; retry later.';
+
 /** Whether `error`, or an error it wraps (GraphQL's originalError, `cause`), says the database cannot be reached. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   let current: unknown = error;

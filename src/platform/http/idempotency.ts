@@ -60,16 +60,24 @@ export interface ClaimRow {
   key: string;
   requestHash: string;
   createdAt: Date;
+  /** The request's answer, when the write was held until it was known (IdempotencyClaim.holdFirstWrite); else stored after. */
+  answer: SealedAnswer | null;
+}
+
+/** An answer as idempotency_records keeps it: its body sealed. */
+export interface SealedAnswer {
+  statusCode: number;
+  sealedBody: string;
 }
 
 /**
  * The claims a statement of first writes carries (one write's, or a batch's), for its WITH list; its parameters $1 to
- * $4 are `claimColumns`, and it returns the claims it took. A key with any record is not taken (the statement goes on,
+ * $6 are `claimColumns` (a claim's answer in the last two, or nulls), and it returns the claims it took. A key with any record is not taken (the statement goes on,
  * and writes nothing of the request that lost it), and the record, expired or not, is then read by `take` as if this
  * request had come second. A key another statement is taking waits for that one's commit or rollback.
  */
-export const CLAIMS_INSERT = `INSERT INTO idempotency_records (scope, key, request_hash, created_at)
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[])
+export const CLAIMS_INSERT = `INSERT INTO idempotency_records (scope, key, request_hash, created_at, status_code, response_body)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::int[], $6::text[])
     ON CONFLICT (scope, key) DO NOTHING RETURNING scope, key`;
 
 /** CLAIMS_INSERT's parameters, an array per column. */
@@ -78,6 +86,8 @@ export const claimColumns = (claims: readonly ClaimRow[]): unknown[] => [
   claims.map((claim) => claim.key),
   claims.map((claim) => claim.requestHash),
   claims.map((claim) => claim.createdAt),
+  claims.map((claim) => claim.answer?.statusCode ?? null),
+  claims.map((claim) => claim.answer?.sealedBody ?? null),
 ];
 
 export class IdempotencyService {
@@ -101,6 +111,11 @@ export class IdempotencyService {
   /** A claim on `key` for a request with this fingerprint, not yet taken. */
   claim(scope: string, key: string, requestHash: string): IdempotencyClaim {
     return new IdempotencyClaim(this, scope, key, requestHash);
+  }
+
+  /** An answer as a claim's row carries it (ClaimRow). */
+  sealedAnswer(statusCode: number, body: string): SealedAnswer {
+    return { statusCode, sealedBody: this.context.secretBox.seal(body) };
   }
 
   /** `scope` is who sent the request (an API key's id): keys never share records. */
@@ -210,12 +225,20 @@ export class IdempotencyService {
  * own before the operation runs (`take`). An operation marked CLAIM_ON_FIRST_WRITE takes it in the statement
  * of its first write instead, which carries `insertion()`: one round trip fewer. Until then it has written
  * nothing, so a key that turns out to be another request's (the statement takes no key and writes nothing of it)
- * costs only the reads done so far, and that request's record decides the answer, as if claimed first.
+ * costs only the reads done so far, and that request's record decides the answer, as if claimed first. Where the
+ * answer is known from what the operation returns, without that write, the write may wait for it and carry it too
+ * (`holdFirstWrite`), and the answer needs no statement of its own.
  */
 export class IdempotencyClaim {
-  #state: 'open' | 'taken' | 'lost' | 'uncertain' = 'open';
+  /**
+   * `held`: open, its write waiting for the answer (holdFirstWrite); `answered`: taken by that write, which kept the
+   * answer too, so nothing is left to settle.
+   */
+  #state: 'open' | 'held' | 'taken' | 'answered' | 'lost' | 'uncertain' = 'open';
   /** When the claim's row was written (or its insert sent): the lease runs from then. */
   #claimedAt = new Date();
+  /** The operation's first write, held until the request's answer is known (holdFirstWrite). */
+  #heldWrite: ((claim: ClaimRow) => Promise<boolean>) | null = null;
 
   constructor(
     private readonly service: IdempotencyService,
@@ -226,7 +249,12 @@ export class IdempotencyClaim {
 
   /** Whether this request holds the key (its record is written, and its answer is kept there), or may (`settle`). */
   get mayHold(): boolean {
-    return this.#state === 'taken' || this.#state === 'uncertain';
+    return this.#state === 'taken' || this.#state === 'answered' || this.#state === 'uncertain';
+  }
+
+  /** Whether the operation's first write waits for the answer (holdFirstWrite): `writeHeld` makes it. */
+  get holdsWrite(): boolean {
+    return this.#state === 'held';
   }
 
   /** Whether another request's record was found in its place (it may expire or be abandoned before `take` reads it). */
@@ -241,9 +269,38 @@ export class IdempotencyClaim {
 
   /** The claim's row, for the statement of the first write (CLAIMS_INSERT); null when there is no claim to carry (taken or lost). */
   insertion(): ClaimRow | null {
+    this.#refuseWhileHeld();
     if (this.#state !== 'open') return null;
     this.#claimedAt = new Date();
-    return { scope: this.scope, key: this.key, requestHash: this.requestHash, createdAt: this.#claimedAt };
+    return { scope: this.scope, key: this.key, requestHash: this.requestHash, createdAt: this.#claimedAt, answer: null };
+  }
+
+  /**
+   * Holds back the operation's first write, which carries the claim, until the request has its answer: `writeHeld` then
+   * sends the claim's row with the answer through `write`, which resolves to whether it took the key (and wrote). Only
+   * for an answer that reads nothing `write` stores, and as the operation's last step: nothing in the operation may
+   * depend on the write having been made (until `writeHeld`, taking or carrying the claim throws). False, and nothing
+   * held, when there is no claim to carry (taken or lost).
+   */
+  holdFirstWrite(write: (claim: ClaimRow) => Promise<boolean>): boolean {
+    if (this.#state !== 'open') return false;
+    this.#state = 'held';
+    this.#heldWrite = write;
+    return true;
+  }
+
+  /**
+   * Makes the held write (holdFirstWrite) carrying the answer: the key is then taken with the answer kept (`answered`),
+   * or lost to another request, whose record answers. A failure is thrown, the claim uncertain if it may have committed.
+   */
+  async writeHeld(statusCode: number, body: string): Promise<void> {
+    const write = this.#heldWrite;
+    if (this.#state !== 'held' || write === null) throw new Error(`idempotency claim ${this.scope}/${this.key} has no write held`);
+    this.#state = 'open';
+    this.#heldWrite = null;
+    const claim = this.insertion()!;
+    const wrote = await this.#carry(write({ ...claim, answer: this.service.sealedAnswer(statusCode, body) }), (took) => took);
+    if (wrote) this.#state = 'answered';
   }
 
   /**
@@ -252,6 +309,13 @@ export class IdempotencyClaim {
    * mid-statement): uncertain, unless the server answered it or no connection was made (mayHaveCommitted).
    */
   async carriedBy<T>(statement: Promise<T>, tookKey: (result: T) => boolean): Promise<T> {
+    const result = await this.#carry(statement, tookKey);
+    if (this.#state === 'lost') throw keyHeldElsewhere();
+    return result;
+  }
+
+  /** Follows a statement carrying the claim (carriedBy, writeHeld) to the claim's state. */
+  async #carry<T>(statement: Promise<T>, tookKey: (result: T) => boolean): Promise<T> {
     let result: T;
     try {
       result = await statement;
@@ -260,12 +324,12 @@ export class IdempotencyClaim {
       throw error;
     }
     this.#state = tookKey(result) ? 'taken' : 'lost';
-    if (this.#state === 'lost') throw keyHeldElsewhere();
     return result;
   }
 
   /** Takes the key with a statement of its own: how the operation starts, or after it wrote nothing. */
   async take(): Promise<IdempotencyStart> {
+    this.#refuseWhileHeld();
     this.#claimedAt = new Date();
     const start = await this.service.begin(this.scope, this.key, this.requestHash, this.#claimedAt);
     this.#state = start.kind === 'new' ? 'taken' : 'lost';
@@ -290,8 +354,14 @@ export class IdempotencyClaim {
    * statement runs inside the operation, so it counts as the operation's write (WriteWitness): the answer is kept from then.
    */
   async takeBeforeWriting(): Promise<void> {
+    this.#refuseWhileHeld();
     if (this.#state === 'open') await this.take();
     if (this.#state === 'lost') throw keyHeldElsewhere();
+  }
+
+  /** A write after the first was held would come before it, without the claim: a bug in the operation. */
+  #refuseWhileHeld(): void {
+    if (this.#state === 'held') throw new Error(`idempotency claim ${this.scope}/${this.key}: the operation wrote after holding its first write`);
   }
 }
 

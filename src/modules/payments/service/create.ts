@@ -15,6 +15,15 @@ import type { Payment } from '../store.ts';
 import type { PaymentConfirmation } from './confirm.ts';
 import type { PaymentDependencies } from './dependencies.ts';
 
+/**
+ * A keyed createPayment's claim on its Idempotency-Key, taken by the payment's first write, and whether the request's
+ * answer reads nothing stored (every field it selects resolves from the payment returned: RESOLVES_FROM_PARENT).
+ */
+export interface CreationKey {
+  claim: IdempotencyClaim;
+  answerReadsNothingStored: boolean;
+}
+
 export class PaymentCreation {
   constructor(
     private readonly deps: PaymentDependencies,
@@ -24,14 +33,15 @@ export class PaymentCreation {
   /**
    * `origin` is set by the product, never by API input: the payment link a customer opened, or the
    * subscription period a worker charges (unique: a second charge of one period fails before the processor).
-   * `idempotencyClaim`: the request's claim on its Idempotency-Key, taken by the payment's first write.
+   * `key`: a keyed request's claim (CreationKey).
    */
   async create(
     principal: SecretKeyPrincipal,
     rawInput: unknown,
     origin: { paymentLinkId?: string; subscriptionPeriod?: string } = {},
-    idempotencyClaim?: IdempotencyClaim,
+    key?: CreationKey,
   ): Promise<Payment> {
+    const idempotencyClaim = key?.claim;
     const input = parseInput(createPaymentInput, rawInput);
     await this.refuseForeignSplits(principal, input);
     const profile = await profileFor(this.deps.context, principal.merchantId, input.profileId);
@@ -143,7 +153,10 @@ export class PaymentCreation {
     };
     // Routing's circuits are read while the payment is written, so the confirm's decision need not read them after.
     const circuitsAhead = input.confirm && !mandate ? this.deps.routing.circuitsAhead(principal.merchantId, principal.mode) : undefined;
-    let payment = await this.deps.store.insert(created, principal.keyId, idempotencyClaim);
+    // Answered as created, by an answer that reads nothing stored, the payment is written with that answer, which then
+    // needs no statement of its own (docs/architecture.md, "Idempotency"); not when a write follows the insert.
+    const holdForAnswer = key?.answerReadsNothingStored === true && !input.paymentMethodData && !mandate && !input.confirm;
+    let payment = await this.deps.store.insert(created, principal.keyId, idempotencyClaim, { holdForAnswer });
     if (input.paymentMethodData) {
       payment = await this.deps.store.commit(payment, {
         moves: [transitionAttempt(payment.activeAttempt.status, 'payment_method_supplied')],
