@@ -18,7 +18,6 @@ import { currentScope, errorReferences, runInScope } from '../platform/request-s
 import { BodyTooLargeError, ClientClosedError, readBody, sendJson, sendResponse, toFetchHeaders } from '../platform/http/node-bridge.ts';
 import {
   appErrorResponse,
-  errorResponse,
   classifyKeyedRequest,
   fieldsClaimingOnFirstWrite,
   keyWithoutApiKey,
@@ -26,7 +25,7 @@ import {
   type PlainResponse,
 } from './idempotent-graphql.ts';
 import { schema } from './schema.ts';
-import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../platform/db/unavailable.ts';
+import { databaseUnavailable, isDatabaseUnavailable } from '../platform/db/unavailable.ts';
 import { CALLBACK_ROUTE, handleCallback, handleRegistration, REGISTRATION_ROUTE } from './routes/connector-webhooks.ts';
 import { handlePaymentLink, PAYMENT_LINK_ROUTE } from './routes/payment-links.ts';
 import { handleRedirectResponse, REDIRECT_RESPONSE_ROUTE } from './routes/redirect-response.ts';
@@ -128,7 +127,7 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       // a SERVICE_UNAVAILABLE to retry later (the key keeps a retry from acting twice), not an internal error.
       if (!isDatabaseUnavailable(error)) throw error;
       logger.warn({ err: error, requestId }, 'database unavailable');
-      answer = errorResponse('SERVICE_UNAVAILABLE', DATABASE_UNAVAILABLE_MESSAGE);
+      answer = appErrorResponse(databaseUnavailable());
     }
     sendPlain(reply, answer);
   }

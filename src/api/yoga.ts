@@ -8,7 +8,7 @@ import { GraphQLError, NoSchemaIntrospectionCustomRule, type DocumentNode } from
 import { createLRUCache, createYoga, isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../platform/config.ts';
 import type { Database } from '../platform/db/client.ts';
-import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../platform/db/unavailable.ts';
+import { databaseUnavailable, isDatabaseUnavailable } from '../platform/db/unavailable.ts';
 import { AppError, ERROR_CODES } from '../kernel/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { LiveFeed } from './live-feed.ts';
@@ -327,7 +327,7 @@ export function createGraphQLServer(deps: {
         // PostgreSQL down or restarting: a retryable 503 that says so, not an internal error.
         if (isDatabaseUnavailable(error)) {
           logger.warn({ err: error }, 'database unavailable');
-          return appErrorToGraphQL(new AppError('SERVICE_UNAVAILABLE', DATABASE_UNAVAILABLE_MESSAGE), error as GraphQLError);
+          return appErrorToGraphQL(databaseUnavailable(), error as GraphQLError);
         }
         logger.error({ err: error }, 'unexpected error in GraphQL execution');
         return new GraphQLError(message === 'Unexpected error.' ? 'Internal error; it has been logged.' : message, {

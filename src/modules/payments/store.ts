@@ -194,12 +194,7 @@ export class PaymentStore {
       attempt: columnsRow(ATTEMPT_COLUMNS, activeAttempt),
       history: history.map((historyRow) => columnsRow(HISTORY_COLUMNS, historyRow)),
     };
-    const heldWrite = async (claim: ClaimRow) => {
-      const wrote = await this.#submitted({ ...rows, claim });
-      if (wrote) this.publisher.published(payment, []);
-      return wrote;
-    };
-    if (holdForAnswer && idempotencyClaim?.holdFirstWrite(heldWrite)) return payment;
+    if (holdForAnswer && idempotencyClaim?.holdFirstWrite((claim) => this.#heldInsert(payment, { ...rows, claim }))) return payment;
     const claim = idempotencyClaim?.insertion() ?? null;
     // A claim this statement cannot carry (a mandate's charge has written first; a run again after losing the key holds it):
     // taken first, or the charge stops here if another request holds the key.
@@ -209,6 +204,13 @@ export class PaymentStore {
     await (claim ? idempotencyClaim!.carriedBy(written, (wrote) => wrote) : written);
     this.publisher.published(payment, []);
     return payment;
+  }
+
+  /** A held insert (IdempotencyClaim.holdFirstWrite), made once the request's answer rides with its claim. */
+  async #heldInsert(payment: Payment, rows: NewPaymentRows): Promise<boolean> {
+    const wrote = await this.#submitted(rows);
+    if (wrote) this.publisher.published(payment, []);
+    return wrote;
   }
 
   /**

@@ -1,6 +1,7 @@
 // Whether an error means "PostgreSQL cannot be reached right now" (down, restarting, refusing connections, a
 // connection cut mid-query, no pooled connection free in time), as opposed to a bug or a bad query: the API answers the first with the
 // catalog's SERVICE_UNAVAILABLE (retry later) instead of masking it as INTERNAL.
+import { AppError } from '../../kernel/errors.ts';
 import type { PrismaErrorLike } from './prisma-error.ts';
 
 /** Prisma's codes for an unreachable server, a timed-out socket and a closed connection. */
@@ -40,8 +41,8 @@ function unavailable(error: ErrorLike): boolean {
   return typeof error.message === 'string' && DRIVER_MESSAGES.test(error.message);
 }
 
-/** What the API answers, as SERVICE_UNAVAILABLE, when the database cannot be reached. */
-export const DATABASE_UNAVAILABLE_MESSAGE = 'The database cannot be reached right now; retry later.';
+/** What the API answers when the database cannot be reached: a SERVICE_UNAVAILABLE, to retry later. */
+export const databaseUnavailable = () => new AppError('SERVICE_UNAVAILABLE', 'The database cannot be reached right now; retry later.');
 
 /** Whether `error`, or an error it wraps (GraphQL's originalError, `cause`), says the database cannot be reached. */
 export function isDatabaseUnavailable(error: unknown): boolean {

@@ -165,7 +165,7 @@ export class IdempotencyService {
    * to whether it was stored (a record answered meanwhile, or claimed again, keeps what it has).
    */
   keep(scope: string, key: string, claimedAt: Date, statusCode: number, body: string): Promise<boolean> {
-    return this.#keptResponses.submit({ scope, key, claimedAt, statusCode, sealedBody: this.context.secretBox.seal(body) });
+    return this.#keptResponses.submit({ scope, key, claimedAt, ...this.sealedAnswer(statusCode, body) });
   }
 
   /** `keep` for a request that stopped without answering (`unfinished`), told to operators when it is the one kept. */
@@ -230,14 +230,11 @@ export class IdempotencyService {
  * (`holdFirstWrite`), and the answer needs no statement of its own.
  */
 export class IdempotencyClaim {
-  /**
-   * `held`: open, its write waiting for the answer (holdFirstWrite); `answered`: taken by that write, which kept the
-   * answer too, so nothing is left to settle.
-   */
-  #state: 'open' | 'held' | 'taken' | 'answered' | 'lost' | 'uncertain' = 'open';
+  /** `answered`: taken by a held write (holdFirstWrite), which kept the answer too, so nothing is left to settle. */
+  #state: 'open' | 'taken' | 'answered' | 'lost' | 'uncertain' = 'open';
   /** When the claim's row was written (or its insert sent): the lease runs from then. */
   #claimedAt = new Date();
-  /** The operation's first write, held until the request's answer is known (holdFirstWrite). */
+  /** The operation's first write, held until the request's answer is known (holdFirstWrite); the claim stays open meanwhile. */
   #heldWrite: ((claim: ClaimRow) => Promise<boolean>) | null = null;
 
   constructor(
@@ -254,7 +251,7 @@ export class IdempotencyClaim {
 
   /** Whether the operation's first write waits for the answer (holdFirstWrite): `writeHeld` makes it. */
   get holdsWrite(): boolean {
-    return this.#state === 'held';
+    return this.#heldWrite !== null;
   }
 
   /** Whether another request's record was found in its place (it may expire or be abandoned before `take` reads it). */
@@ -283,8 +280,7 @@ export class IdempotencyClaim {
    * held, when there is no claim to carry (taken or lost).
    */
   holdFirstWrite(write: (claim: ClaimRow) => Promise<boolean>): boolean {
-    if (this.#state !== 'open') return false;
-    this.#state = 'held';
+    if (this.#state !== 'open' || this.#heldWrite !== null) return false;
     this.#heldWrite = write;
     return true;
   }
@@ -295,8 +291,7 @@ export class IdempotencyClaim {
    */
   async writeHeld(statusCode: number, body: string): Promise<void> {
     const write = this.#heldWrite;
-    if (this.#state !== 'held' || write === null) throw new Error(`idempotency claim ${this.scope}/${this.key} has no write held`);
-    this.#state = 'open';
+    if (write === null) throw new Error(`idempotency claim ${this.scope}/${this.key} has no write held`);
     this.#heldWrite = null;
     const claim = this.insertion()!;
     const wrote = await this.#carry(write({ ...claim, answer: this.service.sealedAnswer(statusCode, body) }), (took) => took);
@@ -361,7 +356,7 @@ export class IdempotencyClaim {
 
   /** A write after the first was held would come before it, without the claim: a bug in the operation. */
   #refuseWhileHeld(): void {
-    if (this.#state === 'held') throw new Error(`idempotency claim ${this.scope}/${this.key}: the operation wrote after holding its first write`);
+    if (this.#heldWrite !== null) throw new Error(`idempotency claim ${this.scope}/${this.key}: the operation wrote after holding its first write`);
   }
 }
 
