@@ -164,10 +164,17 @@ export class Child {
 
   /** CPU time (user + system) the process has used so far, in ms, from /proc (Linux; 10 ms resolution). */
   cpuMs(): number {
+    const { userMs, systemMs } = this.cpuTimesMs();
+    return userMs + systemMs;
+  }
+
+  /** The process's CPU time so far in its own code (user) and in the kernel on its behalf (system: its system calls), in ms. */
+  cpuTimesMs(): { userMs: number; systemMs: number } {
     const stat = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+    const ms = (ticks: string | undefined) => (Number(ticks) * 1000) / CLOCK_TICKS_PER_SECOND;
+    return { userMs: ms(fields[11]), systemMs: ms(fields[12]) };
   }
 
   /** Resident memory in MB, from /proc (Linux). */
