@@ -20,8 +20,13 @@ export function parseApiKey(key: string): { type: KeyType; mode: Mode } | null {
   return { type: match[1] === 'sk' ? 'SECRET' : 'PUBLISHABLE', mode: match[2] === 'test' ? 'TEST' : 'LIVE' };
 }
 
+/** A key's SHA-256: its hex is what is stored (hashApiKey); raw, it is what a presented key is compared by, in constant time. */
+export function apiKeyDigest(key: string): Buffer {
+  return createHash('sha256').update(key).digest();
+}
+
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return apiKeyDigest(key).toString('hex');
 }
 
 /** A recognisable, non-secret form for lists: prefix and the last four characters. */

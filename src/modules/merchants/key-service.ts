@@ -1,5 +1,6 @@
 // Issuing, revoking and recognising API keys. A key is shown once, when issued; only its hash is stored.
-import { generateApiKey, hashApiKey, parseApiKey, redactApiKey, secretsEqual, type KeyType, type Mode } from '../../kernel/api-keys.ts';
+import { timingSafeEqual } from 'node:crypto';
+import { apiKeyDigest, generateApiKey, hashApiKey, parseApiKey, redactApiKey, type KeyType, type Mode } from '../../kernel/api-keys.ts';
 import { AppError, notFound } from '../../kernel/errors.ts';
 import { isId, newId } from '../../kernel/ids.ts';
 import type { ApiKey, Prisma } from '../../generated/prisma/client.ts';
@@ -54,15 +55,22 @@ export async function issueApiKey(
 }
 
 export class ApiKeyService {
-  constructor(private readonly context: ServiceContext) {}
+  /** ADMIN_API_KEY's digest, taken once: each request's key is hashed once, for the comparison with it and the lookup. */
+  readonly #adminKeyDigest: Buffer | undefined;
+
+  constructor(private readonly context: ServiceContext) {
+    const adminKey = context.config.ADMIN_API_KEY;
+    this.#adminKeyDigest = adminKey === undefined ? undefined : apiKeyDigest(adminKey);
+  }
 
   /** Resolves the presented key (or none) to a principal; an unknown or revoked key is refused, never treated as anonymous. */
   async authenticate(presented: string | null): Promise<Principal> {
     if (presented === null) return { kind: 'anonymous' };
-    const adminKey = this.context.config.ADMIN_API_KEY;
-    if (adminKey !== undefined && secretsEqual(presented, adminKey)) return { kind: 'admin' };
+    // Digests of equal length, compared in constant time, whatever the presented key's length (as secretsEqual does).
+    const digest = apiKeyDigest(presented);
+    if (this.#adminKeyDigest !== undefined && timingSafeEqual(digest, this.#adminKeyDigest)) return { kind: 'admin' };
     if (parseApiKey(presented) === null) throw new AppError('UNAUTHENTICATED', 'The API key is not a valid key.');
-    const row = await this.keyByHash(hashApiKey(presented));
+    const row = await this.keyByHash(digest.toString('hex'));
     if (row === null) throw new AppError('UNAUTHENTICATED', 'The API key is not a valid key.');
     if (row.revokedAt !== null) throw new AppError('UNAUTHENTICATED', `The API key ${row.redacted} was revoked.`);
     if (row.expiresAt !== null && row.expiresAt.getTime() <= Date.now()) {

@@ -34,8 +34,13 @@ export type ProfileSettingColumns = Pick<BusinessProfile, ColumnOf<Prefix, Setti
 
 const prefixOf = (mode: Mode): Prefix => (mode === 'LIVE' ? 'live' : 'test');
 
+/** Each setting's column in each mode, named once: every createPayment and confirm reads a dozen of them. */
+const COLUMNS: Record<Prefix, Map<Setting, string>> = { test: new Map(), live: new Map() };
+
 function columnOf<P extends Prefix, S extends Setting>(prefix: P, setting: S): ColumnOf<P, S> {
-  return `${prefix}${setting[0]!.toUpperCase()}${setting.slice(1)}` as ColumnOf<P, S>;
+  let column = COLUMNS[prefix].get(setting);
+  if (column === undefined) COLUMNS[prefix].set(setting, (column = `${prefix}${setting[0]!.toUpperCase()}${setting.slice(1)}`));
+  return column as ColumnOf<P, S>;
 }
 
 /** The settings `mode`'s payments, payouts and webhooks use: the only way the service reads them. */
