@@ -48,7 +48,13 @@ export async function runPgbench(stack: Stack, clients: number, seconds: number)
   });
 }
 
-/** pgbench running `script` with `clients` connections for `length` (-T seconds or -t transactions per client), its -D `variables` set. */
+/**
+ * pgbench running `script` with `clients` connections for `length` (-T seconds or -t transactions per client), its -D
+ * `variables` set. In its prepared mode, as the service sends these statements: named prepared statements, parsed and
+ * planned once per connection (src/platform/db/client.ts, PreparedStatements). Its extended mode plans every one again,
+ * a cost the service does not pay: about half of each createPayment statement's time (0.52 to 0.69 ms prepared
+ * against 1.04 to 1.34 ms extended, one client, docs/benchmarks.md).
+ */
 export async function runPgbenchScript(
   stack: Stack,
   script: string,
@@ -56,7 +62,7 @@ export async function runPgbenchScript(
   length: ['-T' | '-t', string],
   variables: Record<string, string>,
 ): Promise<PgbenchResult> {
-  const args = ['-n', '-M', 'extended', '-c', String(clients), '-j', String(Math.min(2, clients)), ...length, '-f', script];
+  const args = ['-n', '-M', 'prepared', '-c', String(clients), '-j', String(Math.min(2, clients)), ...length, '-f', script];
   for (const [name, value] of Object.entries(variables)) args.push('-D', `${name}=${value}`);
   args.push(stack.database.url);
   const output = await new Promise<string>((resolve, reject) => {

@@ -31,7 +31,7 @@ describe('bench/sql/create-payment.pgbench', () => {
     const args = [
       '-n',
       '-M',
-      'extended',
+      'prepared',
       '-c',
       '1',
       '-t',
