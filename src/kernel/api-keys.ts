@@ -20,13 +20,13 @@ export function parseApiKey(key: string): { type: KeyType; mode: Mode } | null {
   return { type: match[1] === 'sk' ? 'SECRET' : 'PUBLISHABLE', mode: match[2] === 'test' ? 'TEST' : 'LIVE' };
 }
 
-/** A key's SHA-256: its hex is what is stored (hashApiKey); raw, it is what a presented key is compared by, in constant time. */
-export function apiKeyDigest(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
+/** A secret's SHA-256: an API key's hex is what is stored (hashApiKey); raw, it is what secrets are compared by (digestsEqual). */
+export function secretDigest(secret: string): Buffer {
+  return createHash('sha256').update(secret).digest();
 }
 
 export function hashApiKey(key: string): string {
-  return apiKeyDigest(key).toString('hex');
+  return secretDigest(key).toString('hex');
 }
 
 /** A recognisable, non-secret form for lists: prefix and the last four characters. */
@@ -34,9 +34,10 @@ export function redactApiKey(key: string): string {
   return `${key.slice(0, key.lastIndexOf('_') + 1)}…${key.slice(-4)}`;
 }
 
+/** Constant-time equality of two secrets' digests (secretDigest: one length, whatever the secrets' lengths). */
+export const digestsEqual = (a: Buffer, b: Buffer): boolean => timingSafeEqual(a, b);
+
 /** Constant-time equality of two secrets of any length (hashing first equalises the lengths). */
 export function secretsEqual(a: string, b: string): boolean {
-  const digestA = createHash('sha256').update(a).digest();
-  const digestB = createHash('sha256').update(b).digest();
-  return timingSafeEqual(digestA, digestB);
+  return digestsEqual(secretDigest(a), secretDigest(b));
 }

@@ -1,6 +1,5 @@
 // Issuing, revoking and recognising API keys. A key is shown once, when issued; only its hash is stored.
-import { timingSafeEqual } from 'node:crypto';
-import { apiKeyDigest, generateApiKey, hashApiKey, parseApiKey, redactApiKey, type KeyType, type Mode } from '../../kernel/api-keys.ts';
+import { digestsEqual, generateApiKey, hashApiKey, parseApiKey, redactApiKey, secretDigest, type KeyType, type Mode } from '../../kernel/api-keys.ts';
 import { AppError, notFound } from '../../kernel/errors.ts';
 import { isId, newId } from '../../kernel/ids.ts';
 import type { ApiKey, Prisma } from '../../generated/prisma/client.ts';
@@ -60,15 +59,15 @@ export class ApiKeyService {
 
   constructor(private readonly context: ServiceContext) {
     const adminKey = context.config.ADMIN_API_KEY;
-    this.#adminKeyDigest = adminKey === undefined ? undefined : apiKeyDigest(adminKey);
+    this.#adminKeyDigest = adminKey === undefined ? undefined : secretDigest(adminKey);
   }
 
   /** Resolves the presented key (or none) to a principal; an unknown or revoked key is refused, never treated as anonymous. */
   async authenticate(presented: string | null): Promise<Principal> {
     if (presented === null) return { kind: 'anonymous' };
-    // Digests of equal length, compared in constant time, whatever the presented key's length (as secretsEqual does).
-    const digest = apiKeyDigest(presented);
-    if (this.#adminKeyDigest !== undefined && timingSafeEqual(digest, this.#adminKeyDigest)) return { kind: 'admin' };
+    // One digest of the presented key: compared with the admin key's as secretsEqual compares, and looked up by its hex.
+    const digest = secretDigest(presented);
+    if (this.#adminKeyDigest !== undefined && digestsEqual(digest, this.#adminKeyDigest)) return { kind: 'admin' };
     if (parseApiKey(presented) === null) throw new AppError('UNAUTHENTICATED', 'The API key is not a valid key.');
     const row = await this.keyByHash(digest.toString('hex'));
     if (row === null) throw new AppError('UNAUTHENTICATED', 'The API key is not a valid key.');
